@@ -1,0 +1,111 @@
+/**
+ * The contract between the generic engine and the kinds of managed objects.
+ *
+ * A kind is one file under src/kinds/ and one line in src/kinds/index.ts. It knows the shape
+ * and rules of its part of the config, how to read its live state, how to compare, which
+ * request a change needs and what it depends on. The engine knows only this interface.
+ */
+import type { Diagnostic, SourceLocation } from './diagnostics.js';
+
+export type JsonPrimitive = null | boolean | number | string;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export type Edition = 'self-managed' | 'hosted';
+
+/** What is known about the target portal: declared in `portal:` or read from `portals/self`. */
+export interface PortalFacts {
+  edition: Edition;
+  /** Product version string such as "11.3" (self-managed) or "2025.1" (hosted). Never a float. */
+  version?: string;
+  access?: 'public' | 'private';
+  isVerified?: boolean;
+}
+
+/** One managed object declared in the config, at one address. */
+export interface DesiredObject {
+  /** Kind.name of the kind that owns it. */
+  kind: string;
+  /** DESIGN.md address, e.g. `user[jsmith].task[a1b2c3]`. */
+  address: string;
+  /** Identifiers the request paths need, e.g. `{ username: 'jsmith', taskId: 'a1b2c3' }`. */
+  ids: Readonly<Record<string, string>>;
+  /**
+   * The managed fields only, normalised the way the kind compares them, with `${...}`
+   * references resolved. `null` when the object is declared absent.
+   */
+  value: JsonValue;
+  /** Declared removal (`absent`), or a removal implied by `prune: true`. */
+  absent: boolean;
+  /** Removal implied by `prune: true` (or otherwise destructive): needs --allow-destructive. */
+  destructive: boolean;
+  /** Where the object is declared. */
+  source: SourceLocation;
+}
+
+/** An exact request the plan will send. The token is never part of it. */
+export interface ApiRequest {
+  method: 'POST';
+  /** Path relative to the REST root, with `{portalID}` as the literal `self`. */
+  path: string;
+  /** Form fields in the order they are sent, `f=json` excluded (the client adds it). */
+  form: Record<string, string>;
+  /** E13 answers with a file download instead of a JSON object. */
+  response: 'json' | 'file';
+  /** False for requests that must never be repeated (E13 creates a new invitation each call). */
+  idempotent: boolean;
+}
+
+export type Action = 'create' | 'update' | 'delete';
+
+/** What a kind proposes when desired and live differ. */
+export interface Change {
+  action: Action;
+  /** Live value projected onto the managed fields (null: does not exist / no value). */
+  before: JsonValue;
+  /** Value after the change (null: removed). */
+  after: JsonValue;
+  request: ApiRequest;
+}
+
+/**
+ * Reads live state for kinds. Memoised per plan: one URL is fetched at most once however many
+ * objects or kinds ask for it (the workspace serves both E9 and E14).
+ */
+export interface LiveReader {
+  /** GET a JSON resource; `undefined` when the portal says it does not exist or is inaccessible. */
+  get(path: string): Promise<JsonObject | undefined>;
+  /** GET every page of a paged list (until nextStart is -1); `undefined` when the list's owner does not exist. */
+  list(path: string, itemsField: string): Promise<JsonObject[] | undefined>;
+}
+
+export interface CheckContext {
+  portal: PortalFacts;
+  /** Every desired object of the config, for rules that span objects (e.g. 200 categories per organization). */
+  all: readonly DesiredObject[];
+}
+
+export interface Kind {
+  /** Stable name, e.g. `group.categorySchema`; also the key in the state file. */
+  readonly name: string;
+  /** The spec operation it drives: id (E1..E14) and name, shown in plans. */
+  readonly operation: { readonly id: string; readonly name: string };
+
+  /** Rules the portal would reject, beyond the JSON Schema's shape (limits, editions, versions). */
+  check(obj: DesiredObject, ctx: CheckContext): Diagnostic[];
+
+  /**
+   * The live value of the object, normalised and projected onto the fields `obj` manages, in
+   * the same shape as `obj.value`; `null` when it does not exist or has no value.
+   */
+  read(obj: DesiredObject, reader: LiveReader): Promise<JsonValue>;
+
+  /** Normalised comparison (absent = null = "" where the API treats them alike, ...). */
+  inSync(desired: DesiredObject, live: JsonValue): boolean;
+
+  /** The change that brings `live` to `desired`; called only when they are not in sync. */
+  change(desired: DesiredObject, live: JsonValue): Change;
+
+  /** Addresses this object must wait for (a role before a federation that names it). */
+  dependsOn(obj: DesiredObject, all: readonly DesiredObject[]): string[];
+}
