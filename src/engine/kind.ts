@@ -85,7 +85,11 @@ export interface CheckContext {
   all: readonly DesiredObject[];
 }
 
-export interface Kind {
+/**
+ * The config half of a kind: its place in the YAML, its JSON Schema fragment, how declared
+ * objects are extracted, and the portal's rules. Used by `validate`, which needs no network.
+ */
+export interface KindDefinition {
   /** Stable name, e.g. `group.categorySchema`; also the key in the state file. */
   readonly name: string;
   /** The spec operation it drives: id (E1..E14) and name, shown in plans. */
@@ -93,7 +97,10 @@ export interface Kind {
 
   /** Rules the portal would reject, beyond the JSON Schema's shape (limits, editions, versions). */
   check(obj: DesiredObject, ctx: CheckContext): Diagnostic[];
+}
 
+/** The live half of a kind: reading, comparing, the change's request, ordering. */
+export interface KindReconciler {
   /**
    * The live value of the object, normalised and projected onto the fields `obj` manages, in
    * the same shape as `obj.value`; `null` when it does not exist or has no value.
@@ -109,3 +116,5 @@ export interface Kind {
   /** Addresses this object must wait for (a role before a federation that names it). */
   dependsOn(obj: DesiredObject, all: readonly DesiredObject[]): string[];
 }
+
+export type Kind = KindDefinition & KindReconciler;
