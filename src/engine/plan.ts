@@ -1,0 +1,177 @@
+/**
+ * The plan: one value that every rendering (text, JSON, markdown) and the apply itself use.
+ * Building it is pure: desired objects + live values (+ recorded state) in, plan out.
+ */
+import fastJsonPatch from 'fast-json-patch';
+import type { Operation as JsonPatchOperation } from 'fast-json-patch';
+import type { Action, ApiRequest, DesiredObject, JsonValue, Kind } from './kind.js';
+import { canonicalJson, sha256 } from './json.js';
+import { orderByDependencies } from './order.js';
+import { PortalctlError } from '../errors.js';
+
+export const PLAN_FORMAT_VERSION = 1;
+
+export type { JsonPatchOperation };
+
+export interface PlannedOperation {
+  address: string;
+  kind: string;
+  action: Action;
+  /** The spec operation used, e.g. `{ id: 'E8', name: 'securityPolicy update' }`. */
+  operation: { id: string; name: string };
+  /** The exact request that will be sent (token excluded). */
+  request: ApiRequest;
+  before: JsonValue;
+  after: JsonValue;
+  /** RFC 6902 patch from before to after. */
+  patch: JsonPatchOperation[];
+  destructive: boolean;
+  /** Addresses of operations in this plan that must succeed first. */
+  dependsOn: string[];
+}
+
+/** Something changed outside portalctl: the recorded value differs from the live one. */
+export interface DriftEntry {
+  address: string;
+  kind: string;
+  /** What portalctl last applied and saw. */
+  before: JsonValue;
+  /** What the portal has now. */
+  after: JsonValue;
+  patch: JsonPatchOperation[];
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  destructive: number;
+  byKind: Record<string, number>;
+  drift: number;
+}
+
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  createdAt: string;
+  portal: { url: string; id?: string };
+  /** False when planned against the recorded state (`--refresh=false`), without reading the portal. */
+  refreshed: boolean;
+  /** The recorded state the plan was based on; null when there was none. */
+  state: { lineage: string; serial: number } | null;
+  /** Digest of the live (or recorded) values the plan compared against; a saved plan is stale when it changes. */
+  basisDigest: string;
+  targets: string[];
+  summary: PlanSummary;
+  /** In execution order. */
+  operations: PlannedOperation[];
+  drift: DriftEntry[];
+}
+
+export interface RecordedValue {
+  kind: string;
+  value: JsonValue;
+}
+
+export interface PlanInput {
+  objects: readonly DesiredObject[];
+  /** Live (or, without refresh, recorded) value per address; a missing entry means unknown. */
+  basis: ReadonlyMap<string, JsonValue>;
+  /** Recorded values per address, for drift; only compared when the basis is live. */
+  recorded: Readonly<Record<string, RecordedValue>>;
+  kinds: ReadonlyMap<string, Kind>;
+  portal: { url: string; id?: string };
+  refreshed: boolean;
+  state: { lineage: string; serial: number } | null;
+  targets: readonly string[];
+  now?: Date;
+}
+
+export class UnknownKindError extends PortalctlError {}
+
+function kindOf(kinds: ReadonlyMap<string, Kind>, name: string): Kind {
+  const kind = kinds.get(name);
+  if (!kind) throw new UnknownKindError(`No kind named "${name}" is registered.`);
+  return kind;
+}
+
+const patchBetween = (before: JsonValue, after: JsonValue): JsonPatchOperation[] =>
+  fastJsonPatch.compare({ value: before }, { value: after }).map((op) => ({ ...op, path: op.path.replace(/^\/value/, '') }));
+
+export function isTargeted(address: string, targets: readonly string[]): boolean {
+  return targets.length === 0 || targets.some((target) => address.startsWith(target));
+}
+
+/** Desired versus basis gives the operations; recorded versus live gives the drift. */
+export function buildPlan(input: PlanInput): Plan {
+  const candidates: PlannedOperation[] = [];
+  const drift: DriftEntry[] = [];
+
+  for (const obj of input.objects) {
+    const kind = kindOf(input.kinds, obj.kind);
+    const known = input.basis.has(obj.address);
+    const live = known ? (input.basis.get(obj.address) as JsonValue) : null;
+
+    const recorded = input.recorded[obj.address];
+    if (input.refreshed && known && recorded) {
+      const asRecorded: DesiredObject = { ...obj, value: recorded.value, absent: recorded.value === null };
+      if (!kind.inSync(asRecorded, live)) {
+        drift.push({ address: obj.address, kind: obj.kind, before: recorded.value, after: live, patch: patchBetween(recorded.value, live) });
+      }
+    }
+
+    if (!isTargeted(obj.address, input.targets)) continue;
+    // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
+    if (known && kind.inSync(obj, live)) continue;
+    const change = kind.change(obj, live);
+    candidates.push({
+      address: obj.address,
+      kind: obj.kind,
+      action: change.action,
+      operation: { ...kind.operation },
+      request: change.request,
+      before: change.before,
+      after: change.after,
+      patch: patchBetween(change.before, change.after),
+      destructive: obj.destructive,
+      dependsOn: [...new Set(kind.dependsOn(obj, input.objects))].sort(),
+    });
+  }
+
+  const planned = new Set(candidates.map((op) => op.address));
+  for (const op of candidates) op.dependsOn = op.dependsOn.filter((dep) => planned.has(dep));
+  const operations = orderByDependencies(candidates);
+  drift.sort((a, b) => (a.address < b.address ? -1 : 1));
+
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    createdAt: (input.now ?? new Date()).toISOString(),
+    portal: input.portal,
+    refreshed: input.refreshed,
+    state: input.state,
+    basisDigest: basisDigest(input.objects, input.basis),
+    targets: [...input.targets],
+    summary: summarize(operations, drift.length),
+    operations,
+    drift,
+  };
+}
+
+/** Digest of the values compared against, per declared address, in address order. */
+export function basisDigest(objects: readonly DesiredObject[], basis: ReadonlyMap<string, JsonValue>): string {
+  const entries = objects
+    .map((obj) => [obj.address, basis.has(obj.address) ? basis.get(obj.address) : '<unknown>'] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sha256(canonicalJson(entries.map(([address, value]) => [address, value ?? null])));
+}
+
+function summarize(operations: readonly PlannedOperation[], drift: number): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, destructive: 0, byKind: {}, drift };
+  for (const op of operations) {
+    summary[op.action] += 1;
+    if (op.destructive) summary.destructive += 1;
+    summary.byKind[op.kind] = (summary.byKind[op.kind] ?? 0) + 1;
+  }
+  return summary;
+}
+
+export const isEmptyPlan = (plan: Plan): boolean => plan.operations.length === 0;

@@ -1,0 +1,35 @@
+import type { ApiRequest, JsonValue } from '../kind.js';
+import type { Plan } from '../plan.js';
+
+/** Replaces resolved `${...}` reference values by their reference text, wherever they appear. */
+export type Redactor = (value: JsonValue) => JsonValue;
+
+export const noRedaction: Redactor = (value) => value;
+
+function redactRequest(request: ApiRequest, redact: Redactor): ApiRequest {
+  return { ...request, form: redact(request.form) as Record<string, string> };
+}
+
+/**
+ * The copy of a plan that may be shown or saved: no resolved secret in it. Patches are
+ * recomputed from nothing: they are redacted value by value like before/after.
+ */
+export function redactPlan(plan: Plan, redact: Redactor): Plan {
+  if (redact === noRedaction) return plan;
+  return {
+    ...plan,
+    operations: plan.operations.map((op) => ({
+      ...op,
+      request: redactRequest(op.request, redact),
+      before: redact(op.before),
+      after: redact(op.after),
+      patch: op.patch.map((p) => ('value' in p ? { ...p, value: redact(p.value as JsonValue) } : p)),
+    })),
+    drift: plan.drift.map((d) => ({
+      ...d,
+      before: redact(d.before),
+      after: redact(d.after),
+      patch: d.patch.map((p) => ('value' in p ? { ...p, value: redact(p.value as JsonValue) } : p)),
+    })),
+  };
+}

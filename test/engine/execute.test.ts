@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { executePlan } from '../../src/engine/execute.js';
+import type { PlannedOperation } from '../../src/engine/plan.js';
+
+function op(address: string, dependsOn: string[] = []): PlannedOperation {
+  return {
+    address,
+    kind: 'fake',
+    action: 'update',
+    operation: { id: 'E0', name: 'fake' },
+    request: { method: 'POST', path: `/x/${address}`, form: {}, response: 'json', idempotent: true },
+    before: null,
+    after: 1,
+    patch: [],
+    destructive: false,
+    dependsOn,
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('executePlan', () => {
+  it('runs independent operations concurrently up to the parallelism', async () => {
+    let running = 0;
+    let peak = 0;
+    const result = await executePlan(
+      ['a', 'b', 'c', 'd', 'e'].map((a) => op(a)),
+      {
+        send: async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await tick();
+          running--;
+        },
+        record: async () => {},
+      },
+      2,
+    );
+    expect(peak).toBe(2);
+    expect(result.applied).toHaveLength(5);
+  });
+
+  it('starts a dependent only after its dependency is applied and recorded', async () => {
+    const events: string[] = [];
+    await executePlan(
+      [op('role'), op('federation', ['role'])],
+      {
+        send: async (o) => {
+          events.push(`send ${o.address}`);
+          await tick();
+        },
+        record: async (o) => {
+          await tick();
+          events.push(`record ${o.address}`);
+        },
+      },
+      4,
+    );
+    expect(events).toEqual(['send role', 'record role', 'send federation', 'record federation']);
+  });
+
+  it('continues independent operations after a failure and skips only the dependents', async () => {
+    const result = await executePlan(
+      [op('a'), op('b', ['a']), op('c', ['b']), op('d')],
+      {
+        send: async (o) => {
+          if (o.address === 'a') throw new Error('boom');
+        },
+        record: async () => {},
+      },
+      1,
+    );
+    expect(result.applied.map((o) => o.address)).toEqual(['d']);
+    expect(result.failed.map((f) => f.op.address)).toEqual(['a']);
+    expect(result.skipped.map((s) => [s.op.address, s.reason])).toEqual([
+      ['b', 'depends on a, which failed'],
+      ['c', 'depends on b, which was skipped'],
+    ]);
+  });
+
+  it('a failed record counts as a failed operation', async () => {
+    const result = await executePlan([op('a'), op('b', ['a'])], { send: async () => {}, record: async () => Promise.reject(new Error('disk full')) }, 1);
+    expect(result.failed.map((f) => f.op.address)).toEqual(['a']);
+    expect(result.skipped.map((s) => s.op.address)).toEqual(['b']);
+  });
+
+  it('on a stop request finishes the operations in flight and starts no new one', async () => {
+    let stop = false;
+    const sent: string[] = [];
+    const result = await executePlan(
+      ['a', 'b', 'c', 'd'].map((a) => op(a)),
+      {
+        send: async (o) => {
+          sent.push(o.address);
+          stop = true;
+          await tick();
+        },
+        record: async () => {},
+        stopRequested: () => stop,
+      },
+      2,
+    );
+    expect(sent).toEqual(['a', 'b']);
+    expect(result.applied.map((o) => o.address)).toEqual(['a', 'b']);
+    expect(result.skipped.map((s) => [s.op.address, s.reason])).toEqual([
+      ['c', 'apply was interrupted'],
+      ['d', 'apply was interrupted'],
+    ]);
+    expect(result.interrupted).toBe(true);
+  });
+});

@@ -1,0 +1,39 @@
+import type { DesiredObject, JsonValue, Kind } from '../../src/engine/kind.js';
+import { deepEqual } from '../../src/engine/json.js';
+
+/** A minimal kind for engine tests: a value set with one request, removal with another. */
+export function fakeKind(name = 'fake', deps: (obj: DesiredObject) => string[] = () => []): Kind {
+  return {
+    name,
+    operation: { id: 'E0', name: `${name} update` },
+    check: () => [],
+    read: async () => null,
+    inSync: (desired, live) => deepEqual(desired.value, live),
+    change: (desired, live) => ({
+      action: desired.absent ? 'delete' : live === null ? 'create' : 'update',
+      before: live,
+      after: desired.value,
+      request: {
+        method: 'POST',
+        path: `/fake/${desired.ids['id']}/${desired.absent ? 'remove' : 'update'}`,
+        form: desired.absent ? {} : { value: JSON.stringify(desired.value) },
+        response: 'json',
+        idempotent: true,
+      },
+    }),
+    dependsOn: deps,
+  };
+}
+
+export function desired(id: string, value: JsonValue, extra: Partial<DesiredObject> = {}): DesiredObject {
+  return {
+    kind: 'fake',
+    address: `fake[${id}]`,
+    ids: { id },
+    value,
+    absent: value === null,
+    destructive: false,
+    source: { file: 'test.yaml', line: 1, column: 1 },
+    ...extra,
+  };
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { buildPlan, type PlanInput } from '../../src/engine/plan.js';
+import { orderByDependencies, DependencyCycleError } from '../../src/engine/order.js';
+import { renderPlanText } from '../../src/engine/render/text.js';
+import { redactPlan } from '../../src/engine/render/redact.js';
+import type { JsonValue, Kind } from '../../src/engine/kind.js';
+import { desired, fakeKind } from './fake-kind.js';
+
+function input(overrides: Partial<PlanInput>): PlanInput {
+  const kind = fakeKind('fake', (obj) => (obj.ids['after'] ? [`fake[${obj.ids['after']}]`] : []));
+  return {
+    objects: [],
+    basis: new Map(),
+    recorded: {},
+    kinds: new Map<string, Kind>([[kind.name, kind]]),
+    portal: { url: 'https://portal.example.com/sharing/rest' },
+    refreshed: true,
+    state: null,
+    targets: [],
+    now: new Date('2026-01-01T00:00:00Z'),
+    ...overrides,
+  };
+}
+
+describe('buildPlan', () => {
+  it('plans nothing for objects that already match', () => {
+    const plan = buildPlan(input({ objects: [desired('a', { x: 1 })], basis: new Map([['fake[a]', { x: 1 }]]) }));
+    expect(plan.operations).toEqual([]);
+    expect(renderPlanText(plan, { color: false })).toContain('No changes.');
+  });
+
+  it('carries address, action, request, before, after, patch and summary', () => {
+    const plan = buildPlan(
+      input({ objects: [desired('a', { x: 2 }), desired('b', null, { destructive: true })], basis: new Map<string, JsonValue>([['fake[a]', { x: 1 }], ['fake[b]', { y: 1 }]]) }),
+    );
+    expect(plan.operations.map((op) => [op.address, op.action, op.destructive])).toEqual([
+      ['fake[a]', 'update', false],
+      ['fake[b]', 'delete', true],
+    ]);
+    const [update] = plan.operations;
+    expect(update?.request).toEqual({ method: 'POST', path: '/fake/a/update', form: { value: '{"x":2}' }, response: 'json', idempotent: true });
+    expect(update?.patch).toEqual([{ op: 'replace', path: '/x', value: 2 }]);
+    expect(plan.summary).toMatchObject({ create: 0, update: 1, delete: 1, destructive: 1, byKind: { fake: 2 } });
+  });
+
+  it('orders by declared dependencies, then by address', () => {
+    const objects = [desired('c'), desired('a', 1, { ids: { id: 'a', after: 'z' } }), desired('z', 1), desired('b', 1)].map((o) =>
+      o.value === undefined ? { ...o, value: 1 } : o,
+    );
+    const plan = buildPlan(input({ objects }));
+    expect(plan.operations.map((op) => op.address)).toEqual(['fake[b]', 'fake[c]', 'fake[z]', 'fake[a]']);
+    expect(plan.operations[3]?.dependsOn).toEqual(['fake[z]']);
+  });
+
+  it('drops dependencies on objects that need no change', () => {
+    const objects = [desired('a', 1, { ids: { id: 'a', after: 'z' } }), desired('z', 1)];
+    const plan = buildPlan(input({ objects, basis: new Map([['fake[z]', 1]]) }));
+    expect(plan.operations.map((op) => [op.address, op.dependsOn])).toEqual([['fake[a]', []]]);
+  });
+
+  it('keeps only targeted addresses', () => {
+    const plan = buildPlan(input({ objects: [desired('a', 1), desired('ab', 1), desired('b', 1)], targets: ['fake[a'] }));
+    expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]', 'fake[ab]']);
+  });
+
+  it('reports drift (recorded versus live) apart from changes', () => {
+    const plan = buildPlan(
+      input({
+        objects: [desired('a', { x: 1 }), desired('b', { x: 5 })],
+        basis: new Map([['fake[a]', { x: 9 }], ['fake[b]', { x: 5 }]]),
+        recorded: { 'fake[a]': { kind: 'fake', value: { x: 1 } }, 'fake[b]': { kind: 'fake', value: { x: 5 } } },
+      }),
+    );
+    expect(plan.drift).toEqual([{ address: 'fake[a]', kind: 'fake', before: { x: 1 }, after: { x: 9 }, patch: [{ op: 'replace', path: '/x', value: 9 }] }]);
+    expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]']);
+    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n  ! fake\[a\]\n      x: recorded 1, now 9/);
+  });
+
+  it('does not report drift when planning against the recorded state', () => {
+    const plan = buildPlan(
+      input({ refreshed: false, objects: [desired('a', { x: 2 })], basis: new Map([['fake[a]', { x: 1 }]]), recorded: { 'fake[a]': { kind: 'fake', value: { x: 1 } } } }),
+    );
+    expect(plan.drift).toEqual([]);
+    expect(plan.operations).toHaveLength(1);
+  });
+
+  it('changes the basis digest when a live value changes', () => {
+    const objects = [desired('a', 1)];
+    const one = buildPlan(input({ objects, basis: new Map([['fake[a]', 2]]) }));
+    const two = buildPlan(input({ objects, basis: new Map([['fake[a]', 3]]) }));
+    const same = buildPlan(input({ objects, basis: new Map([['fake[a]', 2]]) }));
+    expect(one.basisDigest).not.toEqual(two.basisDigest);
+    expect(one.basisDigest).toEqual(same.basisDigest);
+  });
+
+  it('renders a golden text plan', () => {
+    const plan = buildPlan(
+      input({
+        objects: [desired('a', { x: 2, y: 'new' }), desired('b', null, { destructive: true }), desired('c', { z: true })],
+        basis: new Map<string, JsonValue>([['fake[a]', { x: 1, y: 'old' }], ['fake[b]', { y: 1 }], ['fake[c]', null]]),
+      }),
+    );
+    expect(renderPlanText(plan, { color: false })).toBe(
+      [
+        'Plan: 1 to create, 1 to update, 1 to delete (1 destructive).',
+        '',
+        'By kind:',
+        '  fake: 3',
+        '',
+        'Operations, in order:',
+        '  ~ fake[a]  (E0 fake update)',
+        '  - fake[b]  (E0 fake update)  [DESTRUCTIVE]',
+        '  + fake[c]  (E0 fake update)',
+        '',
+        'Changes:',
+        '  ~ fake[a]',
+        '      x: 1 -> 2',
+        '      y: "old" -> "new"',
+        '  - fake[b]',
+        '      (value): {"y":1} -> null',
+        '  + fake[c]',
+        '      (value): null -> {"z":true}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('redacts secrets from every part of a shown plan', () => {
+    const plan = buildPlan(input({ objects: [desired('a', { secret: 's3cr3t' })], basis: new Map([['fake[a]', { secret: 'old' }]]) }));
+    const redact = (v: JsonValue): JsonValue => JSON.parse(JSON.stringify(v).replaceAll('s3cr3t', '${env:SECRET}')) as JsonValue;
+    const shown = JSON.stringify(redactPlan(plan, redact));
+    expect(shown).not.toContain('s3cr3t');
+    expect(shown).toContain('${env:SECRET}');
+    expect(JSON.stringify(plan)).toContain('s3cr3t');
+  });
+});
+
+describe('orderByDependencies', () => {
+  it('refuses a cycle, naming its members', () => {
+    expect(() =>
+      orderByDependencies([
+        { address: 'a', dependsOn: ['b'] },
+        { address: 'b', dependsOn: ['a'] },
+        { address: 'c', dependsOn: [] },
+      ]),
+    ).toThrow(new DependencyCycleError('Dependency cycle between: a, b'));
+  });
+});
