@@ -80,9 +80,86 @@ export interface LiveReader {
 }
 
 export interface CheckContext {
-  portal: PortalFacts;
+  /**
+   * What is known about the portal. At `validate` time only what the config's `portal:` block
+   * declares (gates apply only to declared facts); at plan time the live portal's facts.
+   */
+  portal: Partial<PortalFacts>;
   /** Every desired object of the config, for rules that span objects (e.g. 200 categories per organization). */
   all: readonly DesiredObject[];
+  /**
+   * Where a part of an object's declaration sits: `path` is relative to the object's own
+   * declaration (e.g. `[5]` for the sixth tree of a category schema). Falls back to obj.source.
+   */
+  locate?(obj: DesiredObject, path: ConfigPath): SourceLocation;
+}
+
+/** A JSON Schema fragment (draft-07 keywords), plain JSON so it can be published as is. */
+export type JsonSchema = { [key: string]: JsonValue };
+
+/** Path of a node inside one parsed config document: property names and list indexes. */
+export type ConfigPath = readonly (string | number)[];
+
+/** One entry of a config container (e.g. one element of `users:`) as a kind sees it. */
+export interface ContainerScope {
+  /** Address of the entry: `organization`, `user[jsmith]`, `collaboration[c0ffee].workspace[w1]`. */
+  address: string;
+  /** Identifiers of the entry and its enclosing entries, e.g. `{ collaborationId, workspaceId }`. */
+  ids: Readonly<Record<string, string>>;
+}
+
+/** What a kind declares from one container entry. */
+export interface Declarations {
+  /** A managed object; `path` is where it is declared, relative to the entry. */
+  object(declared: {
+    address: string;
+    ids: Readonly<Record<string, string>>;
+    value: JsonValue;
+    absent: boolean;
+    path: ConfigPath;
+  }): void;
+  /** A `prune: true` opt-in: the live half removes what exists in `collection` and is not in `keys`. */
+  prune(declared: PruneDeclaration & { path: ConfigPath }): void;
+}
+
+/**
+ * A collection that opted in to `prune: true`. At plan time every live member of the
+ * collection whose key is not in `keys` becomes a destructive removal by `kind`.
+ */
+export interface PruneDeclaration {
+  /** Address prefix of the collection's members, e.g. `organization.resource` or `collaboration[c0ffee].participant`. */
+  collection: string;
+  /** Kind.name of the kind whose removals it implies. */
+  kind: string;
+  /** Identifiers of the collection's owner, e.g. `{ collaborationId: 'c0ffee' }`. */
+  ids: Readonly<Record<string, string>>;
+  /** Keys the config declares (kept or absent); members with other keys are pruned. */
+  keys: readonly string[];
+  source: SourceLocation;
+}
+
+/**
+ * What a kind adds to one container of the config (src/kinds/containers.ts): properties of
+ * the container's entries, and how declared objects are read from an entry. The top-level
+ * JSON Schema is composed from these fragments.
+ */
+export interface ConfigContribution {
+  /** ContainerDefinition.name, e.g. `organization`, `user`, `participant`. */
+  readonly container: string;
+  /** JSON Schema of each property this kind owns in the container's entries. */
+  readonly properties: Readonly<Record<string, JsonSchema>>;
+  /**
+   * For containers whose entries come in variants (a participant is a removal or an
+   * invitation): the property that identifies this kind's variant; it becomes required.
+   */
+  readonly variantKey?: string;
+  /** Read the declared objects of one entry; called only when its properties passed the schema. */
+  extract(entry: JsonObject, scope: ContainerScope, declare: Declarations): void;
+  /**
+   * Address of the object a schema problem at `path` (relative to the entry, starting with one of
+   * `properties`) belongs to. Default: `<entry address>.<property>`.
+   */
+  addressOf?(entry: JsonObject, scope: ContainerScope, path: ConfigPath): string;
 }
 
 /**
@@ -94,6 +171,9 @@ export interface KindDefinition {
   readonly name: string;
   /** The spec operation it drives: id (E1..E14) and name, shown in plans. */
   readonly operation: { readonly id: string; readonly name: string };
+
+  /** Where the kind sits in the config, its schema fragments and how objects are extracted. */
+  readonly config: readonly ConfigContribution[];
 
   /** Rules the portal would reject, beyond the JSON Schema's shape (limits, editions, versions). */
   check(obj: DesiredObject, ctx: CheckContext): Diagnostic[];
