@@ -119,7 +119,7 @@ export interface Declarations {
     path: ConfigPath;
   }): void;
   /** A `prune: true` opt-in: the live half removes what exists in `collection` and is not in `keys`. */
-  prune(declared: PruneDeclaration & { path: ConfigPath }): void;
+  prune(declared: Omit<PruneDeclaration, 'source'> & { path: ConfigPath }): void;
 }
 
 /**
