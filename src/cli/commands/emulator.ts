@@ -1,0 +1,92 @@
+/**
+ * `portalctl emulator`: runs the bundled portal emulator in the foreground until SIGINT/SIGTERM.
+ */
+import { resolve } from 'node:path';
+import { PortalctlError, UsageError } from '../../errors.js';
+import { EmulatorDataError, startEmulator, type RunningEmulator } from '../../emulator/index.js';
+import type { CommandIO } from '../io.js';
+
+export interface EmulatorCommandOptions {
+  port: string;
+  host: string;
+  data?: string;
+}
+
+/**
+ * Starts the emulator, prints its URLs and accepted tokens, and waits for SIGINT/SIGTERM (or
+ * `stop`, which lets tests end it) before closing. Returns 0.
+ */
+export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandIO, stop?: AbortSignal): Promise<number> {
+  const port = parsePort(opts.port);
+  const dataPath = opts.data !== undefined ? resolve(io.cwd, opts.data) : undefined;
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator({ port, host: opts.host, ...(dataPath !== undefined ? { data: dataPath } : {}) });
+  } catch (error) {
+    throw describeStartFailure(error, opts);
+  }
+  io.stdout(describeRunning(emulator, dataPath));
+  await waitForStop(stop);
+  await emulator.close();
+  io.stdout('Emulator stopped.\n');
+  return 0;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(port) || port > 65535) {
+    throw new UsageError(`--port must be a whole number from 0 to 65535 (0 picks a free port), not "${text}".`);
+  }
+  return port;
+}
+
+function describeStartFailure(error: unknown, opts: EmulatorCommandOptions): Error {
+  if (error instanceof EmulatorDataError) {
+    return new PortalctlError(`invalid emulator data file ${error.message}`, { cause: error });
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return new PortalctlError(`port ${opts.port} on ${opts.host} is already in use; choose another with --port (0 picks a free one).`, { cause: error });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new PortalctlError(`cannot listen on --host ${opts.host}: ${(error as Error).message}`, { cause: error });
+  }
+  return error instanceof Error ? error : new PortalctlError(String(error));
+}
+
+function describeRunning(emulator: RunningEmulator, dataPath: string | undefined): string {
+  const state = emulator.state();
+  const now = emulator.clock.now();
+  const width = Math.max(0, ...state.tokens.map((t) => t.token.length));
+  const tokens = state.tokens.map((token) => {
+    const notes = [
+      token.expires !== undefined && token.expires <= now ? 'expired' : undefined,
+      token.expires !== undefined && token.expires > now ? `expires ${new Date(token.expires).toISOString()}` : undefined,
+      token.referer !== undefined ? `only with Referer ${token.referer}` : undefined,
+    ].filter((note) => note !== undefined);
+    return `    ${token.token.padEnd(width)}  ${token.username}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}\n`;
+  });
+  return [
+    `Portal emulator for "${state.organization.name}" (${state.organization.id}), ${dataPath ?? 'minimal organization (no --data)'}\n`,
+    `  REST URL:     ${emulator.url}\n`,
+    `  Control API:  ${emulator.controlUrl} (state, requests, faults, reset, latency, clock)\n`,
+    `  Tokens (token, username):\n`,
+    ...(tokens.length > 0 ? tokens : ['    none; POST /generateToken or /oauth2/token to get one\n']),
+    'Press Ctrl+C to stop.\n',
+  ].join('');
+}
+
+function waitForStop(stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const finish = (): void => {
+      process.off('SIGINT', finish);
+      process.off('SIGTERM', finish);
+      stop?.removeEventListener('abort', finish);
+      resolvePromise();
+    };
+    process.once('SIGINT', finish);
+    process.once('SIGTERM', finish);
+    if (stop?.aborted) finish();
+    else stop?.addEventListener('abort', finish);
+  });
+}

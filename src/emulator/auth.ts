@@ -1,0 +1,213 @@
+/**
+ * Authentication: tokens to users, users to callers with privileges, and the two token
+ * endpoints (`generateToken`, `oauth2/token`).
+ */
+import { randomBytes } from 'node:crypto';
+import { PortalApiError } from './errors.js';
+import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type User } from './model.js';
+import type { Caller } from './routes/types.js';
+
+/** What a default administrator (org_admin) holds; `hasPrivilege` is true for anything else as well. */
+export const ADMIN_PRIVILEGES: readonly string[] = [
+  'portal:admin:assignToGroups',
+  'portal:admin:changeUserRoles',
+  'portal:admin:deleteGroups',
+  'portal:admin:deleteItems',
+  'portal:admin:deleteUsers',
+  'portal:admin:disableUsers',
+  'portal:admin:inviteUsers',
+  'portal:admin:manageCollaborations',
+  'portal:admin:manageEnterpriseGroups',
+  'portal:admin:manageLicenses',
+  'portal:admin:manageRoles',
+  'portal:admin:manageSecurity',
+  'portal:admin:manageServers',
+  'portal:admin:manageUtilityServices',
+  'portal:admin:manageWebhooks',
+  'portal:admin:reassignGroups',
+  'portal:admin:reassignItems',
+  'portal:admin:reassignUsers',
+  'portal:admin:updateGroups',
+  'portal:admin:updateItemCategorySchema',
+  'portal:admin:updateItems',
+  'portal:admin:updateMemberCategorySchema',
+  'portal:admin:updateUsers',
+  'portal:admin:viewGroups',
+  'portal:admin:viewItems',
+  'portal:admin:viewUsers',
+];
+
+/** The built-in User role: join, view and share; no administrative privilege. */
+export const USER_PRIVILEGES: readonly string[] = [
+  ...LEVEL_1_PRIVILEGES,
+  'portal:user:createGroup',
+  'portal:user:createItem',
+  'portal:user:shareToGroup',
+  'portal:user:shareToOrg',
+  'portal:user:shareToPublic',
+  'portal:user:shareGroupToOrg',
+  'portal:user:shareGroupToPublic',
+];
+
+/** The built-in Publisher role: the User role plus hosted publishing. */
+export const PUBLISHER_PRIVILEGES: readonly string[] = [
+  ...USER_PRIVILEGES,
+  'portal:publisher:publishFeatures',
+  'portal:publisher:publishScenes',
+  'portal:publisher:publishTiles',
+  'portal:publisher:publishDynamicImagery',
+  'portal:publisher:publishTiledImagery',
+];
+
+/**
+ * The privileges a user effectively holds. A level 1 user keeps only the LEVEL_1_PRIVILEGES of
+ * its role (the portal disables the rest); org_admin users are level 2 in practice.
+ */
+export function effectivePrivileges(state: EmulatorState, user: User): string[] {
+  const granted = rolePrivileges(state, user);
+  return user.level === 1 && user.role !== 'org_admin' ? granted.filter((p) => LEVEL_1_PRIVILEGES.includes(p)) : granted;
+}
+
+function rolePrivileges(state: EmulatorState, user: User): string[] {
+  switch (user.role) {
+    case 'org_admin':
+      return [...ADMIN_PRIVILEGES, ...PUBLISHER_PRIVILEGES];
+    case 'org_publisher':
+      return [...PUBLISHER_PRIVILEGES];
+    case 'org_user':
+      return [...USER_PRIVILEGES];
+    default:
+      return [...(findCustomRole(state, user)?.privileges ?? [])];
+  }
+}
+
+export function findCustomRole(state: EmulatorState, user: User): Role | undefined {
+  return state.roles.find((role) => role.id === user.role);
+}
+
+export function callerFor(state: EmulatorState, user: User): Caller {
+  const isDefaultAdmin = user.role === 'org_admin';
+  const privileges = new Set(effectivePrivileges(state, user));
+  const customRole = findCustomRole(state, user);
+  return {
+    user,
+    ...(customRole ? { customRole } : {}),
+    isDefaultAdmin,
+    hasPrivilege: (privilege) => isDefaultAdmin || privileges.has(privilege),
+  };
+}
+
+export const tokenRequired = (): PortalApiError => new PortalApiError(499, 'Token Required', undefined, []);
+export const invalidToken = (): PortalApiError => new PortalApiError(498, 'Invalid token.', undefined, []);
+
+/**
+ * The user behind a token. Missing token: 499. Unknown, expired, orphaned, or referer-bound
+ * and used with another Referer: 498.
+ */
+export function authenticate(state: EmulatorState, token: string | undefined, referer: string | undefined, now: number): User {
+  if (token === undefined || token === '') throw tokenRequired();
+  const record = state.tokens.find((candidate) => candidate.token === token);
+  if (!record) throw invalidToken();
+  if (record.expires !== undefined && record.expires <= now) throw invalidToken();
+  if (record.referer !== undefined && record.referer !== referer) throw invalidToken();
+  const user = state.users.find((candidate) => candidate.username === record.username);
+  if (!user) throw invalidToken();
+  return user;
+}
+
+/** The token of a request: the `token` field (form or query) first, then an Authorization Bearer header. */
+export function requestToken(params: Readonly<Record<string, string>>, headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
+  const fromParams = params['token'];
+  if (fromParams !== undefined && fromParams !== '') return fromParams;
+  for (const name of ['authorization', 'x-esri-authorization']) {
+    const header = headers[name];
+    const value = Array.isArray(header) ? header[0] : header;
+    const match = value !== undefined ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+    if (match?.[1]) return match[1];
+  }
+  return undefined;
+}
+
+function newTokenValue(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function unableToGenerateToken(detail: string): PortalApiError {
+  return new PortalApiError(400, 'Unable to generate token.', undefined, [detail]);
+}
+
+const MINUTE_MS = 60_000;
+
+function positiveMinutes(value: string | undefined, fallback: number, fail: (detail: string) => PortalApiError): number {
+  if (value === undefined || value === '') return fallback;
+  const minutes = Number(value);
+  if (!Number.isFinite(minutes) || minutes <= 0) throw fail(`'expiration' must be a positive number of minutes, not "${value}".`);
+  return minutes;
+}
+
+/**
+ * `POST /generateToken`: username + password -> a token added to the state. `client=referer`
+ * binds it to `referer`; `client=requestip` and `client=ip` are accepted without binding (the
+ * emulator does not check addresses).
+ */
+export function generateToken(
+  draft: EmulatorState,
+  params: Readonly<Record<string, string>>,
+  now: number,
+): { token: string; expires: number; ssl: boolean } {
+  const username = params['username'] ?? '';
+  const password = params['password'] ?? '';
+  const user = draft.users.find((candidate) => candidate.username === username);
+  if (!user || user.password === undefined || user.password !== password || password === '') {
+    throw unableToGenerateToken('Invalid username or password.');
+  }
+  const client = params['client'] ?? 'requestip';
+  if (!['referer', 'requestip', 'ip'].includes(client)) {
+    throw unableToGenerateToken(`'client' must be referer, requestip or ip, not "${client}".`);
+  }
+  const referer = params['referer'];
+  if (client === 'referer' && (referer === undefined || referer === '')) {
+    throw unableToGenerateToken("'referer' must be specified when client=referer.");
+  }
+  const minutes = positiveMinutes(params['expiration'], 60, unableToGenerateToken);
+  const expires = now + Math.round(minutes * MINUTE_MS);
+  const token = newTokenValue();
+  draft.tokens.push({ token, username: user.username, expires, ...(client === 'referer' && referer ? { referer } : {}) });
+  return { token, expires, ssl: false };
+}
+
+/** The OAuth 2 error shape: the envelope plus the standard `error` / `error_description`. */
+export class OAuthError extends PortalApiError {
+  constructor(
+    readonly oauthError: string,
+    description: string,
+  ) {
+    super(400, description, undefined, []);
+  }
+
+  override toBody(): { error: { code: number; message: string; details: string[]; error: string; error_description: string } } {
+    return {
+      error: { code: this.code, error: this.oauthError, error_description: this.message, message: this.message, details: this.details },
+    };
+  }
+}
+
+/** `POST /oauth2/token` with the client-credentials grant; the token acts as the client's user. */
+export function oauthToken(
+  draft: EmulatorState,
+  params: Readonly<Record<string, string>>,
+  now: number,
+): { access_token: string; expires_in: number } {
+  const grantType = params['grant_type'] ?? '';
+  if (grantType !== 'client_credentials') {
+    throw new OAuthError('unsupported_grant_type', `Unsupported grant_type "${grantType}"; the emulator supports client_credentials.`);
+  }
+  const client = draft.oauthClients.find((candidate) => candidate.clientId === params['client_id']);
+  if (!client) throw new OAuthError('invalid_client', 'Invalid client_id');
+  if (client.clientSecret !== params['client_secret']) throw new OAuthError('invalid_client', 'Invalid client_secret');
+  const minutes = positiveMinutes(params['expiration'], 120, (detail) => new OAuthError('invalid_request', detail));
+  const expiresInSeconds = Math.round(minutes * 60);
+  const token = newTokenValue();
+  draft.tokens.push({ token, username: client.username, expires: now + expiresInSeconds * 1000 });
+  return { access_token: token, expires_in: expiresInSeconds };
+}

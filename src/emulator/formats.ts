@@ -1,0 +1,68 @@
+/**
+ * Response formats: `f=json` compact JSON, `f=pjson` pretty JSON, `f=html` (the default when f is
+ * absent or unknown) a small page showing the JSON. Errors use the same format as successes.
+ * File results are sent as downloads.
+ */
+export type ResponseFormat = 'html' | 'json' | 'pjson';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The envelope's `error.code` when the answer is an error envelope (for the request log). */
+  errorCode?: number;
+}
+
+export function responseFormat(f: string | undefined): ResponseFormat {
+  return f === 'json' || f === 'pjson' ? f : 'html';
+}
+
+export function renderJson(format: ResponseFormat, body: unknown, status = 200): HttpAnswer {
+  const errorCode = envelopeCode(body);
+  const answer = renderJsonBody(format, body, status);
+  return errorCode !== undefined ? { ...answer, errorCode } : answer;
+}
+
+function envelopeCode(body: unknown): number | undefined {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+  const error: unknown = body.error;
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'number' ? error.code : undefined;
+}
+
+function renderJsonBody(format: ResponseFormat, body: unknown, status: number): HttpAnswer {
+  switch (format) {
+    case 'json':
+      return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
+    case 'pjson':
+      return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: `${JSON.stringify(body, null, 2)}\n` };
+    case 'html':
+      return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: htmlPage(body) };
+  }
+}
+
+function htmlPage(body: unknown): string {
+  const isError = typeof body === 'object' && body !== null && 'error' in body;
+  return [
+    '<!DOCTYPE html>',
+    '<html><head><meta charset="utf-8"><title>Portal emulator</title></head><body>',
+    `<h1>${isError ? 'Error' : 'Result'}</h1>`,
+    `<pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+/** A download: the result's content type and `Content-Disposition: attachment; filename="..."`. */
+export function renderFile(file: { filename: string; contentType: string; body: string }): HttpAnswer {
+  const asciiName = file.filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const disposition =
+    asciiName === file.filename
+      ? `attachment; filename="${asciiName}"`
+      : `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`;
+  return { status: 200, headers: { 'content-type': file.contentType, 'content-disposition': disposition }, body: file.body };
+}

@@ -1,0 +1,32 @@
+/**
+ * Paged lists: `start` 1-based (default 1), `num` default 10 and at most 100 (larger values are
+ * clamped to 100, smaller than 1 are rejected). The answer is `{total, start, num, nextStart,
+ * <key>: [...]}` with `nextStart` -1 on the last page.
+ */
+import { badRequest, optionalParam, type Params } from './params.js';
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+function pagingInteger(params: Params, name: string, fallback: number): number {
+  const text = optionalParam(params, name);
+  if (text === undefined || text.trim() === '') return fallback;
+  if (!/^\d+$/.test(text.trim()) || Number.parseInt(text, 10) < 1) {
+    throw badRequest(`Invalid paging parameter '${name}': '${text}'.`, 'EMU_0009', [`'${name}' must be an integer of at least 1.`]);
+  }
+  return Number.parseInt(text, 10);
+}
+
+export function page<T>(params: Params, all: readonly T[], key: string): Record<string, unknown> {
+  const start = pagingInteger(params, 'start', 1);
+  const num = Math.min(pagingInteger(params, 'num', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+  const entries = all.slice(start - 1, start - 1 + num);
+  const lastShown = start - 1 + num;
+  return {
+    total: all.length,
+    start,
+    num,
+    nextStart: lastShown >= all.length ? -1 : lastShown + 1,
+    [key]: entries,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Version and edition gates (the spec's Versioning table). Versions are compared by their dotted
+ * numeric parts ("10.10" > "10.9"), never as floats. The hosted edition is treated as current:
+ * everything introduced, everything removed is gone, and self-managed-only operations are absent.
+ */
+import type { Organization } from '../model.js';
+import { badRequest } from './params.js';
+
+function versionParts(version: string): number[] {
+  const parts = version.trim().split('.');
+  if (parts.length === 0 || parts.some((part) => !/^\d+$/.test(part))) {
+    throw new Error(`The organization's version '${version}' is not a dotted number such as "11.3".`);
+  }
+  return parts.map((part) => Number.parseInt(part, 10));
+}
+
+/** Negative when a < b, zero when equal ("10.5" equals "10.5.0"), positive when a > b. */
+export function compareVersions(a: string, b: string): number {
+  const left = versionParts(a);
+  const right = versionParts(b);
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/** True when the organization has what self-managed `version` introduced (always on hosted). */
+export function hasVersion(organization: Organization, version: string): boolean {
+  return organization.edition === 'hosted' || compareVersions(organization.version, version) >= 0;
+}
+
+/** Throws the "Invalid URL" error when `operation` was introduced after the organization's version. */
+export function requireVersion(organization: Organization, operation: string, introducedIn: string): void {
+  if (!hasVersion(organization, introducedIn)) {
+    throw badRequest(`Invalid URL: ${operation} is not available on this portal.`, 'EMU_0006', [
+      `${operation} was introduced in version ${introducedIn}; this portal is version ${organization.version}.`,
+    ]);
+  }
+}

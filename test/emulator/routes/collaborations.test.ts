@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import type { EmulatorState } from '../../../src/emulator/model.js';
+import { body, call, expectApiError, NOW, ORG_ID, sampleState } from './helpers.js';
+
+const UPDATE_INFO = '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId/updateInfo';
+const REMOVE_PARTICIPANT = '/portals/:portalId/collaborations/:collabId/participants/:participantId/remove';
+const INVITE = '/portals/:portalId/collaborations/:collabId/inviteParticipant';
+const REMOVE_LINK = '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId/removePortalGroupLink';
+const WORKSPACE = '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId';
+
+const updateInfo = (params: Record<string, string>, state = sampleState(), workspaceId = 'w1', as = 'admin') =>
+  call(state, UPDATE_INFO, { params, pathParams: { collabId: 'c0ffee', workspaceId }, as });
+const invite = (params: Record<string, string>, state = sampleState()) => call(state, INVITE, { params, pathParams: { collabId: 'c0ffee' } });
+const readWorkspace = (state: EmulatorState, workspaceId: string) => body(call(state, WORKSPACE, { pathParams: { collabId: 'c0ffee', workspaceId } }));
+const notHost = (): EmulatorState => {
+  const state = sampleState();
+  state.collaborations[0]!.hostPortalId = '02c2cef9';
+  return state;
+};
+const atVersion = (version: string): EmulatorState => {
+  const state = sampleState();
+  state.organization.version = version;
+  return state;
+};
+
+describe('E9 workspace updateInfo', () => {
+  it('updates name, description and config fields (10.6+) and reads back', () => {
+    const state = sampleState();
+    const params = { name: 'N'.repeat(100), description: 'D'.repeat(250), maxItemSizeInMB: '100', maxReplicationPackageSizeInMB: '', copyByRefIfCopyFail: 'true' };
+    expect(body(updateInfo(params, state))).toEqual({ success: true });
+    expect(readWorkspace(state, 'w1')).toEqual({
+      id: 'w1',
+      name: 'N'.repeat(100),
+      description: 'D'.repeat(250),
+      config: { maxItemSizeInMB: 100, copyByRefIfCopyFail: true },
+      participantGroupLinks: state.collaborations[0]!.workspaces[0]!.participantGroupLinks,
+      participantsWithoutGroupLinks: [],
+    });
+  });
+
+  it('limits name to 100 and description to 250 characters', () => {
+    expectApiError(() => updateInfo({ name: 'N'.repeat(101) }), { code: 400, messageCode: 'EMU_0008' });
+    expectApiError(() => updateInfo({ description: 'D'.repeat(251) }), { code: 400, messageCode: 'EMU_0008' });
+    expectApiError(() => updateInfo({ name: '' }), { code: 400, messageCode: 'EMU_0001' });
+    expectApiError(() => updateInfo({ maxItemSizeInMB: '1.5' }), { code: 400, messageCode: 'EMU_0003' });
+    expectApiError(() => updateInfo({ maxItemSizeInMB: '0' }), { code: 400, messageCode: 'EMU_0004' });
+    expectApiError(() => updateInfo({ copyByRefIfCopyFail: 'maybe' }), { code: 400, messageCode: 'EMU_0002' });
+  });
+
+  it('ignores the config parameter from 10.6 and the size fields before it', () => {
+    const current = sampleState();
+    updateInfo({ config: '{"maxItemSizeInMB": 1}' }, current);
+    expect(current.collaborations[0]!.workspaces[0]!.config.maxItemSizeInMB).toBe(512);
+    const old = atVersion('10.5.1');
+    updateInfo({ maxItemSizeInMB: '1', config: '{"maxReplicationPackageSizeInMB": 64, "copyByRefIfCopyFail": null, "other": 1}' }, old);
+    expect(old.collaborations[0]!.workspaces[0]!.config).toEqual({ maxItemSizeInMB: 512, maxReplicationPackageSizeInMB: 64 });
+    expectApiError(() => updateInfo({ config: '[1]' }, atVersion('10.5')), { code: 400, messageCode: 'EMU_0007' });
+    expectApiError(() => updateInfo({ config: '{' }, atVersion('10.5')), { code: 400, messageCode: 'EMU_0007' });
+  });
+
+  it('needs a default admin of the host portal, 10.5+, an existing collaboration and workspace', () => {
+    expectApiError(() => updateInfo({ name: 'x' }, sampleState(), 'w1', 'steward'), { code: 403, messageCode: 'GWM_0003' });
+    expectApiError(() => updateInfo({ name: 'x' }, notHost()), { code: 403, messageCode: 'GWM_0003', detail: 'host' });
+    expectApiError(() => updateInfo({ name: 'x' }, atVersion('10.4')), { code: 400, messageCode: 'EMU_0006', detail: '10.5' });
+    expectApiError(() => updateInfo({ name: 'x' }, sampleState(), 'w9'), { code: 404, messageCode: undefined });
+    expectApiError(() => call(sampleState(), UPDATE_INFO, { params: {}, pathParams: { collabId: 'nope', workspaceId: 'w1' } }), {
+      code: 404,
+      messageCode: undefined,
+    });
+  });
+});
+
+describe('E11 remove participant', () => {
+  it('removes the participant, its group links and its entries without links', () => {
+    const state = sampleState();
+    state.collaborations[0]!.workspaces[1]!.participantsWithoutGroupLinks.push('02c2cef9');
+    expect(body(call(state, REMOVE_PARTICIPANT, { pathParams: { collabId: 'c0ffee', participantId: '02c2cef9' } }))).toEqual({ success: true });
+    const collaboration = state.collaborations[0]!;
+    expect(collaboration.participants.map((participant) => participant.portalId)).toEqual(['7d7d7d7d']);
+    expect(collaboration.workspaces[0]!.participantGroupLinks).toEqual([{ portalId: ORG_ID, portalGroupId: 'b4850fb244bf4fbc8b918c96f267b2cf' }]);
+    expect(collaboration.workspaces[1]!.participantsWithoutGroupLinks).toEqual([ORG_ID]);
+    const page = body(call(state, '/portals/:portalId/collaborations/:collabId/participants', { pathParams: { collabId: 'c0ffee' } }));
+    expect(page).toEqual({
+      total: 1,
+      start: 1,
+      num: 10,
+      nextStart: -1,
+      participants: [{ portalInfo: { id: '7d7d7d7d', url: 'https://old-partner.example.net/portal', name: 'Former partner' }, workspaces: { w2: 'receive' } }],
+    });
+  });
+
+  it('answers 404 for an unknown participant, GWM_0003 off the host or for non admins, EMU_0006 before 10.5', () => {
+    const remove = (state: EmulatorState, participantId = '02c2cef9', as = 'admin') =>
+      call(state, REMOVE_PARTICIPANT, { pathParams: { collabId: 'c0ffee', participantId }, as });
+    expectApiError(() => remove(sampleState(), 'nope'), { code: 404, messageCode: undefined });
+    expectApiError(() => remove(notHost()), { code: 403, messageCode: 'GWM_0003' });
+    expectApiError(() => remove(sampleState(), '02c2cef9', 'steward'), { code: 403, messageCode: 'GWM_0003' });
+    expectApiError(() => remove(atVersion('10.4.1')), { code: 400, messageCode: 'EMU_0006' });
+  });
+});
+
+describe('E13 invite participant', () => {
+  const config = JSON.stringify([{ w1: 'sendAndReceive' }, { w2: 'receive' }]);
+
+  it('answers an invitation file and records a pending invitation (default 24 hours)', () => {
+    const state = sampleState();
+    const result = invite({ guestPortalUrl: 'https://maps.other.example.org/portal', collaborationWorkspacesParticipantConfigJSON: config }, state);
+    if (result.type !== 'file') throw new Error('expected a file');
+    expect(result.filename).toBe('collaboration-maps.other.example.org.invite');
+    expect(result.contentType).toBe('application/octet-stream');
+    const file = JSON.parse(result.body) as Record<string, unknown>;
+    const invitation = state.collaborations[0]!.invitations[0]!;
+    expect(invitation).toEqual({
+      id: expect.any(String) as unknown,
+      guestPortalUrl: 'https://maps.other.example.org/portal',
+      status: 'pending',
+      workspaces: { w1: 'sendAndReceive', w2: 'receive' },
+      expiration: NOW + 24 * 3_600_000,
+      created: NOW,
+    });
+    expect(file).toMatchObject({ invitationId: invitation.id, collaboration: { id: 'c0ffee' }, host: { portalId: ORG_ID }, expiration: invitation.expiration });
+    const list = body(call(state, '/portals/:portalId/collaborations/:collabId/invitations', { pathParams: { collabId: 'c0ffee' } }));
+    expect(list.invitations).toEqual([{ ...invitation }]);
+    const later = body(call(state, '/portals/:portalId/collaborations/:collabId/invitations', { pathParams: { collabId: 'c0ffee' }, now: NOW + 25 * 3_600_000 }));
+    expect((later.invitations as { status: string }[])[0]!.status).toBe('expired');
+  });
+
+  it('takes expiration in hours, or as a future epoch-milliseconds timestamp', () => {
+    const state = sampleState();
+    const base = { guestPortalUrl: 'https://a.example.org/portal', collaborationWorkspacesParticipantConfigJSON: config };
+    invite({ ...base, expiration: '48' }, state);
+    invite({ ...base, expiration: String(NOW + 1000) }, state);
+    expect(state.collaborations[0]!.invitations.map((invitation) => invitation.expiration)).toEqual([NOW + 48 * 3_600_000, NOW + 1000]);
+    expectApiError(() => invite({ ...base, expiration: '0' }), { code: 400, messageCode: 'EMU_0004' });
+    expectApiError(() => invite({ ...base, expiration: String(NOW - 1) }), { code: 400, messageCode: 'EMU_0004' });
+    expectApiError(() => invite({ ...base, expiration: 'soon' }), { code: 400, messageCode: 'EMU_0003' });
+  });
+
+  it('validates the guest URL and the workspace configuration', () => {
+    const base = { guestPortalUrl: 'https://a.example.org/portal', collaborationWorkspacesParticipantConfigJSON: config };
+    expectApiError(() => invite({ ...base, guestPortalUrl: 'http://a.example.org/portal' }), { code: 400, messageCode: 'EMU_0601' });
+    expectApiError(() => invite({ ...base, guestPortalUrl: 'a.example.org' }), { code: 400, messageCode: 'EMU_0601' });
+    expectApiError(() => invite({ collaborationWorkspacesParticipantConfigJSON: config }), { code: 400, messageCode: 'EMU_0001' });
+    expectApiError(() => invite({ guestPortalUrl: base.guestPortalUrl }), { code: 400, messageCode: 'EMU_0001' });
+    const withConfig = (value: string) => invite({ ...base, collaborationWorkspacesParticipantConfigJSON: value });
+    expectApiError(() => withConfig('[{"w9":"send"}]'), { code: 400, messageCode: 'EMU_0602' });
+    expectApiError(() => withConfig('[{"w1":"write"}]'), { code: 400, messageCode: 'EMU_0005' });
+    expectApiError(() => withConfig('[{"w1":"send","w2":"send"}]'), { code: 400, messageCode: 'EMU_0007' });
+    expectApiError(() => withConfig('[]'), { code: 400, messageCode: 'EMU_0007' });
+    expectApiError(() => withConfig('{"w1":"send"}'), { code: 400, messageCode: 'EMU_0007' });
+    expectApiError(() => withConfig('[{"w1":"send"},{"w1":"receive"}]'), { code: 400, messageCode: 'EMU_0603' });
+  });
+
+  it('is for default admins of the host portal, from 10.5', () => {
+    const params = { guestPortalUrl: 'https://a.example.org/portal', collaborationWorkspacesParticipantConfigJSON: config };
+    expectApiError(() => invite(params, notHost()), { code: 403, messageCode: 'GWM_0003' });
+    expectApiError(() => call(sampleState(), INVITE, { params, pathParams: { collabId: 'c0ffee' }, as: 'steward' }), { code: 403, messageCode: 'GWM_0003' });
+    expectApiError(() => invite(params, atVersion('10.4')), { code: 400, messageCode: 'EMU_0006' });
+    const exact = atVersion('10.5');
+    expect(invite(params, exact).type).toBe('file');
+  });
+});
+
+describe('E14 remove portal group link', () => {
+  it("removes this portal's link and lists it without a link", () => {
+    const state = sampleState();
+    expect(body(call(state, REMOVE_LINK, { pathParams: { collabId: 'c0ffee', workspaceId: 'w1' } }))).toEqual({
+      collaborationId: 'c0ffee',
+      collaborationWorkspaceId: 'w1',
+      success: true,
+    });
+    expect(readWorkspace(state, 'w1')).toMatchObject({
+      participantGroupLinks: [{ portalId: '02c2cef9', portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e' }],
+      participantsWithoutGroupLinks: [ORG_ID],
+    });
+  });
+
+  it('answers 404 when this portal has no link, and works for a non-host admin', () => {
+    expectApiError(() => call(sampleState(), REMOVE_LINK, { pathParams: { collabId: 'c0ffee', workspaceId: 'w2' } }), {
+      code: 404,
+      messageCode: undefined,
+      detail: 'w2',
+    });
+    expect(body(call(notHost(), REMOVE_LINK, { pathParams: { collabId: 'c0ffee', workspaceId: 'w1' } }))).toMatchObject({ success: true });
+    expectApiError(() => call(sampleState(), REMOVE_LINK, { pathParams: { collabId: 'c0ffee', workspaceId: 'w1' }, as: 'steward' }), {
+      code: 403,
+      messageCode: 'GWM_0003',
+    });
+    expectApiError(() => call(atVersion('10.4'), REMOVE_LINK, { pathParams: { collabId: 'c0ffee', workspaceId: 'w1' } }), {
+      code: 400,
+      messageCode: 'EMU_0006',
+    });
+  });
+});
+
+describe('collaboration reads', () => {
+  it('lists collaborations and workspaces', () => {
+    const state = sampleState();
+    expect(body(call(state, '/portals/:portalId/collaborations'))).toEqual({
+      collaborations: [{ id: 'c0ffee', name: 'Regional basemap exchange', hostPortalId: ORG_ID }],
+    });
+    expect(body(call(state, '/portals/:portalId/collaborations/:collabId', { pathParams: { collabId: 'c0ffee' } }))).toEqual({
+      id: 'c0ffee',
+      name: 'Regional basemap exchange',
+      hostPortalId: ORG_ID,
+    });
+    const workspaces = body(call(state, '/portals/:portalId/collaborations/:collabId/workspaces', { pathParams: { collabId: 'c0ffee' } }));
+    expect((workspaces.workspaces as { id: string }[]).map((workspace) => workspace.id)).toEqual(['w1', 'w2']);
+    expectApiError(() => call(state, '/portals/:portalId/collaborations/:collabId', { pathParams: { collabId: 'x' } }), { code: 404, messageCode: undefined });
+  });
+});

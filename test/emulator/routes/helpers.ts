@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { expect } from 'vitest';
+import { PortalApiError } from '../../../src/emulator/errors.js';
+import { LEVEL_1_PRIVILEGES, type EmulatorState } from '../../../src/emulator/model.js';
+import { routes } from '../../../src/emulator/routes/index.js';
+import type { Caller, RouteResult } from '../../../src/emulator/routes/types.js';
+
+const SAMPLE = fileURLToPath(new URL('../../../examples/emulator/portal.yaml', import.meta.url));
+
+export const NOW = 1_800_000_000_000;
+export const ORG_ID = '0123456789ABCDEF';
+
+export function sampleState(): EmulatorState {
+  return parse(readFileSync(SAMPLE, 'utf8')) as EmulatorState;
+}
+
+/** A Caller as the server builds it: org_admin holds every privilege; level 1 keeps only the nine. */
+export function callerFor(state: EmulatorState, username: string): Caller {
+  const user = state.users.find((candidate) => candidate.username === username);
+  if (!user) throw new Error(`no user ${username} in the test state`);
+  const customRole = state.roles.find((role) => role.id === user.role);
+  const isDefaultAdmin = user.role === 'org_admin';
+  return {
+    user,
+    ...(customRole ? { customRole } : {}),
+    isDefaultAdmin,
+    hasPrivilege(privilege: string): boolean {
+      if (isDefaultAdmin) return true;
+      if (!customRole?.privileges.includes(privilege)) return false;
+      return user.level === 2 || LEVEL_1_PRIVILEGES.includes(privilege);
+    },
+  };
+}
+
+export interface CallOptions {
+  params?: Record<string, string>;
+  pathParams?: Record<string, string>;
+  as?: string;
+  rawBody?: string;
+  now?: number;
+}
+
+/** Runs the route with that pattern against `state` (mutated in place, like the server's draft). */
+export function call(state: EmulatorState, pattern: string, options: CallOptions = {}): RouteResult {
+  const route = routes.find((candidate) => candidate.pattern === pattern);
+  if (!route) throw new Error(`no route ${pattern}`);
+  return route.handle({
+    state,
+    params: options.params ?? {},
+    pathParams: { portalId: 'self', ...(options.pathParams ?? {}) },
+    caller: callerFor(state, options.as ?? 'admin'),
+    now: options.now ?? NOW,
+    ...(options.rawBody !== undefined ? { rawBody: options.rawBody } : {}),
+  });
+}
+
+export function body(result: RouteResult): Record<string, unknown> {
+  if (result.type !== 'json') throw new Error('expected a JSON result');
+  return result.body;
+}
+
+export interface ExpectedError {
+  code: number;
+  messageCode?: string | undefined;
+  detail?: string | RegExp;
+}
+
+/** Runs `action` and checks the PortalApiError it throws. */
+export function expectApiError(action: () => unknown, expected: ExpectedError): PortalApiError {
+  let caught: unknown;
+  try {
+    action();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(PortalApiError);
+  const error = caught as PortalApiError;
+  expect({ code: error.code, messageCode: error.messageCode }).toEqual({ code: expected.code, messageCode: expected.messageCode });
+  if (expected.detail !== undefined) {
+    const details = error.details.join('\n');
+    if (typeof expected.detail === 'string') expect(details).toContain(expected.detail);
+    else expect(details).toMatch(expected.detail);
+  }
+  return error;
+}

@@ -1,0 +1,129 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EmulatorDataError, loadDataFile, minimalState, parseEmulatorState } from '../../../src/emulator/data.js';
+import { startEmulatorServer } from '../../../src/emulator/server.js';
+import { SAMPLE_DATA, json, send, testRoutes } from './helpers.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'portalctl-emulator-data-'));
+let fileNumber = 0;
+
+function dataFile(text: string, extension = 'yaml'): string {
+  fileNumber += 1;
+  const path = join(directory, `data-${fileNumber}.${extension}`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function failure(run: () => unknown): EmulatorDataError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof EmulatorDataError) return error;
+    throw error;
+  }
+  throw new Error('expected an EmulatorDataError');
+}
+
+describe('loadDataFile', () => {
+  it('loads the sample organization', () => {
+    const state = loadDataFile(SAMPLE_DATA);
+    expect(state.organization).toMatchObject({ id: '0123456789ABCDEF', version: '11.3', edition: 'self-managed' });
+    expect(state.users).toHaveLength(6);
+    expect(state.federation?.certificate).toContain('BEGIN CERTIFICATE');
+    expect(state.collaborations[0]?.workspaces[1]?.config).toEqual({});
+  });
+
+  it('fills defaults for omitted arrays and fields', () => {
+    const state = loadDataFile(dataFile('organization:\n  id: ORG1\nusers:\n  - username: amy\n'));
+    expect(state).toEqual({
+      organization: {
+        id: 'ORG1',
+        name: 'ORG1',
+        edition: 'self-managed',
+        version: '11.3',
+        access: 'public',
+        isVerified: false,
+        hostname: 'portal.example.com',
+        categorySchema: [],
+        memberCategorySchema: null,
+        securityPolicy: {},
+        resources: [],
+        quotas: {},
+      },
+      users: [{ username: 'amy', fullName: 'amy', role: 'org_user', level: 2, licences: [], tasks: [] }],
+      roles: [],
+      tokens: [],
+      oauthClients: [],
+      groups: [],
+      items: [],
+      federation: null,
+      collaborations: [],
+    });
+  });
+
+  it('reads JSON files and drops null password rules', () => {
+    const state = loadDataFile(dataFile(JSON.stringify({ organization: { id: 'J', securityPolicy: { minLength: 9, minUpper: null } } }), 'json'));
+    expect(state.organization.securityPolicy).toEqual({ minLength: 9 });
+  });
+
+  it('names the file and the bad field', () => {
+    const path = dataFile('organization:\n  id: ORG1\nusers:\n  - username: amy\n    level: 3\n');
+    const error = failure(() => loadDataFile(path));
+    expect(error.source).toBe(path);
+    expect(error.field).toBe('users[0].level');
+    expect(error.message).toBe(`${path}: users[0].level: expected one of 1, 2, found number 3`);
+  });
+
+  it.each([
+    ['users: []\n', 'organization', 'required field is missing'],
+    ['organization: {id: A, version: 11.3}\n', 'organization.version', 'quote it'],
+    ['organization: {id: A, colour: red}\n', 'organization.colour', 'unknown field'],
+    ['organization: {id: A}\ntokens: [{token: t, username: ghost}]\n', 'tokens[0].username', 'no user "ghost"'],
+    ['organization: {id: A}\nusers: [{username: u, role: r9}]\n', 'users[0].role', 'neither a built-in role'],
+    ['organization: {id: A}\nusers: [{username: u}, {username: u}]\n', 'users[1].username', 'duplicate'],
+    ['organization: {id: A}\nitems: [{id: i, owner: u, contentStatus: gold}]\n', 'items[0].contentStatus', 'one of'],
+    ['organization: {id: A, categorySchema: [{title: T, categories: [{description: d}]}]}\n', 'organization.categorySchema[0].categories[0].title', 'required'],
+    ['organization: {id: A}\ncollaborations: [{id: c, participants: [{portalId: p, url: u, workspaces: {w1: everything}}]}]\n', 'collaborations[0].participants[0].workspaces.w1', 'one of'],
+    ['- just\n- a list\n', '', 'expected a mapping'],
+  ])('rejects %j', (text, field, problem) => {
+    const error = failure(() => loadDataFile(dataFile(text)));
+    expect(error.field).toBe(field);
+    expect(error.problem).toContain(problem);
+  });
+
+  it('reports unreadable files and YAML syntax errors', () => {
+    expect(failure(() => loadDataFile(join(directory, 'missing.yaml'))).message).toContain('cannot read the data file');
+    expect(failure(() => loadDataFile(dataFile('organization: [unclosed\n'))).message).toContain('not valid YAML or JSON');
+  });
+
+  it('validates a state object the same way', () => {
+    expect(failure(() => parseEmulatorState({ organization: { id: 5 } }, 'test')).message).toBe('test: organization.id: expected a string, found number 5');
+    expect(parseEmulatorState(minimalState(), 'again')).toEqual(minimalState());
+  });
+});
+
+describe('starting with data', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+  });
+
+  it('starts a minimal organization with an admin token when no data is given', async () => {
+    const emulator = await startEmulatorServer({ routes: testRoutes });
+    closers.push(emulator.close);
+    expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest$/);
+    const self = json(await send(`${emulator.url}/portals/self?f=json&token=admin-token`));
+    expect(self).toMatchObject({ id: 'EmulatorOrg00001', user: { username: 'admin', role: 'org_admin' } });
+  });
+
+  it('takes a state object and refuses a bad data file before listening', async () => {
+    const state = loadDataFile(SAMPLE_DATA);
+    state.organization.name = 'From an object';
+    const emulator = await startEmulatorServer({ routes: testRoutes, data: state });
+    closers.push(emulator.close);
+    expect(json(await send(`${emulator.url}/portals/self?f=json&token=admin-token`))['name']).toBe('From an object');
+    await expect(startEmulatorServer({ routes: testRoutes, data: dataFile('organization: 7\n') })).rejects.toThrow(EmulatorDataError);
+  });
+});
