@@ -1,0 +1,19 @@
+/** The portal REST API client: the only way the rest of portalctl talks to a portal. */
+export { createApiClient, filenameFromDisposition, parseRetryAfter } from './client.js';
+export type { ApiClient, ApiClientOptions, RequestEvent, SendResult } from './client.js';
+export { credentialsFromEnv, CREDENTIAL_VARIABLES } from './auth.js';
+export type { Credentials } from './auth.js';
+export { encodeForm, toFormValue } from './encoding.js';
+export type { Params, ParamValue } from './encoding.js';
+export {
+  ApiError,
+  ApiNetworkError,
+  CredentialsError,
+  PortalUrlError,
+  isMissingPrivilege,
+  isNotFound,
+  isTokenError,
+} from './errors.js';
+export type { ApiErrorFields, NetworkFailure } from './errors.js';
+export { createLiveReader } from './reader.js';
+export { isLoopbackHost, normalizeBaseUrl } from './url.js';

@@ -1,0 +1,192 @@
+/**
+ * The recorded-state format (DESIGN.md "Known state, plan and drift"), written as pretty JSON:
+ *
+ * ```json
+ * {
+ *   "formatVersion": 1,
+ *   "lineage": "8c1e…",          // random UUID fixed when the state is created
+ *   "serial": 7,                 // +1 on every write
+ *   "portal": { "url": "https://host/portal/sharing/rest", "id": "0123abcd" },
+ *   "resources": {
+ *     "<address>": {
+ *       "kind": "organization.securityPolicy",   // Kind.name
+ *       "ids": { },                              // identifiers of the request paths
+ *       "value": { "minLength": 12 },            // last applied / observed managed value
+ *       "status": "present",                     // or "absent" (removed by portalctl)
+ *       "appliedAt": "2025-01-01T00:00:00.000Z", // last successful apply of this address
+ *       "observedAt": "2025-01-01T00:00:00.000Z" // last time the live value was read
+ *     }
+ *   }
+ * }
+ * ```
+ *
+ * Resources are keyed by address and written sorted, so diffs of the file are stable. The
+ * state never holds secrets: values are the managed fields with `${...}` references as
+ * declared, never resolved secrets, and never tokens.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JsonValue } from '../engine/kind.js';
+import { StateCorruptError, StatePortalMismatchError } from './errors.js';
+
+export const STATE_FORMAT_VERSION = 1;
+
+export interface StatePortal {
+  /** The REST root the state was made against. */
+  url: string;
+  /** The organization id from `portals/self`, when known. */
+  id?: string;
+}
+
+export type ResourceStatus = 'present' | 'absent';
+
+export interface StateEntry {
+  kind: string;
+  ids: Record<string, string>;
+  value: JsonValue;
+  status?: ResourceStatus;
+  /** ISO 8601 time of the last successful apply of this address. */
+  appliedAt?: string;
+  /** ISO 8601 time of the last read of the live value. */
+  observedAt?: string;
+}
+
+export interface StateDocument {
+  formatVersion: typeof STATE_FORMAT_VERSION;
+  lineage: string;
+  serial: number;
+  portal: StatePortal;
+  resources: Record<string, StateEntry>;
+}
+
+/** A fresh state: new lineage, serial 0 (the first write makes it 1). */
+export function newState(portal: StatePortal): StateDocument {
+  return {
+    formatVersion: STATE_FORMAT_VERSION,
+    lineage: randomUUID(),
+    serial: 0,
+    portal: portal.id === undefined ? { url: portal.url } : { url: portal.url, id: portal.id },
+    resources: {},
+  };
+}
+
+/** Record what an operation applied or observed at one address. Pure: returns a new state. */
+export function recordOperation(state: StateDocument, address: string, entry: StateEntry): StateDocument {
+  return { ...state, resources: { ...state.resources, [address]: { ...entry, ids: { ...entry.ids } } } };
+}
+
+/** Forget an address entirely (e.g. it is no longer managed). Pure. */
+export function forgetResource(state: StateDocument, address: string): StateDocument {
+  if (!(address in state.resources)) return state;
+  const resources = { ...state.resources };
+  delete resources[address];
+  return { ...state, resources };
+}
+
+/** Compare REST roots ignoring case of scheme/host, default ports and trailing slashes. */
+export function sameUrl(left: string, right: string): boolean {
+  const normalise = (text: string): string => {
+    try {
+      const url = new URL(text);
+      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return text.replace(/\/+$/, '');
+    }
+  };
+  return normalise(left) === normalise(right);
+}
+
+/**
+ * Refuse a state made for another portal. When both ids are known they decide (the same
+ * organization may be reached through several URLs); otherwise the URLs must match.
+ */
+export function assertSamePortal(state: StateDocument, url: string, id?: string): void {
+  const recorded = state.portal;
+  if (recorded.id !== undefined && id !== undefined) {
+    if (recorded.id === id) return;
+    throw new StatePortalMismatchError(
+      `The state belongs to portal organization ${recorded.id} (${recorded.url}), but the target ${url} is organization ${id}. ` +
+        'Use the state file of that portal (--state), or a new state path for this one.',
+    );
+  }
+  if (!sameUrl(recorded.url, url)) {
+    throw new StatePortalMismatchError(
+      `The state belongs to ${recorded.url}, but the target portal is ${url}. ` +
+        'Use the state file of that portal (--state), or a new state path for this one.',
+    );
+  }
+}
+
+/** Stable text: resources sorted by address, two-space indent, trailing newline. */
+export function serializeState(state: StateDocument): string {
+  const resources: Record<string, StateEntry> = {};
+  for (const address of Object.keys(state.resources).sort()) {
+    const entry = state.resources[address];
+    if (entry) resources[address] = entry;
+  }
+  return `${JSON.stringify({ ...state, resources }, null, 2)}\n`;
+}
+
+/** Parse and validate a state file's text; throws StateCorruptError naming `file`. */
+export function parseState(text: string, file: string): StateDocument {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new StateCorruptError(file, `not valid JSON (${(error as Error).message}); it may be truncated`, { cause: error });
+  }
+  const problem = findProblem(data);
+  if (problem) throw new StateCorruptError(file, problem);
+  return data as StateDocument;
+}
+
+/** Validate an in-memory state before it is written (the same rules as a file). */
+export function validateState(state: unknown): string | undefined {
+  return findProblem(state);
+}
+
+type Record_ = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Record_ {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isJsonValue(value: unknown, depth = 0): boolean {
+  if (depth > 200) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  if (isRecord(value)) return Object.values(value).every((item) => isJsonValue(item, depth + 1));
+  return false;
+}
+
+function findProblem(data: unknown): string | undefined {
+  if (!isRecord(data)) return 'the top level is not an object';
+  if (data['formatVersion'] !== STATE_FORMAT_VERSION) {
+    return typeof data['formatVersion'] === 'number'
+      ? `formatVersion ${data['formatVersion']} is not supported (this portalctl reads version ${STATE_FORMAT_VERSION}); use the portalctl that wrote it`
+      : 'formatVersion is missing';
+  }
+  if (typeof data['lineage'] !== 'string' || data['lineage'] === '') return 'lineage is missing';
+  const serial = data['serial'];
+  if (typeof serial !== 'number' || !Number.isInteger(serial) || serial < 0) return 'serial is not a non-negative integer';
+  const portal = data['portal'];
+  if (!isRecord(portal) || typeof portal['url'] !== 'string' || portal['url'] === '') return 'portal.url is missing';
+  if (portal['id'] !== undefined && typeof portal['id'] !== 'string') return 'portal.id is not a string';
+  const resources = data['resources'];
+  if (!isRecord(resources)) return 'resources is not an object';
+  for (const [address, entry] of Object.entries(resources)) {
+    const where = `resources["${address}"]`;
+    if (!isRecord(entry)) return `${where} is not an object`;
+    if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${where}.kind is missing`;
+    const ids = entry['ids'];
+    if (!isRecord(ids) || !Object.values(ids).every((id) => typeof id === 'string')) return `${where}.ids is not an object of strings`;
+    if (!('value' in entry) || !isJsonValue(entry['value'])) return `${where}.value is missing or not JSON`;
+    const status = entry['status'];
+    if (status !== undefined && status !== 'present' && status !== 'absent') return `${where}.status must be "present" or "absent"`;
+    for (const field of ['appliedAt', 'observedAt']) {
+      const time = entry[field];
+      if (time !== undefined && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) return `${where}.${field} is not a date`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,542 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  ApiNetworkError,
+  CredentialsError,
+  PortalUrlError,
+  createApiClient,
+  isMissingPrivilege,
+  isNotFound,
+  type ApiClient,
+  type ApiClientOptions,
+  type RequestEvent,
+} from '../../src/api/index.js';
+import { recordingSleep, sendJson, startServer, type Handler, type TestServer } from './helpers.js';
+
+const TOKEN = 'static-token-5f3e9a';
+
+let server: TestServer | undefined;
+let client: ApiClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function setup(handler: Handler, options: Partial<ApiClientOptions> = {}) {
+  server = await startServer(handler);
+  const sleeper = recordingSleep();
+  client = createApiClient({
+    url: server.url,
+    credentials: { type: 'token', token: TOKEN },
+    sleep: sleeper.sleep,
+    baseDelayMs: 10,
+    ...options,
+  });
+  return { server, client, delays: sleeper.delays };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('reads', () => {
+  it('sends GET with f=json, the Bearer token in a header, the Referer, and nothing secret in the URL', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, { id: 'abc', name: 'Org' }));
+    const self = await client.portalSelf();
+    expect(self).toEqual({ id: 'abc', name: 'Org' });
+    const [request] = server.requests;
+    expect(request?.method).toBe('GET');
+    expect(request?.url).toBe('/portal/sharing/rest/portals/self?f=json');
+    expect(request?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(request?.headers['referer']).toBe('portalctl');
+    expect(request?.url).not.toContain(TOKEN);
+  });
+
+  it('encodes query parameters and uses a custom referer', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, {}), { referer: 'ci-pipeline' });
+    await client.get('community/users/j smith', { q: 'a&b', flag: true, n: 5, absent: undefined, empty: '' });
+    const [request] = server.requests;
+    expect(request?.pathname).toBe('/community/users/j%20smith');
+    expect([...(request?.query ?? [])]).toEqual([
+      ['q', 'a&b'],
+      ['flag', 'true'],
+      ['n', '5'],
+      ['empty', ''],
+      ['f', 'json'],
+    ]);
+    expect(request?.headers['referer']).toBe('ci-pipeline');
+  });
+
+  it('pages a list with start/num until nextStart is -1', async () => {
+    const all = Array.from({ length: 250 }, (_, index) => ({ key: `r${index}` }));
+    const { server, client } = await setup((req, res) => {
+      const start = Number(req.query.get('start'));
+      const num = Number(req.query.get('num'));
+      const page = all.slice(start - 1, start - 1 + num);
+      const next = start - 1 + num < all.length ? start + num : -1;
+      sendJson(res, { total: all.length, start, num, nextStart: next, resources: page });
+    });
+    const items = await client.list('/portals/self/resources', 'resources');
+    expect(items).toEqual(all);
+    expect(server.requests.map((r) => [r.query.get('start'), r.query.get('num'), r.query.get('f')])).toEqual([
+      ['1', '100', 'json'],
+      ['101', '100', 'json'],
+      ['201', '100', 'json'],
+    ]);
+  });
+
+  it('stops paging when the server never advances nextStart', async () => {
+    const { server, client } = await setup((_req, res) =>
+      sendJson(res, { total: 5, start: 1, num: 100, nextStart: 1, items: [{ id: 'a' }] }),
+    );
+    const items = await client.list('/x', 'items');
+    expect(items).toEqual([{ id: 'a' }]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports a list answer without the items field', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, { something: 'else' }));
+    const error = await failure(client.list('/x', 'items'));
+    expect(error.message).toContain('no "items" field');
+  });
+});
+
+describe('writes', () => {
+  it('posts the form in order as x-www-form-urlencoded with f=json last', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, { success: true }));
+    const schema = JSON.stringify({ categorySchema: [{ title: 'A & B', categories: [] }] });
+    const result = await client.send({
+      method: 'POST',
+      path: '/portals/self/assignCategorySchema',
+      form: { categorySchema: schema, clearEmptyFields: 'true', status: '', note: 'a b+c' },
+      response: 'json',
+      idempotent: true,
+    });
+    expect(result).toEqual({ type: 'json', body: { success: true } });
+    const [request] = server.requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.url).toBe('/portal/sharing/rest/portals/self/assignCategorySchema');
+    expect(request?.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(request?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(request?.body).toBe(
+      `categorySchema=${encodeURIComponent(schema).replace(/%20/g, '+')}&clearEmptyFields=true&status=&note=a+b%2Bc&f=json`,
+    );
+    expect([...new URLSearchParams(request?.body)]).toEqual([
+      ['categorySchema', schema],
+      ['clearEmptyFields', 'true'],
+      ['status', ''],
+      ['note', 'a b+c'],
+      ['f', 'json'],
+    ]);
+    expect(request?.body).not.toContain(TOKEN);
+  });
+
+  it('returns a file download with its name from Content-Disposition', async () => {
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': 'attachment; filename="../collaboration-partner.example.org.invite"',
+      });
+      res.end(Buffer.from([1, 2, 3]));
+    });
+    const result = await client.send({
+      method: 'POST',
+      path: '/portals/self/collaborations/c1/inviteParticipant',
+      form: { guestPortalUrl: 'https://partner.example.org/portal' },
+      response: 'file',
+      idempotent: false,
+    });
+    expect(result.type).toBe('file');
+    if (result.type !== 'file') return;
+    expect(result.filename).toBe('collaboration-partner.example.org.invite');
+    expect([...result.content]).toEqual([1, 2, 3]);
+  });
+
+  it('detects a JSON error body when a file was expected', async () => {
+    const { client } = await setup((_req, res) =>
+      sendJson(res, { error: { code: 403, messageCode: 'GWM_0003', message: 'No privilege', details: [] } }),
+    );
+    const error = await failure(
+      client.send({ method: 'POST', path: '/p/invite', form: {}, response: 'file', idempotent: false }),
+    );
+    expect(isMissingPrivilege(error)).toBe(true);
+  });
+});
+
+describe('errors', () => {
+  it('turns the HTTP-200 error envelope into an ApiError with every field', async () => {
+    const { client } = await setup((_req, res) =>
+      sendJson(res, {
+        error: { code: 400, messageCode: 'ORG_1132', message: 'Unable to assign category schema', details: ['invalid category schema'] },
+      }),
+    );
+    const error = await failure(client.get('/portals/self/categorySchema'));
+    expect(error).toMatchObject({
+      code: 400,
+      messageCode: 'ORG_1132',
+      apiMessage: 'Unable to assign category schema',
+      details: ['invalid category schema'],
+      method: 'GET',
+      path: '/portals/self/categorySchema',
+      httpStatus: 200,
+    });
+    expect(error.message).toContain('GET /portals/self/categorySchema failed: Unable to assign category schema (code 400, ORG_1132)');
+    expect(error.message).toContain('invalid category schema');
+  });
+
+  it('accepts envelopes without code or messageCode and with string details', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, { error: { message: 'Something odd', details: 'one detail' } }));
+    const error = await failure(client.get('/a'));
+    expect(error.code).toBeUndefined();
+    expect(error.messageCode).toBeUndefined();
+    expect(error.details).toEqual(['one detail']);
+  });
+
+  it('treats success:false as an error', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, { success: false, message: 'not done' }));
+    const error = await failure(
+      client.send({ method: 'POST', path: '/a', form: {}, response: 'json', idempotent: true }),
+    );
+    expect(error.apiMessage).toBe('not done');
+  });
+
+  it('turns a non-2xx HTML answer into an ApiError with the status and a text snippet', async () => {
+    const { client } = await setup((_req, res) => {
+      res.writeHead(413, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>Request Entity Too Large</h1></body></html>');
+    });
+    const error = await failure(client.get('/a'));
+    expect(error.code).toBe(413);
+    expect(error.httpStatus).toBe(413);
+    expect(error.message).toContain('HTTP 413 Payload Too Large: Request Entity Too Large');
+  });
+
+  it('reports an answer that is not JSON', async () => {
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>login page</html>');
+    });
+    const error = await failure(client.get('/a'));
+    expect(error.message).toContain('expected a JSON object');
+  });
+
+  it('classifies not-found and missing-privilege answers', async () => {
+    const answers = [
+      { code: 400, messageCode: 'CONT_0001', message: 'Item does not exist or is inaccessible.' },
+      { code: 400, messageCode: 'CONT_0006', message: 'Group does not exist' },
+      { code: 404, message: 'Resource does not exist or is inaccessible.' },
+      { code: 400, message: 'User does not exist or is inaccessible.' },
+      { code: 403, messageCode: 'GWM_0003', message: 'You do not have permissions' },
+      { code: 400, messageCode: 'ORG_1084', message: 'Unable to change level' },
+    ];
+    let index = 0;
+    const { client } = await setup((_req, res) => sendJson(res, { error: answers[index++] }));
+    const results = [];
+    for (let i = 0; i < answers.length; i++) {
+      const error = await failure(client.get(`/a${i}`));
+      results.push([isNotFound(error), isMissingPrivilege(error)]);
+    }
+    expect(results).toEqual([
+      [true, false],
+      [true, false],
+      [true, false],
+      [true, false],
+      [false, true],
+      [false, false],
+    ]);
+  });
+});
+
+describe('retries', () => {
+  it('retries 429 honouring Retry-After in seconds, and 503 with backoff, then succeeds', async () => {
+    let count = 0;
+    const { server, client, delays } = await setup((_req, res) => {
+      count += 1;
+      if (count === 1) return sendJson(res, { error: { code: 429, message: 'slow down' } }, 429, { 'retry-after': '2' });
+      if (count === 2) {
+        res.writeHead(503, { 'content-type': 'text/html' });
+        return res.end('<h1>Service Unavailable</h1>');
+      }
+      sendJson(res, { ok: true });
+    });
+    expect(await client.get('/a')).toEqual({ ok: true });
+    expect(server.requests).toHaveLength(3);
+    expect(delays[0]).toBe(2000);
+    // Second retry: base 10 ms doubled once, with jitter between half and all of it.
+    expect(delays[1]).toBeGreaterThanOrEqual(10);
+    expect(delays[1]).toBeLessThanOrEqual(20);
+  });
+
+  it('honours a Retry-After HTTP date and caps it', async () => {
+    let count = 0;
+    const { client, delays } = await setup(
+      (_req, res) => {
+        count += 1;
+        if (count === 1) {
+          res.writeHead(503, { 'retry-after': new Date(Date.now() + 3_600_000).toUTCString() });
+          return res.end();
+        }
+        sendJson(res, {});
+      },
+      { maxRetryAfterMs: 5_000 },
+    );
+    await client.get('/a');
+    expect(delays).toEqual([5_000]);
+  });
+
+  it('gives up after maxRetries and reports the last answer', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, {}, 502), { maxRetries: 2 });
+    const error = await failure(client.get('/a'));
+    expect(error.httpStatus).toBe(502);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not retry 403 GWM_0003 or other 4xx', async () => {
+    const { server, client } = await setup((req, res) =>
+      req.pathname === '/priv'
+        ? sendJson(res, { error: { code: 403, messageCode: 'GWM_0003', message: 'no' } }, 403)
+        : sendJson(res, { error: { code: 400, message: 'bad' } }, 400),
+    );
+    expect(isMissingPrivilege(await failure(client.get('/priv')))).toBe(true);
+    await failure(client.get('/bad'));
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not retry a non-idempotent request on 503', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, {}, 503));
+    const error = await failure(
+      client.send({ method: 'POST', path: '/invite', form: {}, response: 'file', idempotent: false }),
+    );
+    expect(error.httpStatus).toBe(503);
+    expect(error.message).toContain('not repeated automatically');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a dropped connection for an idempotent request', async () => {
+    let count = 0;
+    const { server, client } = await setup((_req, res) => {
+      count += 1;
+      if (count === 1) return res.socket?.destroy();
+      sendJson(res, { ok: 1 });
+    });
+    expect(await client.get('/a')).toEqual({ ok: 1 });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('reports a dropped connection on a non-idempotent request as outcome unknown, without retrying', async () => {
+    const { server, client } = await setup((_req, res) => void res.socket?.destroy());
+    const error = await failure(
+      client.send({ method: 'POST', path: '/portals/self/collaborations/c/inviteParticipant', form: { guestPortalUrl: 'https://x' }, response: 'file', idempotent: false }),
+    );
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    expect((error as ApiNetworkError).outcomeUnknown).toBe(true);
+    expect((error as ApiNetworkError).failure).toBe('connection');
+    expect(error.message).toContain('outcome is unknown');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('times out an attempt that gets no answer, retries, and reports a timeout', async () => {
+    const { server, client } = await setup(() => undefined, { timeoutMs: 150, maxRetries: 1 });
+    const error = await failure(client.get('/slow'));
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    expect((error as ApiNetworkError).failure).toBe('timeout');
+    expect(error.message).toContain('no answer within 150 ms');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('times out a body that stalls after the headers', async () => {
+    const { client } = await setup(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"partial":');
+      },
+      { timeoutMs: 150, maxRetries: 0 },
+    );
+    const error = await failure(client.get('/stall'));
+    expect((error as ApiNetworkError).failure).toBe('timeout');
+  });
+
+  it('retries a refused connection (nothing was sent) and reports it as unreachable', async () => {
+    const probe = await startServer(() => undefined);
+    const url = probe.url;
+    await probe.close();
+    const sleeper = recordingSleep();
+    client = createApiClient({ url, credentials: { type: 'token', token: TOKEN }, sleep: sleeper.sleep, maxRetries: 2 });
+    const error = await failure(
+      client.send({ method: 'POST', path: '/invite', form: {}, response: 'file', idempotent: false }),
+    );
+    expect((error as ApiNetworkError).failure).toBe('unreachable');
+    expect((error as ApiNetworkError).outcomeUnknown).toBe(false);
+    expect(sleeper.delays).toHaveLength(2);
+  });
+});
+
+describe('authentication', () => {
+  it('gets a token with username/password, renews it once on 498 and repeats the request once', async () => {
+    let issued = 0;
+    const { server, client } = await setup(
+      (req, res) => {
+        if (req.pathname === '/generateToken') {
+          issued += 1;
+          return sendJson(res, { token: `user-token-${issued}`, expires: Date.now() + 3_600_000, ssl: false });
+        }
+        if (req.headers['authorization'] === 'Bearer user-token-1') {
+          return sendJson(res, { error: { code: 498, message: 'Invalid token.', details: [] } });
+        }
+        sendJson(res, { ok: true });
+      },
+      { credentials: { type: 'password', username: 'admin', password: 'pa ss&word' }, referer: 'my-referer' },
+    );
+    expect(await client.get('/portals/self')).toEqual({ ok: true });
+    const tokenRequest = server.requests[0];
+    expect(tokenRequest?.method).toBe('POST');
+    expect(tokenRequest?.pathname).toBe('/generateToken');
+    expect(tokenRequest?.headers['authorization']).toBeUndefined();
+    expect(tokenRequest?.headers['referer']).toBe('my-referer');
+    expect(Object.fromEntries(new URLSearchParams(tokenRequest?.body))).toEqual({
+      username: 'admin',
+      password: 'pa ss&word',
+      client: 'referer',
+      referer: 'my-referer',
+      expiration: '60',
+      f: 'json',
+    });
+    expect(server.requests.map((r) => [r.pathname, r.headers['authorization']])).toEqual([
+      ['/generateToken', undefined],
+      ['/portals/self', 'Bearer user-token-1'],
+      ['/generateToken', undefined],
+      ['/portals/self', 'Bearer user-token-2'],
+    ]);
+  });
+
+  it('does not loop when the renewed token is rejected too', async () => {
+    let issued = 0;
+    const { server, client } = await setup(
+      (req, res) => {
+        if (req.pathname === '/generateToken') return sendJson(res, { token: `t-${++issued}-abcdef` });
+        sendJson(res, { error: { code: 498, message: 'Invalid token.' } });
+      },
+      { credentials: { type: 'password', username: 'u', password: 'p-secret' } },
+    );
+    const error = await failure(client.get('/a'));
+    expect(error.code).toBe(498);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('uses oauth2/token with client credentials and renews on an HTTP 498 status', async () => {
+    let issued = 0;
+    const { server, client } = await setup(
+      (req, res) => {
+        if (req.pathname === '/oauth2/token') {
+          issued += 1;
+          return sendJson(res, { access_token: `app-token-${issued}`, expires_in: 7200 });
+        }
+        if (req.headers['authorization'] === 'Bearer app-token-1') return sendJson(res, {}, 498);
+        sendJson(res, { done: true });
+      },
+      { credentials: { type: 'client', clientId: 'app-id', clientSecret: 'app-secret' } },
+    );
+    const result = await client.send({ method: 'POST', path: '/portals/self/roles/r1/update', form: { name: 'N' }, response: 'json', idempotent: true });
+    expect(result).toEqual({ type: 'json', body: { done: true } });
+    expect(Object.fromEntries(new URLSearchParams(server.requests[0]?.body))).toEqual({
+      client_id: 'app-id',
+      client_secret: 'app-secret',
+      grant_type: 'client_credentials',
+      f: 'json',
+    });
+    expect(server.requests.map((r) => r.pathname)).toEqual([
+      '/oauth2/token',
+      '/portals/self/roles/r1/update',
+      '/oauth2/token',
+      '/portals/self/roles/r1/update',
+    ]);
+    expect(server.requests[3]?.body).toBe('name=N&f=json');
+  });
+
+  it('shares one token request between concurrent calls', async () => {
+    const { server, client } = await setup(
+      (req, res) => (req.pathname === '/generateToken' ? sendJson(res, { token: 'shared-token' }) : sendJson(res, {})),
+      { credentials: { type: 'password', username: 'u', password: 'p' } },
+    );
+    await Promise.all([client.get('/a'), client.get('/b'), client.get('/c')]);
+    expect(server.requests.filter((r) => r.pathname === '/generateToken')).toHaveLength(1);
+  });
+
+  it('reports a rejected static token clearly, without renewing and without the token in the message', async () => {
+    const { server, client } = await setup((_req, res) =>
+      sendJson(res, { error: { code: 498, message: `Invalid token ${TOKEN}.`, details: [`token=${TOKEN}`] } }),
+    );
+    const error = await failure(client.get('/a'));
+    expect(error.message).toContain('PORTALCTL_TOKEN');
+    expect(error.message).toContain('cannot be renewed');
+    expect(error.message).not.toContain(TOKEN);
+    expect(JSON.stringify(error.details)).not.toContain(TOKEN);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports failed sign-in as a CredentialsError without the password', async () => {
+    const { client } = await setup(
+      (_req, res) => sendJson(res, { error: { code: 400, message: 'Unable to generate token for pw-Zq81x.', details: ['Invalid username or password.'] } }),
+      { credentials: { type: 'password', username: 'u', password: 'pw-Zq81x' } },
+    );
+    const error = await client.get('/a').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect((error as Error).message).toContain('PORTALCTL_USERNAME and PORTALCTL_PASSWORD');
+    expect((error as Error).message).not.toContain('pw-Zq81x');
+  });
+
+  it('never passes the token or form values to onRequest', async () => {
+    const events: RequestEvent[] = [];
+    const { client } = await setup((_req, res) => sendJson(res, {}), { onRequest: (event) => events.push(event) });
+    await client.send({ method: 'POST', path: '/p', form: { secretish: 'value-123' }, response: 'json', idempotent: true });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ method: 'POST', path: '/p', status: 200, attempt: 1 });
+    expect(JSON.stringify(events)).not.toContain(TOKEN);
+    expect(JSON.stringify(events)).not.toContain('value-123');
+  });
+});
+
+describe('URL policy', () => {
+  it('refuses plain http to a remote host and says to use https or --insecure', () => {
+    const create = (url: string, insecure = false) =>
+      createApiClient({ url, credentials: { type: 'token', token: TOKEN }, insecure });
+    expect(() => create('http://gis.example.com/portal/sharing/rest')).toThrow(PortalUrlError);
+    expect(() => create('http://gis.example.com/portal/sharing/rest')).toThrow(/https.*--insecure/);
+    expect(() => create('ftp://gis.example.com/')).toThrow(PortalUrlError);
+    expect(() => create('https://user:pw@gis.example.com/')).toThrow(PortalUrlError);
+    for (const url of ['http://127.0.0.1:7080/rest', 'http://localhost/rest', 'http://[::1]:8/rest', 'https://gis.example.com/rest/']) {
+      const made = create(url);
+      expect(made.url).toBe(url.replace(/\/$/, ''));
+      void made.close();
+    }
+    const insecure = create('http://gis.example.com/rest', true);
+    expect(insecure.url).toBe('http://gis.example.com/rest');
+    void insecure.close();
+  });
+});
+
+describe('token renewal under concurrency', () => {
+  it('renews once when several concurrent requests get 498 with the same token', async () => {
+    let issued = 0;
+    const { server, client } = await setup(
+      (req, res) => {
+        if (req.pathname === '/generateToken') return sendJson(res, { token: `tok-${++issued}-abcdef` });
+        if (req.headers['authorization'] === 'Bearer tok-1-abcdef') return sendJson(res, { error: { code: 498, message: 'Invalid token.' } });
+        sendJson(res, { ok: req.pathname });
+      },
+      { credentials: { type: 'password', username: 'u', password: 'p-word' } },
+    );
+    const results = await Promise.all(['/a', '/b', '/c', '/d'].map((path) => client.get(path)));
+    expect(results).toEqual([{ ok: '/a' }, { ok: '/b' }, { ok: '/c' }, { ok: '/d' }]);
+    expect(server.requests.filter((r) => r.pathname === '/generateToken')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,266 @@
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  FileStateStore,
+  StateConflictError,
+  StateCorruptError,
+  StateLockedError,
+  StatePortalMismatchError,
+  StateWriter,
+  assertSamePortal,
+  newState,
+  parseState,
+  recordOperation,
+  withStateLock,
+  type LockInfo,
+  type StateEntry,
+} from '../../src/state/index.js';
+
+let dir: string;
+let file: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'portalctl-state-'));
+  file = join(dir, 'portalctl.state.json');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const PORTAL = { url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' };
+const entry = (value: StateEntry['value']): StateEntry => ({
+  kind: 'organization.securityPolicy',
+  ids: {},
+  value,
+  status: 'present',
+  appliedAt: '2025-01-01T00:00:00.000Z',
+});
+
+describe('format', () => {
+  it('creates a state with a random lineage and serial 0, and records operations purely', () => {
+    const first = newState(PORTAL);
+    const second = newState(PORTAL);
+    expect(first.lineage).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.lineage).not.toBe(second.lineage);
+    expect(first).toMatchObject({ formatVersion: 1, serial: 0, portal: PORTAL, resources: {} });
+    const recorded = recordOperation(first, 'organization.securityPolicy', entry({ minLength: 12 }));
+    expect(first.resources).toEqual({});
+    expect(recorded.resources['organization.securityPolicy']?.value).toEqual({ minLength: 12 });
+    expect(recorded.serial).toBe(0);
+  });
+
+  it('rejects structurally wrong states with the reason and the file', () => {
+    const good = JSON.stringify(recordOperation(newState(PORTAL), 'a', entry(null)));
+    expect(parseState(good, 'f.json').resources['a']?.value).toBeNull();
+    const broken = (change: (data: Record<string, unknown>) => void) => {
+      const data = JSON.parse(good) as Record<string, unknown>;
+      change(data);
+      return JSON.stringify(data);
+    };
+    expect(() => parseState(good.slice(0, good.length / 2), 'f.json')).toThrow(/f\.json is corrupt: not valid JSON.*truncated/);
+    expect(() => parseState(broken((d) => (d['formatVersion'] = 2)), 'f.json')).toThrow(/formatVersion 2 is not supported/);
+    expect(() => parseState(broken((d) => delete d['lineage']), 'f.json')).toThrow(/lineage is missing/);
+    expect(() => parseState(broken((d) => (d['serial'] = -1)), 'f.json')).toThrow(/serial/);
+    expect(() => parseState(broken((d) => (d['portal'] = {})), 'f.json')).toThrow(/portal\.url/);
+    expect(() => parseState(broken((d) => (d['resources'] = { a: { kind: 'k', ids: {}, status: 'gone', value: 1 } })), 'f.json')).toThrow(/status/);
+    expect(() => parseState(broken((d) => (d['resources'] = { a: { kind: 'k', ids: { x: 1 }, value: 1 } })), 'f.json')).toThrow(/ids/);
+    expect(() => parseState(broken((d) => (d['resources'] = { a: { kind: 'k', ids: {} } })), 'f.json')).toThrow(/value/);
+  });
+
+  it('refuses a state that belongs to another portal', () => {
+    const state = newState(PORTAL);
+    expect(() => assertSamePortal(state, 'https://GIS.example.com:443/portal/sharing/rest/', 'org123')).not.toThrow();
+    expect(() => assertSamePortal(state, 'https://alias.example.com/rest', 'org123')).not.toThrow();
+    expect(() => assertSamePortal(state, PORTAL.url, 'other')).toThrow(StatePortalMismatchError);
+    const withoutId = newState({ url: PORTAL.url });
+    expect(() => assertSamePortal(withoutId, PORTAL.url)).not.toThrow();
+    expect(() => assertSamePortal(withoutId, 'https://other.example.com/portal/sharing/rest')).toThrow(/belongs to https:\/\/gis/);
+  });
+});
+
+describe('FileStateStore writes', () => {
+  it('writes atomically with serial+1, keeps a backup of the previous version, mode 0600', async () => {
+    const store = new FileStateStore({ path: file });
+    expect(await store.read()).toBeUndefined();
+    const initial = newState(PORTAL);
+    const first = await store.write(recordOperation(initial, 'a', entry(1)));
+    expect(first.serial).toBe(1);
+    expect(first.lineage).toBe(initial.lineage);
+    const firstText = await readFile(file, 'utf8');
+    const second = await store.write(recordOperation(first, 'b', entry(2)));
+    expect(second.serial).toBe(2);
+    expect(await store.read()).toEqual(second);
+    expect(await readFile(`${file}.backup`, 'utf8')).toBe(firstText);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(`${file}.backup`)).mode & 0o777).toBe(0o600);
+    // No temp files left behind.
+    expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup']);
+  });
+
+  it('refuses to overwrite another lineage or a newer serial', async () => {
+    const store = new FileStateStore({ path: file });
+    const written = await store.write(newState(PORTAL));
+    await expect(store.write(newState(PORTAL))).rejects.toThrow(StateConflictError);
+    await store.write(written);
+    await expect(store.write(written)).rejects.toThrow(/serial 2, but this run started from serial 1/);
+  });
+
+  it('reports a corrupt file, suggests the backup, and changes no file', async () => {
+    const store = new FileStateStore({ path: file });
+    const first = await store.write(newState(PORTAL));
+    await store.write(first);
+    const backupBefore = await readFile(`${file}.backup`, 'utf8');
+    const truncated = (await readFile(file, 'utf8')).slice(0, 40);
+    await writeFile(file, truncated);
+    const error = await store.read().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StateCorruptError);
+    expect((error as Error).message).toContain(file);
+    expect((error as Error).message).toContain(`${file}.backup`);
+    await expect(store.write({ ...first, serial: 2 })).rejects.toThrow(StateCorruptError);
+    expect(await readFile(file, 'utf8')).toBe(truncated);
+    expect(await readFile(`${file}.backup`, 'utf8')).toBe(backupBefore);
+    expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup']);
+  });
+
+  it('StateWriter records concurrently finishing operations one after another', async () => {
+    const store = new FileStateStore({ path: file });
+    const writer = new StateWriter(store, newState(PORTAL));
+    const addresses = Array.from({ length: 12 }, (_, index) => `role[r${index}]`);
+    const results = await Promise.all(addresses.map((address, index) => writer.record(address, entry(index))));
+    expect(results.map((state) => state.serial).sort((a, b) => a - b)).toEqual(addresses.map((_, index) => index + 1));
+    const stored = await store.read();
+    expect(stored?.serial).toBe(12);
+    expect(Object.keys(stored?.resources ?? {}).sort()).toEqual([...addresses].sort());
+    expect(writer.state).toEqual(stored);
+    await writer.forget('role[r0]');
+    expect((await store.read())?.resources['role[r0]']).toBeUndefined();
+  });
+
+  it('StateWriter keeps going after a failed write', async () => {
+    const store = new FileStateStore({ path: file });
+    const writer = new StateWriter(store, newState(PORTAL));
+    const bad = writer.record('a', { kind: '', ids: {}, value: 1 });
+    const good = writer.record('b', entry(1));
+    await expect(bad).rejects.toThrow(/invalid state/);
+    expect((await good).resources['b']).toBeDefined();
+    expect((await store.read())?.serial).toBe(1);
+  });
+});
+
+describe('FileStateStore locks', () => {
+  const instantSleep = () => Promise.resolve();
+
+  it('locks with owner, host, pid, operation and expiry, and unlocks', async () => {
+    const store = new FileStateStore({ path: file, host: 'build-7', pid: process.pid, user: 'ci' });
+    const lock = await store.lock({ operation: 'apply' });
+    const onDisk = JSON.parse(await readFile(`${file}.lock`, 'utf8')) as LockInfo;
+    expect(onDisk).toEqual(lock.info);
+    expect(onDisk).toMatchObject({ owner: 'ci@build-7', host: 'build-7', pid: process.pid, operation: 'apply' });
+    expect(Date.parse(onDisk.expires)).toBeGreaterThan(Date.parse(onDisk.created));
+    expect(lock.takenOver).toBeUndefined();
+    expect(await store.currentLock()).toEqual(lock.info);
+    await store.unlock(lock);
+    expect(await store.currentLock()).toBeUndefined();
+    await store.unlock(lock);
+  });
+
+  it('makes a second locker wait, then fail naming the owner, pid, host, time and the unlock command', async () => {
+    const holder = new FileStateStore({ path: file, host: 'runner-a', pid: process.pid, user: 'alice' });
+    const held = await holder.lock({ operation: 'apply' });
+    const polls: number[] = [];
+    const waiter = new FileStateStore({
+      path: file,
+      user: 'bob',
+      sleep: (ms) => {
+        polls.push(ms);
+        return Promise.resolve();
+      },
+      now: (() => {
+        let clock = Date.now();
+        return () => (clock += 50);
+      })(),
+    });
+    const error = await waiter.lock({ operation: 'plan', timeoutMs: 500, pollMs: 50 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StateLockedError);
+    const message = (error as Error).message;
+    expect(message).toContain('alice@runner-a');
+    expect(message).toContain(`pid ${process.pid}`);
+    expect(message).toContain('runner-a');
+    expect(message).toContain(held.info.created);
+    expect(message).toContain('portalctl state unlock');
+    expect(polls.length).toBeGreaterThan(1);
+    expect(await holder.currentLock()).toEqual(held.info);
+  });
+
+  it('gets the lock once the holder releases it while waiting', async () => {
+    const holder = new FileStateStore({ path: file });
+    const held = await holder.lock({ operation: 'apply' });
+    let polls = 0;
+    const waiter = new FileStateStore({
+      path: file,
+      sleep: async () => {
+        polls += 1;
+        if (polls === 2) await holder.unlock(held);
+      },
+    });
+    const lock = await waiter.lock({ operation: 'apply', timeoutMs: 60_000 });
+    expect(lock.info.id).not.toBe(held.info.id);
+    expect(polls).toBe(2);
+  });
+
+  it('takes over an expired lock and says so', async () => {
+    let clock = Date.parse('2025-01-01T00:00:00Z');
+    const old = new FileStateStore({ path: file, host: 'elsewhere', pid: 1, now: () => clock });
+    const stale = await old.lock({ operation: 'apply', ttlMs: 1000 });
+    clock += 5000;
+    const fresh = new FileStateStore({ path: file, now: () => clock, sleep: instantSleep });
+    const lock = await fresh.lock({ operation: 'apply' });
+    expect(lock.takenOver?.lock).toEqual(stale.info);
+    expect(lock.takenOver?.reason).toContain('expired');
+    expect(await fresh.currentLock()).toEqual(lock.info);
+    await expect(old.unlock(stale)).rejects.toThrow(/taken over/);
+    expect(await fresh.currentLock()).toEqual(lock.info);
+  });
+
+  it('takes over a lock whose process is gone on this host, but not one on another host', async () => {
+    const deadPid = 2 ** 22 + 12345;
+    const crashed = new FileStateStore({ path: file, host: 'this-host', pid: deadPid });
+    const stale = await crashed.lock({ operation: 'apply' });
+    const same = new FileStateStore({ path: file, host: 'this-host', sleep: instantSleep });
+    const lock = await same.lock({ operation: 'apply' });
+    expect(lock.takenOver?.lock.id).toBe(stale.info.id);
+    expect(lock.takenOver?.reason).toContain(`process ${deadPid}`);
+    await same.unlock(lock);
+
+    await new FileStateStore({ path: file, host: 'other-host', pid: deadPid }).lock({ operation: 'apply' });
+    await expect(same.lock({ operation: 'apply' })).rejects.toThrow(StateLockedError);
+  });
+
+  it('force-unlocks, optionally only a given lock id', async () => {
+    const store = new FileStateStore({ path: file });
+    const lock = await store.lock({ operation: 'apply' });
+    await expect(store.forceUnlock('not-the-id')).rejects.toThrow(lock.info.id);
+    expect(await store.currentLock()).toEqual(lock.info);
+    expect(await store.forceUnlock(lock.info.id)).toEqual(lock.info);
+    expect(await store.currentLock()).toBeUndefined();
+    expect(await store.forceUnlock()).toBeUndefined();
+  });
+
+  it('withStateLock releases the lock on success and on failure', async () => {
+    const store = new FileStateStore({ path: file });
+    expect(await withStateLock(store, { operation: 'apply' }, async () => 42)).toBe(42);
+    expect(await store.currentLock()).toBeUndefined();
+    await expect(
+      withStateLock(store, { operation: 'apply' }, async () => {
+        throw new Error('apply failed');
+      }),
+    ).rejects.toThrow('apply failed');
+    expect(await store.currentLock()).toBeUndefined();
+  });
+
+  it('describes itself', () => {
+    expect(new FileStateStore({ path: file }).describe()).toBe(`file ${file}`);
+  });
+});
