@@ -3,7 +3,7 @@
  * The portalctl command line. Only this room touches argv, stdout, stderr and the process.
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
@@ -26,10 +26,76 @@ export function buildProgram(): Command {
   const program = new Command('portalctl')
     .description("Keep a portal organization's administrative settings as YAML in Git.")
     .version(version, '-V, --version')
-    .option('--verbose', 'print more detail, including causes of errors')
+    .option('--portal <url>', 'the portal REST root (overrides portal.url)')
+    .option('--state <path>', 'the state file', 'portalctl.state.json')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .option('--insecure', 'allow plain http:// to a host that is not loopback')
+    .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')
-    .showHelpAfterError()
-    .enablePositionalOptions();
+    .configureHelp({ showGlobalOptions: true })
+    .showHelpAfterError();
+
+  const targetOption = () => new Option('--target <address...>', 'keep only operations whose address starts with ADDRESS');
+
+  program
+    .command('plan')
+    .description('show the operations that would bring the portal to the configuration')
+    .argument('[paths...]', 'config files or directories (default: the current directory)')
+    .option('--out <file>', 'save the plan for `apply --plan`')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes')
+    .option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal', 'true')
+    .addOption(targetOption())
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/plan.js')).planCommand(paths, command.optsWithGlobals(), io)),
+    );
+
+  program
+    .command('apply')
+    .description('apply the plan (asks on a terminal unless --auto-approve)')
+    .argument('[paths...]', 'config files or directories (default: the current directory)')
+    .option('--plan <file>', 'apply a plan saved with `plan --out` (refused when stale)')
+    .option('--auto-approve', 'do not ask for confirmation')
+    .option('--parallelism <n>', 'independent operations run at once', '4')
+    .option('--allow-destructive', 'allow removals implied by prune: true')
+    .addOption(targetOption())
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--invites-dir <dir>', 'where invitation files (E13) are written', 'invites')
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/apply.js')).applyCommand(paths, command.optsWithGlobals(), io)),
+    );
+
+  program
+    .command('drift')
+    .description('read-only: report drift (changed outside portalctl) and pending changes; exit 0, 2 or 3')
+    .argument('[paths...]', 'config files or directories (default: the current directory)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io)),
+    );
+
+  program
+    .command('state')
+    .description('inspect the recorded state or remove a stuck lock')
+    .addArgument(new Argument('<action>', 'what to do').choices(['show', 'list', 'unlock']))
+    .argument('[lock-id]', 'for unlock: only remove the lock with this id')
+    .action((action: string, lockId: string | undefined, _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, lockId, command.optsWithGlobals(), io)),
+    );
+
+  program
+    .command('validate')
+    .description('check the config against the schema and the portal\'s rules (no network)')
+    .argument('[paths...]', 'config files or directories (default: the current directory)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action((paths: string[], opts: { format: string }) =>
+      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, opts, io)),
+    );
+
+  program
+    .command('schema')
+    .description('print the JSON Schema of the config')
+    .action(() => run(program, async (io) => (await import('./commands/schema.js')).schemaCommand(io)));
 
   program
     .command('emulator')

@@ -195,6 +195,12 @@ export interface KindReconciler {
 
   /** Addresses this object must wait for (a role before a federation that names it). */
   dependsOn(obj: DesiredObject, all: readonly DesiredObject[]): string[];
+
+  /**
+   * For kinds whose collections accept `prune: true`: the live members the declaration does
+   * not name, as absent, destructive objects (read through `reader`, never from the config).
+   */
+  prune?(declaration: PruneDeclaration, reader: LiveReader): Promise<DesiredObject[]>;
 }
 
 export type Kind = KindDefinition & KindReconciler;

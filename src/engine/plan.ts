@@ -61,6 +61,8 @@ export interface Plan {
   /** Digest of the live (or recorded) values the plan compared against; a saved plan is stale when it changes. */
   basisDigest: string;
   targets: string[];
+  /** The config files the plan was made from (what `apply --plan` loads again). */
+  sources: string[];
   summary: PlanSummary;
   /** In execution order. */
   operations: PlannedOperation[];
@@ -83,6 +85,7 @@ export interface PlanInput {
   refreshed: boolean;
   state: { lineage: string; serial: number } | null;
   targets: readonly string[];
+  sources?: readonly string[];
   now?: Date;
 }
 
@@ -150,6 +153,7 @@ export function buildPlan(input: PlanInput): Plan {
     state: input.state,
     basisDigest: basisDigest(input.objects, input.basis),
     targets: [...input.targets],
+    sources: [...(input.sources ?? [])],
     summary: summarize(operations, drift.length),
     operations,
     drift,

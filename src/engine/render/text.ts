@@ -7,9 +7,11 @@ const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-' }
 const COLOUR: Record<Action, string> = { create: '\x1b[32m', update: '\x1b[33m', delete: '\x1b[31m' };
 const RESET = '\x1b[0m';
 
+export const NO_CHANGES = 'No changes. The portal matches the configuration.';
+
 export function summaryLine(plan: Plan): string {
   const { create, update, delete: del, destructive } = plan.summary;
-  if (plan.operations.length === 0) return 'No changes. The portal matches the configuration.';
+  if (plan.operations.length === 0) return NO_CHANGES;
   const parts = [`${create} to create`, `${update} to update`, `${del} to delete`];
   return `Plan: ${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}.`;
 }

@@ -1,0 +1,77 @@
+/** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
+import { resolve } from 'node:path';
+import { createApiClient, credentialsFromEnv, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
+import { loadConfig, type LoadedConfig } from '../../engine/config/index.js';
+import type { Diagnostic } from '../../engine/diagnostics.js';
+import { UsageError } from '../../errors.js';
+import { DEFAULT_STATE_FILE, FileStateStore } from '../../state/index.js';
+import type { CommandIO } from '../io.js';
+
+/** Options every command that talks to a portal or the state accepts (DESIGN.md "Shared options"). */
+export interface SharedOptions {
+  portal?: string;
+  state?: string;
+  lockTimeout?: string;
+  insecure?: boolean;
+  verbose?: boolean;
+}
+
+export async function loadDesired(paths: readonly string[], io: CommandIO): Promise<LoadedConfig> {
+  return loadConfig(paths, { cwd: io.cwd, env: io.env });
+}
+
+/** `--portal` wins over `portal.url`; plain http is refused off loopback unless --insecure. */
+export function portalUrl(config: LoadedConfig | undefined, options: SharedOptions): string {
+  const url = options.portal ?? config?.portal.url;
+  if (!url) throw new UsageError('No portal URL: set portal.url in the config or pass --portal URL.');
+  return normalizeBaseUrl(url, Boolean(options.insecure)).toString().replace(/\/$/, '');
+}
+
+export function stateStore(options: SharedOptions, io: CommandIO): FileStateStore {
+  return new FileStateStore({ path: resolve(io.cwd, options.state ?? DEFAULT_STATE_FILE) });
+}
+
+export function connect(url: string, options: SharedOptions, io: CommandIO): ApiClient {
+  return createApiClient({
+    url,
+    credentials: credentialsFromEnv(io.env),
+    ...(options.insecure ? { insecure: true } : {}),
+    ...(options.verbose
+      ? {
+          onRequest: (event) =>
+            io.stderr(`${event.method} ${event.path} ${event.status ?? event.failure ?? ''} ${event.ms}ms${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}\n`),
+        }
+      : {}),
+  });
+}
+
+/** `30s`, `5m`, `1h`, `500ms`, or a plain number of seconds. */
+export function parseDuration(text: string | undefined, flag: string): number {
+  if (text === undefined) return 0;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`${flag} takes a duration such as 30s, 5m or 1h, not "${text}".`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+export function parsePositiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}".`);
+  return value;
+}
+
+export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): void {
+  for (const warning of warnings) {
+    const where = warning.location ? `${warning.location.file}:${warning.location.line}:${warning.location.column}: ` : '';
+    io.stderr(`${where}warning: ${warning.message}${warning.address ? ` [${warning.address}]` : ''}\n`);
+  }
+}
+
+/** Always closes the client, also when the command fails. */
+export async function withClient<T>(client: ApiClient | undefined, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } finally {
+    await client?.close();
+  }
+}

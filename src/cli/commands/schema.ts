@@ -1,0 +1,8 @@
+/** `portalctl schema`: prints the JSON Schema of the config (schemas/portalctl.schema.json). */
+import { configSchemaText } from '../../engine/config/config-schema.js';
+import type { CommandIO } from '../io.js';
+
+export async function schemaCommand(io: CommandIO): Promise<number> {
+  io.stdout(configSchemaText());
+  return 0;
+}

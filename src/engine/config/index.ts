@@ -1,0 +1,7 @@
+/** The config stage of the engine: load, validate, schema. */
+export { loadConfig, type DeclaredPortal, type LoadedConfig, type LoadOptions } from './load.js';
+export { validateConfig, sortDiagnostics } from './validate.js';
+export { ConfigError, throwIfInvalid } from './errors.js';
+export { configSchema, configSchemaText } from './config-schema.js';
+export { compareVersions } from './version.js';
+export { maxConfigFileBytes, maxConfigDepth, maxAliasCount } from './source.js';

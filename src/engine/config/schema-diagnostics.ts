@@ -1,0 +1,167 @@
+/** Turning ajv's errors into diagnostics a person can act on. */
+import type { Diagnostic } from '../diagnostics.js';
+import type { JsonSchema, JsonValue } from '../kind.js';
+import type { SchemaError } from './schema-validator.js';
+import type { ParsedSource } from './source.js';
+import { addressForPath } from './walk.js';
+
+/** Path segments of a JSON pointer (`/groups/0/id`); digit-only segments become list indexes. */
+export function pointerToPath(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}
+
+function valueAt(data: JsonValue | undefined, path: readonly (string | number)[]): JsonValue | undefined {
+  let value = data;
+  for (const step of path) {
+    if (Array.isArray(value) && typeof step === 'number') value = value[step];
+    else if (typeof value === 'object' && value !== null && !Array.isArray(value)) value = value[String(step)];
+    else return undefined;
+  }
+  return value;
+}
+
+/** Scalars as they are; collections summarised (a diagnostic shows what is wrong, not the whole subtree). */
+function shown(value: JsonValue | undefined): unknown {
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (typeof value === 'object' && value !== null) return 'a mapping';
+  return value;
+}
+
+function schemaAt(schema: JsonSchema, schemaPath: string): JsonValue | undefined {
+  let node: JsonValue | undefined = schema;
+  for (const step of pointerToPath(schemaPath.replace(/^#/, ''))) {
+    if (Array.isArray(node) && typeof step === 'number') node = node[step];
+    else if (typeof node === 'object' && node !== null && !Array.isArray(node)) node = node[String(step)];
+    else return undefined;
+  }
+  return node;
+}
+
+function allowedProperties(schema: JsonSchema, schemaPath: string): string[] {
+  const parent = schemaAt(schema, schemaPath.replace(/\/additionalProperties$/, ''));
+  const properties = typeof parent === 'object' && parent !== null && !Array.isArray(parent) ? parent['properties'] : undefined;
+  return typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [];
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function described(path: readonly (string | number)[]): string {
+  return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
+}
+
+export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, schema: JsonSchema): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const data = source.data;
+  // Missing variant keys arrive as one `required` per alternative plus an `anyOf`: report once.
+  const variantKeys = new Map<string, string[]>();
+  for (const error of errors) {
+    if (error.keyword === 'required' && /\/anyOf\/\d+\/required$/.test(error.schemaPath)) {
+      const list = variantKeys.get(error.instancePath) ?? [];
+      list.push(String(error.params['missingProperty']));
+      variantKeys.set(error.instancePath, list);
+    }
+  }
+  for (const error of errors) {
+    const path = pointerToPath(error.instancePath);
+    const address = addressForPath(data, path);
+    const base = { severity: 'error' as const, ...(address ? { address } : {}) };
+    const value = valueAt(data, path);
+    if (error.schemaPath.includes('/anyOf/') || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
+    if (error.schemaPath.includes('/propertyNames/')) {
+      const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
+      diagnostics.push({
+        ...base,
+        code: 'schema/unknown-property',
+        message: `"${name}" cannot be combined with the other properties of this entry in ${described(path)}.`,
+        location: source.locate([...path, name], { key: true }),
+        value: name,
+        expected: `one of ${((error.params['allowedValues'] as string[] | undefined) ?? []).join(', ')}`,
+      });
+      continue;
+    }
+    switch (error.keyword) {
+      case 'anyOf': {
+        const keys = variantKeys.get(error.instancePath) ?? [];
+        diagnostics.push({
+          ...base,
+          code: 'schema/missing-property',
+          message: `This entry of ${described(path.slice(0, -1))} needs one of: ${keys.join(', ')}.`,
+          location: source.locate(path),
+          value: shown(value),
+          expected: `one of ${keys.join(', ')}`,
+        });
+        break;
+      }
+      case 'additionalProperties': {
+        const name = String(error.params['additionalProperty']);
+        const allowed = allowedProperties(schema, error.schemaPath);
+        diagnostics.push({
+          ...base,
+          code: 'schema/unknown-property',
+          message: `Unknown property "${name}" in ${described(path)}.`,
+          location: source.locate([...path, name], { key: true }),
+          value: name,
+          expected: allowed.length > 0 ? `one of ${allowed.join(', ')}` : 'no other properties',
+        });
+        break;
+      }
+      case 'required': {
+        const name = String(error.params['missingProperty']);
+        diagnostics.push({
+          ...base,
+          code: 'schema/missing-property',
+          message:
+            path.length === 0 && name === 'version'
+              ? 'The top-level "version: 1" is required.'
+              : `Missing required property "${name}" in ${described(path)}.`,
+          location: source.locate(path),
+          expected: name === 'version' && path.length === 0 ? 'version: 1' : `a "${name}" property`,
+        });
+        break;
+      }
+      case 'type': {
+        const type = String(error.params['type']).split(',').map(article).join(' or ');
+        const quoteHint = typeof value === 'number' && type.includes('string') ? ` (quote it: "${value}")` : '';
+        diagnostics.push({
+          ...base,
+          code: 'schema/wrong-type',
+          message: `${described(path)} must be ${type}.`,
+          location: source.locate(path),
+          value: shown(value),
+          expected: `${type}${quoteHint}`,
+        });
+        break;
+      }
+      case 'enum':
+      case 'const': {
+        const allowed = error.keyword === 'enum' ? (error.params['allowedValues'] as unknown[]) : [error.params['allowedValue']];
+        diagnostics.push({
+          ...base,
+          code: 'schema/invalid-value',
+          message: `${described(path)} has a value that is not allowed.`,
+          location: source.locate(path),
+          value: shown(value),
+          expected: allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | '),
+        });
+        break;
+      }
+      default:
+        diagnostics.push({
+          ...base,
+          code: `schema/${error.keyword.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+          message: `${described(path)} ${error.message ?? 'is invalid'}.`,
+          location: source.locate(path),
+          value: shown(value),
+          expected: error.keyword === 'pattern' && path.join('.') === 'portal.version' ? 'a dotted version such as "11.3"' : (error.message ?? 'a valid value'),
+        });
+    }
+  }
+  return diagnostics;
+}

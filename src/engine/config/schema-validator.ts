@@ -1,0 +1,50 @@
+/**
+ * The compiled JSON Schema validator. The build writes a precompiled (ajv standalone) module
+ * next to this file so `validate` starts without loading and compiling ajv; when it is missing
+ * or was built from another schema (running from source, a partial build), ajv compiles the
+ * schema at run time.
+ */
+import type { JsonSchema } from '../kind.js';
+
+export interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+export type SchemaValidator = (data: unknown) => SchemaError[];
+
+type CompiledFunction = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
+
+/** File name of the precompiled module, written by build-schema.ts next to the compiled JS. */
+export const precompiledValidatorFile = 'schema-validator.generated.js';
+
+/** Options shared by the run-time compilation and the standalone build, so both behave alike. */
+// unicode: false keeps the standalone code free of ajv's run-time helpers; the schema only uses minLength 1.
+export const ajvOptions = { allErrors: true, strict: false, unicodeRegExp: false, unicode: false, logger: false } as const;
+
+function wrap(compiled: CompiledFunction): SchemaValidator {
+  return (data) => (compiled(data) ? [] : [...(compiled.errors ?? [])]);
+}
+
+export async function loadSchemaValidator(schema: JsonSchema): Promise<SchemaValidator> {
+  const schemaText = JSON.stringify(schema);
+  try {
+    const precompiled = (await import(new URL(`./${precompiledValidatorFile}`, import.meta.url).href)) as {
+      schemaText: string;
+      validate: CompiledFunction;
+    };
+    if (precompiled.schemaText === schemaText) return wrap(precompiled.validate);
+  } catch {
+    // Not built (running from source): compile below.
+  }
+  return compileSchemaValidator(schema);
+}
+
+export async function compileSchemaValidator(schema: JsonSchema): Promise<SchemaValidator> {
+  const { Ajv } = await import('ajv');
+  const ajv = new Ajv(ajvOptions);
+  return wrap(ajv.compile(schema) as CompiledFunction);
+}

@@ -1,0 +1,101 @@
+/**
+ * The JSON Schema of the whole config, composed from the containers' skeleton and the kinds'
+ * fragments (nothing here knows a particular kind). It is published as
+ * schemas/portalctl.schema.json and compiled into the validator.
+ */
+import type { ConfigContribution, JsonSchema, KindDefinition } from '../kind.js';
+import type { ContainerDefinition } from '../../kinds/containers.js';
+
+export const schemaId = 'https://portalctl.dev/schemas/portalctl.schema.json';
+
+const portalSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'The target portal and the facts validation may rely on. Version gates apply only when edition and version are declared.',
+  properties: {
+    url: {
+      type: 'string',
+      description: 'REST root of the portal, e.g. https://gis.example.com/portal/sharing/rest. ${env:PORTAL_URL} works; --portal overrides it.',
+    },
+    edition: { enum: ['self-managed', 'hosted'], description: 'self-managed | hosted. Drives edition gates (E4, federation userType).' },
+    version: {
+      type: 'string',
+      pattern: '^\\d+(\\.\\d+)*$',
+      description: 'Product version as a quoted string, e.g. "11.3" (self-managed) or "2025.1" (hosted). Drives the spec\'s version gates.',
+    },
+    access: {
+      enum: ['public', 'private'],
+      description: "Optional fact: the organization's access. public_authoritative item status needs public.",
+    },
+    verified: {
+      type: 'boolean',
+      description: "Optional fact: whether the organization's identity is verified. public_authoritative item status needs true.",
+    },
+  },
+};
+
+function contributionsTo(kinds: readonly KindDefinition[], container: string): ConfigContribution[] {
+  return kinds.flatMap((kind) => kind.config.filter((contribution) => contribution.container === container));
+}
+
+function entrySchema(container: ContainerDefinition, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
+  const contributions = contributionsTo(kinds, container.name);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  if (container.key) {
+    properties[container.key.property] = container.key.schema;
+    required.push(container.key.property);
+  }
+  for (const contribution of contributions) {
+    for (const [name, schema] of Object.entries(contribution.properties)) {
+      if (properties[name] !== undefined) {
+        throw new Error(`Two kinds declare the property ${name} of ${container.name}; each property has one owner.`);
+      }
+      properties[name] = schema;
+    }
+  }
+  for (const child of all.filter((candidate) => candidate.parent === container.name)) {
+    properties[child.field] = containerSchema(child, all, kinds);
+  }
+  const schema: JsonSchema = { type: 'object', additionalProperties: false, properties };
+  if (required.length > 0) schema['required'] = required;
+  const variants = contributions.filter((contribution) => contribution.variantKey !== undefined);
+  if (variants.length > 0) {
+    // An entry is one variant: identified by its variant key, it may use only that variant's properties.
+    const variantKeys = variants.map((variant) => variant.variantKey as string);
+    schema['anyOf'] = variantKeys.map((key) => ({ required: [key] }));
+    schema['allOf'] = variants.map((variant) => ({
+      if: { required: [variant.variantKey as string] },
+      then: { propertyNames: { enum: Object.keys(variant.properties) } },
+    }));
+  }
+  return schema;
+}
+
+function containerSchema(container: ContainerDefinition, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
+  const entry = entrySchema(container, all, kinds);
+  if (container.shape === 'object') return { ...entry, description: container.description };
+  return { type: 'array', description: container.description, items: entry };
+}
+
+/** The config's JSON Schema. Deterministic: same kinds, same text. */
+export function composeConfigSchema(containers: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {
+    version: { const: 1, description: 'Format version of this file; 1.' },
+    portal: portalSchema,
+  };
+  for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
+    properties[container.field] = containerSchema(container, containers, kinds);
+  }
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: schemaId,
+    title: 'portalctl configuration',
+    description:
+      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME} and ${file:relative/path}.",
+    type: 'object',
+    additionalProperties: false,
+    required: ['version'],
+    properties,
+  };
+}

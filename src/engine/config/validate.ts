@@ -1,0 +1,39 @@
+/** Rule checks of the loaded objects by their kinds, merged with the loading diagnostics. */
+import { kinds } from '../../kinds/index.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { CheckContext, KindDefinition, PortalFacts } from '../kind.js';
+import type { LoadedConfig } from './load.js';
+
+const kindsByName = new Map<string, KindDefinition>(kinds.map((kind) => [kind.name, kind]));
+
+function order(diagnostic: Diagnostic): [string, number, number] {
+  const location = diagnostic.location;
+  return [location?.file ?? '', location?.line ?? 0, location?.column ?? 0];
+}
+
+/** Sorted by file, line and column, so output follows the files. */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort((a, b) => {
+    const [fileA, lineA, columnA] = order(a);
+    const [fileB, lineB, columnB] = order(b);
+    return fileA < fileB ? -1 : fileA > fileB ? 1 : lineA - lineB || columnA - columnB;
+  });
+}
+
+/**
+ * Every problem of the config: the loading diagnostics plus each object's rule checks against
+ * `portal` (default: the facts the config declares; at plan time, the live portal's). Values
+ * are redacted. Pure: the same config and facts give the same diagnostics.
+ */
+export function validateConfig(loaded: LoadedConfig, portal: Partial<PortalFacts> = loaded.facts): Diagnostic[] {
+  const context: CheckContext = { portal, all: loaded.objects, locate: (obj, path) => loaded.locate(obj, path) };
+  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  for (const obj of loaded.objects) {
+    const kind = kindsByName.get(obj.kind);
+    if (!kind) continue;
+    for (const diagnostic of kind.check(obj, context)) {
+      diagnostics.push('value' in diagnostic ? { ...diagnostic, value: loaded.redact(diagnostic.value) } : diagnostic);
+    }
+  }
+  return sortDiagnostics(diagnostics);
+}

@@ -1,0 +1,231 @@
+/**
+ * The stages plan, apply and drift share, composed from the engine's pure parts and the edges
+ * handed in by the CLI (API client, state store): validate against the live portal, expand
+ * prunes, read live values, build the plan; execute it and record each success; re-plan.
+ */
+import { createLiveReader, type ApiClient } from '../api/index.js';
+import { PortalctlError } from '../errors.js';
+import { kinds as registeredKinds } from '../kinds/index.js';
+import { newState, assertSamePortal, StateWriter, type StateDocument, type StateStore } from '../state/index.js';
+import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
+import type { Diagnostic } from './diagnostics.js';
+import { executePlan, type ExecuteResult, type OperationOutcome } from './execute.js';
+import { saveInvitationFile } from './invites.js';
+import type { DesiredObject, JsonObject, JsonValue, Kind, PortalFacts } from './kind.js';
+import { buildPlan, isEmptyPlan, type Plan, type PlannedOperation, type RecordedValue } from './plan.js';
+import { readLive } from './refresh.js';
+
+export const kindsByName: ReadonlyMap<string, Kind> = new Map(registeredKinds.map((kind) => [kind.name, kind]));
+
+/** How many reads run at once while refreshing. */
+const READ_CONCURRENCY = 8;
+
+export interface LivePortal {
+  facts: PortalFacts;
+  id?: string;
+}
+
+/** `portals/self` as the facts the kinds' rules take. */
+export function factsFromSelf(self: JsonObject): LivePortal {
+  const facts: PortalFacts = { edition: self['isPortal'] === true ? 'self-managed' : 'hosted' };
+  if (typeof self['currentVersion'] === 'string') facts.version = self['currentVersion'];
+  if (self['access'] === 'public' || self['access'] === 'private') facts.access = self['access'];
+  if (typeof self['isVerified'] === 'boolean') facts.isVerified = self['isVerified'];
+  return typeof self['id'] === 'string' ? { facts, id: self['id'] } : { facts };
+}
+
+/** A declared fact the live portal contradicts is a config error: the rules were checked against a wrong picture. */
+function factMismatches(config: LoadedConfig, live: PortalFacts, url: string): Diagnostic[] {
+  const declared = config.portal;
+  const problems: Diagnostic[] = [];
+  const add = (field: string, was: unknown, now: unknown, severity: Diagnostic['severity']) =>
+    problems.push({
+      severity,
+      code: `portal/${field}-mismatch`,
+      message: `portal.${field} is declared as ${JSON.stringify(was)}, but the portal at ${url} reports ${JSON.stringify(now)}.`,
+      ...(declared.source ? { location: declared.source } : {}),
+      value: was,
+      expected: JSON.stringify(now),
+    });
+  if (declared.edition !== undefined && declared.edition !== live.edition) add('edition', declared.edition, live.edition, 'error');
+  if (declared.version !== undefined && live.version !== undefined && declared.version !== live.version) add('version', declared.version, live.version, 'warning');
+  return problems;
+}
+
+export interface PlanRequest {
+  config: LoadedConfig;
+  /** The REST root (`--portal`, or `portal.url`). */
+  url: string;
+  /** The recorded state (read by the caller, under the lock when applying). */
+  recorded: StateDocument | undefined;
+  /** The API client; absent for `--refresh=false`, which plans against the recorded state. */
+  client?: ApiClient;
+  targets?: readonly string[];
+}
+
+export interface PreparedPlan {
+  plan: Plan;
+  config: LoadedConfig;
+  /** Declared objects plus those a prune implies. */
+  objects: DesiredObject[];
+  /** The values compared against, per address (live, or recorded without refresh). */
+  basis: ReadonlyMap<string, JsonValue>;
+  recorded: StateDocument | undefined;
+  portal: LivePortal | undefined;
+  warnings: Diagnostic[];
+}
+
+function recordedValues(state: StateDocument | undefined): Record<string, RecordedValue> {
+  const values: Record<string, RecordedValue> = {};
+  for (const [address, entry] of Object.entries(state?.resources ?? {})) values[address] = { kind: entry.kind, value: entry.value };
+  return values;
+}
+
+/** Everything a plan needs, from config and state to the plan value itself. */
+export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
+  const { config, url, client, recorded } = request;
+  let portal: LivePortal | undefined;
+  let diagnostics: Diagnostic[];
+  if (client) {
+    portal = factsFromSelf(await client.portalSelf());
+    diagnostics = [...validateConfig(config, portal.facts), ...factMismatches(config, portal.facts, url)];
+  } else {
+    diagnostics = validateConfig(config);
+  }
+  throwIfInvalid(diagnostics);
+  if (recorded) assertSamePortal(recorded, url, portal?.id);
+  const warnings = diagnostics.filter((d) => d.severity === 'warning');
+
+  let objects = config.objects;
+  let basis: Map<string, JsonValue>;
+  if (client) {
+    const reader = createLiveReader(client);
+    objects = [...objects, ...(await expandPrunes(config, objects, reader))];
+    basis = await readLive(objects, kindsByName, reader, READ_CONCURRENCY);
+  } else {
+    basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, entry.value]));
+    for (const prune of config.prunes) {
+      warnings.push({
+        severity: 'warning',
+        code: 'plan/prune-needs-refresh',
+        message: `prune: true on ${prune.collection} is not expanded without reading the portal (--refresh=false).`,
+        location: prune.source,
+      });
+    }
+  }
+
+  const plan = buildPlan({
+    objects,
+    basis,
+    recorded: recordedValues(recorded),
+    kinds: kindsByName,
+    portal: portal?.id ? { url, id: portal.id } : { url },
+    refreshed: Boolean(client),
+    state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
+    targets: request.targets ?? [],
+    sources: config.sources,
+  });
+  return { plan, config, objects, basis, recorded, portal, warnings };
+}
+
+async function expandPrunes(config: LoadedConfig, declared: readonly DesiredObject[], reader: ReturnType<typeof createLiveReader>): Promise<DesiredObject[]> {
+  const known = new Set(declared.map((obj) => obj.address));
+  const pruned: DesiredObject[] = [];
+  for (const declaration of config.prunes) {
+    const kind = kindsByName.get(declaration.kind);
+    if (!kind?.prune) throw new PortalctlError(`prune: true is not supported for ${declaration.collection}.`);
+    for (const obj of await kind.prune(declaration, reader)) {
+      if (!known.has(obj.address)) {
+        known.add(obj.address);
+        pruned.push(obj);
+      }
+    }
+  }
+  return pruned;
+}
+
+export class DestructiveRefusedError extends PortalctlError {}
+export class ApplyFailedError extends PortalctlError {}
+export class NotConvergedError extends PortalctlError {}
+
+export interface ApplyRequest {
+  prepared: PreparedPlan;
+  client: ApiClient;
+  store: StateStore;
+  url: string;
+  parallelism: number;
+  allowDestructive: boolean;
+  invitesDir: string;
+  stopRequested?: () => boolean;
+  onOutcome?: (outcome: OperationOutcome, detail?: string) => void;
+}
+
+export interface ApplyReport {
+  result: ExecuteResult;
+  /** Saved invitation files, by address. */
+  invitations: Record<string, string>;
+  /** The plan made after applying: empty when the portal converged. */
+  after: PreparedPlan;
+  state: StateDocument;
+}
+
+export function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): void {
+  const destructive = plan.operations.filter((op) => op.destructive);
+  if (destructive.length && !allowDestructive) {
+    throw new DestructiveRefusedError(
+      `The plan has ${destructive.length} destructive operation(s) (${destructive.map((op) => op.address).join(', ')}); ` +
+        'nothing was applied. Review them and run apply again with --allow-destructive.',
+    );
+  }
+}
+
+/**
+ * Executes a prepared plan and records every success at once; then reads the portal again,
+ * records what it saw for every declared object, and re-plans. A non-empty second plan means
+ * the portal did not converge.
+ */
+export async function applyPlan(request: ApplyRequest): Promise<ApplyReport> {
+  const { prepared, client, store, url } = request;
+  refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
+  const byAddress = new Map(prepared.objects.map((obj) => [obj.address, obj]));
+  const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }));
+  const invitations: Record<string, string> = {};
+
+  const result = await executePlan(
+    prepared.plan.operations,
+    {
+      send: async (op: PlannedOperation) => {
+        const response = await client.send(op.request);
+        if (response.type === 'file') {
+          invitations[op.address] = await saveInvitationFile(request.invitesDir, response.filename ?? 'collaboration.invite', response.content);
+        }
+      },
+      record: async (op: PlannedOperation) => {
+        await writer.record(op.address, {
+          kind: op.kind,
+          ids: { ...(byAddress.get(op.address)?.ids ?? {}) },
+          value: op.after,
+          status: op.action === 'delete' ? 'absent' : 'present',
+          appliedAt: new Date().toISOString(),
+        });
+      },
+      stopRequested: request.stopRequested,
+      onDone: (outcome) => request.onOutcome?.(outcome, outcome.status === 'applied' ? invitations[outcome.op.address] : undefined),
+    },
+    request.parallelism,
+  );
+  await writer.idle();
+
+  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client });
+  const observedAt = new Date().toISOString();
+  await writer.update((state) => {
+    const resources = { ...state.resources };
+    for (const obj of after.objects) {
+      if (!after.basis.has(obj.address)) continue;
+      const live = after.basis.get(obj.address) as JsonValue;
+      resources[obj.address] = { ...resources[obj.address], kind: obj.kind, ids: { ...obj.ids }, value: live, status: live === null ? 'absent' : 'present', observedAt };
+    }
+    return { ...state, resources };
+  });
+  return { result, invitations, after, state: writer.state };
+}
