@@ -1,0 +1,69 @@
+/** The built CLI: `portalctl validate` and `portalctl schema`, exit codes and output. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const cli = `${root}dist/cli/main.js`;
+
+function portalctl(...args: string[]) {
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  // tsc emits even when files of other rooms do not type-check yet; the build step then needs only our output.
+  spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.json'], { cwd: root });
+  execFileSync(process.execPath, [`${root}dist/engine/config/build-schema.js`], { cwd: root });
+  expect(existsSync(cli)).toBe(true);
+}, 120_000);
+
+describe('portalctl validate', () => {
+  it.each(['examples/minimal', 'examples/full', 'examples/legacy'])('%s is valid (exit 0)', (example) => {
+    const result = portalctl('validate', example);
+    expect(result.stdout).toContain('0 errors');
+    expect(result.status).toBe(0);
+  });
+
+  it('a six-tree category schema exits 1 and points at the sixth tree', () => {
+    const result = portalctl('validate', 'test/config/fixtures/rules/six-trees.yaml');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(
+      'test/config/fixtures/rules/six-trees.yaml:10:5: error: A category schema holds at most 5 trees; this one has 6. [organization.categorySchema]',
+    );
+    expect(result.stdout).toContain('  10 |     - title: Six\n     |     ^\n');
+    expect(result.stdout).toContain('value: 6; expected: at most 5 trees');
+    expect(result.stdout).toContain('1 error, 0 warnings');
+  });
+
+  it('warnings alone exit 0', () => {
+    const result = portalctl('validate', 'test/config/fixtures/rules/federation-level.yaml');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('0 errors, 2 warnings');
+  });
+
+  it('--format json', () => {
+    const result = portalctl('validate', '--format', 'json', 'test/config/fixtures/rules/six-trees.yaml');
+    expect(result.status).toBe(1);
+    const report = JSON.parse(result.stdout) as { valid: boolean; errors: number; diagnostics: unknown[] };
+    expect(report).toMatchObject({ valid: false, errors: 1 });
+    expect(report.diagnostics[0]).toMatchObject({
+      code: 'category-schema/too-many-trees',
+      location: { file: 'test/config/fixtures/rules/six-trees.yaml', line: 10, column: 5 },
+    });
+  });
+
+  it('rejects an unknown format', () => {
+    const result = portalctl('validate', '--format', 'xml', 'examples/minimal');
+    expect(result.status).not.toBe(0);
+  });
+});
+
+describe('portalctl schema', () => {
+  it('prints the published schema', () => {
+    const result = portalctl('schema');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(readFileSync(`${root}schemas/portalctl.schema.json`, 'utf8'));
+  });
+});

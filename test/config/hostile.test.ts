@@ -1,0 +1,84 @@
+/** Hostile input becomes a clear diagnostic: never a crash, never a hang. */
+import { mkdtempSync, writeFileSync, rmSync, openSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig, maxConfigFileBytes, validateConfig } from '../../src/engine/config/index.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+async function diagnosticsOf(name: string, content: string | Buffer) {
+  writeFileSync(join(directory, name), content);
+  return validateConfig(await loadConfig([name], { cwd: directory, env: {} }));
+}
+
+describe('hostile input', () => {
+  it('malformed YAML', async () => {
+    const diagnostics = await diagnosticsOf('malformed.yaml', 'version: 1\norganization: [unclosed\n  - x: {\n');
+    expect(diagnostics.length).toBeGreaterThan(0);
+    expect(diagnostics[0]).toMatchObject({ severity: 'error', code: expect.stringMatching(/^yaml\//), location: { file: 'malformed.yaml' } });
+  });
+
+  it('malformed JSON, with a position', async () => {
+    const diagnostics = await diagnosticsOf('malformed.json', '{\n  "version": 1,\n  "items": [\n}\n');
+    expect(diagnostics[0]).toMatchObject({ severity: 'error', location: { file: 'malformed.json', line: 4 } });
+  });
+
+  it('billion laughs aliases', async () => {
+    const rows = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (const [index, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].entries()) {
+      const previous = String.fromCharCode('a'.charCodeAt(0) + index);
+      rows.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]`);
+    }
+    const diagnostics = await diagnosticsOf('laughs.yaml', `version: 1\n${rows.join('\n')}\n`);
+    expect(diagnostics.map((d) => [d.code, d.location?.line])).toEqual([['yaml/alias-limit', 3]]);
+  });
+
+  it.each([
+    ['deep-flow.yaml', `version: 1\nx: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`],
+    ['deep-block.yaml', `version: 1\n${Array.from({ length: 3_000 }, (_, depth) => `${' '.repeat(depth)}a:`).join('\n')}\n`],
+    ['deep.json', `{"version": 1, "x": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
+  ])('thousands of levels deep: %s', async (name, content) => {
+    const diagnostics = await diagnosticsOf(name, content);
+    expect(diagnostics.length).toBeGreaterThan(0);
+    expect(diagnostics.every((d) => d.severity === 'error' && d.location?.file === name)).toBe(true);
+    expect(diagnostics.map((d) => d.code)).toContainEqual(expect.stringMatching(/too-deep|yaml\//));
+  });
+
+  it('a 50 MB file is refused before it is read', async () => {
+    const name = 'huge.yaml';
+    const descriptor = openSync(join(directory, name), 'w');
+    const chunk = Buffer.alloc(1024 * 1024, 'a: b\n');
+    for (let megabyte = 0; megabyte < 50; megabyte += 1) writeSync(descriptor, chunk);
+    closeSync(descriptor);
+    const diagnostics = validateConfig(await loadConfig([name], { cwd: directory, env: {} }));
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'source/too-large', location: { file: name, line: 1, column: 1 } })]);
+    expect(diagnostics[0]?.message).toContain(String(maxConfigFileBytes));
+  });
+
+  it('binary data', async () => {
+    const diagnostics = await diagnosticsOf('binary.yaml', Buffer.from([0x76, 0x65, 0x72, 0x0a, 0x00, 0xff, 0xfe, 0x01]));
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['source/binary', 2, 1]]);
+  });
+
+  it('invalid UTF-8', async () => {
+    const diagnostics = await diagnosticsOf('latin1.yaml', Buffer.from('version: 1\nroles: [{id: r, name: "caf\xe9"}]\n', 'latin1'));
+    expect(diagnostics.map((d) => d.code)).toEqual(['source/encoding']);
+  });
+
+  it('duplicate keys', async () => {
+    const diagnostics = await diagnosticsOf('duplicate.yaml', 'version: 1\nitems:\n  - id: a\n    status: deprecated\n    status: none\n');
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['yaml/duplicate-key', 5, 5]]);
+  });
+
+  it('a document that is not a mapping', async () => {
+    const diagnostics = await diagnosticsOf('scalar.yaml', 'just a string\n');
+    expect(diagnostics.map((d) => d.code)).toEqual(['schema/wrong-type']);
+  });
+
+  it('an empty file', async () => {
+    const diagnostics = await diagnosticsOf('empty.yaml', '');
+    expect(diagnostics.map((d) => d.code)).toEqual(['schema/wrong-type']);
+  });
+});

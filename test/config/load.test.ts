@@ -1,0 +1,78 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const load = (paths: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(paths, { cwd: fixtures, env });
+
+describe('loading', () => {
+  it("merges a directory's YAML and JSON files into one desired state, with normalised values", async () => {
+    const loaded = await load(['split']);
+    expect(loaded.sources).toEqual(['split/a.yaml', 'split/b.json']);
+    expect(validateConfig(loaded)).toEqual([]);
+    const byAddress = Object.fromEntries(loaded.objects.map((obj) => [obj.address, obj]));
+    expect(Object.keys(byAddress)).toEqual([
+      'organization.securityPolicy',
+      'organization.resource[old.png]',
+      'user[jsmith].task[a1]',
+      'collaboration[c1].participant[p2]',
+    ]);
+    expect(byAddress['organization.securityPolicy']?.value).toEqual({ minLength: 12, minOther: null });
+    expect(byAddress['organization.resource[old.png]']).toMatchObject({ kind: 'organization.resource', absent: true, value: null, ids: { key: 'old.png' } });
+    expect(byAddress['user[jsmith].task[a1]']).toMatchObject({ value: { active: true }, ids: { username: 'jsmith', taskId: 'a1' } });
+    expect(byAddress['collaboration[c1].participant[p2]']?.source).toEqual({ file: 'split/b.json', line: 5, column: 44 });
+    expect(loaded.prunes.map(({ collection, keys, source }) => ({ collection, keys, source }))).toEqual([
+      { collection: 'organization.resource', keys: ['logo.png', 'old.png'], source: { file: 'split/a.yaml', line: 5, column: 53 } },
+      { collection: 'collaboration[c1].participant', keys: ['p1', 'p2'], source: { file: 'split/b.json', line: 4, column: 36 } },
+    ]);
+    expect(loaded.facts).toEqual({ edition: 'self-managed', version: '11.3' });
+  });
+
+  it('reports the same object declared twice, naming both places; subdirectories are not read', async () => {
+    const loaded = await load(['duplicates']);
+    expect(loaded.sources).toEqual(['duplicates/one.yaml', 'duplicates/two.yaml']);
+    const diagnostics = validateConfig(loaded);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({
+      code: 'config/duplicate-object',
+      address: 'item[i1].status',
+      location: { file: 'duplicates/two.yaml', line: 6, column: 13 },
+    });
+    expect(diagnostics[0]?.message).toContain('duplicates/one.yaml:3:23');
+  });
+
+  it('reports a missing path', async () => {
+    const diagnostics = validateConfig(await load(['nowhere.yaml']));
+    expect(diagnostics.map((d) => d.code)).toEqual(['source/not-found']);
+  });
+});
+
+describe('references', () => {
+  it('resolves env and file references and redacts their values', async () => {
+    const env = { PORTAL_URL: 'https://gis.example.com/portal/sharing/rest', ORG_NAME: 'Riverside' };
+    const loaded = await load(['references/config.yaml'], env);
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(loaded.portal.url).toBe(env.PORTAL_URL);
+    const federation = loaded.objects[0];
+    expect(federation?.value).toMatchObject({ name: 'Federation of Riverside', certificate: expect.stringContaining('BEGIN CERTIFICATE') });
+    expect(loaded.redact(federation?.value)).toEqual({ certificate: '${file:certs/federation.pem}', name: 'Federation of ${env:ORG_NAME}' });
+    expect(loaded.redact({ url: `${env.PORTAL_URL}/portals/self` })).toEqual({ url: '${env:PORTAL_URL}/portals/self' });
+  });
+
+  it('reports unset variables, missing files, escapes and unknown types at the string, showing the reference', async () => {
+    const diagnostics = validateConfig(await load(['references/broken.yaml']));
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column, d.value])).toEqual([
+      ['reference/unset-env', 4, 11, '${env:UNSET_VARIABLE}'],
+      ['reference/file-escape', 5, 18, '${file:../outside.txt}'],
+      ['reference/missing-file', 7, 11, '${file:missing.txt}'],
+      ['reference/unknown-type', 8, 18, '${vault:secret}'],
+    ]);
+  });
+
+  it('never shows a resolved value in a diagnostic', async () => {
+    const loaded = await load(['references/secret.yaml'], { CERTIFICATE: 'not-a-certificate-s3cr3t' });
+    const diagnostics = validateConfig(loaded);
+    expect(diagnostics.map((d) => [d.code, d.value])).toEqual([['federation/certificate-markers', '${env:CERTIFICATE}']]);
+    expect(JSON.stringify(diagnostics)).not.toContain('s3cr3t');
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * One or more broken configs per rule (test/config/fixtures/rules/), each with the exact
+ * diagnostics it must produce: severity, code, address and file:line:column.
+ */
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/rules/', import.meta.url));
+
+type Expected = [file: string, severity: 'error' | 'warning', code: string, address: string | undefined, line: number, column: number];
+
+const table: Expected[] = [
+  ['collaboration-version.yaml', 'error', 'version/collaboration', 'collaboration[c1].workspace[w1].portalGroupLink', 7, 26],
+  ['duplicate-key.yaml', 'error', 'yaml/duplicate-key', undefined, 5, 3],
+  ['empty-schema.yaml', 'error', 'category-schema/empty', 'group[g1].categorySchema', 5, 5],
+  ['federation-certificate.yaml', 'error', 'federation/certificate-markers', 'federation[f1]', 5, 18],
+  ['federation-enums.yaml', 'error', 'schema/invalid-value', 'federation[f1]', 5, 17],
+  ['federation-enums.yaml', 'error', 'schema/invalid-value', 'federation[f1]', 6, 15],
+  ['federation-level.yaml', 'warning', 'federation/level-deprecated', 'federation[f1]', 5, 12],
+  ['federation-level.yaml', 'warning', 'federation/user-type-ignored', 'federation[f1]', 6, 15],
+  ['group-description-too-long.yaml', 'error', 'category-schema/description-too-long', 'group[g1].categorySchema', 7, 22],
+  ['group-schema-version.yaml', 'error', 'version/group-category-schema', 'group[g1].categorySchema', 5, 5],
+  ['group-title-too-long.yaml', 'error', 'category-schema/title-too-long', 'group[g1].categorySchema', 6, 16],
+  ['group-too-many-categories.yaml', 'error', 'category-schema/too-many-categories', 'group[g1].categorySchema', 208, 11],
+  ['invitation-access-mode.yaml', 'error', 'schema/invalid-value', 'collaboration[c1].invitation[https://partner.example.org/portal]', 7, 27],
+  ['invitation-http.yaml', 'error', 'invitation/https-required', 'collaboration[c1].invitation[http://partner.example.org/portal]', 6, 25],
+  ['item-public-authoritative.yaml', 'error', 'item-status/public-authoritative-unavailable', 'item[i1].status', 4, 23],
+  ['item-status-value.yaml', 'error', 'schema/invalid-value', 'item[i1].status', 5, 13],
+  ['memberschema-value.yaml', 'error', 'schema/invalid-value', 'organization.memberCategorySchema', 4, 25],
+  ['missing-version.yaml', 'error', 'schema/missing-property', undefined, 1, 1],
+  ['organization-description-too-long.yaml', 'error', 'category-schema/description-too-long', 'organization.categorySchema', 8, 20],
+  ['organization-title-too-long.yaml', 'error', 'category-schema/title-too-long', 'organization.categorySchema', 6, 14],
+  ['organization-too-many-categories.yaml', 'error', 'category-schema/too-many-categories', 'organization.categorySchema', 207, 9],
+  ['participant-variant.yaml', 'error', 'schema/unknown-property', 'collaboration[c1].participant[p1]', 6, 39],
+  ['participant-variant.yaml', 'error', 'schema/missing-property', 'collaboration[c1]', 7, 7],
+  ['reserved-character.yaml', 'error', 'category-schema/reserved-character', 'organization.categorySchema', 5, 14],
+  ['security-policy-bounds.yaml', 'error', 'security-policy/out-of-bounds', 'organization.securityPolicy', 5, 16],
+  ['security-policy-bounds.yaml', 'error', 'security-policy/out-of-bounds', 'organization.securityPolicy', 6, 15],
+  ['security-policy-bounds.yaml', 'error', 'security-policy/out-of-bounds', 'organization.securityPolicy', 7, 23],
+  ['security-policy-version.yaml', 'error', 'version/security-policy', 'organization.securityPolicy', 4, 3],
+  ['six-trees.yaml', 'error', 'category-schema/too-many-trees', 'organization.categorySchema', 10, 5],
+  ['task-disable.yaml', 'error', 'task/cannot-disable', 'user[u1].task[t1]', 7, 18],
+  ['task-version.yaml', 'error', 'version/enable-task', 'user[u1].task[t1]', 6, 7],
+  ['too-deep.yaml', 'error', 'category-schema/too-deep', 'group[g1].categorySchema', 14, 23],
+  ['unknown-property.yaml', 'error', 'schema/unknown-property', 'role[r1]', 6, 5],
+  ['unknown-top-level.yaml', 'error', 'schema/unknown-property', undefined, 3, 1],
+  ['user-level-hosted.yaml', 'error', 'user-level/unavailable', 'user[u1].level', 5, 12],
+  ['user-level-value.yaml', 'error', 'schema/invalid-value', 'user[u1].level', 5, 12],
+  ['user-level-version.yaml', 'error', 'user-level/unavailable', 'user[u1].level', 5, 12],
+  ['version-number.yaml', 'error', 'schema/wrong-type', undefined, 4, 12],
+  ['workspace-name-too-long.yaml', 'error', 'workspace/name-too-long', 'collaboration[c1].workspace[w1]', 7, 15],
+  ['workspace-name-too-long.yaml', 'error', 'workspace/description-too-long', 'collaboration[c1].workspace[w1]', 8, 22],
+  ['workspace-size-version.yaml', 'error', 'version/workspace-size-settings', 'collaboration[c1].workspace[w1]', 8, 26],
+  ['wrong-type.yaml', 'error', 'schema/wrong-type', 'role[r1]', 5, 5],
+];
+
+async function diagnosticsOf(file: string) {
+  const loaded = await loadConfig([file], { cwd: fixtures, env: {} });
+  return validateConfig(loaded);
+}
+
+describe('rule checks, one broken config per rule', () => {
+  it.each(table)('%s: %s %s at %s %i:%i', async (file, severity, code, address, line, column) => {
+    const diagnostics = await diagnosticsOf(file);
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({ severity, code, location: { file, line, column }, ...(address ? { address } : {}) }),
+    );
+  });
+
+  it('every fixture produces exactly the diagnostics of the table', async () => {
+    for (const file of readdirSync(fixtures)) {
+      const diagnostics = await diagnosticsOf(file);
+      const expected = table.filter((row) => row[0] === file);
+      expect(expected.length, `${file} has no row in the table`).toBeGreaterThan(0);
+      expect(diagnostics.map((d) => [file, d.severity, d.code, d.address, d.location?.line, d.location?.column])).toEqual(expected);
+    }
+  });
+
+  it('every diagnostic says what would be valid, and rule diagnostics show the offending value', async () => {
+    for (const file of readdirSync(fixtures)) {
+      for (const diagnostic of await diagnosticsOf(file)) {
+        expect(diagnostic.expected, `${file} ${diagnostic.code}`).toBeTruthy();
+        if (!diagnostic.code.startsWith('yaml/') && !diagnostic.code.includes('missing')) {
+          expect('value' in diagnostic, `${file} ${diagnostic.code}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('reports every problem of a file in one run', async () => {
+    const diagnostics = await diagnosticsOf('security-policy-bounds.yaml');
+    expect(diagnostics.map((d) => d.value)).toEqual([7, 0, 1096]);
+  });
+
+  it('gates apply only to declared facts: the same config without portal facts is valid', async () => {
+    const loaded = await loadConfig(['user-level-version.yaml'], { cwd: fixtures, env: {} });
+    expect(validateConfig(loaded, {})).toEqual([]);
+    expect(validateConfig(loaded, { edition: 'self-managed', version: '10.6.1' })).toEqual([]);
+    expect(validateConfig(loaded, { edition: 'self-managed', version: '10.7' })).toHaveLength(1);
+  });
+});

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { configSchema, configSchemaText } from '../../src/engine/config/index.js';
+import { standaloneValidatorSource } from '../../src/engine/config/build-schema.js';
+import { compileSchemaValidator } from '../../src/engine/config/schema-validator.js';
+import { containers, kinds } from '../../src/kinds/index.js';
+
+const committed = readFileSync(new URL('../../schemas/portalctl.schema.json', import.meta.url), 'utf8');
+
+describe('published schema', () => {
+  it('schemas/portalctl.schema.json is exactly what the code validates with (run npm run build to update it)', () => {
+    expect(committed).toBe(configSchemaText());
+  });
+
+  it('is composed from every kind: each contributed property appears with a description', () => {
+    const text = JSON.stringify(configSchema());
+    for (const kind of kinds) {
+      for (const contribution of kind.config) {
+        expect(containers.some((container) => container.name === contribution.container)).toBe(true);
+        for (const [name, schema] of Object.entries(contribution.properties)) {
+          expect(text).toContain(`"${name}":`);
+          expect(typeof schema['description'], `${kind.name}.${name}`).toBe('string');
+        }
+      }
+    }
+  });
+
+  it('the precompiled validator needs no ajv at run time and agrees with the run-time one', async () => {
+    const source = await standaloneValidatorSource();
+    expect(source).not.toMatch(/\brequire\(/);
+    const precompiled = (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as {
+      validate: ((data: unknown) => boolean) & { errors?: unknown[] };
+      schemaText: string;
+    };
+    expect(precompiled.schemaText).toBe(JSON.stringify(configSchema()));
+    const runtime = await compileSchemaValidator(configSchema());
+    const samples: unknown[] = [
+      { version: 1 },
+      { version: 2, bogus: true },
+      { version: 1, organization: { categorySchema: [{ title: 1 }] }, users: [{ level: 1 }] },
+      { version: 1, collaborations: [{ id: 'c', participants: [{ portalId: 'p', workspaces: {} }, {}] }] },
+    ];
+    for (const sample of samples) {
+      const valid = precompiled.validate(sample);
+      expect(valid).toBe(runtime(sample).length === 0);
+      expect((precompiled.validate.errors ?? []).length).toBe(runtime(sample).length);
+    }
+  });
+});
