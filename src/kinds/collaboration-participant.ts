@@ -1,0 +1,134 @@
+/**
+ * E11: removal of a collaboration participant, `{ portalId, absent: true }` (value null).
+ * `{ portalId }` alone keeps a participant; it matters only with the collaboration's
+ * `pruneParticipants: true`, whose prune declaration lists every declared portal id and guest URL.
+ */
+import type { ConfigContribution, DesiredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
+import { collaborationVersionGate } from './collaboration-gates.js';
+import { collaborationPath, ownPortalId, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
+import { isObject } from './support.js';
+
+function declaredKeys(participants: JsonValue | undefined): string[] {
+  if (!Array.isArray(participants)) return [];
+  return participants.flatMap((participant) => {
+    if (!isObject(participant)) return [];
+    const key = participant['portalId'] ?? participant['guestPortalUrl'];
+    return typeof key === 'string' ? [key] : [];
+  });
+}
+
+export const collaborationParticipant = {
+  name: 'collaboration.participant',
+  operation: { id: 'E11', name: 'Remove collaboration participant' },
+  config: [removal(), pruning()],
+  check(obj, ctx) {
+    return collaborationVersionGate(obj, ctx, 'Removing a participant (E11)');
+  },
+  /** `{ portalId, url }` of the participant while it takes part; null once it is gone. */
+  async read(obj, reader) {
+    const participants = await reader.list(participantsPath(obj.ids), 'participants');
+    const portalId = obj.ids['participantPortalId'];
+    const found = (participants ?? []).map(participantIdentity).find((participant) => participant.id === portalId);
+    return found ? participantView(found) : null;
+  },
+  /** Only removal is declared: a participant that is already gone is in sync. */
+  inSync(desired, live) {
+    return desired.absent ? live === null : live !== null;
+  },
+  change(desired, live) {
+    return {
+      action: 'delete',
+      before: live,
+      after: null,
+      request: {
+        method: 'POST',
+        path: `${collaborationPath(desired.ids)}/participants/${segment(desired.ids['participantPortalId'])}/remove`,
+        form: {},
+        response: 'json',
+        idempotent: true,
+      },
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+  prune: pruneParticipants,
+} satisfies Kind;
+
+function participantView(participant: { id?: string; url?: string }): JsonObject {
+  const view: JsonObject = { portalId: participant.id ?? null };
+  if (participant.url !== undefined) view['url'] = participant.url;
+  return view;
+}
+
+/**
+ * Every live participant the collaboration's declaration names neither by portal id nor by
+ * guest portal URL becomes a destructive removal. This portal itself (the host) is never one.
+ */
+async function pruneParticipants(declaration: PruneDeclaration, reader: LiveReader): Promise<DesiredObject[]> {
+  const participants = await reader.list(participantsPath(declaration.ids), 'participants');
+  if (!participants || participants.length === 0) return [];
+  const self = await ownPortalId(reader);
+  const keys = new Set(declaration.keys);
+  const declared = (participant: { id?: string; url?: string }): boolean =>
+    (participant.id !== undefined && keys.has(participant.id)) || declaration.keys.some((key) => samePortalUrl(key, participant.url));
+  return participants
+    .map(participantIdentity)
+    .filter((participant): participant is { id: string; url?: string } => participant.id !== undefined && participant.id !== self)
+    .filter((participant) => !declared(participant))
+    .map((participant) => ({
+      kind: declaration.kind,
+      address: `${declaration.collection}[${participant.id}]`,
+      ids: { ...declaration.ids, participantPortalId: participant.id },
+      value: null,
+      absent: true,
+      destructive: true,
+      source: declaration.source,
+    }));
+}
+
+function removal(): ConfigContribution {
+  return {
+    container: 'participant',
+    variantKey: 'portalId',
+    properties: {
+      portalId: { type: 'string', minLength: 1, description: "E11: the participant portal's id." },
+      absent: { type: 'boolean', description: 'true: remove the participant from the collaboration (E11).' },
+    },
+    extract(entry, scope, declare) {
+      const portalId = entry['portalId'];
+      if (typeof portalId !== 'string' || entry['absent'] !== true) return;
+      declare.object({
+        address: `${scope.address}.participant[${portalId}]`,
+        ids: { ...scope.ids, participantPortalId: portalId },
+        value: null,
+        absent: true,
+        path: [],
+      });
+    },
+    addressOf: (entry, scope) => `${scope.address}.participant[${String(entry['portalId'])}]`,
+  };
+}
+
+function pruning(): ConfigContribution {
+  return {
+    container: 'collaboration',
+    properties: {
+      pruneParticipants: {
+        type: 'boolean',
+        description:
+          'true: remove every participant not declared in participants (destructive; apply needs --allow-destructive).',
+      },
+    },
+    extract(entry, scope, declare) {
+      if (entry['pruneParticipants'] !== true) return;
+      declare.prune({
+        collection: `${scope.address}.participant`,
+        kind: 'collaboration.participant',
+        ids: scope.ids,
+        keys: declaredKeys(entry['participants']),
+        path: ['pruneParticipants'],
+      });
+    },
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * E6: the SAML federation's configuration. Value: the declared fields, with references resolved
+ * (the certificate usually comes from `${file:...}`).
+ */
+import type { Diagnostic } from '../engine/diagnostics.js';
+import type { Change, DesiredObject, JsonObject, JsonSchema, JsonValue, Kind, LiveReader } from '../engine/kind.js';
+import { deepEqual } from '../engine/json.js';
+import { toFormValue } from '../api/encoding.js';
+import { compareVersions } from '../engine/config/version.js';
+import { isObject, pick, problem } from './support.js';
+
+const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
+
+const fieldSchemas: Record<string, JsonSchema> = {
+  name: { type: 'string', description: 'Federation name.' },
+  discoveryServiceUrl: { type: 'string', description: 'Discovery service URL of the federation.' },
+  metadataServiceUrl: { type: 'string', description: 'Aggregate metadata service URL of the federation.' },
+  certificate: {
+    type: 'string',
+    description:
+      'Base64 certificate text between -----BEGIN CERTIFICATE----- and -----END CERTIFICATE----- lines; usually ${file:certs/federation.pem}.',
+  },
+  entityId: { type: 'string', description: 'Identifies the organization in the federation.' },
+  userCreditAssignment: { type: 'number', description: 'Credits per joining member; -1 means the organization default.' },
+  groups: { type: 'array', items: { type: 'string' }, description: 'Group ids joining members are added to (signUpMode Automatic).' },
+  encryptionSupported: flag('Encrypted assertion responses are supported.'),
+  supportSignedRequest: flag('The organization signs authentication requests.'),
+  supportsLogoutRequest: flag('Signing out of the organization signs out of the identity provider.'),
+  updateProfileAtSignin: flag('Full name and email are synced at sign-in.'),
+  updateGroupsAtSignin: flag('SAML-based group membership.'),
+  signUpMode: { enum: ['Automatic', 'Invitation'], description: 'Whether members join automatically or by invitation.' },
+  roleId: { type: 'string', description: 'Default role of new members (signUpMode Automatic).' },
+  level: { type: 'string', description: 'Deprecated from 10.7: use userLicenseType. Default license level of new members.' },
+  userLicenseType: { type: 'string', description: 'Default user license type of new members (signUpMode Automatic).' },
+  userType: {
+    enum: ['platformonly', 'both'],
+    description: 'platformonly | both: vendor-account access of new members. Hosted edition only; self-managed ignores it.',
+  },
+};
+
+export const federationFields = Object.keys(fieldSchemas);
+
+const certificateShape = /^\s*-----BEGIN CERTIFICATE-----\r?\n[\s\S]*\n-----END CERTIFICATE-----\s*$/;
+
+const booleanFields = new Set([
+  'encryptionSupported',
+  'supportSignedRequest',
+  'supportsLogoutRequest',
+  'updateProfileAtSignin',
+  'updateGroupsAtSignin',
+]);
+
+/**
+ * Fields the portal may leave out of its answer (wire facts, unverified): when missing, their
+ * live value is unknown, so they are taken as declared rather than reported as a change forever.
+ */
+const possiblyUnreturned = new Set(['userCreditAssignment', 'userType', 'level']);
+
+const FEDERATION_READ_PATH = '/portals/self/idp/federation';
+
+/** A live field in the config's shape: groups as a list, booleans and numbers typed. */
+function liveField(field: string, value: JsonValue): JsonValue {
+  if (field === 'groups') {
+    if (typeof value === 'string') return value.split(',').map((id) => id.trim()).filter((id) => id !== '');
+    return Array.isArray(value) ? value : null;
+  }
+  if (booleanFields.has(field) && typeof value === 'string') return value === 'true';
+  if (field === 'userCreditAssignment' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
+    return Number(value);
+  }
+  return value;
+}
+
+/**
+ * How a field compares: absent = null = "" for texts, absent = false for flags (their
+ * default), no groups = [], group order irrelevant, certificate without any whitespace.
+ */
+function comparable(field: string, value: JsonValue | undefined): JsonValue {
+  if (field === 'certificate') return typeof value === 'string' ? value.replace(/\s+/g, '') : '';
+  if (field === 'groups') {
+    const ids = Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+    return [...new Set(ids)].sort();
+  }
+  if (booleanFields.has(field)) return value === true;
+  if (field === 'userCreditAssignment') return typeof value === 'number' ? value : null;
+  return value === undefined || value === null ? '' : value;
+}
+
+async function readFederation(obj: DesiredObject, reader: LiveReader): Promise<JsonValue> {
+  const live = await reader.get(FEDERATION_READ_PATH);
+  // One federation per organization: another id means the declared one does not exist.
+  if (!live || !isObject(obj.value) || (typeof live['id'] === 'string' && live['id'] !== obj.ids['federationId'])) return null;
+  const projected: JsonObject = {};
+  for (const [field, declared] of Object.entries(obj.value)) {
+    const value = live[field];
+    if (value === undefined && possiblyUnreturned.has(field)) projected[field] = declared;
+    else projected[field] = value === undefined || value === null ? null : liveField(field, value);
+  }
+  return projected;
+}
+
+function federationInSync(desired: DesiredObject, live: JsonValue): boolean {
+  if (!isObject(desired.value) || !isObject(live)) return false;
+  const liveFields = live;
+  return Object.entries(desired.value).every(([field, value]) => deepEqual(comparable(field, value), comparable(field, liveFields[field])));
+}
+
+/** Every declared field (and only those): groups comma-separated, flags and numbers as text. */
+export function federationForm(value: JsonValue): Record<string, string> {
+  const form: Record<string, string> = {};
+  if (!isObject(value)) return form;
+  for (const [field, declared] of Object.entries(value)) {
+    if (field === 'groups') {
+      form[field] = Array.isArray(declared) ? declared.filter((id): id is string => typeof id === 'string').join(',') : '';
+    } else {
+      const text = toFormValue(declared);
+      if (text !== undefined) form[field] = text;
+    }
+  }
+  return form;
+}
+
+function federationChange(desired: DesiredObject, live: JsonValue): Change {
+  return {
+    action: 'update',
+    before: live,
+    after: desired.value,
+    request: {
+      method: 'POST',
+      path: `/portals/self/idp/federation/${encodeURIComponent(desired.ids['federationId'] ?? '')}/update`,
+      form: federationForm(desired.value),
+      response: 'json',
+      idempotent: true,
+    },
+  };
+}
+
+export const federation = {
+  name: 'federation',
+  operation: { id: 'E6', name: 'Update SAML federation' },
+  config: [
+    {
+      container: 'federation',
+      properties: fieldSchemas,
+      extract(entry, scope, declare) {
+        const value = pick(entry, federationFields);
+        if (Object.keys(value).length === 0) return;
+        declare.object({ address: scope.address, ids: scope.ids, value, absent: false, path: [] });
+      },
+      addressOf: (_entry, scope) => scope.address,
+    },
+  ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = [];
+    if (!isObject(obj.value)) return diagnostics;
+    const { certificate, level, userType } = obj.value;
+    if (typeof certificate === 'string' && !certificateShape.test(certificate)) {
+      diagnostics.push(
+        problem(ctx, obj, ['certificate'], {
+          code: 'federation/certificate-markers',
+          message: 'The certificate must be enclosed between BEGIN CERTIFICATE and END CERTIFICATE marker lines.',
+          value: certificate,
+          expected: '-----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----',
+        }),
+      );
+    }
+    const { edition, version } = ctx.portal;
+    const levelDeprecated =
+      edition === 'hosted' || (version !== undefined && (compareVersions(version, '10.7') ?? -1) >= 0);
+    if (level !== undefined && levelDeprecated) {
+      diagnostics.push(
+        problem(ctx, obj, ['level'], {
+          severity: 'warning',
+          code: 'federation/level-deprecated',
+          message: `The federation's level is deprecated from self-managed 10.7 and hosted December 2018; use userLicenseType.`,
+          value: level,
+          expected: 'userLicenseType instead of level',
+        }),
+      );
+    }
+    if (userType !== undefined && edition === 'self-managed') {
+      diagnostics.push(
+        problem(ctx, obj, ['userType'], {
+          severity: 'warning',
+          code: 'federation/user-type-ignored',
+          message: 'The self-managed edition accepts and ignores userType; it applies only to the hosted edition.',
+          value: userType,
+          expected: 'no userType on a self-managed portal',
+        }),
+      );
+    }
+    return diagnostics;
+  },
+  read: readFederation,
+  inSync: federationInSync,
+  change: federationChange,
+  /** The default role of joining members must exist (with its declared settings) first. */
+  dependsOn(obj, all) {
+    const roleId = isObject(obj.value) ? obj.value['roleId'] : undefined;
+    if (typeof roleId !== 'string') return [];
+    const address = `role[${roleId}]`;
+    return all.some((other) => other.address === address) ? [address] : [];
+  },
+} satisfies Kind;

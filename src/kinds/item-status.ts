@@ -1,0 +1,91 @@
+/**
+ * E3: an item's content status. Value: the status string, or null for `none` (no status; the
+ * live half clears it with an empty status and clearEmptyFields=true).
+ */
+import type { Diagnostic } from '../engine/diagnostics.js';
+import type { JsonValue, Kind } from '../engine/kind.js';
+import { jsonPost, pathId } from './live.js';
+import { problem } from './support.js';
+
+export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;
+
+const authoritative: ReadonlySet<JsonValue> = new Set(['org_authoritative', 'public_authoritative']);
+
+/** `contentStatus` as read: absent and "" both mean no status. */
+function liveStatus(value: JsonValue | undefined): JsonValue {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export const itemStatus = {
+  name: 'item.status',
+  operation: { id: 'E3', name: 'Set content status' },
+  config: [
+    {
+      container: 'item',
+      properties: {
+        status: {
+          enum: [...itemStatusValues],
+          description:
+            'E3: org_authoritative | public_authoritative (public, identity-verified organizations only) | deprecated | none (no status).',
+        },
+      },
+      extract(entry, scope, declare) {
+        const status = entry['status'];
+        if (typeof status !== 'string') return;
+        declare.object({
+          address: `${scope.address}.status`,
+          ids: scope.ids,
+          value: status === 'none' ? null : status,
+          absent: false,
+          path: ['status'],
+        });
+      },
+    },
+  ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = [];
+    if (obj.value !== 'public_authoritative') return diagnostics;
+    const { access, isVerified } = ctx.portal;
+    if (access === 'private' || isVerified === false) {
+      const facts = [access === 'private' ? 'private' : undefined, isVerified === false ? 'not verified' : undefined]
+        .filter(Boolean)
+        .join(' and ');
+      diagnostics.push(
+        problem(ctx, obj, [], {
+          code: 'item-status/public-authoritative-unavailable',
+          message: `public_authoritative needs a public, identity-verified organization; this one is ${facts} (CONT_0163).`,
+          value: obj.value,
+          expected: 'org_authoritative, deprecated or none',
+        }),
+      );
+    }
+    return diagnostics;
+  },
+  async read(obj, reader) {
+    const item = await reader.get(`/content/items/${pathId(obj, 'itemId')}`);
+    return liveStatus(item?.['contentStatus']);
+  },
+  inSync(desired, live) {
+    const wanted = desired.value ?? null;
+    const have = liveStatus(live ?? undefined);
+    // The portal moves an authoritative item between org_ and public_authoritative by itself when
+    // it is shared or unshared publicly in a verified organization: that is not a difference.
+    if (authoritative.has(wanted) && authoritative.has(have)) return true;
+    return wanted === have;
+  },
+  change(desired, live) {
+    const path = `/content/items/${pathId(desired, 'itemId')}/setContentStatus`;
+    if (desired.value === null) {
+      return { action: 'delete', before: live, after: null, request: jsonPost(path, { status: '', clearEmptyFields: 'true' }) };
+    }
+    return {
+      action: 'update',
+      before: live,
+      after: desired.value,
+      request: jsonPost(path, { status: String(desired.value), clearEmptyFields: 'false' }),
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

@@ -1,0 +1,27 @@
+/**
+ * Small helpers the kinds' live halves share: identifiers as path segments, requests.
+ */
+import type { ApiRequest, DesiredObject } from '../engine/kind.js';
+import { PortalctlError } from '../errors.js';
+
+/** A declared object lacks an identifier its request path needs: a bug in its config half, not a user error. */
+export class MissingIdentifierError extends PortalctlError {}
+
+/** `obj.ids[name]`, which the request needs. */
+export function requiredId(obj: DesiredObject, name: string): string {
+  const id = obj.ids[name];
+  if (id === undefined || id === '') {
+    throw new MissingIdentifierError(`${obj.address} has no "${name}" identifier; its request cannot be built.`);
+  }
+  return id;
+}
+
+/** `obj.ids[name]`, encoded as one path segment. */
+export function pathId(obj: DesiredObject, name: string): string {
+  return encodeURIComponent(requiredId(obj, name));
+}
+
+/** An idempotent POST answered with JSON: every operation but E13. */
+export function jsonPost(path: string, form: Record<string, string> = {}): ApiRequest {
+  return { method: 'POST', path, form, response: 'json', idempotent: true };
+}

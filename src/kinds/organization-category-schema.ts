@@ -1,0 +1,59 @@
+/**
+ * E2: the organization's category schema. Value: the declared trees, normalised (normaliseCategories).
+ */
+import type { Kind } from '../engine/kind.js';
+import {
+  categorySchemaForm,
+  categorySchemaSchema,
+  categorySchemasInSync,
+  checkCategorySchema,
+  liveCategorySchema,
+  normaliseCategories,
+} from './category-schema.js';
+import { jsonPost } from './live.js';
+
+export const organizationCategorySchema = {
+  name: 'organization.categorySchema',
+  operation: { id: 'E2', name: 'Assign organization category schema' },
+  config: [
+    {
+      container: 'organization',
+      properties: {
+        categorySchema: categorySchemaSchema(
+          "E2: the organization's content category schema. Titles and descriptions up to 100 and 300 characters.",
+        ),
+      },
+      extract(entry, scope, declare) {
+        const trees = entry['categorySchema'];
+        if (!Array.isArray(trees)) return;
+        declare.object({
+          address: 'organization.categorySchema',
+          ids: scope.ids,
+          value: normaliseCategories(trees),
+          absent: false,
+          path: ['categorySchema'],
+        });
+      },
+    },
+  ],
+  check(obj, ctx) {
+    return checkCategorySchema(obj, ctx, { owner: 'organization' });
+  },
+  async read(_obj, reader) {
+    return liveCategorySchema(await reader.get('/portals/self/categorySchema'));
+  },
+  inSync(desired, live) {
+    return categorySchemasInSync(desired.value, live);
+  },
+  change(desired, live) {
+    return {
+      action: 'update',
+      before: live,
+      after: desired.value,
+      request: jsonPost('/portals/self/assignCategorySchema', categorySchemaForm(desired.value)),
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

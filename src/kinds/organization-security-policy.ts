@@ -1,0 +1,131 @@
+/**
+ * E8: the password security policy. Value: the declared rules only, e.g.
+ * `{ minLength: 12, minOther: null }`; a declared null clears the rule.
+ */
+import type { Diagnostic } from '../engine/diagnostics.js';
+import type { JsonObject, JsonSchema, JsonValue, Kind } from '../engine/kind.js';
+import { deepEqual } from '../engine/json.js';
+import { jsonPost } from './live.js';
+import { isObject, pick, problem, selfManagedVersionBelow } from './support.js';
+
+interface Bounds {
+  min: number;
+  max?: number;
+  nullable: boolean;
+  description: string;
+}
+
+/** The spec's E8 bounds table. */
+export const securityPolicyBounds: Readonly<Record<string, Bounds>> = {
+  minLength: { min: 8, max: 1000, nullable: false, description: 'Minimum password length, 8 to 1000.' },
+  minUpper: { min: 1, nullable: true, description: 'Upper-case characters required: null or at least 1.' },
+  minLower: { min: 1, nullable: true, description: 'Lower-case characters required: null or at least 1.' },
+  minLetter: { min: 1, nullable: true, description: 'Letters required: null or at least 1.' },
+  minDigit: { min: 1, nullable: true, description: 'Digits required: null or at least 1.' },
+  minOther: { min: 1, nullable: true, description: 'Non-alphanumeric characters required: null or at least 1.' },
+  expirationInDays: { min: 1, max: 1095, nullable: true, description: 'Password lifetime in days: null or 1 to 1095.' },
+  historySize: { min: 1, max: 24, nullable: true, description: 'Prior passwords that may not be reused: null or 1 to 24.' },
+};
+
+const ruleNames = Object.keys(securityPolicyBounds);
+
+function ruleSchema(bounds: Bounds): JsonSchema {
+  return { type: bounds.nullable ? ['integer', 'null'] : 'integer', description: bounds.description };
+}
+
+function describe(bounds: Bounds): string {
+  const range = bounds.max === undefined ? `at least ${bounds.min}` : `${bounds.min} to ${bounds.max}`;
+  return bounds.nullable ? `null or ${range}` : range;
+}
+
+/** The live rules projected onto the declared ones; an unset rule (absent, null or "") is null. */
+function projectPolicy(declared: JsonValue, policy: JsonObject | undefined): JsonObject {
+  const projected: JsonObject = {};
+  for (const name of Object.keys(isObject(declared) ? declared : {})) {
+    const value = policy?.[name];
+    projected[name] = value === undefined || value === '' ? null : value;
+  }
+  return projected;
+}
+
+/** The update's form: every declared rule, a null as an empty value (the API reads it as null). */
+function policyForm(declared: JsonValue): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const [name, value] of Object.entries(isObject(declared) ? declared : {})) {
+    form[name] = value === null ? '' : String(value);
+  }
+  return form;
+}
+
+export const organizationSecurityPolicy = {
+  name: 'organization.securityPolicy',
+  operation: { id: 'E8', name: 'Update security policy' },
+  config: [
+    {
+      container: 'organization',
+      properties: {
+        securityPolicy: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'E8: password rules for members with platform accounts (10.4 or later). Omitted rules are unmanaged; null clears a rule.',
+          properties: Object.fromEntries(ruleNames.map((name) => [name, ruleSchema(securityPolicyBounds[name] as Bounds)])),
+        },
+      },
+      extract(entry, scope, declare) {
+        const policy = entry['securityPolicy'];
+        if (!isObject(policy)) return;
+        declare.object({
+          address: 'organization.securityPolicy',
+          ids: scope.ids,
+          value: pick(policy, ruleNames),
+          absent: false,
+          path: ['securityPolicy'],
+        });
+      },
+    },
+  ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = [];
+    if (!isObject(obj.value)) return diagnostics;
+    for (const [name, value] of Object.entries(obj.value)) {
+      const bounds = securityPolicyBounds[name];
+      if (bounds === undefined || value === null || typeof value !== 'number') continue;
+      if (value < bounds.min || (bounds.max !== undefined && value > bounds.max)) {
+        diagnostics.push(
+          problem(ctx, obj, [name], {
+            code: 'security-policy/out-of-bounds',
+            message: `securityPolicy.${name} is out of bounds.`,
+            value,
+            expected: describe(bounds),
+          }),
+        );
+      }
+    }
+    if (selfManagedVersionBelow(ctx, '10.4')) {
+      diagnostics.push(
+        problem(ctx, obj, [], {
+          code: 'version/security-policy',
+          message: `Updating the security policy (E8) exists from 10.4; the portal is ${ctx.portal.version}.`,
+          value: ctx.portal.version,
+          expected: 'portal.version 10.4 or later',
+        }),
+      );
+    }
+    return diagnostics;
+  },
+  async read(obj, reader) {
+    const answer = await reader.get('/portals/self/securityPolicy');
+    if (answer === undefined) return null;
+    const policy = answer['passwordPolicy'];
+    return projectPolicy(obj.value, isObject(policy) ? policy : undefined);
+  },
+  inSync(desired, live) {
+    return deepEqual(projectPolicy(desired.value, isObject(desired.value) ? desired.value : undefined), live);
+  },
+  change(desired, live) {
+    return { action: 'update', before: live, after: desired.value, request: jsonPost('/portals/self/securityPolicy/update', policyForm(desired.value)) };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

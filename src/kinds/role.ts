@@ -1,0 +1,68 @@
+/**
+ * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
+ */
+import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import { deepEqual } from '../engine/json.js';
+import { isObject, pick } from './support.js';
+
+const fields = ['name', 'description'];
+
+/** The API treats a missing description like an empty one. */
+const comparable = (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value);
+
+export const rolePath = (roleId: string | undefined): string => `/portals/self/roles/${encodeURIComponent(roleId ?? '')}`;
+
+export const role = {
+  name: 'role',
+  operation: { id: 'E10', name: 'Update role' },
+  config: [
+    {
+      container: 'role',
+      properties: {
+        name: { type: 'string', minLength: 1, description: 'E10: role name.' },
+        description: { type: 'string', description: 'E10: role description.' },
+      },
+      extract(entry, scope, declare) {
+        const value = pick(entry, fields);
+        if (Object.keys(value).length === 0) return;
+        declare.object({ address: scope.address, ids: scope.ids, value, absent: false, path: [] });
+      },
+      addressOf: (_entry, scope) => scope.address,
+    },
+  ],
+  check() {
+    return [];
+  },
+  async read(obj, reader) {
+    const live = await reader.get(rolePath(obj.ids['roleId']));
+    if (!live || !isObject(obj.value)) return null;
+    const projected: JsonObject = {};
+    for (const field of Object.keys(obj.value)) {
+      const value = live[field];
+      projected[field] = value === undefined ? null : value;
+    }
+    return projected;
+  },
+  inSync(desired, live) {
+    if (!isObject(desired.value) || !isObject(live)) return false;
+    return Object.entries(desired.value).every(([field, value]) => deepEqual(comparable(value), comparable(live[field])));
+  },
+  change(desired, live) {
+    const form: Record<string, string> = {};
+    if (isObject(desired.value)) {
+      for (const field of fields) {
+        const value = desired.value[field];
+        if (typeof value === 'string') form[field] = value;
+      }
+    }
+    return {
+      action: 'update',
+      before: live,
+      after: desired.value,
+      request: { method: 'POST', path: `${rolePath(desired.ids['roleId'])}/update`, form, response: 'json', idempotent: true },
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

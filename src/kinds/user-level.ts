@@ -1,0 +1,70 @@
+/**
+ * E4: a member's user level. Value: the level number (1 or 2). The operation exists only on the
+ * self-managed edition at 10.6.1 or earlier.
+ */
+import type { Diagnostic } from '../engine/diagnostics.js';
+import type { Kind } from '../engine/kind.js';
+import { compareVersions } from '../engine/config/version.js';
+import { jsonPost, pathId, requiredId } from './live.js';
+import { problem } from './support.js';
+
+export const userLevel = {
+  name: 'user.level',
+  operation: { id: 'E4', name: 'Update user level' },
+  config: [
+    {
+      container: 'user',
+      properties: {
+        level: {
+          enum: [1, 2],
+          description:
+            'E4: 1 (custom role with at most 9 privileges, owns no content) or 2 (any role). Self-managed 10.6.1 or earlier only.',
+        },
+      },
+      extract(entry, scope, declare) {
+        const level = entry['level'];
+        if (typeof level !== 'number') return;
+        declare.object({ address: `${scope.address}.level`, ids: scope.ids, value: level, absent: false, path: ['level'] });
+      },
+    },
+  ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = [];
+    const { edition, version } = ctx.portal;
+    const tooNew = edition !== 'hosted' && version !== undefined && (compareVersions(version, '10.6.1') ?? -1) > 0;
+    if (edition === 'hosted' || tooNew) {
+      diagnostics.push(
+        problem(ctx, obj, [], {
+          code: 'user-level/unavailable',
+          message:
+            edition === 'hosted'
+              ? 'User levels (E4) cannot be set on the hosted edition; user types replaced them.'
+              : `User levels (E4) can be set only on self-managed 10.6.1 or earlier; the portal is ${version}.`,
+          value: obj.value,
+          expected: 'no level (manage user types instead), or portal self-managed 10.6.1 or earlier',
+        }),
+      );
+    }
+    return diagnostics;
+  },
+  async read(obj, reader) {
+    const user = await reader.get(`/community/users/${pathId(obj, 'username')}`);
+    // The portal reports the level as a string ("1" or "2").
+    const level = Number(user?.['level']);
+    return level === 1 || level === 2 ? level : null;
+  },
+  inSync(desired, live) {
+    return desired.value === live;
+  },
+  change(desired, live) {
+    return {
+      action: 'update',
+      before: live,
+      after: desired.value,
+      request: jsonPost('/portals/self/updateUserLevel', { user: requiredId(desired, 'username'), level: String(desired.value) }),
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

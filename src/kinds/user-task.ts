@@ -1,0 +1,105 @@
+/**
+ * E7: enabling a member's task. Value: `{ active: true }`. The API can only enable a task, so
+ * `enabled: false` is an error.
+ */
+import type { Diagnostic } from '../engine/diagnostics.js';
+import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import { deepEqual } from '../engine/json.js';
+import { jsonPost, pathId, requiredId } from './live.js';
+import { isObject, problem, selfManagedVersionBelow } from './support.js';
+
+/** A task as read: `active`, or failing that `taskState`, says whether it is enabled. */
+function liveTask(task: JsonObject): JsonValue {
+  const active = task['active'];
+  if (typeof active === 'boolean') return { active };
+  return { active: task['taskState'] === 'enabled' };
+}
+
+export const userTask = {
+  name: 'user.task',
+  operation: { id: 'E7', name: 'Enable task' },
+  config: [
+    {
+      container: 'user',
+      properties: {
+        tasks: {
+          type: 'array',
+          description: 'E7: tasks to enable (10.8.1 or later).',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'enabled'],
+            properties: {
+              id: { type: 'string', minLength: 1, description: 'Task id.' },
+              enabled: { type: 'boolean', description: 'true: the task is enabled. The API cannot disable a task.' },
+            },
+          },
+        },
+      },
+      extract(entry, scope, declare) {
+        const tasks = entry['tasks'];
+        if (!Array.isArray(tasks)) return;
+        tasks.forEach((task, index) => {
+          if (!isObject(task) || typeof task['id'] !== 'string') return;
+          declare.object({
+            address: `${scope.address}.task[${task['id']}]`,
+            ids: { ...scope.ids, taskId: task['id'] },
+            value: { active: task['enabled'] === true },
+            absent: false,
+            path: ['tasks', index],
+          });
+        });
+      },
+      addressOf(entry, scope, path) {
+        const tasks = entry['tasks'];
+        const task = Array.isArray(tasks) && typeof path[1] === 'number' ? tasks[path[1]] : undefined;
+        return isObject(task) && typeof task['id'] === 'string' ? `${scope.address}.task[${task['id']}]` : `${scope.address}.task`;
+      },
+    },
+  ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = [];
+    if (isObject(obj.value) && obj.value['active'] === false) {
+      diagnostics.push(
+        problem(ctx, obj, ['enabled'], {
+          code: 'task/cannot-disable',
+          message: 'The API has no operation to disable a task; only enabling (E7) exists.',
+          value: false,
+          expected: 'enabled: true, or leave the task out',
+        }),
+      );
+    }
+    if (selfManagedVersionBelow(ctx, '10.8.1')) {
+      diagnostics.push(
+        problem(ctx, obj, [], {
+          code: 'version/enable-task',
+          message: `Enabling tasks (E7) exists from 10.8.1; the portal is ${ctx.portal.version}.`,
+          value: ctx.portal.version,
+          expected: 'portal.version 10.8.1 or later',
+        }),
+      );
+    }
+    return diagnostics;
+  },
+  async read(obj, reader) {
+    // One list per user serves all of that user's declared tasks (the reader memoises it).
+    const tasks = await reader.list(`/community/users/${pathId(obj, 'username')}/tasks`, 'tasks');
+    const taskId = requiredId(obj, 'taskId');
+    const task = tasks?.find((candidate) => candidate['id'] === taskId);
+    return task ? liveTask(task) : null;
+  },
+  inSync(desired, live) {
+    return deepEqual(desired.value, live);
+  },
+  change(desired, live) {
+    return {
+      action: 'update',
+      before: live,
+      after: desired.value,
+      request: jsonPost(`/community/users/${pathId(desired, 'username')}/tasks/${pathId(desired, 'taskId')}/enable`),
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

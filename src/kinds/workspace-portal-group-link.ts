@@ -1,0 +1,63 @@
+/**
+ * E14: removal of a workspace's portal group link. `absent` is the only value; value: null.
+ */
+import type { JsonValue, Kind } from '../engine/kind.js';
+import { collaborationVersionGate } from './collaboration-gates.js';
+import { ownPortalId, workspacePath } from './collaboration-live.js';
+import { absentKeyword, isObject } from './support.js';
+
+export const workspacePortalGroupLink = {
+  name: 'collaboration.workspace.portalGroupLink',
+  operation: { id: 'E14', name: 'Remove workspace portal-group link' },
+  config: [
+    {
+      container: 'workspace',
+      properties: {
+        portalGroupLink: {
+          ...absentKeyword,
+          description: "E14: `absent` removes the link between the workspace and this portal's group; replication stops.",
+        },
+      },
+      extract(entry, scope, declare) {
+        if (entry['portalGroupLink'] !== 'absent') return;
+        declare.object({
+          address: `${scope.address}.portalGroupLink`,
+          ids: scope.ids,
+          value: null,
+          absent: true,
+          path: ['portalGroupLink'],
+        });
+      },
+    },
+  ],
+  check(obj, ctx) {
+    return collaborationVersionGate(obj, ctx, 'Removing a workspace portal-group link (E14)');
+  },
+  /** This portal's entry of the workspace's `participantGroupLinks`, `{ portalId, portalGroupId }`; null when it has none. */
+  async read(obj, reader) {
+    const workspace = await reader.get(workspacePath(obj.ids));
+    if (!workspace) return null;
+    const links = Array.isArray(workspace['participantGroupLinks']) ? workspace['participantGroupLinks'] : [];
+    if (links.length === 0) return null;
+    const portalId = await ownPortalId(reader);
+    const link = links.find((entry) => isObject(entry) && entry['portalId'] === portalId);
+    if (!isObject(link)) return null;
+    const groupId: JsonValue = typeof link['portalGroupId'] === 'string' ? link['portalGroupId'] : null;
+    return { portalId, portalGroupId: groupId };
+  },
+  /** Only removal is declared: a link that is already gone is in sync. */
+  inSync(desired, live) {
+    return desired.absent ? live === null : live !== null;
+  },
+  change(desired, live) {
+    return {
+      action: 'delete',
+      before: live,
+      after: null,
+      request: { method: 'POST', path: `${workspacePath(desired.ids)}/removePortalGroupLink`, form: {}, response: 'json', idempotent: true },
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;

@@ -1,0 +1,113 @@
+/**
+ * E9: a collaboration workspace's info. Value: the declared fields among name, description,
+ * maxItemSizeInMB, maxReplicationPackageSizeInMB and copyByRefIfCopyFail.
+ */
+import type { Diagnostic } from '../engine/diagnostics.js';
+import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import { deepEqual } from '../engine/json.js';
+import { toFormValue } from '../api/encoding.js';
+import { collaborationVersionGate } from './collaboration-gates.js';
+import { workspacePath } from './collaboration-live.js';
+import { characterCount, isObject, pick, problem, selfManagedVersionBelow } from './support.js';
+
+const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
+const fields = ['name', 'description', ...sizeSettings];
+const textLimits: Record<string, number> = { name: 100, description: 250 };
+
+/** A live setting typed as the config declares it (a server may answer numbers or flags as text). */
+function liveSetting(field: string, value: JsonValue | undefined): JsonValue {
+  if (value === undefined || value === null) return null;
+  if (field === 'copyByRefIfCopyFail' && typeof value === 'string') return value === 'true';
+  if (field.startsWith('max') && typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number(value);
+  return value;
+}
+
+/** A missing name or description reads like an empty one. */
+const comparable = (field: string, value: JsonValue | undefined): JsonValue =>
+  (field === 'name' || field === 'description') && (value === undefined || value === null) ? '' : liveSetting(field, value);
+
+export const workspace = {
+  name: 'collaboration.workspace',
+  operation: { id: 'E9', name: 'Update collaboration workspace info' },
+  config: [
+    {
+      container: 'workspace',
+      properties: {
+        name: { type: 'string', description: 'E9: workspace name, at most 100 characters.' },
+        description: { type: 'string', description: 'E9: workspace description, at most 250 characters.' },
+        maxItemSizeInMB: { type: 'integer', description: 'E9: largest feature layer item shared as a copy, in MB (10.6 or later).' },
+        maxReplicationPackageSizeInMB: { type: 'integer', description: 'E9: largest replication package, in MB (10.6 or later).' },
+        copyByRefIfCopyFail: { type: 'boolean', description: 'E9: share by reference when a copy fails (10.6 or later).' },
+      },
+      extract(entry, scope, declare) {
+        const value = pick(entry, fields);
+        if (Object.keys(value).length === 0) return;
+        declare.object({ address: scope.address, ids: scope.ids, value, absent: false, path: [] });
+      },
+      addressOf: (_entry, scope) => scope.address,
+    },
+  ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = collaborationVersionGate(obj, ctx, 'Updating workspace info (E9)');
+    if (!isObject(obj.value)) return diagnostics;
+    for (const [field, limit] of Object.entries(textLimits)) {
+      const text = obj.value[field];
+      if (typeof text === 'string' && characterCount(text) > limit) {
+        diagnostics.push(
+          problem(ctx, obj, [field], {
+            code: `workspace/${field}-too-long`,
+            message: `A workspace ${field} has at most ${limit} characters; this one has ${characterCount(text)}.`,
+            value: text,
+            expected: `at most ${limit} characters`,
+          }),
+        );
+      }
+    }
+    if (selfManagedVersionBelow(ctx, '10.6')) {
+      for (const field of sizeSettings.filter((name) => isObject(obj.value) && obj.value[name] !== undefined)) {
+        diagnostics.push(
+          problem(ctx, obj, [field], {
+            code: 'version/workspace-size-settings',
+            message: `${field} was added in 10.6; the portal is ${ctx.portal.version}.`,
+            value: obj.value[field],
+            expected: 'portal.version 10.6 or later, or leave the field out',
+          }),
+        );
+      }
+    }
+    return diagnostics;
+  },
+  async read(obj, reader) {
+    const live = await reader.get(workspacePath(obj.ids));
+    if (!live || !isObject(obj.value)) return null;
+    // The size settings live in `config` (wire facts); a flat answer is accepted too.
+    const config = isObject(live['config']) ? live['config'] : {};
+    const projected: JsonObject = {};
+    for (const field of Object.keys(obj.value)) {
+      projected[field] = liveSetting(field, sizeSettings.includes(field) ? (config[field] ?? live[field]) : live[field]);
+    }
+    return projected;
+  },
+  inSync(desired, live) {
+    if (!isObject(desired.value) || !isObject(live)) return false;
+    return Object.entries(desired.value).every(([field, value]) => deepEqual(comparable(field, value), comparable(field, live[field])));
+  },
+  change(desired, live) {
+    const form: Record<string, string> = {};
+    if (isObject(desired.value)) {
+      for (const field of fields) {
+        const text = toFormValue(desired.value[field]);
+        if (text !== undefined) form[field] = text;
+      }
+    }
+    return {
+      action: 'update',
+      before: live,
+      after: desired.value,
+      request: { method: 'POST', path: `${workspacePath(desired.ids)}/updateInfo`, form, response: 'json', idempotent: true },
+    };
+  },
+  dependsOn() {
+    return [];
+  },
+} satisfies Kind;
