@@ -1,5 +1,5 @@
 /** The registry of kinds: one line per kind. */
-import type { KindDefinition } from '../engine/kind.js';
+import type { Kind } from '../engine/kind.js';
 import { collaborationInvitation } from './collaboration-invitation.js';
 import { collaborationParticipant } from './collaboration-participant.js';
 import { federation } from './federation.js';
@@ -17,7 +17,7 @@ import { workspacePortalGroupLink } from './workspace-portal-group-link.js';
 
 export { containers, type ContainerDefinition } from './containers.js';
 
-export const kinds: readonly KindDefinition[] = [
+export const kinds: readonly Kind[] = [
   groupCategorySchema,
   organizationCategorySchema,
   itemStatus,

@@ -1,5 +1,5 @@
 /** The built CLI: `portalctl validate` and `portalctl schema`, exit codes and output. */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,11 +13,9 @@ function portalctl(...args: string[]) {
 }
 
 beforeAll(() => {
-  // tsc emits even when files of other rooms do not type-check yet; the build step then needs only our output.
-  spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.json'], { cwd: root });
-  execFileSync(process.execPath, [`${root}dist/engine/config/build-schema.js`], { cwd: root });
+  // test/global-setup.ts builds dist/ once before the suite.
   expect(existsSync(cli)).toBe(true);
-}, 120_000);
+});
 
 describe('portalctl validate', () => {
   it.each(['examples/minimal', 'examples/full', 'examples/legacy'])('%s is valid (exit 0)', (example) => {

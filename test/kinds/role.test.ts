@@ -1,0 +1,98 @@
+/**
+ * E10 (custom role) live half, end to end against the emulator, and its request without network.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { role } from '../../src/kinds/role.js';
+import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
+
+let portal: TestPortal;
+beforeEach(async () => {
+  portal = await startTestPortal();
+});
+afterEach(async () => {
+  await portal.close();
+});
+
+describe('role (E10) against the emulator', () => {
+  it('plans the changed roles only, sends exactly their declared fields, then converges', async () => {
+    const config = await portal.config(
+      HEADER +
+        `roles:
+  - id: r7HkQ2
+    name: Field Analyst & Editor
+    description: Collects field data
+  - id: vW3rLv
+    name: Viewer
+  - id: cAt5Ad
+    description: Keeps the categories tidy
+`,
+    );
+    expect(planned(await portal.plan(config))).toEqual([
+      {
+        address: 'role[cAt5Ad]',
+        action: 'update',
+        operation: 'E10',
+        destructive: false,
+        before: { description: "Maintains the organization's content categories" },
+        after: { description: 'Keeps the categories tidy' },
+      },
+      {
+        address: 'role[r7HkQ2]',
+        action: 'update',
+        operation: 'E10',
+        destructive: false,
+        before: { name: 'Field Analyst', description: 'Edits field data' },
+        after: { name: 'Field Analyst & Editor', description: 'Collects field data' },
+      },
+    ]);
+
+    await portal.clearRequests();
+    const report = await portal.apply(config, { parallelism: 1 });
+    expect(report.result.failed).toEqual([]);
+    const writes = await sentWrites(portal);
+    expect(writes.map(({ method, path, params }) => ({ method, path, params }))).toEqual([
+      { method: 'POST', path: '/portals/self/roles/cAt5Ad/update', params: { description: 'Keeps the categories tidy' } },
+      { method: 'POST', path: '/portals/self/roles/r7HkQ2/update', params: { name: 'Field Analyst & Editor', description: 'Collects field data' } },
+    ]);
+    expect(withoutToken(writes[1]?.rawBody ?? '')).toBe('name=Field+Analyst+%26+Editor&description=Collects+field+data&f=json');
+    expect(withoutToken(writes[0]?.rawBody ?? '')).toBe(formBody({ description: 'Keeps the categories tidy' }));
+    const roles = (await portal.state()).roles;
+    expect(roles.find((r) => r.id === 'r7HkQ2')).toMatchObject({ name: 'Field Analyst & Editor', description: 'Collects field data' });
+    await expectConverged(portal, config);
+  });
+
+  it('plans nothing when the declared fields match', async () => {
+    const config = await portal.config(HEADER + 'roles:\n  - { id: r7HkQ2, name: Field Analyst, description: Edits field data }\n  - { id: vW3rLv, name: Viewer }\n');
+    await expectNothingToDo(portal, config);
+  });
+
+  it('clears a description with an empty one, and then treats empty as in sync', async () => {
+    const config = await portal.config(HEADER + 'roles:\n  - { id: vW3rLv, description: "" }\n');
+    await portal.clearRequests();
+    await portal.apply(config);
+    expect((await sentWrites(portal)).map(({ path, params }) => ({ path, params }))).toEqual([
+      { path: '/portals/self/roles/vW3rLv/update', params: { description: '' } },
+    ]);
+    await expectConverged(portal, config);
+  });
+});
+
+describe('role change() request, without network', () => {
+  it('sends only the declared fields, as they are', () => {
+    const obj = declared('role', 'role[r1]', { roleId: 'r1' }, { description: 'D' });
+    expect(role.change(obj, { description: 'old' })).toEqual({
+      action: 'update',
+      before: { description: 'old' },
+      after: { description: 'D' },
+      request: { method: 'POST', path: '/portals/self/roles/r1/update', form: { description: 'D' }, response: 'json', idempotent: true },
+    });
+  });
+
+  it('treats a missing description like an empty one', () => {
+    const obj = declared('role', 'role[r1]', { roleId: 'r1' }, { description: '' });
+    expect(role.inSync(obj, { description: null })).toBe(true);
+    expect(role.inSync(obj, { description: 'x' })).toBe(false);
+    expect(role.inSync(obj, null)).toBe(false);
+  });
+});

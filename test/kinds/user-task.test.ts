@@ -1,0 +1,103 @@
+/**
+ * E7 end to end against the emulator. Sample tasks: jsmith a1b2c3 (disabled), d4e5f6 (enabled);
+ * mlopez 9f8e7d (disabled).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonObject, LiveReader } from '../../src/engine/kind.js';
+import { userTask } from '../../src/kinds/user-task.js';
+import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
+
+const CHANGING = `${HEADER}users:
+  - username: jsmith
+    tasks: [{ id: a1b2c3, enabled: true }, { id: d4e5f6, enabled: true }]
+  - username: mlopez
+    tasks: [{ id: 9f8e7d, enabled: true }]
+`;
+
+describe('user.task (E7) against the emulator', () => {
+  let portal: TestPortal;
+  beforeEach(async () => {
+    portal = await startTestPortal();
+  });
+  afterEach(async () => {
+    await portal.close();
+  });
+
+  it('plans an enable for each disabled task, reading each user\'s tasks once', async () => {
+    const config = await portal.config(CHANGING);
+    await portal.clearRequests();
+    const prepared = await portal.plan(config);
+    expect(planned(prepared)).toEqual([
+      { address: 'user[jsmith].task[a1b2c3]', action: 'update', operation: 'E7', before: { active: false }, after: { active: true } },
+      { address: 'user[mlopez].task[9f8e7d]', action: 'update', operation: 'E7', before: { active: false }, after: { active: true } },
+    ]);
+    expect(prepared.plan.operations.map((op) => op.request)).toEqual([
+      { method: 'POST', path: '/community/users/jsmith/tasks/a1b2c3/enable', form: {}, response: 'json', idempotent: true },
+      { method: 'POST', path: '/community/users/mlopez/tasks/9f8e7d/enable', form: {}, response: 'json', idempotent: true },
+    ]);
+    const reads = (await portal.requests()).filter((entry) => entry.path.includes('/tasks')).map((entry) => entry.path);
+    expect(reads.sort()).toEqual(['/community/users/jsmith/tasks', '/community/users/mlopez/tasks']);
+  });
+
+  it('sends exactly the planned writes, converges, and a second apply sends nothing', async () => {
+    const config = await portal.config(CHANGING);
+    await portal.clearRequests();
+    await applyAndConverge(portal, config);
+
+    const sent = await writes(portal);
+    expect(sent.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { method: 'POST', path: '/community/users/jsmith/tasks/a1b2c3/enable', params: {}, rawBody: 'f=json' },
+      { method: 'POST', path: '/community/users/mlopez/tasks/9f8e7d/enable', params: {}, rawBody: 'f=json' },
+    ]);
+    const users = (await portal.state()).users;
+    const active = users.flatMap((user) => user.tasks.map((task) => [`${user.username}/${task.id}`, task.active] as const));
+    expect(Object.fromEntries(active)).toMatchObject({ 'jsmith/a1b2c3': true, 'jsmith/d4e5f6': true, 'mlopez/9f8e7d': true });
+
+    expect((await portal.plan(config)).plan.operations).toEqual([]);
+    await portal.clearRequests();
+    await applyAndConverge(portal, config);
+    expect(await writes(portal)).toEqual([]);
+  });
+
+  it('plans nothing and sends nothing when the declared tasks are already enabled', async () => {
+    const config = await portal.config(`${HEADER}users:\n  - username: jsmith\n    tasks: [{ id: d4e5f6, enabled: true }]\n`);
+    expect((await portal.plan(config)).plan.operations).toEqual([]);
+    await portal.clearRequests();
+    await applyAndConverge(portal, config);
+    expect(await writes(portal)).toEqual([]);
+  });
+
+  it("refuses the plan when the live portal's version is older than 10.8.1", async () => {
+    await portal.close();
+    portal = await startTestPortal({ data: sampleOrg((state) => void (state.organization.version = '10.8')) });
+    const config = await portal.config(`${HEADER_WITHOUT_VERSION}users:\n  - username: jsmith\n    tasks: [{ id: a1b2c3, enabled: true }]\n`);
+    const error = await expectPlanRefused(portal, config, 'version/enable-task', 'user[jsmith].task[a1b2c3]');
+    expect(error.message).toMatch(/10\.8\.1/);
+  });
+});
+
+describe('user.task (E7) request and comparison', () => {
+  const task = (username: string, taskId: string) =>
+    desired({ kind: 'user.task', address: `user[${username}].task[${taskId}]`, ids: { username, taskId }, value: { active: true } });
+
+  it('enables the task with no parameter but f', () => {
+    expect(userTask.change(task('j smith', 't/1'), { active: false })).toEqual({
+      action: 'update',
+      before: { active: false },
+      after: { active: true },
+      request: { method: 'POST', path: '/community/users/j%20smith/tasks/t%2F1/enable', form: {}, response: 'json', idempotent: true },
+    });
+  });
+
+  it('reads `active`, or `taskState` when the portal gives only that, and a missing task as null', async () => {
+    const tasks: JsonObject[] = [{ id: 'a', active: true }, { id: 'b', taskState: 'enabled' }, { id: 'c', taskState: 'disabled' }];
+    const reader: LiveReader = { get: async () => undefined, list: async () => tasks };
+    expect(await userTask.read(task('u', 'a'), reader)).toEqual({ active: true });
+    expect(await userTask.read(task('u', 'b'), reader)).toEqual({ active: true });
+    expect(await userTask.read(task('u', 'c'), reader)).toEqual({ active: false });
+    expect(await userTask.read(task('u', 'x'), reader)).toBeNull();
+    expect(userTask.inSync(task('u', 'a'), { active: true })).toBe(true);
+    expect(userTask.inSync(task('u', 'a'), null)).toBe(false);
+  });
+});
