@@ -6,8 +6,12 @@ const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const load = (paths: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(paths, { cwd: fixtures, env });
 
 describe('loading', () => {
-  it("merges a directory's YAML and JSON files into one desired state, with normalised values", async () => {
-    const loaded = await load(['split']);
+  it("reads a directory's own YAML files only: JSON beside them (state files, saved plans) is never config", async () => {
+    expect((await load(['split'])).sources).toEqual(['split/a.yaml']);
+  });
+
+  it('merges YAML and JSON files named as files into one desired state, with normalised values', async () => {
+    const loaded = await load(['split/a.yaml', 'split/b.json']);
     expect(loaded.sources).toEqual(['split/a.yaml', 'split/b.json']);
     expect(validateConfig(loaded)).toEqual([]);
     const byAddress = Object.fromEntries(loaded.objects.map((obj) => [obj.address, obj]));

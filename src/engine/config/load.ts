@@ -48,7 +48,12 @@ export interface LoadedConfig {
   locate(obj: DesiredObject, path: ConfigPath): SourceLocation;
 }
 
-const configExtensions = /\.(ya?ml|json)$/i;
+/**
+ * A directory contributes its own YAML files only (DESIGN.md): the state file, saved plans and
+ * other JSON beside the config must never be read as config. JSON configs (fast to parse for
+ * very large organizations) are loaded when named as files.
+ */
+const directoryConfigFiles = /\.ya?ml$/i;
 
 /** The files named by `paths`: files as given, directories' own config files (not subdirectories), sorted. */
 async function configFiles(paths: readonly string[], cwd: string, diagnostics: Diagnostic[]): Promise<string[]> {
@@ -60,11 +65,11 @@ async function configFiles(paths: readonly string[], cwd: string, diagnostics: D
       if (info.isDirectory()) {
         const entries = await readdir(absolute, { withFileTypes: true });
         const found = entries
-          .filter((entry) => entry.isFile() && configExtensions.test(entry.name))
+          .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
           .map((entry) => join(absolute, entry.name))
           .sort();
         if (found.length === 0) {
-          diagnostics.push(sourceProblem(display(absolute, cwd), 'source/no-config-files', 'The directory holds no *.yaml, *.yml or *.json files.', undefined, 'a directory with config files, or a file'));
+          diagnostics.push(sourceProblem(display(absolute, cwd), 'source/no-config-files', 'The directory holds no *.yaml or *.yml files.', undefined, 'a directory with config files, or a file'));
         }
         files.push(...found);
       } else {
