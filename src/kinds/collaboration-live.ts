@@ -4,20 +4,25 @@
  */
 import { PortalctlError } from '../errors.js';
 import type { JsonObject, JsonValue, LiveReader } from '../engine/kind.js';
+import { MissingIdentifierError } from './live.js';
 import { isObject } from './support.js';
 
-/** One path segment, escaped: ids come from the config and must not reshape the path. */
-export const segment = (id: string | undefined): string => encodeURIComponent(id ?? '');
+type Ids = Readonly<Record<string, string>>;
 
-export const collaborationPath = (ids: Readonly<Record<string, string>>): string =>
-  `/portals/self/collaborations/${segment(ids['collaborationId'])}`;
+/** `ids[name]` as one escaped path segment: ids come from the config and must not reshape the path. */
+export function segment(ids: Ids, name: string): string {
+  const id = ids[name];
+  if (id === undefined || id === '') throw new MissingIdentifierError(`No "${name}" identifier: the collaboration request path cannot be built.`);
+  return encodeURIComponent(id);
+}
 
-export const workspacePath = (ids: Readonly<Record<string, string>>): string =>
-  `${collaborationPath(ids)}/workspaces/${segment(ids['workspaceId'])}`;
+export const collaborationPath = (ids: Ids): string => `/portals/self/collaborations/${segment(ids, 'collaborationId')}`;
 
-export const participantsPath = (ids: Readonly<Record<string, string>>): string => `${collaborationPath(ids)}/participants`;
+export const workspacePath = (ids: Ids): string => `${collaborationPath(ids)}/workspaces/${segment(ids, 'workspaceId')}`;
 
-export const invitationsPath = (ids: Readonly<Record<string, string>>): string => `${collaborationPath(ids)}/invitations`;
+export const participantsPath = (ids: Ids): string => `${collaborationPath(ids)}/participants`;
+
+export const invitationsPath = (ids: Ids): string => `${collaborationPath(ids)}/invitations`;
 
 /** The address of a declared workspace (E9) of the same collaboration. */
 export const workspaceAddress = (collaborationId: string | undefined, workspaceId: string): string =>

@@ -42,7 +42,7 @@ export const collaborationParticipant = {
       after: null,
       request: {
         method: 'POST',
-        path: `${collaborationPath(desired.ids)}/participants/${segment(desired.ids['participantPortalId'])}/remove`,
+        path: `${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`,
         form: {},
         response: 'json',
         idempotent: true,

@@ -7,6 +7,7 @@ import type { Change, DesiredObject, JsonObject, JsonSchema, JsonValue, Kind, Li
 import { deepEqual } from '../engine/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { compareVersions } from '../engine/config/version.js';
+import { pathId } from './live.js';
 import { isObject, pick, problem } from './support.js';
 
 const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
@@ -127,7 +128,7 @@ function federationChange(desired: DesiredObject, live: JsonValue): Change {
     after: desired.value,
     request: {
       method: 'POST',
-      path: `/portals/self/idp/federation/${encodeURIComponent(desired.ids['federationId'] ?? '')}/update`,
+      path: `/portals/self/idp/federation/${pathId(desired, 'federationId')}/update`,
       form: federationForm(desired.value),
       response: 'json',
       idempotent: true,

@@ -4,6 +4,7 @@
  * (a prune declaration whose keys are keep + absent).
  */
 import type { DesiredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
+import { requiredId } from './live.js';
 
 const keyList = (description: string) => ({
   type: 'array',
@@ -89,7 +90,7 @@ export const organizationResource = {
       request: {
         method: 'POST',
         path: '/portals/self/removeResource',
-        form: { key: desired.ids['key'] ?? '' },
+        form: { key: requiredId(desired, 'key') },
         response: 'json',
         idempotent: true,
       },

@@ -1,7 +1,8 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
  */
-import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import type { DesiredObject, JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import { pathId } from './live.js';
 import { deepEqual } from '../engine/json.js';
 import { isObject, pick } from './support.js';
 
@@ -10,7 +11,7 @@ const fields = ['name', 'description'];
 /** The API treats a missing description like an empty one. */
 const comparable = (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value);
 
-export const rolePath = (roleId: string | undefined): string => `/portals/self/roles/${encodeURIComponent(roleId ?? '')}`;
+const rolePath = (obj: DesiredObject): string => `/portals/self/roles/${pathId(obj, 'roleId')}`;
 
 export const role = {
   name: 'role',
@@ -34,7 +35,7 @@ export const role = {
     return [];
   },
   async read(obj, reader) {
-    const live = await reader.get(rolePath(obj.ids['roleId']));
+    const live = await reader.get(rolePath(obj));
     if (!live || !isObject(obj.value)) return null;
     const projected: JsonObject = {};
     for (const field of Object.keys(obj.value)) {
@@ -59,7 +60,7 @@ export const role = {
       action: 'update',
       before: live,
       after: desired.value,
-      request: { method: 'POST', path: `${rolePath(desired.ids['roleId'])}/update`, form, response: 'json', idempotent: true },
+      request: { method: 'POST', path: `${rolePath(desired)}/update`, form, response: 'json', idempotent: true },
     };
   },
   dependsOn() {
