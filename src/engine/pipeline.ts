@@ -100,7 +100,10 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   let basis: Map<string, JsonValue>;
   if (client) {
     const reader = createLiveReader(client);
-    objects = [...objects, ...(await expandPrunes(config, objects, reader))];
+    const pruned = await expandPrunes(config, objects, reader);
+    objects = [...objects, ...pruned];
+    // Removals a prune implies obey the same rules (versions, editions) as declared ones.
+    throwIfInvalid(pruned.flatMap((obj) => kindsByName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
     basis = await readLive(objects, kindsByName, reader, READ_CONCURRENCY);
   } else {
     basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, entry.value]));
@@ -216,7 +219,8 @@ export async function applyPlan(request: ApplyRequest): Promise<ApplyReport> {
   );
   await writer.idle();
 
-  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client });
+  // The same targets: operations left out on purpose are not a failure to converge.
+  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets });
   const observedAt = new Date().toISOString();
   await writer.update((state) => {
     const resources = { ...state.resources };

@@ -92,6 +92,17 @@ describe('collaboration participant (E11) against the emulator', () => {
     expect(failure).toBeInstanceOf(ConfigError);
     expect((failure as ConfigError).diagnostics.map((d) => [d.code, d.address])).toContainEqual(['version/collaboration', FORMER]);
   });
+  it('checks the removals a prune implies against the live version too', async () => {
+    const state = await portal.state();
+    state.organization.version = '10.4';
+    await portal.replaceState(state);
+    const config = await portal.config(
+      'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\ncollaborations:\n  - id: c0ffee\n    pruneParticipants: true\n    participants:\n      - { portalId: 02c2cef9 }\n',
+    );
+    const failure = await portal.plan(config).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as ConfigError).diagnostics.map((d) => [d.code, d.address])).toContainEqual(['version/collaboration', FORMER]);
+  });
 });
 
 describe('collaboration participant live half, without network', () => {
