@@ -3,7 +3,7 @@
  * handed in by the CLI (API client, state store): validate against the live portal, expand
  * prunes, read live values, build the plan; execute it and record each success; re-plan.
  */
-import { createLiveReader, type ApiClient } from '../api/index.js';
+import { createLiveReader, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../errors.js';
 import { kinds as registeredKinds } from '../kinds/index.js';
 import { newState, assertSamePortal, StateWriter, type StateDocument, type StateStore } from '../state/index.js';
@@ -198,8 +198,12 @@ export async function applyPlan(request: ApplyRequest): Promise<ApplyReport> {
     prepared.plan.operations,
     {
       send: async (op: PlannedOperation) => {
-        const response = await client.send(op.request);
-        if (response.type === 'file') {
+        const response = await client.send(op.request).catch((error: unknown) => {
+          // A removal whose target is already gone (removed meanwhile) has reached its goal.
+          if (op.action === 'delete' && isNotFound(error)) return undefined;
+          throw error;
+        });
+        if (response?.type === 'file') {
           invitations[op.address] = await saveInvitationFile(request.invitesDir, response.filename ?? 'collaboration.invite', response.content);
         }
       },

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { organizationMemberCategorySchema } from '../../src/kinds/organization-member-category-schema.js';
+import { applyPlan } from '../../src/engine/pipeline.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { applyAndConverge, desired, planned, sampleOrg, writes } from './settings-support.js';
 
@@ -17,6 +18,18 @@ describe('organization.memberCategorySchema (E5) against the emulator', () => {
   });
   afterEach(async () => {
     await portal.close();
+  });
+
+  it('a removal whose target disappeared between plan and apply succeeds and is recorded absent', async () => {
+    const prepared = await portal.plan(await portal.config(ABSENT));
+    const state = await portal.state();
+    state.organization.memberCategorySchema = null;
+    await portal.replaceState(state);
+    const report = await applyPlan({ prepared, client: portal.client, store: portal.store, url: portal.url, parallelism: 1, allowDestructive: false, invitesDir: portal.dir });
+    expect(report.result.failed).toEqual([]);
+    expect(report.result.applied.map((op) => op.address)).toEqual(['organization.memberCategorySchema']);
+    expect(report.after.plan.operations).toEqual([]);
+    expect((await portal.store.read())?.resources['organization.memberCategorySchema']).toMatchObject({ value: null, status: 'absent' });
   });
 
   it('plans the removal of the existing schema', async () => {
