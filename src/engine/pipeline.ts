@@ -84,10 +84,14 @@ function recordedValues(state: StateDocument | undefined): Record<string, Record
 /** Everything a plan needs, from config and state to the plan value itself. */
 export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   const { config, url, client, recorded } = request;
+  // One memoising reader per plan: `portals/self` read here serves the kinds that need it too.
+  const reader = client ? createLiveReader(client) : undefined;
   let portal: LivePortal | undefined;
   let diagnostics: Diagnostic[];
-  if (client) {
-    portal = factsFromSelf(await client.portalSelf());
+  if (reader) {
+    const self = await reader.get('/portals/self');
+    if (!self) throw new PortalctlError(`${url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
+    portal = factsFromSelf(self);
     diagnostics = [...validateConfig(config, portal.facts), ...factMismatches(config, portal.facts, url)];
   } else {
     diagnostics = validateConfig(config);
@@ -98,8 +102,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
 
   let objects = config.objects;
   let basis: Map<string, JsonValue>;
-  if (client) {
-    const reader = createLiveReader(client);
+  if (reader) {
     const pruned = await expandPrunes(config, objects, reader);
     objects = [...objects, ...pruned];
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
