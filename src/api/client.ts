@@ -13,6 +13,7 @@ import {
   ApiError,
   ApiNetworkError,
   CredentialsError,
+  isMissingPrivilege,
   isTokenError,
   type ApiErrorFields,
   type NetworkFailure,
@@ -298,6 +299,11 @@ class HttpApiClient implements ApiClient {
       if (retryable && !spec.idempotent) {
         throw this.rebuild(error, {
           hint: 'This request is not repeated automatically because repeating it could act twice; check the portal, then run apply again.',
+        });
+      }
+      if (isMissingPrivilege(error)) {
+        throw this.rebuild(error, {
+          hint: 'The account behind the credentials lacks the privilege this operation needs (not retried). Use a default administrator account, or grant the privilege to its role.',
         });
       }
       throw error;

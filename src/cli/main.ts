@@ -75,6 +75,15 @@ export function buildProgram(): Command {
     );
 
   program
+    .command('import')
+    .description("write the live portal's state as a YAML config (stdout, or --out FILE)")
+    .option('--out <file>', 'write the config to FILE instead of stdout')
+    .option('--force', 'with --out: overwrite FILE when it exists')
+    .action((_opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/import.js')).importCommand(command.optsWithGlobals(), io)),
+    );
+
+  program
     .command('state')
     .description('inspect the recorded state or remove a stuck lock')
     .addArgument(new Argument('<action>', 'what to do').choices(['show', 'list', 'unlock']))

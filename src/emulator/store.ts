@@ -1,44 +1,62 @@
 /**
- * The emulator's state and clock. Every request runs against a structuredClone draft; a write
- * commits the draft only when its handler returns, so a rejected or crashed request leaves the
- * state exactly as it was.
+ * The emulator's state and clock. Every request runs against a copied draft; a write commits
+ * the draft only when its handler returns, so a rejected or crashed request leaves the state
+ * exactly as it was.
  */
 import type { EmulatorState } from './model.js';
+
+/**
+ * A deep copy of JSON-shaped data (the state holds nothing else: model.ts). About ten times
+ * faster than structuredClone, which matters because every request copies the whole state:
+ * with structuredClone a 2,000-object organization cost several milliseconds per request, and
+ * the emulator, not the client, set the pace of benchmarks.
+ */
+export function copyState<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) copy[index] = copyState(value[index]);
+    return copy as T;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyState((value as Record<string, unknown>)[key]);
+  return copy as T;
+}
 
 export class EmulatorStore {
   private current: EmulatorState;
   private readonly initial: EmulatorState;
 
   constructor(initial: EmulatorState) {
-    this.initial = structuredClone(initial);
-    this.current = structuredClone(initial);
+    this.initial = copyState(initial);
+    this.current = copyState(initial);
   }
 
   /** A copy of the current state (callers cannot change the store through it). */
   snapshot(): EmulatorState {
-    return structuredClone(this.current);
+    return copyState(this.current);
   }
 
   /** Runs a read against a throw-away copy, so even a careless read handler changes nothing. */
   read<T>(handler: (draft: EmulatorState) => T): T {
-    return handler(structuredClone(this.current));
+    return handler(copyState(this.current));
   }
 
   /** Runs a write against a draft and commits it only when the handler returns. */
   write<T>(handler: (draft: EmulatorState) => T): T {
-    const draft = structuredClone(this.current);
+    const draft = copyState(this.current);
     const result = handler(draft);
     this.current = draft;
     return result;
   }
 
   replace(state: EmulatorState): void {
-    this.current = structuredClone(state);
+    this.current = copyState(state);
   }
 
   /** Back to the data the emulator was started with. */
   reset(): void {
-    this.current = structuredClone(this.initial);
+    this.current = copyState(this.initial);
   }
 }
 

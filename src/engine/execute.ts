@@ -2,6 +2,11 @@
  * Runs a plan's operations: dependencies first, independent ones concurrently (up to
  * `parallelism`), a failure skips only its dependents, and every success is recorded at once.
  * A stop request (first Ctrl-C) lets the operations in flight finish and starts no new one.
+ *
+ * `parallelism` bounds the requests in flight. An answered operation frees its place at once
+ * and its record finishes in the background (its dependents still wait for it): holding the
+ * place until the state write was on disk made every write wait for a file commit as well as
+ * for the portal, and a 1,000-write apply ran at a third of the speed the portal allowed.
  */
 import type { PlannedOperation } from './plan.js';
 
@@ -38,6 +43,9 @@ export async function executePlan<R>(
   const done = new Set<string>();
   const blockedBy = new Map<string, string>();
   const pending = [...operations];
+  /** Requests in flight: what `parallelism` limits. */
+  const sending = new Set<Promise<void>>();
+  /** Operations not yet finished (request in flight, or answered and being recorded). */
   const running = new Set<Promise<void>>();
 
   const finish = (outcome: OperationOutcome): void => {
@@ -69,9 +77,16 @@ export async function executePlan<R>(
 
   const start = (op: PlannedOperation): void => {
     hooks.onStart?.(op);
+    const sent = (async () => hooks.send(op))();
+    const slot = sent.then(
+      () => undefined,
+      () => undefined,
+    );
+    sending.add(slot);
+    void slot.finally(() => sending.delete(slot));
     const task = (async () => {
       try {
-        const response = await hooks.send(op);
+        const response = await sent;
         await hooks.record(op, response);
         done.add(op.address);
         finish({ status: 'applied', op });
@@ -89,13 +104,13 @@ export async function executePlan<R>(
       result.interrupted = pending.length > 0;
       break;
     }
-    while (running.size < Math.max(1, parallelism)) {
+    while (sending.size < Math.max(1, parallelism)) {
       const op = takeReady();
       if (!op) break;
       start(op);
     }
     if (running.size === 0) break;
-    await Promise.race(running);
+    await Promise.race([...sending, ...running]);
   }
   await Promise.all(running);
   for (const op of pending.splice(0)) {

@@ -201,6 +201,44 @@ export interface KindReconciler {
    * not name, as absent, destructive objects (read through `reader`, never from the config).
    */
   prune?(declaration: PruneDeclaration, reader: LiveReader): Promise<DesiredObject[]>;
+
+  /**
+   * For `import`: the live objects of this kind that can be declared, in config form, plus
+   * comments on what exists but cannot be declared (removal-only kinds, disabled tasks, ...).
+   * Reads only through `reader`; a refused read (403 GWM_0003) may simply be thrown.
+   */
+  discover?(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]>;
+}
+
+/** One step from the top of the config down to an entry: a container (src/kinds/containers.ts) and, for lists, the entry's key. */
+export interface ConfigStep {
+  /** ContainerDefinition.name, e.g. `organization`, `user`, `workspace`. */
+  container: string;
+  /** The entry's key for list containers (`id`, `username`); omitted for sections and for the list itself. */
+  key?: string;
+  /** Names the entry for a reviewer; written as a comment above it, e.g. `Road Centerlines (owner publisher1)`. */
+  comment?: string;
+}
+
+/** A comment inside an entry's fields, e.g. above `tasks[0]`. */
+export interface FieldComment {
+  /** Path relative to the entry: a property name, then list indexes and property names. */
+  at: ConfigPath;
+  text: string;
+}
+
+/** What `import` found live for one kind at one place of the config. */
+export interface DiscoveredObject {
+  /** Where the entry sits, from the top-level section down to the entry itself. */
+  path: readonly ConfigStep[];
+  /** The entry's properties this object declares, in config form; empty for a comment-only note. */
+  fields: JsonObject;
+  comments?: readonly FieldComment[];
+  /**
+   * What exists but cannot be declared, as comment lines. They go above the entry, or, when no
+   * field creates it, above the nearest enclosing part of the config that exists.
+   */
+  notes?: readonly string[];
 }
 
 export type Kind = KindDefinition & KindReconciler;

@@ -16,6 +16,8 @@ import {
   workspaceAddress,
 } from './collaboration-live.js';
 import { isObject, pick, problem } from './support.js';
+import type { DiscoveredObject, PortalFacts } from '../engine/kind.js';
+import { collaborationsSeen, liveVersionBelow, oneLine } from './discover.js';
 
 export const accessModes = ['send', 'receive', 'sendAndReceive'] as const;
 
@@ -142,6 +144,7 @@ export const collaborationInvitation = {
   read: readInvitation,
   inSync: invitationInSync,
   change: invitationChange,
+  discover: discoverInvitations,
   /** The workspaces it names, when their info is declared: the guest is invited to their final state. */
   dependsOn(obj, all) {
     const workspaces = isObject(obj.value) ? Object.keys(accessModesOf(obj.value['workspaces'])) : [];
@@ -149,3 +152,27 @@ export const collaborationInvitation = {
     return addresses.filter((address) => all.some((other) => other.address === address));
   },
 } satisfies Kind;
+
+/**
+ * For import: pending invitations are only named. Declaring one would send a new invitation
+ * (each call creates one), which a reviewer should decide on, not an import.
+ */
+async function discoverInvitations(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.5')) return [];
+  const { hosted } = await collaborationsSeen(reader);
+  const found: DiscoveredObject[] = [];
+  for (const collaboration of hosted) {
+    const invitations = (await reader.list(invitationsPath(collaboration.ids), 'invitations')) ?? [];
+    const notes = invitations.flatMap((invitation) => {
+      const url = invitation['guestPortalUrl'];
+      const status = typeof invitation['status'] === 'string' ? invitation['status'].toLowerCase() : 'pending';
+      if (typeof url !== 'string' || closedStatuses.has(status)) return [];
+      const modes = Object.entries(accessModesOf(invitation['workspaces'])).map(([workspaceId, mode]) => `${workspaceId}: ${String(mode)}`);
+      return [oneLine(`invitations: ${url} ${status}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`)];
+    });
+    if (notes.length > 0) {
+      found.push({ path: [{ container: 'collaboration', key: collaboration.id, comment: collaboration.name }], fields: {}, notes });
+    }
+  }
+  return found;
+}

@@ -7,6 +7,8 @@ import type { ConfigContribution, DesiredObject, JsonObject, JsonValue, Kind, Li
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { collaborationPath, ownPortalId, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
 import { isObject } from './support.js';
+import type { DiscoveredObject, PortalFacts } from '../engine/kind.js';
+import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './discover.js';
 
 function declaredKeys(participants: JsonValue | undefined): string[] {
   if (!Array.isArray(participants)) return [];
@@ -49,6 +51,7 @@ export const collaborationParticipant = {
       },
     };
   },
+  discover: discoverParticipants,
   dependsOn() {
     return [];
   },
@@ -131,4 +134,26 @@ function pruning(): ConfigContribution {
       });
     },
   };
+}
+
+/** For import: participants can only be removed, so each one is only named on its collaboration. */
+async function discoverParticipants(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.5')) return [];
+  const { hosted } = await collaborationsSeen(reader);
+  const found: DiscoveredObject[] = [];
+  for (const collaboration of hosted) {
+    const participants = (await reader.list(participantsPath(collaboration.ids), 'participants')) ?? [];
+    const self = participants.length > 0 ? await ownPortalId(reader) : undefined;
+    const notes = participants.flatMap((participant) => {
+      const { id, url } = participantIdentity(participant);
+      if (id === undefined || id === self) return [];
+      const info = isObject(participant['portalInfo']) ? participant['portalInfo'] : participant;
+      const name = textOf(info['name']);
+      return [oneLine(`participants: ${id}${name ? ` ${name}` : ''}${url ? ` (${url})` : ''}`)];
+    });
+    if (notes.length > 0) {
+      found.push({ path: [{ container: 'collaboration', key: collaboration.id, comment: collaboration.name }], fields: {}, notes });
+    }
+  }
+  return found;
 }

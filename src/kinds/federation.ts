@@ -9,6 +9,8 @@ import { toFormValue } from '../api/encoding.js';
 import { compareVersions } from '../engine/config/version.js';
 import { pathId } from './live.js';
 import { isObject, pick, problem } from './support.js';
+import type { DiscoveredObject, PortalFacts } from '../engine/kind.js';
+import { oneLine, textOf } from './discover.js';
 
 const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
 
@@ -195,6 +197,7 @@ export const federation = {
   read: readFederation,
   inSync: federationInSync,
   change: federationChange,
+  discover: discoverFederation,
   /** The default role of joining members must exist (with its declared settings) first. */
   dependsOn(obj, all) {
     const roleId = isObject(obj.value) ? obj.value['roleId'] : undefined;
@@ -203,3 +206,36 @@ export const federation = {
     return all.some((other) => other.address === address) ? [address] : [];
   },
 } satisfies Kind;
+
+/** Whether a live field, already in config form, fits the field's schema (so the import validates). */
+function fitsSchema(field: string, value: JsonValue): boolean {
+  if (field === 'groups') return Array.isArray(value) && value.every((id) => typeof id === 'string');
+  if (booleanFields.has(field)) return typeof value === 'boolean';
+  if (field === 'userCreditAssignment') return typeof value === 'number';
+  if (field === 'signUpMode') return value === 'Automatic' || value === 'Invitation';
+  if (field === 'userType') return value === 'platformonly' || value === 'both';
+  return typeof value === 'string';
+}
+
+/**
+ * For import: the federation's update fields as the portal reports them, the certificate
+ * inline. Fields the edition or version ignores or deprecates (userType on self-managed,
+ * level from 10.7 and on hosted) are left out.
+ */
+async function discoverFederation(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  const live = await reader.get(FEDERATION_READ_PATH);
+  const id = textOf(live?.['id']);
+  if (!live || id === undefined) return [];
+  const levelDeprecated = portal.edition === 'hosted' || (portal.version !== undefined && (compareVersions(portal.version, '10.7') ?? -1) >= 0);
+  const fields: JsonObject = {};
+  for (const field of federationFields) {
+    const reported = live[field];
+    if (reported === undefined || reported === null) continue;
+    if (field === 'userType' && portal.edition === 'self-managed') continue;
+    if (field === 'level' && levelDeprecated) continue;
+    const value = liveField(field, reported);
+    if (value !== null && fitsSchema(field, value)) fields[field] = value;
+  }
+  const name = textOf(live['name']);
+  return [{ path: [{ container: 'federation', key: id, ...(name ? { comment: oneLine(name) } : {}) }], fields }];
+}

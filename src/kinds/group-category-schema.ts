@@ -6,12 +6,15 @@ import {
   categorySchemaForm,
   categorySchemaSchema,
   categorySchemasInSync,
+  comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
   normaliseCategories,
 } from './category-schema.js';
 import { jsonPost, pathId } from './live.js';
 import { problem, selfManagedVersionBelow } from './support.js';
+import type { DiscoveredObject, JsonValue, LiveReader, PortalFacts } from '../engine/kind.js';
+import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
 
 export const groupCategorySchema = {
   name: 'group.categorySchema',
@@ -65,7 +68,31 @@ export const groupCategorySchema = {
       request: jsonPost(`/community/groups/${pathId(desired, 'groupId')}/assignCategorySchema`, categorySchemaForm(desired.value)),
     };
   },
+  discover: discoverGroupCategorySchemas,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: each group's non-empty schema; a group with an empty one is only named (an empty schema is invalid config). */
+async function discoverGroupCategorySchemas(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.6.1')) return [];
+  const groups = (await reader.list('/community/groups', 'results')) ?? [];
+  const found = await mapLimited(groups, async (group): Promise<DiscoveredObject | undefined> => {
+    const id = textOf(group['id']);
+    if (id === undefined) return undefined;
+    const answer = await reader.get(`/community/groups/${encodeURIComponent(id)}/categorySchema`);
+    if (answer === undefined) return undefined;
+    const trees: JsonValue = liveCategorySchema(answer);
+    const name = ownedName(group);
+    if (!Array.isArray(trees)) {
+      return {
+        path: [{ container: 'group' }],
+        fields: {},
+        notes: [`group ${id} ${name}: its category schema is empty; not imported (an empty schema is invalid config).`],
+      };
+    }
+    return { path: [{ container: 'group', key: id, comment: name }], fields: { categorySchema: comparableCategories(trees) } };
+  });
+  return found.filter((entry): entry is DiscoveredObject => entry !== undefined);
+}

@@ -6,6 +6,8 @@ import type { Diagnostic } from '../engine/diagnostics.js';
 import type { JsonValue, Kind } from '../engine/kind.js';
 import { jsonPost, pathId } from './live.js';
 import { problem } from './support.js';
+import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
+import { ownedName, textOf } from './discover.js';
 
 export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;
 
@@ -85,7 +87,25 @@ export const itemStatus = {
       request: jsonPost(path, { status: String(desired.value), clearEmptyFields: 'false' }),
     };
   },
+  discover: discoverItemStatuses,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: every item that has a status, named by title and owner. */
+async function discoverItemStatuses(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  const items = (await reader.list('/search', 'results')) ?? [];
+  const publicAuthoritativeUnavailable = portal.access === 'private' || portal.isVerified === false;
+  return items.flatMap((item): DiscoveredObject[] => {
+    const id = textOf(item['id']);
+    const status = liveStatus(item['contentStatus']);
+    if (id === undefined || typeof status !== 'string' || !(itemStatusValues as readonly string[]).includes(status)) return [];
+    const name = ownedName(item);
+    if (status === 'public_authoritative' && publicAuthoritativeUnavailable) {
+      // The kind's own rule rejects it for this organization: name it instead of writing invalid config.
+      return [{ path: [{ container: 'item' }], fields: {}, notes: [`item ${id} ${name}: status public_authoritative, which this organization (private or not verified) cannot declare; not imported.`] }];
+    }
+    return [{ path: [{ container: 'item', key: id, comment: name }], fields: { status } }];
+  });
+}

@@ -6,11 +6,13 @@ import {
   categorySchemaForm,
   categorySchemaSchema,
   categorySchemasInSync,
+  comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
   normaliseCategories,
 } from './category-schema.js';
 import { jsonPost } from './live.js';
+import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
 
 export const organizationCategorySchema = {
   name: 'organization.categorySchema',
@@ -53,7 +55,15 @@ export const organizationCategorySchema = {
       request: jsonPost('/portals/self/assignCategorySchema', categorySchemaForm(desired.value)),
     };
   },
+  discover: discoverOrganizationCategorySchema,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: the organization's schema, when it has one. */
+async function discoverOrganizationCategorySchema(reader: LiveReader): Promise<DiscoveredObject[]> {
+  const trees = liveCategorySchema(await reader.get('/portals/self/categorySchema'));
+  if (!Array.isArray(trees)) return [];
+  return [{ path: [{ container: 'organization' }], fields: { categorySchema: comparableCategories(trees) } }];
+}

@@ -6,6 +6,9 @@ import type { Kind } from '../engine/kind.js';
 import { normaliseCategories } from './category-schema.js';
 import { jsonPost } from './live.js';
 import { absentKeyword } from './support.js';
+import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
+import { oneLine, textOf } from './discover.js';
+import { isObject } from './support.js';
 
 export const organizationMemberCategorySchema = {
   name: 'organization.memberCategorySchema',
@@ -45,7 +48,22 @@ export const organizationMemberCategorySchema = {
   change(_desired, live) {
     return { action: 'delete', before: live, after: null, request: jsonPost('/portals/self/deleteMemberCategorySchema') };
   },
+  discover: discoverMemberCategorySchema,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: the schema cannot be assigned, only removed, so an existing one is only named. */
+async function discoverMemberCategorySchema(reader: LiveReader): Promise<DiscoveredObject[]> {
+  const schema = (await reader.get('/portals/self/memberCategorySchema'))?.['memberCategorySchema'];
+  if (!Array.isArray(schema) || schema.length === 0) return [];
+  const trees = schema.map((tree) => (isObject(tree) ? (textOf(tree['title']) ?? '(untitled)') : '(untitled)'));
+  return [
+    {
+      path: [{ container: 'organization' }],
+      fields: {},
+      notes: [oneLine(`memberCategorySchema: exists (${trees.join(', ')}); the API can only remove it (memberCategorySchema: absent).`)],
+    },
+  ];
+}

@@ -5,6 +5,8 @@
  */
 import type { DesiredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
 import { requiredId } from './live.js';
+import type { DiscoveredObject } from '../engine/kind.js';
+import { oneLine, textOf } from './discover.js';
 
 const keyList = (description: string) => ({
   type: 'array',
@@ -96,6 +98,7 @@ export const organizationResource = {
       },
     };
   },
+  discover: discoverResources,
   dependsOn() {
     return [];
   },
@@ -129,4 +132,16 @@ function resourceView(resource: JsonObject): JsonObject {
     if (value !== undefined) view[field] = value;
   }
   return view;
+}
+
+/** For import: resources can only be removed, so each existing one is only named. */
+async function discoverResources(reader: LiveReader): Promise<DiscoveredObject[]> {
+  const notes = (await listResources(reader)).flatMap((resource) => {
+    const key = textOf(resource['key']);
+    if (key === undefined) return [];
+    const size = typeof resource['size'] === 'number' ? ` (${resource['size']} bytes)` : '';
+    return [oneLine(`resources: ${key}${size}`)];
+  });
+  if (notes.length === 0) return [];
+  return [{ path: [{ container: 'organization' }], fields: {}, notes: ['resources can only be removed (resources.absent):', ...notes] }];
 }

@@ -7,6 +7,8 @@ import type { JsonObject, JsonSchema, JsonValue, Kind } from '../engine/kind.js'
 import { deepEqual } from '../engine/json.js';
 import { jsonPost } from './live.js';
 import { isObject, pick, problem, selfManagedVersionBelow } from './support.js';
+import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
+import { liveVersionBelow } from './discover.js';
 
 interface Bounds {
   min: number;
@@ -125,7 +127,25 @@ export const organizationSecurityPolicy = {
   change(desired, live) {
     return { action: 'update', before: live, after: desired.value, request: jsonPost('/portals/self/securityPolicy/update', policyForm(desired.value)) };
   },
+  discover: discoverSecurityPolicy,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: the rules that are set (whole numbers within the spec's bounds); unset rules stay unmanaged. */
+async function discoverSecurityPolicy(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.4')) return [];
+  const policy = (await reader.get('/portals/self/securityPolicy'))?.['passwordPolicy'];
+  if (!isObject(policy)) return [];
+  const rules: JsonObject = {};
+  for (const name of ruleNames) {
+    const value = policy[name];
+    const bounds = securityPolicyBounds[name] as Bounds;
+    if (typeof value !== 'number' || !Number.isInteger(value)) continue;
+    if (value < bounds.min || (bounds.max !== undefined && value > bounds.max)) continue;
+    rules[name] = value;
+  }
+  if (Object.keys(rules).length === 0) return [];
+  return [{ path: [{ container: 'organization' }], fields: { securityPolicy: rules } }];
+}

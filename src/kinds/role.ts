@@ -5,6 +5,8 @@ import type { DesiredObject, JsonObject, JsonValue, Kind } from '../engine/kind.
 import { pathId } from './live.js';
 import { deepEqual } from '../engine/json.js';
 import { isObject, pick } from './support.js';
+import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
+import { oneLine, textOf } from './discover.js';
 
 const fields = ['name', 'description'];
 
@@ -63,7 +65,20 @@ export const role = {
       request: { method: 'POST', path: `${rolePath(desired)}/update`, form, response: 'json', idempotent: true },
     };
   },
+  discover: discoverRoles,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: every custom role's name and description (an empty description is left out). */
+async function discoverRoles(reader: LiveReader): Promise<DiscoveredObject[]> {
+  const roles = (await reader.list('/portals/self/roles', 'roles')) ?? [];
+  return roles.flatMap((live): DiscoveredObject[] => {
+    const id = textOf(live['id']);
+    const name = textOf(live['name']);
+    if (id === undefined || name === undefined) return [];
+    const description = textOf(live['description']);
+    return [{ path: [{ container: 'role', key: id, comment: oneLine(name) }], fields: { name, ...(description ? { description } : {}) } }];
+  });
+}

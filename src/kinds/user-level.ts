@@ -7,6 +7,8 @@ import type { Kind } from '../engine/kind.js';
 import { compareVersions } from '../engine/config/version.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { problem } from './support.js';
+import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
+import { oneLine, textOf } from './discover.js';
 
 export const userLevel = {
   name: 'user.level',
@@ -64,7 +66,24 @@ export const userLevel = {
       request: jsonPost('/portals/self/updateUserLevel', { user: requiredId(desired, 'username'), level: String(desired.value) }),
     };
   },
+  discover: discoverUserLevels,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: every member's level, only where levels can be set (self-managed 10.6.1 or earlier). */
+async function discoverUserLevels(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  const { edition, version } = portal;
+  const order = version === undefined ? undefined : compareVersions(version, '10.6.1');
+  if (edition !== 'self-managed' || order === undefined || order > 0) return [];
+  const users = (await reader.list('/portals/self/users', 'users')) ?? [];
+  return users.flatMap((user): DiscoveredObject[] => {
+    const username = textOf(user['username']);
+    // The portal reports the level as a string ("1" or "2").
+    const level = Number(user['level']);
+    if (username === undefined || (level !== 1 && level !== 2)) return [];
+    const fullName = textOf(user['fullName']);
+    return [{ path: [{ container: 'user', key: username, ...(fullName ? { comment: oneLine(fullName) } : {}) }], fields: { level } }];
+  });
+}

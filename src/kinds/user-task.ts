@@ -7,6 +7,8 @@ import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { isObject, problem, selfManagedVersionBelow } from './support.js';
+import type { DiscoveredObject, FieldComment, LiveReader, PortalFacts } from '../engine/kind.js';
+import { liveVersionBelow, mapLimited, oneLine, textOf } from './discover.js';
 
 /** A task as read: `active`, or failing that `taskState`, says whether it is enabled. */
 function liveTask(task: JsonObject): JsonValue {
@@ -99,7 +101,46 @@ export const userTask = {
       request: jsonPost(`/community/users/${pathId(desired, 'username')}/tasks/${pathId(desired, 'taskId')}/enable`),
     };
   },
+  discover: discoverUserTasks,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/**
+ * For import: each member's enabled tasks (`enabled: true`, titled in comments). A disabled task
+ * cannot be declared (the API cannot disable one), so it is only named.
+ */
+async function discoverUserTasks(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.8.1')) return [];
+  const users = (await reader.list('/portals/self/users', 'users')) ?? [];
+  const found = await mapLimited(users, async (user): Promise<DiscoveredObject | undefined> => {
+    const username = textOf(user['username']);
+    if (username === undefined) return undefined;
+    const tasks = (await reader.list(`/community/users/${encodeURIComponent(username)}/tasks`, 'tasks')) ?? [];
+    const enabled: JsonObject[] = [];
+    const comments: FieldComment[] = [];
+    const notes: string[] = [];
+    for (const task of tasks) {
+      const id = textOf(task['id']);
+      if (id === undefined) continue;
+      const title = oneLine(textOf(task['title']) ?? id);
+      const live = liveTask(task);
+      if (isObject(live) && live['active'] === true) {
+        comments.push({ at: ['tasks', enabled.length], text: title });
+        enabled.push({ id, enabled: true });
+      } else {
+        notes.push(`${username}: task ${id} ${title} is disabled; not imported (the API cannot disable a task).`);
+      }
+    }
+    if (enabled.length === 0 && notes.length === 0) return undefined;
+    const fullName = textOf(user['fullName']);
+    return {
+      path: [{ container: 'user', key: username, ...(fullName ? { comment: oneLine(fullName) } : {}) }],
+      fields: enabled.length > 0 ? { tasks: enabled } : {},
+      comments,
+      notes,
+    };
+  });
+  return found.filter((entry): entry is DiscoveredObject => entry !== undefined);
+}

@@ -5,6 +5,8 @@ import type { JsonValue, Kind } from '../engine/kind.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { ownPortalId, workspacePath } from './collaboration-live.js';
 import { absentKeyword, isObject } from './support.js';
+import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
+import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
 
 export const workspacePortalGroupLink = {
   name: 'collaboration.workspace.portalGroupLink',
@@ -57,7 +59,38 @@ export const workspacePortalGroupLink = {
       request: { method: 'POST', path: `${workspacePath(desired.ids)}/removePortalGroupLink`, form: {}, response: 'json', idempotent: true },
     };
   },
+  discover: discoverPortalGroupLinks,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/** For import: a link can only be removed, so this portal's link of each workspace is only named (with the group's title). */
+async function discoverPortalGroupLinks(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.5')) return [];
+  const { hosted } = await collaborationsSeen(reader);
+  const found: DiscoveredObject[] = [];
+  for (const collaboration of hosted) {
+    for (const live of await workspacesOf(reader, collaboration)) {
+      const workspaceId = textOf(live['id']);
+      const links = Array.isArray(live['participantGroupLinks']) ? live['participantGroupLinks'] : [];
+      if (workspaceId === undefined || links.length === 0) continue;
+      const self = await ownPortalId(reader);
+      const link = links.find((entry) => isObject(entry) && entry['portalId'] === self);
+      const groupId = isObject(link) ? textOf(link['portalGroupId']) : undefined;
+      if (groupId === undefined) continue;
+      const groups = (await reader.list('/community/groups', 'results')) ?? [];
+      const title = textOf(groups.find((group) => group['id'] === groupId)?.['title']);
+      const name = textOf(live['name']);
+      found.push({
+        path: [
+          { container: 'collaboration', key: collaboration.id, comment: collaboration.name },
+          { container: 'workspace', key: workspaceId, ...(name ? { comment: oneLine(name) } : {}) },
+        ],
+        fields: {},
+        notes: [oneLine(`portalGroupLink: group ${groupId}${title ? ` (${title})` : ''}; only its removal can be declared (portalGroupLink: absent).`)],
+      });
+    }
+  }
+  return found;
+}

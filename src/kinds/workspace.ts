@@ -9,6 +9,8 @@ import { toFormValue } from '../api/encoding.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { workspacePath } from './collaboration-live.js';
 import { characterCount, isObject, pick, problem, selfManagedVersionBelow } from './support.js';
+import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
+import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
 
 const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
 const fields = ['name', 'description', ...sizeSettings];
@@ -107,7 +109,43 @@ export const workspace = {
       request: { method: 'POST', path: `${workspacePath(desired.ids)}/updateInfo`, form, response: 'json', idempotent: true },
     };
   },
+  discover: discoverWorkspaces,
   dependsOn() {
     return [];
   },
 } satisfies Kind;
+
+/**
+ * For import: each workspace of the collaborations this organization hosts, with its name,
+ * description and (from 10.6) size settings. Collaborations hosted elsewhere are only named.
+ */
+async function discoverWorkspaces(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
+  if (liveVersionBelow(portal, '10.5')) return [];
+  const { hosted, guestNotes } = await collaborationsSeen(reader);
+  const found: DiscoveredObject[] = guestNotes.length > 0 ? [{ path: [{ container: 'collaboration' }], fields: {}, notes: guestNotes }] : [];
+  const withSizes = !liveVersionBelow(portal, '10.6');
+  for (const collaboration of hosted) {
+    for (const live of await workspacesOf(reader, collaboration)) {
+      const id = textOf(live['id']);
+      if (id === undefined) continue;
+      const fields: JsonObject = {};
+      for (const field of ['name', 'description']) {
+        if (typeof live[field] === 'string') fields[field] = live[field];
+      }
+      const config = isObject(live['config']) ? live['config'] : {};
+      for (const field of withSizes ? sizeSettings : []) {
+        const value = liveSetting(field, config[field] ?? live[field]);
+        if (field === 'copyByRefIfCopyFail' ? typeof value === 'boolean' : Number.isInteger(value)) fields[field] = value;
+      }
+      const name = textOf(live['name']);
+      found.push({
+        path: [
+          { container: 'collaboration', key: collaboration.id, comment: collaboration.name },
+          { container: 'workspace', key: id, ...(name ? { comment: oneLine(name) } : {}) },
+        ],
+        fields,
+      });
+    }
+  }
+  return found;
+}

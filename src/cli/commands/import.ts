@@ -1,0 +1,39 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { importPortal } from '../../engine/import.js';
+import { PortalctlError } from '../../errors.js';
+import type { CommandIO } from '../io.js';
+import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
+
+export interface ImportOptions extends SharedOptions {
+  out?: string;
+  force?: boolean;
+}
+
+/** `--out` names a file that exists and `--force` was not given. */
+export class OutputExistsError extends PortalctlError {}
+
+/** `portalctl import`: the live organization as a config, on stdout or in `--out` (never overwritten without --force). */
+export async function importCommand(options: ImportOptions, io: CommandIO): Promise<number> {
+  const url = portalUrl(undefined, options);
+  const client = connect(url, options, io);
+  const result = await withClient(client, () => importPortal({ client, url }));
+
+  if (!options.out) {
+    io.stdout(result.text);
+    return 0;
+  }
+  const file = resolve(io.cwd, options.out);
+  try {
+    // `wx` refuses an existing file atomically: nothing is overwritten by accident.
+    await writeFile(file, result.text, { flag: options.force ? 'w' : 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new OutputExistsError(`${options.out} already exists; nothing was written. Pass --force to overwrite it.`);
+    }
+    throw error;
+  }
+  const skipped = result.skipped.length > 0 ? `; skipped (not readable with this token): ${result.skipped.map((entry) => entry.kind).join(', ')}` : '';
+  io.stderr(`Imported ${result.objects} object(s) from ${url} to ${options.out}${skipped}.\n`);
+  return 0;
+}

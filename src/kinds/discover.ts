@@ -1,0 +1,85 @@
+/**
+ * What the kinds' `discover` members (for `portalctl import`) share: version gates on the live
+ * portal's facts, reading many things with bounded concurrency, naming objects in comments, and
+ * the collaborations this organization hosts.
+ */
+import type { JsonObject, JsonValue, LiveReader, PortalFacts } from '../engine/kind.js';
+import { collaborationPath, ownPortalId } from './collaboration-live.js';
+import { selfManagedVersionBelow } from './support.js';
+
+/** How many reads one kind keeps in flight while discovering (per group, per user, ...). */
+const DISCOVERY_CONCURRENCY = 8;
+
+/** True when the live portal is self-managed and older than `minimum` (the kinds' own gate, on live facts). */
+export function liveVersionBelow(portal: PortalFacts, minimum: string): boolean {
+  return selfManagedVersionBelow({ portal, all: [] }, minimum);
+}
+
+/** `fn` over `items`, at most DISCOVERY_CONCURRENCY at once, results in the order of `items`. */
+export async function mapLimited<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DISCOVERY_CONCURRENCY, items.length) }, worker));
+  return results;
+}
+
+/** A non-empty string field, else undefined. */
+export function textOf(value: JsonValue | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Text made safe for one comment line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** `Road Centerlines (owner publisher1)`: how items and groups are named in comments. */
+export function ownedName(entry: JsonObject, titleField = 'title'): string {
+  const title = textOf(entry[titleField]) ?? '(untitled)';
+  const owner = textOf(entry['owner']);
+  return oneLine(owner ? `${title} (owner ${owner})` : title);
+}
+
+export interface HostedCollaboration {
+  id: string;
+  name: string;
+  /** The ids the collaboration kinds' paths take. */
+  ids: Readonly<Record<string, string>>;
+}
+
+export interface CollaborationsSeen {
+  /** Collaborations this organization hosts: only the host manages them. */
+  hosted: HostedCollaboration[];
+  /** One comment line per collaboration another portal hosts. */
+  guestNotes: string[];
+}
+
+/** The organization's collaborations, split into those it hosts and those it takes part in as a guest. */
+export async function collaborationsSeen(reader: LiveReader): Promise<CollaborationsSeen> {
+  const listed = (await reader.list('/portals/self/collaborations', 'collaborations')) ?? [];
+  const self = listed.some((entry) => textOf(entry['hostPortalId']) !== undefined) ? await ownPortalId(reader) : undefined;
+  const seen: CollaborationsSeen = { hosted: [], guestNotes: [] };
+  for (const entry of listed) {
+    const id = textOf(entry['id']);
+    if (id === undefined) continue;
+    const name = oneLine(textOf(entry['name']) ?? id);
+    const host = textOf(entry['hostPortalId']);
+    if (host !== undefined && host !== self) {
+      seen.guestNotes.push(`collaboration ${id} ${name}: hosted by portal ${host}; only its host manages it, so it is not imported.`);
+    } else {
+      seen.hosted.push({ id, name, ids: { collaborationId: id } });
+    }
+  }
+  return seen;
+}
+
+/** The workspaces of a hosted collaboration as listed. */
+export async function workspacesOf(reader: LiveReader, collaboration: HostedCollaboration): Promise<JsonObject[]> {
+  return (await reader.list(`${collaborationPath(collaboration.ids)}/workspaces`, 'workspaces')) ?? [];
+}

@@ -1,0 +1,69 @@
+/** `portalctl import` through the real CLI: stdout, --out, --force, and the round trip through validate and plan. */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startCliPortal, type CliPortal } from '../support/cli.js';
+
+describe('portalctl import', () => {
+  let portal: CliPortal;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+  });
+  afterEach(async () => portal.close());
+
+  it('writes the config to stdout; validate and plan --detailed-exitcode on it exit 0', async () => {
+    const imported = await portal.run(['import']);
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain('# Road Centerlines (owner publisher1)\n  - id: 9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e\n    status: org_authoritative\n');
+    expect(imported.stdout).toContain(`  url: ${portal.url}\n`);
+
+    const config = await portal.writeConfig(imported.stdout);
+    const validated = await portal.run(['validate', config], { portal: null });
+    expect(validated.stderr).toBe('');
+    expect(validated.code).toBe(0);
+    const planned = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(planned.stderr).toBe('');
+    expect(planned.code).toBe(0);
+    // Reading only: import never writes to the portal.
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
+  it('--out writes the file and a one-line summary; refuses to overwrite without --force', async () => {
+    const out = join(portal.dir, 'imported.yaml');
+    const first = await portal.run(['import', '--out', 'imported.yaml']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toMatch(/^Imported \d+ object\(s\) from \S+ to imported\.yaml\.\n$/);
+    const written = await readFile(out, 'utf8');
+    expect(written).toContain('# Field Analyst\n  - id: r7HkQ2\n');
+
+    await writeFile(out, 'keep me\n');
+    const refused = await portal.run(['import', '--out', 'imported.yaml']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('imported.yaml already exists');
+    expect(refused.stderr).toContain('--force');
+    expect(await readFile(out, 'utf8')).toBe('keep me\n');
+
+    const forced = await portal.run(['import', '--out', 'imported.yaml', '--force']);
+    expect(forced.code).toBe(0);
+    expect(await readFile(out, 'utf8')).toBe(written);
+  });
+
+  it('names skipped kinds in the summary and still writes a valid config', async () => {
+    const skipped = await portal.run(['import', '--out', 'viewer.yaml'], { credentials: { token: 'viewer-token' } });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toContain('skipped (not readable with this token): user.task');
+    const text = await readFile(join(portal.dir, 'viewer.yaml'), 'utf8');
+    expect(text).toMatch(/^# user\.task \(E7 Enable task\) not imported/m);
+    const config = await portal.writeConfig(text, 'viewer');
+    const validated = await portal.run(['validate', config], { portal: null });
+    expect(validated.code).toBe(0);
+  });
+
+  it('exits 1 without a portal URL', async () => {
+    const result = await portal.run(['import'], { portal: null });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--portal');
+  });
+});
