@@ -1,0 +1,159 @@
+/** Exit codes, output formats, saved plans, --target, --refresh=false and `state` through the real CLI. */
+import { createServer } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+
+const CHANGES = `${CONFIG_HEADER}
+organization:
+  securityPolicy:
+    minLength: 12
+items:
+  - { id: 1105a1562c9c4dd98e557595bf8a2617, status: deprecated }
+users:
+  - username: jsmith
+    tasks:
+      - { id: a1b2c3, enabled: true }
+`;
+
+const ADDRESSES = ['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy', 'user[jsmith].task[a1b2c3]'];
+
+/** A loopback port that nothing listens on: taken, then released. */
+async function deadPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/portal/sharing/rest`;
+}
+
+describe('CLI plan/apply/state end to end', () => {
+  let portal: CliPortal;
+  let config: string;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+    config = await portal.writeConfig(CHANGES);
+  });
+  afterEach(async () => portal.dispose());
+
+  it('plan --detailed-exitcode: 2 with changes, 0 after apply, 1 for invalid config and API errors', async () => {
+    const changes = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(changes.stderr).toBe('');
+    expect(changes.code).toBe(2);
+    for (const address of ADDRESSES) expect(changes.stdout).toContain(address);
+
+    const plain = await portal.run(['plan', config]);
+    expect(plain.code).toBe(0);
+
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('The portal now matches the configuration.');
+
+    const nothing = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(nothing.code).toBe(0);
+
+    const invalid = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: -3\n`, 'invalid');
+    const invalidRun = await portal.run(['plan', invalid, '--detailed-exitcode']);
+    expect(invalidRun.code).toBe(1);
+    expect(invalidRun.stderr).toMatch(/portalctl\.yaml:\d+:\d+/);
+
+    await portal.fault({ path: '/portals/self', error: { code: 500, message: 'Internal portal failure' }, count: 0 });
+    const apiError = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(apiError.code).toBe(1);
+    expect(apiError.stderr).toContain('Internal portal failure');
+  });
+
+  it('plan --format json prints the plan value; plan --out then apply --plan applies exactly it', async () => {
+    const json = await portal.run(['plan', config, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const plan = JSON.parse(json.stdout) as { formatVersion: number; operations: { address: string; request: { path: string } }[] };
+    expect(plan.formatVersion).toBe(1);
+    expect(plan.operations.map((op) => op.address).sort()).toEqual(ADDRESSES);
+
+    const saved = await portal.run(['plan', config, '--out', 'reviewed.plan.json', '--target', 'organization.securityPolicy', '--target', 'item[']);
+    expect(saved.code).toBe(0);
+    const file = JSON.parse(await readFile(join(portal.dir, 'reviewed.plan.json'), 'utf8')) as typeof plan;
+    expect(file.operations.map((op) => op.address)).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy']);
+
+    await portal.clearRequests();
+    const apply = await portal.run(['apply', '--plan', 'reviewed.plan.json']);
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+    const writes = await portal.requests({ writesOnly: true });
+    expect(writes.map((entry) => entry.path).sort()).toEqual(file.operations.map((op) => op.request.path).sort());
+
+    // The task was outside the saved plan's targets: still pending.
+    const rest = await portal.run(['plan', config, '--format', 'json']);
+    expect((JSON.parse(rest.stdout) as typeof plan).operations.map((op) => op.address)).toEqual(['user[jsmith].task[a1b2c3]']);
+  });
+
+  it('--target keeps only operations whose address starts with the target', async () => {
+    const targeted = await portal.run(['plan', config, '--format', 'json', '--target', 'user[jsmith]']);
+    expect(targeted.code).toBe(0);
+    const plan = JSON.parse(targeted.stdout) as { operations: { address: string }[] };
+    expect(plan.operations.map((op) => op.address)).toEqual(['user[jsmith].task[a1b2c3]']);
+
+    await portal.clearRequests();
+    const apply = await portal.run(['apply', config, '--auto-approve', '--target', 'organization.']);
+    expect(apply.code).toBe(0);
+    const writes = await portal.requests({ writesOnly: true });
+    expect(writes.map((entry) => entry.path)).toEqual(['/portals/self/securityPolicy/update']);
+  });
+
+  it('--refresh=false plans against the recorded state without touching the network', async () => {
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.code).toBe(0);
+    // The state belongs to the emulator's URL (another URL would be another portal), so close the
+    // emulator: --portal now points at a loopback port with nothing listening.
+    await portal.close();
+    await expect(fetch(portal.url)).rejects.toThrow();
+
+    const inSync = await portal.run(['plan', config, '--refresh=false', '--detailed-exitcode']);
+    expect(inSync.stderr).toBe('');
+    expect(inSync.code).toBe(0);
+
+    const changed = await portal.writeConfig(CHANGES.replace('minLength: 12', 'minLength: 14'), 'changed');
+    const offline = await portal.run(['plan', changed, '--refresh=false', '--detailed-exitcode', '--format', 'json']);
+    expect(offline.stderr).toBe('');
+    expect(offline.code).toBe(2);
+    const plan = JSON.parse(offline.stdout) as { refreshed: boolean; operations: { address: string; after: { minLength: number } }[] };
+    expect(plan.refreshed).toBe(false);
+    expect(plan.operations.map((op) => op.address)).toEqual(['organization.securityPolicy']);
+    expect(plan.operations[0]?.after.minLength).toBe(14);
+
+    // A port that never had a portal is just as fine offline when there is no recorded state to contradict it.
+    const fresh = await portal.run(['plan', changed, '--refresh=false', '--detailed-exitcode'], { portal: await deadPortUrl(), state: 'none.json' });
+    expect(fresh.code).toBe(2);
+  });
+
+  it('state list, show and unlock', async () => {
+    const empty = await portal.run(['state', 'list']);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain('No recorded state');
+
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    const list = await portal.run(['state', 'list']);
+    expect(list.code).toBe(0);
+    for (const address of ADDRESSES) expect(list.stdout).toContain(address);
+
+    const show = await portal.run(['state', 'show']);
+    expect(show.code).toBe(0);
+    const shown = JSON.parse(show.stdout) as { lineage: string; serial: number; resources: Record<string, { value: unknown }> };
+    const recorded = await portal.recorded();
+    expect(shown.lineage).toBe(recorded?.lineage);
+    expect(shown.serial).toBe(recorded?.serial);
+    expect(shown.resources['organization.securityPolicy']?.value).toMatchObject({ minLength: 12 });
+
+    const held = await portal.store.lock({ operation: 'apply' });
+    const blocked = await portal.run(['apply', config, '--auto-approve']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toContain(held.info.owner);
+    const unlock = await portal.run(['state', 'unlock', held.info.id]);
+    expect(unlock.code).toBe(0);
+    expect(unlock.stdout).toContain(held.info.id);
+    expect(await portal.store.currentLock()).toBeUndefined();
+    expect((await portal.run(['state', 'unlock'])).stdout).toContain('not locked');
+  });
+});
