@@ -3,12 +3,12 @@
  * `{ portalId }` alone keeps a participant; it matters only with the collaboration's
  * `pruneParticipants: true`, whose prune declaration lists every declared portal id and guest URL.
  */
-import type { ConfigContribution, DesiredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
+import type { ConfigContribution, DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PortalFacts, PruneDeclaration } from '../engine/kind.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { collaborationPath, ownPortalId, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
-import { isObject } from './support.js';
-import type { DiscoveredObject, PortalFacts } from '../engine/kind.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './discover.js';
+import { jsonPost, removal, removedInSync } from './live.js';
+import { isObject } from './support.js';
 
 function declaredKeys(participants: JsonValue | undefined): string[] {
   if (!Array.isArray(participants)) return [];
@@ -22,7 +22,7 @@ function declaredKeys(participants: JsonValue | undefined): string[] {
 export const collaborationParticipant = {
   name: 'collaboration.participant',
   operation: { id: 'E11', name: 'Remove collaboration participant' },
-  config: [removal(), pruning()],
+  config: [removalEntries(), pruning()],
   check(obj, ctx) {
     return collaborationVersionGate(obj, ctx, 'Removing a participant (E11)');
   },
@@ -33,23 +33,9 @@ export const collaborationParticipant = {
     const found = (participants ?? []).map(participantIdentity).find((participant) => participant.id === portalId);
     return found ? participantView(found) : null;
   },
-  /** Only removal is declared: a participant that is already gone is in sync. */
-  inSync(desired, live) {
-    return desired.absent ? live === null : live !== null;
-  },
+  inSync: removedInSync,
   change(desired, live) {
-    return {
-      action: 'delete',
-      before: live,
-      after: null,
-      request: {
-        method: 'POST',
-        path: `${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`,
-        form: {},
-        response: 'json',
-        idempotent: true,
-      },
-    };
+    return removal(live, jsonPost(`${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`));
   },
   discover: discoverParticipants,
   dependsOn() {
@@ -90,7 +76,7 @@ async function pruneParticipants(declaration: PruneDeclaration, reader: LiveRead
     }));
 }
 
-function removal(): ConfigContribution {
+function removalEntries(): ConfigContribution {
   return {
     container: 'participant',
     variantKey: 'portalId',

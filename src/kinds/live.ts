@@ -1,7 +1,7 @@
 /**
  * Small helpers the kinds' live halves share: identifiers as path segments, requests.
  */
-import type { ApiRequest, DesiredObject } from '../engine/kind.js';
+import type { ApiRequest, Change, DesiredObject, JsonValue } from '../engine/kind.js';
 import { PortalctlError } from '../errors.js';
 
 /** A declared object lacks an identifier its request path needs: a bug in its config half, not a user error. */
@@ -24,4 +24,14 @@ export function pathId(obj: DesiredObject, name: string): string {
 /** An idempotent POST answered with JSON: every operation but E13. */
 export function jsonPost(path: string, form: Record<string, string> = {}): ApiRequest {
   return { method: 'POST', path, form, response: 'json', idempotent: true };
+}
+
+/** For kinds whose only operation is a removal: in sync once the object is gone (already gone included). */
+export function removedInSync(desired: DesiredObject, live: JsonValue): boolean {
+  return desired.absent ? live === null : live !== null;
+}
+
+/** The change of a removal kind: what exists now goes. */
+export function removal(live: JsonValue, request: ApiRequest): Change {
+  return { action: 'delete', before: live, after: null, request };
 }

@@ -2,13 +2,11 @@
  * E5: removal of the organization's member category schema. The API has no assign operation,
  * so `absent` is the only value. Value: null (absent).
  */
-import type { Kind } from '../engine/kind.js';
+import type { DiscoveredObject, Kind, LiveReader } from '../engine/kind.js';
 import { normaliseCategories } from './category-schema.js';
-import { jsonPost } from './live.js';
-import { absentKeyword } from './support.js';
-import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
 import { oneLine, textOf } from './discover.js';
-import { isObject } from './support.js';
+import { jsonPost, removal, removedInSync } from './live.js';
+import { absentKeyword, isObject } from './support.js';
 
 export const organizationMemberCategorySchema = {
   name: 'organization.memberCategorySchema',
@@ -42,11 +40,9 @@ export const organizationMemberCategorySchema = {
     const schema = (await reader.get('/portals/self/memberCategorySchema'))?.['memberCategorySchema'];
     return Array.isArray(schema) ? normaliseCategories(schema) : null;
   },
-  inSync(desired, live) {
-    return desired.absent ? live === null : live !== null;
-  },
+  inSync: removedInSync,
   change(_desired, live) {
-    return { action: 'delete', before: live, after: null, request: jsonPost('/portals/self/deleteMemberCategorySchema') };
+    return removal(live, jsonPost('/portals/self/deleteMemberCategorySchema'));
   },
   discover: discoverMemberCategorySchema,
   dependsOn() {

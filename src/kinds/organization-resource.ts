@@ -3,10 +3,9 @@
  * absent); `resources.keep` lists keys that stay; `prune: true` removes every other resource
  * (a prune declaration whose keys are keep + absent).
  */
-import type { DesiredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
-import { requiredId } from './live.js';
-import type { DiscoveredObject } from '../engine/kind.js';
+import type { DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
 import { oneLine, textOf } from './discover.js';
+import { jsonPost, removal, removedInSync, requiredId } from './live.js';
 
 const keyList = (description: string) => ({
   type: 'array',
@@ -80,23 +79,9 @@ export const organizationResource = {
     const found = resources.find((resource) => resource['key'] === obj.ids['key']);
     return found ? resourceView(found) : null;
   },
-  /** Only removal is declared: a resource that is already gone is in sync. */
-  inSync(desired, live) {
-    return desired.absent ? live === null : live !== null;
-  },
+  inSync: removedInSync,
   change(desired, live) {
-    return {
-      action: 'delete',
-      before: live,
-      after: null,
-      request: {
-        method: 'POST',
-        path: '/portals/self/removeResource',
-        form: { key: requiredId(desired, 'key') },
-        response: 'json',
-        idempotent: true,
-      },
-    };
+    return removal(live, jsonPost('/portals/self/removeResource', { key: requiredId(desired, 'key') }));
   },
   discover: discoverResources,
   dependsOn() {

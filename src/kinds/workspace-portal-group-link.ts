@@ -1,12 +1,12 @@
 /**
  * E14: removal of a workspace's portal group link. `absent` is the only value; value: null.
  */
-import type { JsonValue, Kind } from '../engine/kind.js';
+import type { DiscoveredObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { ownPortalId, workspacePath } from './collaboration-live.js';
-import { absentKeyword, isObject } from './support.js';
-import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
+import { jsonPost, removal, removedInSync } from './live.js';
+import { absentKeyword, isObject } from './support.js';
 
 export const workspacePortalGroupLink = {
   name: 'collaboration.workspace.portalGroupLink',
@@ -47,17 +47,9 @@ export const workspacePortalGroupLink = {
     const groupId: JsonValue = typeof link['portalGroupId'] === 'string' ? link['portalGroupId'] : null;
     return { portalId, portalGroupId: groupId };
   },
-  /** Only removal is declared: a link that is already gone is in sync. */
-  inSync(desired, live) {
-    return desired.absent ? live === null : live !== null;
-  },
+  inSync: removedInSync,
   change(desired, live) {
-    return {
-      action: 'delete',
-      before: live,
-      after: null,
-      request: { method: 'POST', path: `${workspacePath(desired.ids)}/removePortalGroupLink`, form: {}, response: 'json', idempotent: true },
-    };
+    return removal(live, jsonPost(`${workspacePath(desired.ids)}/removePortalGroupLink`));
   },
   discover: discoverPortalGroupLinks,
   dependsOn() {
