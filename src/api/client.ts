@@ -5,7 +5,7 @@
  * transient failures of idempotent requests, token renewal on 498/499, and paging.
  */
 import { STATUS_CODES } from 'node:http';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { ApiRequest, JsonObject, JsonValue } from '../engine/kind.js';
 import { TokenProvider, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
@@ -92,6 +92,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   return new HttpApiClient(options);
 }
 
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+/**
+ * undici is loaded with the first request, not with this module: loading it took about a
+ * third of the start-up of commands that never reach the network (`plan --refresh=false`).
+ */
+const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
+
 const RETRYABLE_CODES = new Set([429, 502, 503, 504]);
 const MAX_PAGES = 100_000;
 const SNIPPET_LENGTH = 300;
@@ -115,7 +123,8 @@ interface RawAnswer {
 class HttpApiClient implements ApiClient {
   readonly url: string;
   private readonly base: URL;
-  private readonly agent: Agent;
+  /** Created with the first request (see loadUndici). */
+  private agent: Promise<Agent> | undefined;
   private readonly tokens: TokenProvider;
   private readonly referer: string;
   private readonly timeoutMs: number;
@@ -143,7 +152,6 @@ class HttpApiClient implements ApiClient {
     this.onRequest = options.onRequest;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
     this.tokens = new TokenProvider(options.credentials, (path, form) => this.tokenEndpoint(path, form), {
       referer: this.referer,
       expirationMinutes: options.tokenExpirationMinutes ?? 60,
@@ -209,7 +217,11 @@ class HttpApiClient implements ApiClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.agent) await (await this.agent).close();
+  }
+
+  private dispatcher(): Promise<Agent> {
+    return (this.agent ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } })));
   }
 
   private async tokenEndpoint(path: string, form: Record<string, string>): Promise<JsonObject> {
@@ -333,11 +345,12 @@ class HttpApiClient implements ApiClient {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
     try {
+      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.dispatcher()]);
       const response = await request(target, {
         method: spec.method,
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher,
         signal: controller.signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,

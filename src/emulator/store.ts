@@ -39,14 +39,14 @@ export class EmulatorStore {
 
   /** Runs a read against a throw-away copy, so even a careless read handler changes nothing. */
   read<T>(handler: (draft: EmulatorState) => T): T {
-    return handler(copyState(this.current));
+    return handler(lazyDraft(this.current).draft);
   }
 
   /** Runs a write against a draft and commits it only when the handler returns. */
   write<T>(handler: (draft: EmulatorState) => T): T {
-    const draft = copyState(this.current);
+    const { draft, commit } = lazyDraft(this.current);
     const result = handler(draft);
-    this.current = draft;
+    this.current = commit();
     return result;
   }
 
@@ -87,4 +87,45 @@ export class EmulatorClock {
   describe(): { now: number; frozen: boolean; offsetMs: number } {
     return { now: this.now(), frozen: this.frozenAt !== undefined, offsetMs: this.offsetMs };
   }
+}
+
+/**
+ * A draft of the state whose top-level parts (organization, users, items, ...) are copied on
+ * first access: a request touches two or three of them, and copying the whole state for each
+ * request made the emulator, not the client, the bottleneck of benchmarks. Untouched parts are
+ * shared with the current state, which nothing can change through the draft.
+ */
+function lazyDraft(current: EmulatorState): { draft: EmulatorState; commit(): EmulatorState } {
+  const source = current as unknown as Record<string | symbol, unknown>;
+  const copies: Record<string | symbol, unknown> = {};
+  const removed = new Set<string | symbol>();
+  const has = (key: string | symbol): boolean => !removed.has(key) && (key in copies || Object.prototype.hasOwnProperty.call(source, key));
+  const value = (key: string | symbol): unknown => {
+    if (removed.has(key)) return undefined;
+    if (!(key in copies) && Object.prototype.hasOwnProperty.call(source, key)) copies[key] = copyState(source[key]);
+    return copies[key];
+  };
+  const keys = (): (string | symbol)[] => [...new Set([...Reflect.ownKeys(source), ...Reflect.ownKeys(copies)])].filter(has);
+  const draft = new Proxy(copies, {
+    get: (_target, key) => value(key),
+    set: (_target, key, next) => {
+      removed.delete(key);
+      copies[key] = next;
+      return true;
+    },
+    deleteProperty: (_target, key) => {
+      removed.add(key);
+      delete copies[key];
+      return true;
+    },
+    has: (_target, key) => has(key),
+    ownKeys: () => keys(),
+    getOwnPropertyDescriptor: (_target, key) => (has(key) ? { value: value(key), writable: true, enumerable: true, configurable: true } : undefined),
+  }) as unknown as EmulatorState;
+  const commit = (): EmulatorState => {
+    const next: Record<string | symbol, unknown> = {};
+    for (const key of keys()) next[key] = key in copies ? copies[key] : source[key];
+    return next as unknown as EmulatorState;
+  };
+  return { draft, commit };
 }

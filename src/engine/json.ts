@@ -1,19 +1,108 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { JsonValue } from './kind.js';
+
+/*
+ * Written out by hand rather than with a JSON.stringify replacer or by comparing texts: plans
+ * compare and digest every declared value, and on a 50,000-object organization the
+ * replacer's per-object entries/sort/fromEntries copies dominated `plan --refresh=false`.
+ * The output is the same as JSON.stringify with object keys sorted (undefined properties
+ * omitted, undefined array items and non-finite numbers as null).
+ */
 
 /** JSON text with object keys sorted, so equal values always give equal text. */
 export function canonicalJson(value: JsonValue | undefined): string {
-  return JSON.stringify(value ?? null, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+  return canonical(value ?? null) ?? 'null';
 }
 
+function canonical(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return JSON.stringify(value);
+    case 'object': {
+      if (Array.isArray(value)) {
+        const items: string[] = new Array(value.length);
+        for (let index = 0; index < value.length; index++) items[index] = canonical(value[index]) ?? 'null';
+        return `[${items.join(',')}]`;
+      }
+      const record = value as Record<string, unknown>;
+      const members: string[] = [];
+      for (const key of sortedKeys(record)) {
+        const text = canonical(record[key]);
+        if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+      }
+      return `{${members.join(',')}}`;
+    }
+    default:
+      // undefined, functions, symbols: left out, as JSON.stringify does.
+      return undefined;
+  }
+}
+
+/**
+ * Keys in the order JSON.stringify writes an object rebuilt from sorted entries: integer-like
+ * keys first in numeric order (JavaScript always puts them first, and Object.keys already
+ * lists them so), then the others sorted.
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  let integers = 0;
+  while (integers < keys.length && isArrayIndex(keys[integers] as string)) integers++;
+  if (integers === 0) return keys.sort();
+  return [...keys.slice(0, integers), ...keys.slice(integers).sort()];
+}
+
+function isArrayIndex(key: string): boolean {
+  return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
+}
+
+/** Equal as JSON: key order does not matter, an undefined property is an absent one. */
 export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  return same(a ?? null, b ?? null);
+}
+
+/** What JSON.stringify writes for a non-finite number or an undefined array item. */
+function asJson(value: unknown): unknown {
+  return value === undefined || (typeof value === 'number' && !Number.isFinite(value)) ? null : value;
+}
+
+function same(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  const a = asJson(left);
+  const b = asJson(right);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!same(a[index], b[index])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key of Object.keys(x)) {
+    if (!present(x[key])) continue;
+    defined++;
+    if (!Object.prototype.hasOwnProperty.call(y, key) || !present(y[key]) || !same(x[key], y[key])) return false;
+  }
+  for (const key of Object.keys(y)) if (present(y[key])) defined--;
+  return defined === 0;
+}
+
+/** A property JSON.stringify writes (undefined, functions and symbols are left out). */
+function present(value: unknown): boolean {
+  return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 }
 
 export function sha256(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** Incremental sha256 in the same `sha256:<hex>` form, for texts too large to build whole. */
+export function sha256Of(write: (hash: Pick<Hash, 'update'>) => void): string {
+  const hash = createHash('sha256');
+  write(hash);
+  return `sha256:${hash.digest('hex')}`;
 }

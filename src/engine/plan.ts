@@ -5,7 +5,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation as JsonPatchOperation } from 'fast-json-patch';
 import type { Action, ApiRequest, DesiredObject, JsonValue, Kind } from './kind.js';
-import { canonicalJson, sha256 } from './json.js';
+import { canonicalJson, deepEqual, sha256Of } from './json.js';
 import { orderByDependencies } from './order.js';
 import { PortalctlError } from '../errors.js';
 
@@ -117,7 +117,9 @@ export function buildPlan(input: PlanInput): Plan {
     const recorded = input.recorded[obj.address];
     if (input.refreshed && known && recorded) {
       const asRecorded: DesiredObject = { ...obj, value: recorded.value, absent: recorded.value === null };
-      if (!kind.inSync(asRecorded, live)) {
+      // Unchanged since recorded is never drift, also for kinds whose inSync compares a wish (an
+      // invitation to send) rather than a value (a failed invitation is recorded as null).
+      if (!deepEqual(recorded.value, live) && !kind.inSync(asRecorded, live)) {
         drift.push({ address: obj.address, kind: obj.kind, before: recorded.value, after: live, patch: patchBetween(recorded.value, live) });
       }
     }
@@ -165,7 +167,14 @@ export function basisDigest(objects: readonly DesiredObject[], basis: ReadonlyMa
   const entries = objects
     .map((obj) => [obj.address, basis.has(obj.address) ? basis.get(obj.address) : '<unknown>'] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return sha256(canonicalJson(entries.map(([address, value]) => [address, value ?? null])));
+  // Hashed piece by piece: the same digest as sha256(canonicalJson(entries)) without building one huge string.
+  return sha256Of((hash) => {
+    hash.update('[');
+    entries.forEach(([address, value], index) => {
+      hash.update(`${index === 0 ? '' : ','}[${JSON.stringify(address)},${canonicalJson(value ?? null)}]`);
+    });
+    hash.update(']');
+  });
 }
 
 function summarize(operations: readonly PlannedOperation[], drift: number): PlanSummary {

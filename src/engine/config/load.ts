@@ -152,7 +152,15 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
           expected: 'one portal block across all files',
         });
       } else {
-        Object.assign(portal, declared, { source: source.locate(['portal'], { key: true }) });
+        Object.assign(portal, declared);
+        // Located on first use, like objects: locating re-parses a JSON file position-aware, which
+        // took seconds for a large config that needed no location at all.
+        let portalLocation: SourceLocation | undefined;
+        Object.defineProperty(portal, 'source', {
+          enumerable: true,
+          configurable: true,
+          get: () => (portalLocation ??= source.locate(['portal'], { key: true })),
+        });
       }
     }
 

@@ -1,0 +1,53 @@
+/**
+ * Running children and summarising timings. Every figure is a ratio of two wall times taken
+ * on the same machine in the same run, so machine speed and noise largely cancel out.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const MAXRSS_PRELOAD = new URL('./maxrss.cjs', import.meta.url).pathname;
+
+/**
+ * Runs `node ...args` and resolves with its wall time (spawn to exit, in ms), exit code and
+ * output. With `maxRssFile`, the child reports its peak RSS (kB) through the preload.
+ */
+export function runNode(args, { cwd, env = {}, maxRssFile } = {}) {
+  const nodeArgs = maxRssFile ? ['--require', MAXRSS_PRELOAD, ...args] : args;
+  const childEnv = { ...process.env, ...env, ...(maxRssFile ? { BENCH_MAXRSS_FILE: maxRssFile } : {}) };
+  if (maxRssFile) rmSync(maxRssFile, { force: true });
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, nodeArgs, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout = [];
+    const stderr = [];
+    child.stdout.on('data', (chunk) => stdout.push(chunk));
+    child.stderr.on('data', (chunk) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const result = { ms, code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
+      if (maxRssFile) result.maxRssKb = Number(readFileSync(maxRssFile, 'utf8'));
+      resolve(result);
+    });
+  });
+}
+
+/** Throws with the child's output when it did not exit with one of `codes`. */
+export function expectExit(result, what, codes = [0]) {
+  if (!codes.includes(result.code)) {
+    const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-30).join('\n');
+    throw new Error(`${what} exited with ${result.code ?? result.signal} (expected ${codes.join(' or ')}):\n${output}`);
+  }
+  return result;
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function cliPath(root) {
+  return join(root, 'dist', 'cli', 'main.js');
+}

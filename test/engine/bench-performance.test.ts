@@ -1,0 +1,191 @@
+/**
+ * The behaviour the benchmark-driven changes (issue 6) must keep: canonical JSON and deepEqual
+ * agree with the JSON.stringify definition they replaced; an answered operation frees its
+ * parallelism place while its record is still being written; the state writer's batched
+ * records, and its skipped re-parse of its own last write, change nothing observable.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { executePlan } from '../../src/engine/execute.js';
+import { canonicalJson, deepEqual } from '../../src/engine/json.js';
+import type { JsonValue } from '../../src/engine/kind.js';
+import type { PlannedOperation } from '../../src/engine/plan.js';
+import { basisDigest } from '../../src/engine/plan.js';
+import { FileStateStore, StateWriter, newState } from '../../src/state/index.js';
+
+/** The definition canonicalJson had before it was written out by hand. */
+function referenceCanonical(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+const keys = fc.constantFrom('a', 'b', 'Z', 'é', '10', '2', '0', 'x"y', '');
+const loose = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.boolean(),
+    fc.double(),
+    fc.integer(),
+    fc.string(),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(keys, tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+describe('canonicalJson and deepEqual', () => {
+  it('write exactly what the JSON.stringify definition writes', () => {
+    fc.assert(
+      fc.property(loose, (value) => {
+        expect(canonicalJson(value as JsonValue)).toBe(referenceCanonical(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('call two values equal exactly when their canonical texts are equal', () => {
+    fc.assert(
+      fc.property(loose, loose, fc.boolean(), (a, b, copy) => {
+        // Half the time compare with a reordered copy, so equal pairs are well represented.
+        const other = copy ? (JSON.parse(JSON.stringify(a ?? null)) as unknown) : b;
+        expect(deepEqual(a as JsonValue, other as JsonValue)).toBe(referenceCanonical(a) === referenceCanonical(other));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('treat key order as irrelevant and an undefined property as absent', () => {
+    expect(deepEqual({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 })).toBe(true);
+    expect(deepEqual({ a: 1, b: undefined } as unknown as JsonValue, { a: 1 })).toBe(true);
+    expect(deepEqual({ a: null }, {})).toBe(false);
+    expect(deepEqual([1, 2], [2, 1])).toBe(false);
+  });
+
+  it('basisDigest is the digest of the canonical text of all entries, sorted by address', () => {
+    const objects = ['b', 'a', 'c'].map((address) => ({ kind: 'fake', address, ids: {}, value: null, absent: false, destructive: false }));
+    const basis = new Map<string, JsonValue>([['a', { y: 1, x: [true] }], ['b', null]]);
+    const whole = referenceCanonical([['a', { y: 1, x: [true] }], ['b', null], ['c', '<unknown>']]);
+    expect(basisDigest(objects as never, basis)).toBe(`sha256:${createHash('sha256').update(whole).digest('hex')}`);
+  });
+});
+
+function op(address: string, dependsOn: string[] = []): PlannedOperation {
+  return {
+    address,
+    kind: 'fake',
+    action: 'update',
+    operation: { id: 'E0', name: 'fake' },
+    request: { method: 'POST', path: `/x/${address}`, form: {}, response: 'json', idempotent: true },
+    before: null,
+    after: 1,
+    patch: [],
+    destructive: false,
+    dependsOn,
+  };
+}
+
+describe('executePlan places', () => {
+  it('frees a place when the request is answered, not when its record is written', async () => {
+    const records: (() => void)[] = [];
+    const sent: string[] = [];
+    let inFlight = 0;
+    let peak = 0;
+    const execution = executePlan(
+      ['a', 'b', 'c', 'd'].map((address) => op(address)),
+      {
+        send: async (o) => {
+          sent.push(o.address);
+          inFlight++;
+          peak = Math.max(peak, inFlight);
+          await new Promise((resolve) => setImmediate(resolve));
+          inFlight--;
+        },
+        // Records stay pending until released below.
+        record: () => new Promise<void>((resolve) => records.push(resolve)),
+      },
+      1,
+    );
+    while (records.length < 4) await new Promise((resolve) => setImmediate(resolve));
+    // Every request went out although no record has finished; never more than one at a time.
+    expect(sent).toEqual(['a', 'b', 'c', 'd']);
+    expect(peak).toBe(1);
+    for (const release of records) release();
+    const result = await execution;
+    expect(result.applied.map((o) => o.address)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('still starts a dependent only after its dependency is recorded', async () => {
+    const events: string[] = [];
+    let releaseRole: (() => void) | undefined;
+    const execution = executePlan(
+      [op('role'), op('federation', ['role']), op('item')],
+      {
+        send: async (o) => {
+          events.push(`send ${o.address}`);
+        },
+        record: (o) =>
+          o.address === 'role'
+            ? new Promise<void>((resolve) => {
+                releaseRole = () => {
+                  events.push('record role');
+                  resolve();
+                };
+              })
+            : Promise.resolve(),
+      },
+      1,
+    );
+    while (!releaseRole || !events.includes('send item')) await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(['send role', 'send item']);
+    releaseRole();
+    await execution;
+    expect(events).toEqual(['send role', 'send item', 'record role', 'send federation']);
+  });
+});
+
+describe('StateWriter and FileStateStore', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('records a batch with other changes in order, as one write per batch', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'portalctl-writer-'));
+    const store = new FileStateStore({ path: join(dir, 'state.json') });
+    const writer = new StateWriter(store, newState({ url: 'http://127.0.0.1/portal/sharing/rest' }));
+    const entry = (value: JsonValue) => ({ kind: 'fake', ids: { id: 'x' }, value, status: 'present' as const });
+    const done = Promise.all([
+      writer.record('a', entry(1)),
+      writer.record('b', entry(2)),
+      writer.forget('a'),
+      writer.record('c', entry(3)),
+      writer.record('b', entry(4)),
+    ]);
+    await done;
+    await writer.idle();
+    const onDisk = await store.read();
+    expect(onDisk?.resources).toEqual({ b: entry(4), c: entry(3) });
+    expect(onDisk?.serial).toBe(writer.state.serial);
+  });
+
+  it('notices a state file changed by someone else after its own last write', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'portalctl-writer-'));
+    const path = join(dir, 'state.json');
+    const store = new FileStateStore({ path });
+    const first = await store.write(newState({ url: 'http://127.0.0.1/portal/sharing/rest' }));
+    // Another run writes serial+1 behind this store's back.
+    const changed = JSON.parse(readFileSync(path, 'utf8')) as { serial: number };
+    changed.serial += 1;
+    writeFileSync(path, JSON.stringify(changed));
+    await expect(store.write(first)).rejects.toThrow(/serial/);
+  });
+});
