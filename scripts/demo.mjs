@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
+const cli = join(root, 'dist', 'bin', 'portalctl.js');
 const { startEmulator } = await import(join(root, 'dist', 'emulator', 'index.js'));
 
 const emulator = await startEmulator({ port: 0, data: join(root, 'examples', 'emulator', 'portal.yaml') });

@@ -1,5 +1,5 @@
 /**
- * Builds dist/ once before the suite: tests that run the real CLI (`node dist/cli/main.js`)
+ * Builds dist/ once before the suite: tests that run the real CLI (`node dist/bin/portalctl.js`)
  * must never test a stale build.
  */
 import { execFileSync } from 'node:child_process';

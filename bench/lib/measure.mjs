@@ -49,5 +49,5 @@ export function median(values) {
 }
 
 export function cliPath(root) {
-  return join(root, 'dist', 'cli', 'main.js');
+  return join(root, 'dist', 'bin', 'portalctl.js');
 }

@@ -1,5 +1,3 @@
-import { createInterface } from 'node:readline/promises';
-
 /** The process edges a command may touch, passed in so commands can run inside tests. */
 export interface CommandIO {
   stdout: (text: string) => void;
@@ -19,6 +17,8 @@ export interface CommandIO {
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {
+  // Loaded only when a question is asked: every command pays for what it imports at start-up.
+  const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return (await rl.question(`${question} Only 'yes' is accepted: `)).trim() === 'yes';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type EmulatorState, type LoggedRequest } from '../../src/emulator/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
+const cli = join(root, 'dist/bin/portalctl.js');
 
 const CONFIG = `version: 1
 portal:

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { organizationMemberCategorySchema } from '../../src/kinds/organization-member-category-schema.js';
-import { applyPlan } from '../../src/engine/pipeline.js';
+import { applyPlan } from '../../src/engine/apply.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { applyAndConverge, desired, planned, sampleOrg, writes } from './settings-support.js';
 

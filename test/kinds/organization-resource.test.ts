@@ -4,7 +4,7 @@
  * without network.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DestructiveRefusedError } from '../../src/engine/pipeline.js';
+import { DestructiveRefusedError } from '../../src/engine/apply.js';
 import { organizationResource } from '../../src/kinds/organization-resource.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, planned, sentWrites, withoutToken } from './live-half-helpers.js';

@@ -1,6 +1,6 @@
 /**
  * End-to-end harness for the real CLI binary: the bundled emulator in-process on a free
- * loopback port, and `node dist/cli/main.js ...` spawned against it in a temp directory.
+ * loopback port, and `node dist/bin/portalctl.js ...` spawned against it in a temp directory.
  * dist/ is built by test/global-setup.ts before every vitest run, so it is never stale.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { startEmulator, type EmulatorState, type FaultSpec, type LoggedRequest, 
 import { FileStateStore, parseState, type StateDocument } from '../../src/state/index.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = join(REPO_ROOT, 'dist/cli/main.js');
+export const CLI = join(REPO_ROOT, 'dist/bin/portalctl.js');
 export const SAMPLE_ORG = join(REPO_ROOT, 'examples/emulator/portal.yaml');
 
 /** The config header used by test configs: the URL comes from --portal, which the harness always passes. */

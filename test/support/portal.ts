@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator, type LoggedRequest, type FaultSpec, type EmulatorState } from '../../src/emulator/index.js';
 import { loadConfig, type LoadedConfig } from '../../src/engine/config/index.js';
-import { applyPlan, preparePlan, type ApplyReport, type PreparedPlan } from '../../src/engine/pipeline.js';
+import { applyPlan, type ApplyReport } from '../../src/engine/apply.js';
+import { preparePlan, type PreparedPlan } from '../../src/engine/pipeline.js';
 import { FileStateStore } from '../../src/state/index.js';
 
 export const SAMPLE_ORG = 'examples/emulator/portal.yaml';

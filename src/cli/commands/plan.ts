@@ -1,8 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { serializePlan } from '../../engine/plan-file.js';
 import { preparePlan } from '../../engine/pipeline.js';
-import { renderPlanMarkdown } from '../../engine/render/markdown.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { UsageError } from '../../errors.js';
@@ -37,12 +35,16 @@ export async function planCommand(paths: string[], options: PlanOptions, io: Com
 
   if (options.out) {
     const file = resolve(io.cwd, options.out);
+    const { serializePlan } = await import('../../engine/plan-file.js');
     await writeFile(file, serializePlan(plan, config.redact), { mode: 0o600 });
     io.stderr(`Saved the plan to ${options.out}; apply it with: portalctl apply --plan ${options.out}\n`);
   }
   const shown = redactPlan(plan, config.redact);
   if (options.format === 'json') io.stdout(`${JSON.stringify(shown, null, 2)}\n`);
-  else if (options.format === 'markdown') io.stdout(renderPlanMarkdown(shown, options.out ? { fullPlanHint: `the saved plan file \`${options.out}\`` } : {}));
+  else if (options.format === 'markdown') {
+    const { renderPlanMarkdown } = await import('../../engine/render/markdown.js');
+    io.stdout(renderPlanMarkdown(shown, options.out ? { fullPlanHint: `the saved plan file \`${options.out}\`` } : {}));
+  }
   else io.stdout(renderPlanText(shown, { color: io.color }));
 
   return options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
