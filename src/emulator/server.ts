@@ -224,20 +224,22 @@ export async function startEmulatorServer(options: EmulatorServerOptions): Promi
     if (!match) throw invalidUrl();
     const allowed = match.route.access === 'write' ? ['POST'] : ['GET', 'POST'];
     if (!allowed.includes(method)) throw methodNotAllowed();
-    const run = (draft: EmulatorState): RouteResult => {
+    const now = clock.now();
+    // Who calls is decided on the committed state, so a write copies only what its handler touches.
+    const caller = store.peek((state) => {
       const portalId = match.pathParams['portalId'];
-      if (portalId !== undefined && portalId !== 'self' && portalId !== draft.organization.id) throw invalidUrl();
-      const now = clock.now();
-      const user = authenticate(draft, request.token, request.referer, now);
-      return match.route.handle({
+      if (portalId !== undefined && portalId !== 'self' && portalId !== state.organization.id) throw invalidUrl();
+      return callerFor(state, authenticate(state, request.token, request.referer, now));
+    });
+    const run = (state: EmulatorState): RouteResult =>
+      match.route.handle({
         params,
         ...(request.rawBody !== undefined ? { rawBody: request.rawBody } : {}),
         pathParams: match.pathParams,
-        caller: callerFor(draft, user),
-        state: draft,
+        caller,
+        state,
         now,
       });
-    };
     return match.route.access === 'write' ? store.write(run) : store.read(run);
   }
 

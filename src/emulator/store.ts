@@ -37,9 +37,18 @@ export class EmulatorStore {
     return copyState(this.current);
   }
 
-  /** Runs a read against a throw-away copy, so even a careless read handler changes nothing. */
+  /** Runs a read against a throw-away draft, so even a careless read handler changes nothing. */
   read<T>(handler: (draft: EmulatorState) => T): T {
     return handler(lazyDraft(this.current).draft);
+  }
+
+  /**
+   * Looks at the committed state itself, without a copy: for the server's own checks (who
+   * calls), which must not pay for the organization's size on every request. `look` must not
+   * change what it is given.
+   */
+  peek<T>(look: (state: Readonly<EmulatorState>) => T): T {
+    return look(this.current);
   }
 
   /** Runs a write against a draft and commits it only when the handler returns. */

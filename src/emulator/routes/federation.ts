@@ -162,7 +162,7 @@ export const federationRoutes: Route[] = [
     pattern: '/portals/:portalId/idp/federation',
     handle({ state }) {
       if (!state.federation) throw notFound();
-      return json({ ...structuredClone(state.federation) });
+      return json({ ...state.federation });
     },
   },
 ];

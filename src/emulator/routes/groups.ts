@@ -83,7 +83,7 @@ export const groupRoutes: Route[] = [
     access: 'read',
     pattern: '/community/groups/:groupId/categorySchema',
     handle({ state, pathParams }) {
-      return json({ categorySchema: structuredClone(findGroup(state, pathParams.groupId ?? '').categorySchema) });
+      return json({ categorySchema: findGroup(state, pathParams.groupId ?? '').categorySchema });
     },
   },
 ];

@@ -113,7 +113,7 @@ export const organizationRoutes: Route[] = [
     access: 'read',
     pattern: '/portals/:portalId/categorySchema',
     handle({ state }) {
-      return json({ categorySchema: structuredClone(state.organization.categorySchema) });
+      return json({ categorySchema: state.organization.categorySchema });
     },
   },
   {
@@ -121,7 +121,7 @@ export const organizationRoutes: Route[] = [
     pattern: '/portals/:portalId/memberCategorySchema',
     handle({ state }) {
       const schema = state.organization.memberCategorySchema;
-      return json(schema === null ? {} : { memberCategorySchema: structuredClone(schema) });
+      return json(schema === null ? {} : { memberCategorySchema: schema });
     },
   },
   {

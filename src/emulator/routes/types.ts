@@ -6,9 +6,10 @@ import type { EmulatorState, Role, User } from '../model.js';
 
 /** The authenticated user behind the request's token. */
 export interface Caller {
-  user: User;
+  /** From the committed state: read it, never change it (change the user in `state`). */
+  user: Readonly<User>;
   /** The custom role, when the user has one. */
-  customRole?: Role;
+  customRole?: Readonly<Role>;
   /** True for the built-in org_admin role (the "default administrators"). */
   isDefaultAdmin: boolean;
   /** Effective privileges (all admin privileges for org_admin; the custom role's otherwise). */
