@@ -7,7 +7,8 @@ import { networkInterfaces } from 'node:os';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { parse as parseYaml } from 'yaml';
+import { parseEmulatorState, startEmulator } from '../../src/emulator/index.js';
 import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
 
 const CONFIG = `${CONFIG_HEADER}
@@ -171,5 +172,54 @@ describe('safety guards through the CLI', () => {
     for (const secret of [...secrets, ...issued]) {
       for (const text of texts) expect(text.includes(secret), `"${secret}" leaked`).toBe(false);
     }
+  });
+});
+
+describe('the recorded state guards the portal it belongs to', () => {
+  let portal: CliPortal;
+  let config: string;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+    config = await portal.writeConfig(CONFIG);
+  });
+  afterEach(async () => portal.dispose());
+
+  it('refuses a state recorded for another portal, and sends nothing', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    const before = await readFile(portal.statePath, 'utf8');
+    // Another organization (another id) at another URL; the same id under another URL would be the same portal.
+    const otherState = parseEmulatorState(parseYaml(await readFile(SAMPLE_ORG, 'utf8')), 'other');
+    otherState.organization.id = 'FEDCBA9876543210';
+    for (const collaboration of otherState.collaborations) collaboration.hostPortalId = 'FEDCBA9876543210';
+    const other = await startEmulator({ port: 0, data: otherState });
+    try {
+      await portal.clearRequests();
+      const result = await portal.run(['apply', config, '--auto-approve'], { portal: other.url });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/belongs to/);
+      expect(await readFile(portal.statePath, 'utf8')).toBe(before);
+      const otherWrites = ((await (await fetch(`${other.controlUrl}/requests`)).json()) as { requests: { access: string }[] }).requests.filter(
+        (request) => request.access === 'write',
+      );
+      expect(otherWrites).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a corrupt state file is a clear error that changes no file and sends nothing', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    const good = await readFile(portal.statePath, 'utf8');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(portal.statePath, good.slice(0, good.length / 2));
+    await portal.clearRequests();
+    for (const args of [['plan', config], ['apply', config, '--auto-approve'], ['drift', config]]) {
+      const result = await portal.run(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/corrupt/);
+      expect(result.stderr).toContain('.backup');
+    }
+    expect(await readFile(portal.statePath, 'utf8')).toBe(good.slice(0, good.length / 2));
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
   });
 });
