@@ -3,7 +3,7 @@
  * normalised value and the spec's limits, which differ slightly between the two.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { CheckContext, DesiredObject, JsonObject, JsonSchema, JsonValue } from '../engine/kind.js';
+import type { CheckContext, ConfigContribution, DesiredObject, JsonObject, JsonSchema, JsonValue } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { characterCount, isObject, problem } from './support.js';
 
@@ -38,6 +38,25 @@ function nodeSchema(level: number): JsonSchema {
         level < maxLevels
           ? { type: 'array', description: 'Child categories.', items: nodeSchema(level + 1) }
           : { type: 'array', description: `At most ${maxLevels} levels, the tree included.` },
+    },
+  };
+}
+
+/** The `categorySchema` property of a container's entries (a group, or the organization). */
+export function categorySchemaContribution(container: string, description: string): ConfigContribution {
+  return {
+    container,
+    properties: { categorySchema: categorySchemaSchema(description) },
+    extract(entry, scope, declare) {
+      const trees = entry['categorySchema'];
+      if (!Array.isArray(trees)) return;
+      declare.object({
+        address: `${scope.address}.categorySchema`,
+        ids: scope.ids,
+        value: normaliseCategories(trees),
+        absent: false,
+        path: ['categorySchema'],
+      });
     },
   };
 }

@@ -4,12 +4,11 @@
 import type { Kind } from '../engine/kind.js';
 import {
   categorySchemaForm,
-  categorySchemaSchema,
+  categorySchemaContribution,
   categorySchemasInSync,
   comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
-  normaliseCategories,
 } from './category-schema.js';
 import { jsonPost, pathId } from './live.js';
 import { problem, selfManagedVersionBelow } from './support.js';
@@ -19,27 +18,7 @@ import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
 export const groupCategorySchema = {
   name: 'group.categorySchema',
   operation: { id: 'E1', name: 'Assign group category schema' },
-  config: [
-    {
-      container: 'group',
-      properties: {
-        categorySchema: categorySchemaSchema(
-          "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.",
-        ),
-      },
-      extract(entry, scope, declare) {
-        const trees = entry['categorySchema'];
-        if (!Array.isArray(trees)) return;
-        declare.object({
-          address: `${scope.address}.categorySchema`,
-          ids: scope.ids,
-          value: normaliseCategories(trees),
-          absent: false,
-          path: ['categorySchema'],
-        });
-      },
-    },
-  ],
+  config: [categorySchemaContribution('group', "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.")],
   check(obj, ctx) {
     const diagnostics = checkCategorySchema(obj, ctx, { owner: 'group' });
     if (selfManagedVersionBelow(ctx, '10.6.1')) {

@@ -4,12 +4,11 @@
 import type { Kind } from '../engine/kind.js';
 import {
   categorySchemaForm,
-  categorySchemaSchema,
+  categorySchemaContribution,
   categorySchemasInSync,
   comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
-  normaliseCategories,
 } from './category-schema.js';
 import { jsonPost } from './live.js';
 import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
@@ -17,27 +16,7 @@ import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
 export const organizationCategorySchema = {
   name: 'organization.categorySchema',
   operation: { id: 'E2', name: 'Assign organization category schema' },
-  config: [
-    {
-      container: 'organization',
-      properties: {
-        categorySchema: categorySchemaSchema(
-          "E2: the organization's content category schema. Titles and descriptions up to 100 and 300 characters.",
-        ),
-      },
-      extract(entry, scope, declare) {
-        const trees = entry['categorySchema'];
-        if (!Array.isArray(trees)) return;
-        declare.object({
-          address: 'organization.categorySchema',
-          ids: scope.ids,
-          value: normaliseCategories(trees),
-          absent: false,
-          path: ['categorySchema'],
-        });
-      },
-    },
-  ],
+  config: [categorySchemaContribution('organization', "E2: the organization's content category schema. Titles and descriptions up to 100 and 300 characters.")],
   check(obj, ctx) {
     return checkCategorySchema(obj, ctx, { owner: 'organization' });
   },
