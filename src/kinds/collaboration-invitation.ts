@@ -3,7 +3,7 @@
  * `{ guestPortalUrl, workspaces: { <workspaceId>: send|receive|sendAndReceive }, expirationHours? }`.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { Change, DesiredObject, JsonObject, JsonValue, Kind, LiveReader } from '../engine/kind.js';
+import type { Change, DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import {
@@ -16,7 +16,6 @@ import {
   workspaceAddress,
 } from './collaboration-live.js';
 import { isObject, pick, problem } from './support.js';
-import type { DiscoveredObject, PortalFacts } from '../engine/kind.js';
 import { collaborationsSeen, liveVersionBelow, oneLine } from './discover.js';
 
 export const accessModes = ['send', 'receive', 'sendAndReceive'] as const;

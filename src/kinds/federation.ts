@@ -3,13 +3,12 @@
  * (the certificate usually comes from `${file:...}`).
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { Change, DesiredObject, JsonObject, JsonSchema, JsonValue, Kind, LiveReader } from '../engine/kind.js';
+import type { Change, DesiredObject, DiscoveredObject, JsonObject, JsonSchema, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { compareVersions } from '../engine/config/version.js';
 import { pathId } from './live.js';
 import { isObject, pick, problem } from './support.js';
-import type { DiscoveredObject, PortalFacts } from '../engine/kind.js';
 import { oneLine, textOf } from './discover.js';
 
 const flag = (description: string): JsonSchema => ({ type: 'boolean', description });

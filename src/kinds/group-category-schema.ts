@@ -1,7 +1,7 @@
 /**
  * E1: a group's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { Kind } from '../engine/kind.js';
+import type { DiscoveredObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,
@@ -12,7 +12,6 @@ import {
 } from './category-schema.js';
 import { jsonPost, pathId } from './live.js';
 import { problem, selfManagedVersionBelow } from './support.js';
-import type { DiscoveredObject, JsonValue, LiveReader, PortalFacts } from '../engine/kind.js';
 import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
 
 export const groupCategorySchema = {

@@ -3,10 +3,9 @@
  * live half clears it with an empty status and clearEmptyFields=true).
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { JsonValue, Kind } from '../engine/kind.js';
+import type { DiscoveredObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { jsonPost, pathId } from './live.js';
 import { problem } from './support.js';
-import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
 import { ownedName, textOf } from './discover.js';
 
 export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;

@@ -1,7 +1,7 @@
 /**
  * E2: the organization's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { Kind } from '../engine/kind.js';
+import type { DiscoveredObject, Kind, LiveReader } from '../engine/kind.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,
@@ -11,7 +11,6 @@ import {
   liveCategorySchema,
 } from './category-schema.js';
 import { jsonPost } from './live.js';
-import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
 
 export const organizationCategorySchema = {
   name: 'organization.categorySchema',

@@ -3,11 +3,10 @@
  * `{ minLength: 12, minOther: null }`; a declared null clears the rule.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { JsonObject, JsonSchema, JsonValue, Kind } from '../engine/kind.js';
+import type { DiscoveredObject, JsonObject, JsonSchema, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { jsonPost } from './live.js';
 import { isObject, pick, problem, selfManagedVersionBelow } from './support.js';
-import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
 import { liveVersionBelow } from './discover.js';
 
 interface Bounds {

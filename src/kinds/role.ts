@@ -1,11 +1,10 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
  */
-import type { DesiredObject, JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import type { DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader } from '../engine/kind.js';
 import { pathId } from './live.js';
 import { deepEqual } from '../engine/json.js';
 import { isObject, pick } from './support.js';
-import type { DiscoveredObject, LiveReader } from '../engine/kind.js';
 import { oneLine, textOf } from './discover.js';
 
 const fields = ['name', 'description'];

@@ -3,11 +3,10 @@
  * self-managed edition at 10.6.1 or earlier.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { Kind } from '../engine/kind.js';
+import type { DiscoveredObject, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { compareVersions } from '../engine/config/version.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { problem } from './support.js';
-import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
 import { oneLine, textOf } from './discover.js';
 
 export const userLevel = {

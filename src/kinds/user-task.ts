@@ -3,11 +3,10 @@
  * `enabled: false` is an error.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import type { DiscoveredObject, FieldComment, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { isObject, problem, selfManagedVersionBelow } from './support.js';
-import type { DiscoveredObject, FieldComment, LiveReader, PortalFacts } from '../engine/kind.js';
 import { liveVersionBelow, mapLimited, oneLine, textOf } from './discover.js';
 
 /** A task as read: `active`, or failing that `taskState`, says whether it is enabled. */

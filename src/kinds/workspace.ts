@@ -3,13 +3,12 @@
  * maxItemSizeInMB, maxReplicationPackageSizeInMB and copyByRefIfCopyFail.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { JsonObject, JsonValue, Kind } from '../engine/kind.js';
+import type { DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { workspacePath } from './collaboration-live.js';
 import { characterCount, isObject, pick, problem, selfManagedVersionBelow } from './support.js';
-import type { DiscoveredObject, LiveReader, PortalFacts } from '../engine/kind.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
 
 const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
