@@ -18,7 +18,7 @@ async function run(program: Command, runner: Runner): Promise<void> {
   try {
     process.exitCode = await runner(io);
   } catch (error) {
-    process.exitCode = reportError(error, io.stderr, Boolean(globals.verbose));
+    process.exitCode = reportError(error, io, Boolean(globals.verbose));
   }
 }
 

@@ -84,17 +84,18 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   const { config, url, client, recorded } = request;
   // One memoising reader per plan: `portals/self` read here serves the kinds that need it too.
   const reader = client ? createLiveReader(client) : undefined;
+  // The rules against the declared facts first: an invalid config fails before any request.
+  let diagnostics = validateConfig(config);
+  throwIfInvalid(diagnostics);
   let portal: LivePortal | undefined;
-  let diagnostics: Diagnostic[];
   if (reader) {
     const self = await reader.get('/portals/self');
     if (!self) throw new PortalctlError(`${url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
     portal = factsFromSelf(self);
+    // Then against what the portal really is (edition, version, access, verification).
     diagnostics = [...validateConfig(config, portal.facts), ...factMismatches(config, portal.facts, url)];
-  } else {
-    diagnostics = validateConfig(config);
+    throwIfInvalid(diagnostics);
   }
-  throwIfInvalid(diagnostics);
   if (recorded) assertSamePortal(recorded, url, portal?.id);
   const warnings = diagnostics.filter((d) => d.severity === 'warning');
 

@@ -65,6 +65,23 @@ describe('CLI plan/apply/state end to end', () => {
     expect(apiError.stderr).toContain('Internal portal failure');
   });
 
+  it('an invalid config fails before any request, showing every problem with its place', async () => {
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: 4\n    historySize: 30\nitems:\n  - { id: abc, status: bogus }\n`,
+      'invalid',
+    );
+    await portal.clearRequests();
+    for (const command of ['plan', 'apply', 'drift']) {
+      const result = await portal.run(command === 'apply' ? [command, config, '--auto-approve'] : [command, config]);
+      expect(result.code, command).toBe(1);
+      expect(result.stderr).toMatch(/portalctl\.yaml:8:16: error: securityPolicy\.minLength is out of bounds\./);
+      expect(result.stderr).toMatch(/portalctl\.yaml:9:18: error: securityPolicy\.historySize is out of bounds\./);
+      expect(result.stderr).toMatch(/portalctl\.yaml:11:24: error: items\[0\]\.status has a value that is not allowed\./);
+      expect(result.stderr).toContain('  value: 4; expected: 8 to 1000');
+    }
+    expect(await portal.requests()).toEqual([]);
+  });
+
   it('plan --format json prints the plan value; plan --out then apply --plan applies exactly it', async () => {
     const json = await portal.run(['plan', config, '--format', 'json']);
     expect(json.code).toBe(0);

@@ -1,7 +1,7 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
 import { resolve } from 'node:path';
 import { createApiClient, credentialsFromEnv, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
-import { loadConfig, type LoadedConfig } from '../../engine/config/index.js';
+import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
 import type { Diagnostic } from '../../engine/diagnostics.js';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_STATE_FILE, FileStateStore } from '../../state/index.js';
@@ -16,8 +16,12 @@ export interface SharedOptions {
   verbose?: boolean;
 }
 
+/** The config, or the errors that make it unreadable (files, YAML, references, schema) before anything else happens. */
 export async function loadDesired(paths: readonly string[], io: CommandIO): Promise<LoadedConfig> {
-  return loadConfig(paths, { cwd: io.cwd, env: io.env });
+  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env });
+  // On a loading error, report every problem at once, rule checks included, as validate does.
+  if (config.diagnostics.some((d) => d.severity === 'error')) throwIfInvalid(validateConfig(config));
+  return config;
 }
 
 /** `--portal` wins over `portal.url`; plain http is refused off loopback unless --insecure. */

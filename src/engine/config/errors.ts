@@ -9,7 +9,7 @@ export class ConfigError extends PortalctlError {
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
     const first = errors[0];
     const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : '';
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more; run portalctl validate)` : '';
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
     super(`Invalid configuration: ${where}${first?.message ?? 'unknown problem'}${more}`);
     this.diagnostics = diagnostics;
   }
