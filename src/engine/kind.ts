@@ -13,6 +13,21 @@ export type JsonObject = { [key: string]: JsonValue };
 
 export type Edition = 'self-managed' | 'hosted';
 
+/**
+ * Thrown by `KindReconciler.read` when the object a declaration changes is not on the portal
+ * (an unknown group, item, user, task, role, federation or workspace id), so that `plan`
+ * names it at its place in the config instead of planning a request the portal will refuse.
+ */
+export class NotOnPortalError extends Error {
+  constructor(
+    /** What is missing, for people: e.g. `item 9b1c…`, `task a1b2c3 of user jsmith`. */
+    readonly what: string,
+  ) {
+    super(`${what} does not exist on the portal, or this account cannot see it`);
+    this.name = 'NotOnPortalError';
+  }
+}
+
 /** What is known about the target portal: declared in `portal:` or read from `portals/self`. */
 export interface PortalFacts {
   edition: Edition;

@@ -3,7 +3,7 @@
  * (the certificate usually comes from `${file:...}`).
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { Change, DesiredObject, DiscoveredObject, JsonObject, JsonSchema, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type Change, type DesiredObject, type DiscoveredObject, type JsonObject, type JsonSchema, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { compareVersions } from '../engine/config/version.js';
@@ -91,7 +91,8 @@ function comparable(field: string, value: JsonValue | undefined): JsonValue {
 async function readFederation(obj: DesiredObject, reader: LiveReader): Promise<JsonValue> {
   const live = await reader.get(FEDERATION_READ_PATH);
   // One federation per organization: another id means the declared one does not exist.
-  if (!live || !isObject(obj.value) || (typeof live['id'] === 'string' && live['id'] !== obj.ids['federationId'])) return null;
+  if (!live || (typeof live['id'] === 'string' && live['id'] !== obj.ids['federationId'])) throw new NotOnPortalError(`federation ${obj.ids['federationId']}`);
+  if (!isObject(obj.value)) return null;
   const projected: JsonObject = {};
   for (const [field, declared] of Object.entries(obj.value)) {
     const value = live[field];

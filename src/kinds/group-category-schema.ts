@@ -1,7 +1,7 @@
 /**
  * E1: a group's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { DiscoveredObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type DiscoveredObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,
@@ -33,7 +33,9 @@ export const groupCategorySchema = {
     return diagnostics;
   },
   async read(obj, reader) {
-    return liveCategorySchema(await reader.get(`/community/groups/${pathId(obj, 'groupId')}/categorySchema`));
+    const answer = await reader.get(`/community/groups/${pathId(obj, 'groupId')}/categorySchema`);
+    if (!answer) throw new NotOnPortalError(`group ${obj.ids['groupId']}`);
+    return liveCategorySchema(answer);
   },
   inSync(desired, live) {
     return categorySchemasInSync(desired.value, live);

@@ -3,7 +3,7 @@
  * live half clears it with an empty status and clearEmptyFields=true).
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { DiscoveredObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type DiscoveredObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
 import { jsonPost, pathId } from './live.js';
 import { problem } from './support.js';
 import { ownedName, textOf } from './discover.js';
@@ -64,7 +64,8 @@ export const itemStatus = {
   },
   async read(obj, reader) {
     const item = await reader.get(`/content/items/${pathId(obj, 'itemId')}`);
-    return liveStatus(item?.['contentStatus']);
+    if (!item) throw new NotOnPortalError(`item ${obj.ids['itemId']}`);
+    return liveStatus(item['contentStatus']);
   },
   inSync(desired, live) {
     const wanted = desired.value ?? null;

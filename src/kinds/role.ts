@@ -1,7 +1,7 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
  */
-import type { DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader } from '../engine/kind.js';
+import { NotOnPortalError, type DesiredObject, type DiscoveredObject, type JsonObject, type JsonValue, type Kind, type LiveReader } from '../engine/kind.js';
 import { pathId } from './live.js';
 import { deepEqual } from '../engine/json.js';
 import { isObject, pick } from './support.js';
@@ -37,7 +37,8 @@ export const role = {
   },
   async read(obj, reader) {
     const live = await reader.get(rolePath(obj));
-    if (!live || !isObject(obj.value)) return null;
+    if (!live) throw new NotOnPortalError(`role ${obj.ids['roleId']}`);
+    if (!isObject(obj.value)) return null;
     const projected: JsonObject = {};
     for (const field of Object.keys(obj.value)) {
       const value = live[field];

@@ -3,7 +3,7 @@
  * self-managed edition at 10.6.1 or earlier.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { DiscoveredObject, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type DiscoveredObject, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
 import { compareVersions } from '../engine/config/version.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { problem } from './support.js';
@@ -50,8 +50,9 @@ export const userLevel = {
   },
   async read(obj, reader) {
     const user = await reader.get(`/community/users/${pathId(obj, 'username')}`);
+    if (!user) throw new NotOnPortalError(`user ${obj.ids['username']}`);
     // The portal reports the level as a string ("1" or "2").
-    const level = Number(user?.['level']);
+    const level = Number(user['level']);
     return level === 1 || level === 2 ? level : null;
   },
   inSync(desired, live) {

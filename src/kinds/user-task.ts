@@ -3,7 +3,7 @@
  * `enabled: false` is an error.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { DiscoveredObject, FieldComment, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type DiscoveredObject, type FieldComment, type JsonObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { isObject, problem, selfManagedVersionBelow } from './support.js';
@@ -86,8 +86,10 @@ export const userTask = {
     // One list per user serves all of that user's declared tasks (the reader memoises it).
     const tasks = await reader.list(`/community/users/${pathId(obj, 'username')}/tasks`, 'tasks');
     const taskId = requiredId(obj, 'taskId');
-    const task = tasks?.find((candidate) => candidate['id'] === taskId);
-    return task ? liveTask(task) : null;
+    if (!tasks) throw new NotOnPortalError(`user ${obj.ids['username']}`);
+    const task = tasks.find((candidate) => candidate['id'] === taskId);
+    if (!task) throw new NotOnPortalError(`task ${taskId} of user ${obj.ids['username']}`);
+    return liveTask(task);
   },
   inSync(desired, live) {
     return deepEqual(desired.value, live);

@@ -3,7 +3,7 @@
  * maxItemSizeInMB, maxReplicationPackageSizeInMB and copyByRefIfCopyFail.
  */
 import type { Diagnostic } from '../engine/diagnostics.js';
-import type { DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type DiscoveredObject, type JsonObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
 import { deepEqual } from '../engine/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
@@ -80,7 +80,8 @@ export const workspace = {
   },
   async read(obj, reader) {
     const live = await reader.get(workspacePath(obj.ids));
-    if (!live || !isObject(obj.value)) return null;
+    if (!live) throw new NotOnPortalError(`workspace ${obj.ids['workspaceId']} of collaboration ${obj.ids['collaborationId']}`);
+    if (!isObject(obj.value)) return null;
     // The size settings live in `config` (wire facts); a flat answer is accepted too.
     const config = isObject(live['config']) ? live['config'] : {};
     const projected: JsonObject = {};

@@ -82,6 +82,23 @@ describe('CLI plan/apply/state end to end', () => {
     expect(await portal.requests()).toEqual([]);
   });
 
+  it('ids the portal does not have fail the plan, each named at its place, and nothing is sent', async () => {
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}items:\n  - { id: deadbeefdeadbeefdeadbeefdeadbeef, status: deprecated }\nusers:\n  - username: jsmith\n    tasks:\n      - { id: zzzzzz, enabled: true }\nroles:\n  - { id: r7HkQ2, description: Known role }\n  - { id: nope42, description: Unknown role }\n`,
+      'unknown-ids',
+    );
+    await portal.clearRequests();
+    for (const args of [['plan', config], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toContain('portalctl.yaml:7:53: error: item deadbeefdeadbeefdeadbeefdeadbeef does not exist on the portal, or this account cannot see it. [item[deadbeefdeadbeefdeadbeefdeadbeef].status]');
+      expect(result.stderr).toContain('portalctl.yaml:11:7: error: task zzzzzz of user jsmith does not exist on the portal');
+      expect(result.stderr).toContain('portalctl.yaml:14:3: error: role nope42 does not exist on the portal');
+      expect(result.stderr).not.toContain('role r7HkQ2 does not exist');
+    }
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('plan --format json prints the plan value; plan --out then apply --plan applies exactly it', async () => {
     const json = await portal.run(['plan', config, '--format', 'json']);
     expect(json.code).toBe(0);

@@ -1,3 +1,4 @@
+import { NotOnPortalError } from '../../src/engine/kind.js';
 /**
  * E4 end to end against the emulator. User levels exist only on self-managed 10.6.1 or earlier,
  * so these tests run the sample organization at 10.6.1: mlopez (custom role, level 2, owns
@@ -109,12 +110,12 @@ describe('user.level (E4) request and comparison', () => {
     expect(userLevel.inSync(level('u', 2), null)).toBe(false);
   });
 
-  it('reads the string level of the user as a number, and a missing user as null', async () => {
+  it('reads the string level of the user as a number; a missing user is not on the portal', async () => {
     const reader = {
       get: async (path: string) => (path === '/community/users/u%201' ? { username: 'u 1', level: '1' } : undefined),
       list: async () => undefined,
     };
     expect(await userLevel.read(level('u 1', 2), reader)).toBe(1);
-    expect(await userLevel.read(level('nobody', 2), reader)).toBeNull();
+    await expect(userLevel.read(level('nobody', 2), reader)).rejects.toThrow(new NotOnPortalError('user nobody'));
   });
 });

@@ -1,3 +1,4 @@
+import { NotOnPortalError } from '../../src/engine/kind.js';
 /**
  * E7 end to end against the emulator. Sample tasks: jsmith a1b2c3 (disabled), d4e5f6 (enabled);
  * mlopez 9f8e7d (disabled).
@@ -90,13 +91,13 @@ describe('user.task (E7) request and comparison', () => {
     });
   });
 
-  it('reads `active`, or `taskState` when the portal gives only that, and a missing task as null', async () => {
+  it('reads `active`, or `taskState` when the portal gives only that; a missing task is not on the portal', async () => {
     const tasks: JsonObject[] = [{ id: 'a', active: true }, { id: 'b', taskState: 'enabled' }, { id: 'c', taskState: 'disabled' }];
     const reader: LiveReader = { get: async () => undefined, list: async () => tasks };
     expect(await userTask.read(task('u', 'a'), reader)).toEqual({ active: true });
     expect(await userTask.read(task('u', 'b'), reader)).toEqual({ active: true });
     expect(await userTask.read(task('u', 'c'), reader)).toEqual({ active: false });
-    expect(await userTask.read(task('u', 'x'), reader)).toBeNull();
+    await expect(userTask.read(task('u', 'x'), reader)).rejects.toThrow(new NotOnPortalError('task x of user u'));
     expect(userTask.inSync(task('u', 'a'), { active: true })).toBe(true);
     expect(userTask.inSync(task('u', 'a'), null)).toBe(false);
   });
