@@ -33,7 +33,16 @@ export function buildProgram(): Command {
     .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      `
+Credentials come from the environment, never from a flag or the YAML:
+  PORTALCTL_TOKEN, or PORTALCTL_USERNAME + PORTALCTL_PASSWORD, or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET
+
+Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan --detailed-exitcode)
+or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift).`,
+    );
 
   const targetOption = () => new Option('--target <address...>', 'keep only operations whose address starts with ADDRESS');
 
