@@ -13,9 +13,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/engine/execute.js';
 import { canonicalJson, deepEqual } from '../../src/engine/json.js';
 import type { JsonValue } from '../../src/engine/kind.js';
-import type { PlannedOperation } from '../../src/engine/plan.js';
 import { basisDigest } from '../../src/engine/plan.js';
 import { FileStateStore, StateWriter, newState } from '../../src/state/index.js';
+import { plannedOperation as op } from './fake-kind.js';
 
 /** The definition canonicalJson had before it was written out by hand. */
 function referenceCanonical(value: unknown): string {
@@ -77,20 +77,6 @@ describe('canonicalJson and deepEqual', () => {
   });
 });
 
-function op(address: string, dependsOn: string[] = []): PlannedOperation {
-  return {
-    address,
-    kind: 'fake',
-    action: 'update',
-    operation: { id: 'E0', name: 'fake' },
-    request: { method: 'POST', path: `/x/${address}`, form: {}, response: 'json', idempotent: true },
-    before: null,
-    after: 1,
-    patch: [],
-    destructive: false,
-    dependsOn,
-  };
-}
 
 describe('executePlan places', () => {
   it('frees a place when the request is answered, not when its record is written', async () => {

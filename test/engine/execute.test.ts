@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/engine/execute.js';
-import type { PlannedOperation } from '../../src/engine/plan.js';
+import { plannedOperation as op } from './fake-kind.js';
 
-function op(address: string, dependsOn: string[] = []): PlannedOperation {
-  return {
-    address,
-    kind: 'fake',
-    action: 'update',
-    operation: { id: 'E0', name: 'fake' },
-    request: { method: 'POST', path: `/x/${address}`, form: {}, response: 'json', idempotent: true },
-    before: null,
-    after: 1,
-    patch: [],
-    destructive: false,
-    dependsOn,
-  };
-}
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,5 +1,6 @@
 import type { DesiredObject, JsonValue, Kind } from '../../src/engine/kind.js';
 import { deepEqual } from '../../src/engine/json.js';
+import type { PlannedOperation } from '../../src/engine/plan.js';
 
 /** A minimal kind for engine tests: a value set with one request, removal with another. */
 export function fakeKind(name = 'fake', deps: (obj: DesiredObject) => string[] = () => []): Kind {
@@ -35,5 +36,21 @@ export function desired(id: string, value: JsonValue, extra: Partial<DesiredObje
     destructive: false,
     source: { file: 'test.yaml', line: 1, column: 1 },
     ...extra,
+  };
+}
+
+/** A planned operation for executor tests: an update at `address`, after `dependsOn`. */
+export function plannedOperation(address: string, dependsOn: string[] = []): PlannedOperation {
+  return {
+    address,
+    kind: 'fake',
+    action: 'update',
+    operation: { id: 'E0', name: 'fake' },
+    request: { method: 'POST', path: `/x/${address}`, form: {}, response: 'json', idempotent: true },
+    before: null,
+    after: 1,
+    patch: [],
+    destructive: false,
+    dependsOn,
   };
 }
