@@ -29,7 +29,7 @@ export interface ImportResult {
 }
 
 export interface ImportRequest {
-  client: Pick<ApiClient, 'portalSelf' | 'get' | 'list'>;
+  client: Pick<ApiClient, 'get' | 'list'>;
   /** The REST root, written as `portal.url`. */
   url: string;
   /** Default: the registered kinds and containers. */
@@ -61,9 +61,11 @@ async function discoverKind(kind: Kind, reader: LiveReader, portal: PortalFacts)
 export async function importPortal(request: ImportRequest): Promise<ImportResult> {
   const kinds = request.kinds ?? registeredKinds;
   const containers = request.containers ?? registeredContainers;
-  const self = await request.client.portalSelf();
-  const { facts } = factsFromSelf(self);
+  // One memoising reader: `portals/self` read here serves the kinds that need it too.
   const reader = createLiveReader(request.client);
+  const self = await reader.get('/portals/self');
+  if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
+  const { facts } = factsFromSelf(self);
   const outcomes = await Promise.all(kinds.map((kind) => discoverKind(kind, reader, facts)));
   const failed = outcomes.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
   if (failed) throw failed.error;

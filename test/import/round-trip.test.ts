@@ -45,6 +45,10 @@ describe('import of the sample organization', () => {
     portal = await startTestPortal();
     const result = await importWith(portal);
     expect(result.skipped).toEqual([]);
+    // Import only reads, and each resource once (portals/self serves the kinds that need it too).
+    const log = await portal.requests();
+    expect(log.filter((entry) => entry.access === 'write')).toEqual([]);
+    expect(log.filter((entry) => entry.path.endsWith('/portals/self'))).toHaveLength(1);
     const config = await loadImported(portal, result);
 
     const addresses = config.objects.map((obj) => obj.address).sort();
