@@ -82,8 +82,6 @@ export interface ApiClient {
   list(path: string, itemsField: string, params?: Params): Promise<JsonObject[]>;
   /** Send one write request exactly as planned. */
   send(request: ApiRequest): Promise<SendResult>;
-  /** `GET /portals/self`: who am I, which edition and version. */
-  portalSelf(): Promise<JsonObject>;
   /** Close the keep-alive connections. */
   close(): Promise<void>;
 }
@@ -210,10 +208,6 @@ class HttpApiClient implements ApiClient {
       expect: apiRequest.response,
       authenticated: true,
     });
-  }
-
-  portalSelf(): Promise<JsonObject> {
-    return this.get('/portals/self');
   }
 
   async close(): Promise<void> {

@@ -51,7 +51,7 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
 describe('reads', () => {
   it('sends GET with f=json, the Bearer token in a header, the Referer, and nothing secret in the URL', async () => {
     const { server, client } = await setup((_req, res) => sendJson(res, { id: 'abc', name: 'Org' }));
-    const self = await client.portalSelf();
+    const self = await client.get('/portals/self');
     expect(self).toEqual({ id: 'abc', name: 'Org' });
     const [request] = server.requests;
     expect(request?.method).toBe('GET');
