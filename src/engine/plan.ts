@@ -187,4 +187,3 @@ function summarize(operations: readonly PlannedOperation[], drift: number): Plan
   return summary;
 }
 
-export const isEmptyPlan = (plan: Plan): boolean => plan.operations.length === 0;

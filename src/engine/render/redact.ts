@@ -4,8 +4,6 @@ import type { Plan } from '../plan.js';
 /** Replaces resolved `${...}` reference values by their reference text, wherever they appear. */
 export type Redactor = (value: JsonValue) => JsonValue;
 
-export const noRedaction: Redactor = (value) => value;
-
 function redactRequest(request: ApiRequest, redact: Redactor): ApiRequest {
   return { ...request, form: redact(request.form) as Record<string, string> };
 }
@@ -15,7 +13,6 @@ function redactRequest(request: ApiRequest, redact: Redactor): ApiRequest {
  * recomputed from nothing: they are redacted value by value like before/after.
  */
 export function redactPlan(plan: Plan, redact: Redactor): Plan {
-  if (redact === noRedaction) return plan;
   return {
     ...plan,
     operations: plan.operations.map((op) => ({
