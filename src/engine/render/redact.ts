@@ -9,8 +9,8 @@ function redactRequest(request: ApiRequest, redact: Redactor): ApiRequest {
 }
 
 /**
- * The copy of a plan that may be shown or saved: no resolved secret in it. Patches are
- * recomputed from nothing: they are redacted value by value like before/after.
+ * The copy of a plan that may be shown or saved: no resolved secret in it. The request form,
+ * before, after and every patch value go through the same redactor.
  */
 export function redactPlan(plan: Plan, redact: Redactor): Plan {
   return {
