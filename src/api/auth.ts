@@ -3,7 +3,7 @@
  * line"); a token is fetched lazily, shared by concurrent requests, and renewed at most once
  * per failed request when the portal answers 498/499.
  */
-import type { JsonObject } from '../engine/kind.js';
+import type { JsonObject } from '../core/json.js';
 import { CredentialsError } from './errors.js';
 
 export type Credentials =

@@ -6,7 +6,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Agent } from 'undici';
-import type { ApiRequest, JsonObject, JsonValue } from '../engine/kind.js';
+import type { ApiRequest } from '../core/request.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import { TokenProvider, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
 import {

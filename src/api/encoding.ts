@@ -4,7 +4,7 @@
  * JSON text in one field. Absent (undefined) means "do not send"; an empty string or null is
  * sent as an empty value, which the portal reads as "clear". `f=json` is always added last.
  */
-import type { JsonValue } from '../engine/kind.js';
+import type { JsonValue } from '../core/json.js';
 
 export type ParamValue = JsonValue | Date | undefined;
 export type Params = Readonly<Record<string, ParamValue>>;

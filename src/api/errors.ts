@@ -4,7 +4,7 @@
  * ApiError that names the request (method and path, never the query string, the token or form
  * values) and carries the portal's code, messageCode, message and details.
  */
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 
 export interface ApiErrorFields {
   method: string;

@@ -3,7 +3,8 @@
  * most once however many objects or kinds ask for it. Concurrent callers share the in-flight
  * request; "does not exist or is inaccessible" becomes `undefined`.
  */
-import type { JsonObject, LiveReader } from '../engine/kind.js';
+import type { JsonObject } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
 import type { ApiClient } from './client.js';
 import { isNotFound } from './errors.js';
 

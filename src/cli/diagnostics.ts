@@ -1,7 +1,7 @@
 /** Diagnostics for people: `file:line:column: severity: message [address]`, the source line and a caret. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Diagnostic } from '../engine/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { CommandIO } from './io.js';
 
 const colours = { error: '\u001b[31m', warning: '\u001b[33m', dim: '\u001b[2m', reset: '\u001b[0m' };

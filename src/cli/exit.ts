@@ -1,5 +1,5 @@
 import { ConfigError } from '../engine/config/errors.js';
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 import { renderDiagnostics } from './diagnostics.js';
 import type { CommandIO } from './io.js';
 

@@ -3,11 +3,11 @@
  * every success recorded at once, then read the portal again, record what it has, and re-plan.
  */
 import { isNotFound, type ApiClient } from '../api/index.js';
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 import { newState, StateWriter, type StateDocument, type StateStore } from '../state/index.js';
 import { executePlan, type ExecuteResult, type OperationOutcome } from './execute.js';
 import { saveInvitationFile } from './invites.js';
-import type { JsonValue } from './kind.js';
+import type { JsonValue } from '../core/json.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
 import type { Plan, PlannedOperation } from './plan.js';
 

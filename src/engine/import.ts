@@ -5,9 +5,11 @@
  */
 import { Document, isMap, isNode, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq, type Node } from 'yaml';
 import { ApiNetworkError, createLiveReader, isMissingPrivilege, isNotFound, type ApiClient } from '../api/index.js';
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 import { containers as registeredContainers, kinds as registeredKinds, type ContainerDefinition } from '../kinds/index.js';
-import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from './kind.js';
+import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, PortalFacts } from '../kinds/contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
 import { factsFromSelf } from './pipeline.js';
 
 /** A kind the token may not read (403 GWM_0003) or whose resource does not exist: left out, with a comment. */

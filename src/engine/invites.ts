@@ -4,7 +4,7 @@
  */
 import { mkdir, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 
 export class InviteFileError extends PortalctlError {}
 

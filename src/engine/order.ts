@@ -2,7 +2,7 @@
  * Execution order: declared dependencies first, then a stable order by address. No numeric
  * priorities: a kind states what it waits for (DesiredObject -> addresses), nothing else.
  */
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 
 export interface Orderable {
   address: string;

@@ -4,12 +4,13 @@
  * prunes, read live values, build the plan. Applying it is in apply.ts.
  */
 import { createLiveReader, type ApiClient } from '../api/index.js';
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 import { kinds as registeredKinds } from '../kinds/index.js';
 import { assertSamePortal, type StateDocument } from '../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
-import type { Diagnostic } from './diagnostics.js';
-import type { DesiredObject, JsonObject, JsonValue, Kind, PortalFacts } from './kind.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { DesiredObject, Kind, PortalFacts } from '../kinds/contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
 

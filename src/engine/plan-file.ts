@@ -3,9 +3,9 @@
  * from the same config and refuses to go on unless it is the same plan, made from the same
  * recorded state and the same live values: the reviewed plan is exactly what runs.
  */
-import { PortalctlError } from '../errors.js';
-import type { JsonValue } from './kind.js';
-import { canonicalJson } from './json.js';
+import { PortalctlError } from '../core/errors.js';
+import type { JsonValue } from '../core/json.js';
+import { canonicalJson } from '../core/json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
 import { redactPlan, type Redactor } from './render/redact.js';
 

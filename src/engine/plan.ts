@@ -4,10 +4,12 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation as JsonPatchOperation } from 'fast-json-patch';
-import type { Action, ApiRequest, DesiredObject, JsonValue, Kind } from './kind.js';
-import { canonicalJson, deepEqual, sha256Of } from './json.js';
+import type { Action, DesiredObject, Kind } from '../kinds/contract.js';
+import type { ApiRequest } from '../core/request.js';
+import type { JsonValue } from '../core/json.js';
+import { canonicalJson, deepEqual, sha256Of } from '../core/json.js';
 import { orderByDependencies } from './order.js';
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 

@@ -4,8 +4,10 @@
  * declared object the portal does not have is reported at once, at its place in the config.
  */
 import { ConfigError } from './config/errors.js';
-import type { Diagnostic } from './diagnostics.js';
-import { NotOnPortalError, type DesiredObject, type JsonValue, type Kind, type LiveReader } from './kind.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { NotOnPortalError, type DesiredObject, type Kind } from '../kinds/contract.js';
+import { type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
 
 export async function readLive(
   objects: readonly DesiredObject[],

@@ -2,9 +2,10 @@
  * What the group (E1) and organization (E2) category schemas share: the node schema, the
  * normalised value and the spec's limits, which differ slightly between the two.
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import type { CheckContext, ConfigContribution, DesiredObject, JsonObject, JsonSchema, JsonValue } from '../engine/kind.js';
-import { deepEqual } from '../engine/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { CheckContext, ConfigContribution, DesiredObject, JsonSchema } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import { deepEqual } from '../core/json.js';
 import { characterCount, isObject, problem } from './support.js';
 
 export const maxTrees = 5;

@@ -1,6 +1,6 @@
 /** The spec's Versioning table for the collaboration operations (E9, E11, E13, E14): 10.5. */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import type { CheckContext, DesiredObject } from '../engine/kind.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { CheckContext, DesiredObject } from './contract.js';
 import { problem, selfManagedVersionBelow } from './support.js';
 
 export function collaborationVersionGate(obj: DesiredObject, ctx: CheckContext, operation: string): Diagnostic[] {

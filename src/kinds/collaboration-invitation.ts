@@ -2,9 +2,11 @@
  * E13: an invitation of a guest portal to the collaboration. Value:
  * `{ guestPortalUrl, workspaces: { <workspaceId>: send|receive|sendAndReceive }, expirationHours? }`.
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import type { Change, DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
-import { deepEqual } from '../engine/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Change, DesiredObject, DiscoveredObject, Kind, PortalFacts } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
+import { deepEqual } from '../core/json.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import {
   accessModesOf,

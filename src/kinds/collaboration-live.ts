@@ -2,8 +2,9 @@
  * What the live halves of the collaboration kinds (E9, E11, E13, E14) share: the read paths,
  * this portal's own id, and how a guest portal URL is recognised among participants.
  */
-import { PortalctlError } from '../errors.js';
-import type { JsonObject, JsonValue, LiveReader } from '../engine/kind.js';
+import { PortalctlError } from '../core/errors.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
 import { MissingIdentifierError } from './live.js';
 import { isObject } from './support.js';
 

@@ -3,7 +3,9 @@
  * `{ portalId }` alone keeps a participant; it matters only with the collaboration's
  * `pruneParticipants: true`, whose prune declaration lists every declared portal id and guest URL.
  */
-import type { ConfigContribution, DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PortalFacts, PruneDeclaration } from '../engine/kind.js';
+import type { ConfigContribution, DesiredObject, DiscoveredObject, Kind, PortalFacts, PruneDeclaration } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { collaborationPath, ownPortalId, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './discover.js';

@@ -4,7 +4,7 @@
  * whole config is composed from both (src/engine/config/schema.ts). A new kind usually only
  * adds properties to an existing container.
  */
-import type { JsonSchema } from '../engine/kind.js';
+import type { JsonSchema } from './contract.js';
 
 export interface ContainerDefinition {
   readonly name: string;

@@ -3,7 +3,9 @@
  * portal's facts, reading many things with bounded concurrency, naming objects in comments, and
  * the collaborations this organization hosts.
  */
-import type { JsonObject, JsonValue, LiveReader, PortalFacts } from '../engine/kind.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
+import type { PortalFacts } from './contract.js';
 import { collaborationPath, ownPortalId } from './collaboration-live.js';
 import { selfManagedVersionBelow } from './support.js';
 

@@ -2,9 +2,11 @@
  * E6: the SAML federation's configuration. Value: the declared fields, with references resolved
  * (the certificate usually comes from `${file:...}`).
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import { NotOnPortalError, type Change, type DesiredObject, type DiscoveredObject, type JsonObject, type JsonSchema, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
-import { deepEqual } from '../engine/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { NotOnPortalError, type Change, type DesiredObject, type DiscoveredObject, type JsonSchema, type Kind, type PortalFacts } from './contract.js';
+import { type JsonObject, type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
+import { deepEqual } from '../core/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { compareVersions } from '../engine/config/version.js';
 import { pathId } from './live.js';

@@ -1,7 +1,9 @@
 /**
  * E1: a group's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import { NotOnPortalError, type DiscoveredObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
+import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import { type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,

@@ -1,5 +1,5 @@
 /** The registry of kinds: one line per kind. */
-import type { Kind } from '../engine/kind.js';
+import type { Kind } from './contract.js';
 import { collaborationInvitation } from './collaboration-invitation.js';
 import { collaborationParticipant } from './collaboration-participant.js';
 import { federation } from './federation.js';

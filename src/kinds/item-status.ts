@@ -2,8 +2,10 @@
  * E3: an item's content status. Value: the status string, or null for `none` (no status; the
  * live half clears it with an empty status and clearEmptyFields=true).
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import { type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
 import { jsonPost, pathId } from './live.js';
 import { problem } from './support.js';
 import { ownedName, textOf } from './discover.js';

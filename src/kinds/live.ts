@@ -1,8 +1,10 @@
 /**
  * Small helpers the kinds' live halves share: identifiers as path segments, requests.
  */
-import type { ApiRequest, Change, DesiredObject, JsonValue } from '../engine/kind.js';
-import { PortalctlError } from '../errors.js';
+import type { ApiRequest } from '../core/request.js';
+import type { Change, DesiredObject } from './contract.js';
+import type { JsonValue } from '../core/json.js';
+import { PortalctlError } from '../core/errors.js';
 
 /** A declared object lacks an identifier its request path needs: a bug in its config half, not a user error. */
 export class MissingIdentifierError extends PortalctlError {}

@@ -1,7 +1,8 @@
 /**
  * E2: the organization's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { DiscoveredObject, Kind, LiveReader } from '../engine/kind.js';
+import type { DiscoveredObject, Kind } from './contract.js';
+import type { LiveReader } from '../core/request.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,

@@ -2,7 +2,8 @@
  * E5: removal of the organization's member category schema. The API has no assign operation,
  * so `absent` is the only value. Value: null (absent).
  */
-import type { DiscoveredObject, Kind, LiveReader } from '../engine/kind.js';
+import type { DiscoveredObject, Kind } from './contract.js';
+import type { LiveReader } from '../core/request.js';
 import { normaliseCategories } from './category-schema.js';
 import { oneLine, textOf } from './discover.js';
 import { jsonPost, removal, removedInSync } from './live.js';

@@ -3,7 +3,9 @@
  * absent); `resources.keep` lists keys that stay; `prune: true` removes every other resource
  * (a prune declaration whose keys are keep + absent).
  */
-import type { DesiredObject, DiscoveredObject, JsonObject, JsonValue, Kind, LiveReader, PruneDeclaration } from '../engine/kind.js';
+import type { DesiredObject, DiscoveredObject, Kind, PruneDeclaration } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
 import { oneLine, textOf } from './discover.js';
 import { jsonPost, removal, removedInSync, requiredId } from './live.js';
 

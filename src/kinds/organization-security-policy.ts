@@ -2,9 +2,11 @@
  * E8: the password security policy. Value: the declared rules only, e.g.
  * `{ minLength: 12, minOther: null }`; a declared null clears the rule.
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import type { DiscoveredObject, JsonObject, JsonSchema, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
-import { deepEqual } from '../engine/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { DiscoveredObject, JsonSchema, Kind, PortalFacts } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
+import { deepEqual } from '../core/json.js';
 import { jsonPost } from './live.js';
 import { isObject, pick, problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow } from './discover.js';

@@ -1,9 +1,11 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
  */
-import { NotOnPortalError, type DesiredObject, type DiscoveredObject, type JsonObject, type JsonValue, type Kind, type LiveReader } from '../engine/kind.js';
+import { NotOnPortalError, type DesiredObject, type DiscoveredObject, type Kind } from './contract.js';
+import { type JsonObject, type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
 import { pathId } from './live.js';
-import { deepEqual } from '../engine/json.js';
+import { deepEqual } from '../core/json.js';
 import { isObject, pick } from './support.js';
 import { oneLine, textOf } from './discover.js';
 

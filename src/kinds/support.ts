@@ -1,8 +1,9 @@
 /**
  * Small helpers the kinds share: diagnostics at a path of an object, version gates, lengths.
  */
-import type { Diagnostic, Severity } from '../engine/diagnostics.js';
-import type { CheckContext, ConfigPath, DesiredObject, JsonObject, JsonSchema, JsonValue } from '../engine/kind.js';
+import type { Diagnostic, Severity } from '../core/diagnostics.js';
+import type { CheckContext, ConfigPath, DesiredObject, JsonSchema } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import { compareVersions } from '../engine/config/version.js';
 
 /** A diagnostic about `obj`, located at `path` inside its declaration. */

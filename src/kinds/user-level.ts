@@ -2,8 +2,9 @@
  * E4: a member's user level. Value: the level number (1 or 2). The operation exists only on the
  * self-managed edition at 10.6.1 or earlier.
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../engine/config/version.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { problem } from './support.js';

@@ -2,9 +2,11 @@
  * E7: enabling a member's task. Value: `{ active: true }`. The API can only enable a task, so
  * `enabled: false` is an error.
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type FieldComment, type JsonObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
-import { deepEqual } from '../engine/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { NotOnPortalError, type DiscoveredObject, type FieldComment, type Kind, type PortalFacts } from './contract.js';
+import { type JsonObject, type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
+import { deepEqual } from '../core/json.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { isObject, problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow, mapLimited, oneLine, textOf } from './discover.js';

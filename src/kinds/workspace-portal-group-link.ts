@@ -1,7 +1,9 @@
 /**
  * E14: removal of a workspace's portal group link. `absent` is the only value; value: null.
  */
-import type { DiscoveredObject, JsonValue, Kind, LiveReader, PortalFacts } from '../engine/kind.js';
+import type { DiscoveredObject, Kind, PortalFacts } from './contract.js';
+import type { JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { ownPortalId, workspacePath } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';

@@ -2,9 +2,11 @@
  * E9: a collaboration workspace's info. Value: the declared fields among name, description,
  * maxItemSizeInMB, maxReplicationPackageSizeInMB and copyByRefIfCopyFail.
  */
-import type { Diagnostic } from '../engine/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type JsonObject, type JsonValue, type Kind, type LiveReader, type PortalFacts } from '../engine/kind.js';
-import { deepEqual } from '../engine/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import { type JsonObject, type JsonValue } from '../core/json.js';
+import { type LiveReader } from '../core/request.js';
+import { deepEqual } from '../core/json.js';
 import { toFormValue } from '../api/encoding.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { workspacePath } from './collaboration-live.js';

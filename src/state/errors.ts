@@ -1,5 +1,5 @@
 /** Errors of the recorded-state store; each names the file and what the user can do. */
-import { PortalctlError } from '../errors.js';
+import { PortalctlError } from '../core/errors.js';
 import type { LockInfo } from './store.js';
 
 export class StateError extends PortalctlError {}

@@ -25,7 +25,7 @@
  * declared, never resolved secrets, and never tokens.
  */
 import { randomUUID } from 'node:crypto';
-import type { JsonValue } from '../engine/kind.js';
+import type { JsonValue } from '../core/json.js';
 import { StateCorruptError, StatePortalMismatchError } from './errors.js';
 
 export const STATE_FORMAT_VERSION = 1;

@@ -13,7 +13,7 @@ import {
   toFormValue,
   type ApiClient,
 } from '../../src/api/index.js';
-import type { JsonObject } from '../../src/engine/kind.js';
+import type { JsonObject } from '../../src/core/json.js';
 
 describe('form encoding', () => {
   it('encodes values per wire-facts and keeps absent distinct from empty', () => {

@@ -1,5 +1,6 @@
-import type { DesiredObject, JsonValue, Kind } from '../../src/engine/kind.js';
-import { deepEqual } from '../../src/engine/json.js';
+import type { DesiredObject, Kind } from '../../src/kinds/contract.js';
+import type { JsonValue } from '../../src/core/json.js';
+import { deepEqual } from '../../src/core/json.js';
 import type { PlannedOperation } from '../../src/engine/plan.js';
 
 /** A minimal kind for engine tests: a value set with one request, removal with another. */

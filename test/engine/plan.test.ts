@@ -3,7 +3,8 @@ import { buildPlan, type PlanInput } from '../../src/engine/plan.js';
 import { orderByDependencies, DependencyCycleError } from '../../src/engine/order.js';
 import { renderPlanText } from '../../src/engine/render/text.js';
 import { redactPlan } from '../../src/engine/render/redact.js';
-import type { JsonValue, Kind } from '../../src/engine/kind.js';
+import type { JsonValue } from '../../src/core/json.js';
+import type { Kind } from '../../src/kinds/contract.js';
 import { desired, fakeKind } from './fake-kind.js';
 
 function input(overrides: Partial<PlanInput>): PlanInput {

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
-import type { LiveReader } from '../../src/engine/kind.js';
+import type { LiveReader } from '../../src/core/request.js';
 import { DestructiveRefusedError } from '../../src/engine/apply.js';
 import { collaborationParticipant } from '../../src/kinds/collaboration-participant.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';

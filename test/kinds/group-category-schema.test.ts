@@ -3,7 +3,7 @@
  * b4850… (owner admin: Zoning > Residential, Commercial).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/engine/kind.js';
+import type { JsonValue } from '../../src/core/json.js';
 import { groupCategorySchema } from '../../src/kinds/group-category-schema.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';

@@ -3,7 +3,7 @@
  * Themes ("Subject areas of county content") > Transportation, Hydrology > Floodplains.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/engine/kind.js';
+import type { JsonValue } from '../../src/core/json.js';
 import { organizationCategorySchema } from '../../src/kinds/organization-category-schema.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { applyAndConverge, desired, planned, writes } from './settings-support.js';

@@ -4,7 +4,8 @@
  */
 import { loadDataFile, type EmulatorState } from '../../src/emulator/index.js';
 import { ConfigError, type LoadedConfig } from '../../src/engine/config/index.js';
-import type { DesiredObject, JsonValue } from '../../src/engine/kind.js';
+import type { DesiredObject } from '../../src/kinds/contract.js';
+import type { JsonValue } from '../../src/core/json.js';
 import type { PreparedPlan } from '../../src/engine/pipeline.js';
 import { SAMPLE_ORG, type TestPortal } from '../support/portal.js';
 

@@ -1,10 +1,11 @@
-import { NotOnPortalError } from '../../src/engine/kind.js';
+import { NotOnPortalError } from '../../src/kinds/contract.js';
 /**
  * E7 end to end against the emulator. Sample tasks: jsmith a1b2c3 (disabled), d4e5f6 (enabled);
  * mlopez 9f8e7d (disabled).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonObject, LiveReader } from '../../src/engine/kind.js';
+import type { JsonObject } from '../../src/core/json.js';
+import type { LiveReader } from '../../src/core/request.js';
 import { userTask } from '../../src/kinds/user-task.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';

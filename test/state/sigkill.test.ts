@@ -17,9 +17,11 @@ let work: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'portalctl-sigkill-'));
-  const sources = [join(repoRoot, 'src', 'errors.ts')];
-  for (const name of await readdir(join(repoRoot, 'src', 'state'))) {
-    if (name.endsWith('.ts')) sources.push(join(repoRoot, 'src', 'state', name));
+  const sources: string[] = [];
+  for (const room of ['core', 'state']) {
+    for (const name of await readdir(join(repoRoot, 'src', room))) {
+      if (name.endsWith('.ts')) sources.push(join(repoRoot, 'src', room, name));
+    }
   }
   for (const source of sources) {
     const output = ts.transpileModule(await readFile(source, 'utf8'), {

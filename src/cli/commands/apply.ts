@@ -6,7 +6,7 @@ import { ApplyFailedError, NotConvergedError, applyPlan, refuseUnapprovedDestruc
 import { preparePlan } from '../../engine/pipeline.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { NO_CHANGES, renderPlanText } from '../../engine/render/text.js';
-import { PortalctlError, UsageError } from '../../errors.js';
+import { PortalctlError, UsageError } from '../../core/errors.js';
 import { withStateLock } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
 import { connect, loadDesired, parseDuration, parsePositiveInt, portalUrl, printWarnings, stateStore, withClient, type SharedOptions } from './common.js';

@@ -2,8 +2,8 @@
 import { resolve } from 'node:path';
 import { createApiClient, credentialsFromEnv, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
 import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
-import type { Diagnostic } from '../../engine/diagnostics.js';
-import { UsageError } from '../../errors.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { UsageError } from '../../core/errors.js';
 import { DEFAULT_STATE_FILE, FileStateStore } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
 

@@ -2,7 +2,7 @@
  * `portalctl emulator`: runs the bundled portal emulator in the foreground until SIGINT/SIGTERM.
  */
 import { resolve } from 'node:path';
-import { PortalctlError, UsageError } from '../../errors.js';
+import { PortalctlError, UsageError } from '../../core/errors.js';
 import { EmulatorDataError, startEmulator, type RunningEmulator } from '../../emulator/index.js';
 import type { CommandIO } from '../io.js';
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { importPortal } from '../../engine/import.js';
-import { PortalctlError } from '../../errors.js';
+import { PortalctlError } from '../../core/errors.js';
 import type { CommandIO } from '../io.js';
 import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
 

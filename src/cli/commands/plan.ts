@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { preparePlan } from '../../engine/pipeline.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import type { CommandIO } from '../io.js';
 import { connect, loadDesired, portalUrl, printWarnings, stateStore, withClient, type SharedOptions } from './common.js';
 

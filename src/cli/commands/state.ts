@@ -1,5 +1,5 @@
 /** `portalctl state show | list | unlock [LOCK_ID]`. */
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import type { CommandIO } from '../io.js';
 import { stateStore, type SharedOptions } from './common.js';
 

@@ -1,6 +1,6 @@
 /** `portalctl validate [PATH...]`: schema and rule checks, no network. */
 import { loadConfig, validateConfig } from '../../engine/config/index.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { renderDiagnostics } from '../diagnostics.js';
 import type { CommandIO } from '../io.js';
 

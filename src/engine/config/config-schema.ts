@@ -1,6 +1,6 @@
 /** The config schema of the registered kinds, and its published text. */
 import { containers, kinds } from '../../kinds/index.js';
-import type { JsonSchema } from '../kind.js';
+import type { JsonSchema } from '../../kinds/contract.js';
 import { composeConfigSchema } from './schema.js';
 
 let cached: JsonSchema | undefined;

@@ -1,5 +1,5 @@
-import type { Diagnostic } from '../diagnostics.js';
-import { PortalctlError } from '../../errors.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { PortalctlError } from '../../core/errors.js';
 
 /** The config is invalid: what plan and apply throw before any request. Carries every diagnostic. */
 export class ConfigError extends PortalctlError {

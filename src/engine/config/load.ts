@@ -4,8 +4,9 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import type { Diagnostic, SourceLocation } from '../diagnostics.js';
-import type { ConfigPath, DesiredObject, Edition, JsonObject, JsonValue, PortalFacts, PruneDeclaration } from '../kind.js';
+import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
 import { configSchema } from './config-schema.js';
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
 import { schemaDiagnostics } from './schema-diagnostics.js';

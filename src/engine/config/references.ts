@@ -5,8 +5,9 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Diagnostic, SourceLocation } from '../diagnostics.js';
-import type { ConfigPath, JsonValue } from '../kind.js';
+import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import type { ConfigPath } from '../../kinds/contract.js';
+import type { JsonValue } from '../../core/json.js';
 
 /** Referenced files are small texts (certificates, descriptions); larger ones are refused. */
 export const maxReferencedFileBytes = 1024 * 1024;

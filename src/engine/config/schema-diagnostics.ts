@@ -1,6 +1,7 @@
 /** Turning ajv's errors into diagnostics a person can act on. */
-import type { Diagnostic } from '../diagnostics.js';
-import type { JsonSchema, JsonValue } from '../kind.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import type { JsonSchema } from '../../kinds/contract.js';
+import type { JsonValue } from '../../core/json.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
 import { addressForPath } from './walk.js';

@@ -3,7 +3,7 @@
  * fragments (nothing here knows a particular kind). It is published as
  * schemas/portalctl.schema.json and compiled into the validator.
  */
-import type { ConfigContribution, JsonSchema, KindDefinition } from '../kind.js';
+import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/contract.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
 
 export const schemaId = 'https://portalctl.dev/schemas/portalctl.schema.json';

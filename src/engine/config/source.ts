@@ -6,8 +6,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
-import type { Diagnostic, SourceLocation } from '../diagnostics.js';
-import type { ConfigPath, JsonValue } from '../kind.js';
+import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import type { ConfigPath } from '../../kinds/contract.js';
+import type { JsonValue } from '../../core/json.js';
 
 /** Larger files are refused: the largest realistic config (50,000 items, 200,000 categories) is far below. */
 export const maxConfigFileBytes = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
 /** Rule checks of the loaded objects by their kinds, merged with the loading diagnostics. */
 import { kinds } from '../../kinds/index.js';
-import type { Diagnostic } from '../diagnostics.js';
-import type { CheckContext, KindDefinition, PortalFacts } from '../kind.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import type { CheckContext, KindDefinition, PortalFacts } from '../../kinds/contract.js';
 import type { LoadedConfig } from './load.js';
 
 const kindsByName = new Map<string, KindDefinition>(kinds.map((kind) => [kind.name, kind]));

@@ -3,7 +3,8 @@
  * ids, and the address a path inside the document belongs to.
  */
 import { containers, kinds, type ContainerDefinition } from '../../kinds/index.js';
-import type { ConfigContribution, ConfigPath, ContainerScope, JsonObject, JsonValue } from '../kind.js';
+import type { ConfigContribution, ConfigPath, ContainerScope } from '../../kinds/contract.js';
+import type { JsonObject, JsonValue } from '../../core/json.js';
 
 export interface ContainerEntry {
   container: ContainerDefinition;

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../kind.js';
+import type { JsonValue } from '../../core/json.js';
 import type { JsonPatchOperation } from '../plan.js';
 
 /** One changed field, for human renderings: `path: before -> after`. */

@@ -1,4 +1,5 @@
-import type { ApiRequest, JsonValue } from '../kind.js';
+import type { ApiRequest } from '../../core/request.js';
+import type { JsonValue } from '../../core/json.js';
 import type { Plan } from '../plan.js';
 
 /** Replaces resolved `${...}` reference values by their reference text, wherever they appear. */

@@ -1,5 +1,5 @@
 /** The plan for a terminal: summary first, one line per operation, then field-level before/after. */
-import type { Action } from '../kind.js';
+import type { Action } from '../../kinds/contract.js';
 import type { Plan, PlannedOperation } from '../plan.js';
 import { fieldChanges, formatValue } from './fields.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorCommand } from '../../../src/cli/commands/emulator.js';
 import type { CommandIO } from '../../../src/cli/io.js';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/core/errors.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { SAMPLE_DATA, control, errorOf, json, postForm, send } from './helpers.js';
 

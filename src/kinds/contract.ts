@@ -5,11 +5,9 @@
  * and rules of its part of the config, how to read its live state, how to compare, which
  * request a change needs and what it depends on. The engine knows only this interface.
  */
-import type { Diagnostic, SourceLocation } from './diagnostics.js';
-
-export type JsonPrimitive = null | boolean | number | string;
-export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type { Diagnostic, SourceLocation } from '../core/diagnostics.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import type { ApiRequest, LiveReader } from '../core/request.js';
 
 export type Edition = 'self-managed' | 'hosted';
 
@@ -58,19 +56,6 @@ export interface DesiredObject {
   source: SourceLocation;
 }
 
-/** An exact request the plan will send. The token is never part of it. */
-export interface ApiRequest {
-  method: 'POST';
-  /** Path relative to the REST root, with `{portalID}` as the literal `self`. */
-  path: string;
-  /** Form fields in the order they are sent, `f=json` excluded (the client adds it). */
-  form: Record<string, string>;
-  /** E13 answers with a file download instead of a JSON object. */
-  response: 'json' | 'file';
-  /** False for requests that must never be repeated (E13 creates a new invitation each call). */
-  idempotent: boolean;
-}
-
 export type Action = 'create' | 'update' | 'delete';
 
 /** What a kind proposes when desired and live differ. */
@@ -81,17 +66,6 @@ export interface Change {
   /** Value after the change (null: removed). */
   after: JsonValue;
   request: ApiRequest;
-}
-
-/**
- * Reads live state for kinds. Memoised per plan: one URL is fetched at most once however many
- * objects or kinds ask for it (the workspace serves both E9 and E14).
- */
-export interface LiveReader {
-  /** GET a JSON resource; `undefined` when the portal says it does not exist or is inaccessible. */
-  get(path: string): Promise<JsonObject | undefined>;
-  /** GET every page of a paged list (until nextStart is -1); `undefined` when the list's owner does not exist. */
-  list(path: string, itemsField: string): Promise<JsonObject[] | undefined>;
 }
 
 export interface CheckContext {

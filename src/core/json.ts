@@ -1,5 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { JsonValue } from './kind.js';
+
+export type JsonPrimitive = null | boolean | number | string;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
 
 /*
  * Written out by hand rather than with a JSON.stringify replacer or by comparing texts: plans
