@@ -1,7 +1,8 @@
 /**
  * Credentials and tokens. Credentials come only from the environment (DESIGN.md "Command
  * line"); a token is fetched lazily, shared by concurrent requests, and renewed at most once
- * per failed request when the portal answers 498/499.
+ * per failed request when the portal answers 498/499. A token travels only in the
+ * `X-Esri-Authorization: Bearer` header, never in a URL.
  */
 import type { JsonObject } from '../core/json.js';
 import { CredentialsError } from './errors.js';
@@ -50,6 +51,20 @@ export function credentialsFromEnv(env: Readonly<Record<string, string | undefin
     'No portal credentials found. Set PORTALCTL_TOKEN, or PORTALCTL_USERNAME and PORTALCTL_PASSWORD, ' +
       'or PORTALCTL_CLIENT_ID and PORTALCTL_CLIENT_SECRET in the environment.',
   );
+}
+
+/**
+ * The header that carries a token. `X-Esri-Authorization` is the documented header that works
+ * behind web-tier authentication (IWA, PKI, Basic), where the standard `Authorization` header
+ * belongs to the web server; the portal accepts it without web-tier authentication too.
+ */
+export function tokenHeaders(token: string): Record<string, string> {
+  return { 'x-esri-authorization': `Bearer ${token}` };
+}
+
+/** Which variables to check when a token endpoint refuses the credentials. */
+export function credentialVariablesFor(tokenPath: string): string {
+  return tokenPath === '/generateToken' ? 'PORTALCTL_USERNAME and PORTALCTL_PASSWORD' : 'PORTALCTL_CLIENT_ID and PORTALCTL_CLIENT_SECRET';
 }
 
 /** Posts an unauthenticated form to a token endpoint and returns the checked JSON answer. */

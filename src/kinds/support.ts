@@ -43,9 +43,7 @@ export function selfManagedVersionBelow(ctx: CheckContext, minimum: string): boo
   return order !== undefined && order < 0;
 }
 
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject } from '../core/json.js';
 
 /** The declared properties of `entry` among `names`, in the order of `names`. */
 export function pick(entry: JsonObject, names: readonly string[]): JsonObject {

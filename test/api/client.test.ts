@@ -56,7 +56,9 @@ describe('reads', () => {
     const [request] = server.requests;
     expect(request?.method).toBe('GET');
     expect(request?.url).toBe('/portal/sharing/rest/portals/self?f=json');
-    expect(request?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(request?.headers['x-esri-authorization']).toBe(`Bearer ${TOKEN}`);
+    // The standard Authorization header belongs to web-tier authentication where there is one.
+    expect(request?.headers['authorization']).toBeUndefined();
     expect(request?.headers['referer']).toBe('portalctl');
     expect(request?.url).not.toContain(TOKEN);
   });
@@ -126,7 +128,7 @@ describe('writes', () => {
     expect(request?.method).toBe('POST');
     expect(request?.url).toBe('/portal/sharing/rest/portals/self/assignCategorySchema');
     expect(request?.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
-    expect(request?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
+    expect(request?.headers['x-esri-authorization']).toBe(`Bearer ${TOKEN}`);
     expect(request?.body).toBe(
       `categorySchema=${encodeURIComponent(schema).replace(/%20/g, '+')}&clearEmptyFields=true&status=&note=a+b%2Bc&f=json`,
     );
@@ -389,7 +391,7 @@ describe('authentication', () => {
           issued += 1;
           return sendJson(res, { token: `user-token-${issued}`, expires: Date.now() + 3_600_000, ssl: false });
         }
-        if (req.headers['authorization'] === 'Bearer user-token-1') {
+        if (req.headers['x-esri-authorization'] === 'Bearer user-token-1') {
           return sendJson(res, { error: { code: 498, message: 'Invalid token.', details: [] } });
         }
         sendJson(res, { ok: true });
@@ -400,7 +402,7 @@ describe('authentication', () => {
     const tokenRequest = server.requests[0];
     expect(tokenRequest?.method).toBe('POST');
     expect(tokenRequest?.pathname).toBe('/generateToken');
-    expect(tokenRequest?.headers['authorization']).toBeUndefined();
+    expect(tokenRequest?.headers['x-esri-authorization']).toBeUndefined();
     expect(tokenRequest?.headers['referer']).toBe('my-referer');
     expect(Object.fromEntries(new URLSearchParams(tokenRequest?.body))).toEqual({
       username: 'admin',
@@ -410,7 +412,7 @@ describe('authentication', () => {
       expiration: '60',
       f: 'json',
     });
-    expect(server.requests.map((r) => [r.pathname, r.headers['authorization']])).toEqual([
+    expect(server.requests.map((r) => [r.pathname, r.headers['x-esri-authorization']])).toEqual([
       ['/generateToken', undefined],
       ['/portals/self', 'Bearer user-token-1'],
       ['/generateToken', undefined],
@@ -440,7 +442,7 @@ describe('authentication', () => {
           issued += 1;
           return sendJson(res, { access_token: `app-token-${issued}`, expires_in: 7200 });
         }
-        if (req.headers['authorization'] === 'Bearer app-token-1') return sendJson(res, {}, 498);
+        if (req.headers['x-esri-authorization'] === 'Bearer app-token-1') return sendJson(res, {}, 498);
         sendJson(res, { done: true });
       },
       { credentials: { type: 'client', clientId: 'app-id', clientSecret: 'app-secret' } },
@@ -530,7 +532,7 @@ describe('token renewal under concurrency', () => {
     const { server, client } = await setup(
       (req, res) => {
         if (req.pathname === '/generateToken') return sendJson(res, { token: `tok-${++issued}-abcdef` });
-        if (req.headers['authorization'] === 'Bearer tok-1-abcdef') return sendJson(res, { error: { code: 498, message: 'Invalid token.' } });
+        if (req.headers['x-esri-authorization'] === 'Bearer tok-1-abcdef') return sendJson(res, { error: { code: 498, message: 'Invalid token.' } });
         sendJson(res, { ok: req.pathname });
       },
       { credentials: { type: 'password', username: 'u', password: 'p-word' } },

@@ -1,0 +1,130 @@
+/**
+ * Error interpretation: turns one raw answer into a JSON object or a file, or into the ApiError
+ * it carries. The portal answers most errors with HTTP 200 and the error envelope
+ * `{"error":{code, messageCode?, message, details[]}}`; a non-2xx status, `success:false` and a
+ * body that is not what was asked for are errors too.
+ */
+import { STATUS_CODES } from 'node:http';
+import contentDisposition from 'content-disposition';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import { isObject } from '../core/json.js';
+import type { ApiErrorFields } from './errors.js';
+import type { RawAnswer } from './transport.js';
+
+export type SendResult =
+  | { type: 'json'; body: JsonObject }
+  | {
+      type: 'file';
+      /** From Content-Disposition, reduced to a bare file name; undefined when the portal gave none. */
+      filename: string | undefined;
+      contentType: string | undefined;
+      content: Buffer;
+    };
+
+export type Interpretation = { ok: true; result: SendResult } | { ok: false; error: ApiErrorFields };
+
+const SNIPPET_LENGTH = 300;
+
+/** What the answer to `method path` means, given whether a JSON object or a file was expected. */
+export function interpretAnswer(request: { method: string; path: string; expect: 'json' | 'file' }, answer: RawAnswer, now: number): Interpretation {
+  const contentType = headerValue(answer.headers['content-type']);
+  const text = answer.body.toString('utf8');
+  const parsed = looksLikeJson(contentType, text) ? parseJson(text) : undefined;
+  const retryAfterMs = parseRetryAfter(headerValue(answer.headers['retry-after']), now);
+  const base = { method: request.method, path: request.path, httpStatus: answer.status, retryAfterMs };
+  const fail = (fields: Omit<ApiErrorFields, keyof typeof base>): Interpretation => ({ ok: false, error: { ...base, ...fields } });
+
+  if (isObject(parsed) && parsed['error'] !== undefined && parsed['error'] !== null) {
+    return fail(envelopeFields(parsed['error'], answer.status));
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    const reason = STATUS_CODES[answer.status] ?? 'unexpected status';
+    const snippet = parsed === undefined ? textSnippet(text, contentType) : '';
+    return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}${snippet ? `: ${snippet}` : ''}` });
+  }
+  if (isObject(parsed) && parsed['success'] === false) {
+    const message = typeof parsed['message'] === 'string' ? parsed['message'] : 'the portal answered success:false';
+    return fail({ apiMessage: message, details: detailsOf(parsed['details']) });
+  }
+  if (request.expect === 'file') {
+    return {
+      ok: true,
+      result: { type: 'file', filename: filenameFromDisposition(headerValue(answer.headers['content-disposition'])), contentType, content: answer.body },
+    };
+  }
+  if (!isObject(parsed)) {
+    const what = parsed === undefined ? `${contentType ?? 'no content type'}: ${textSnippet(text, contentType)}` : 'JSON that is not an object';
+    return fail({ apiMessage: `expected a JSON object, got ${what}` });
+  }
+  return { ok: true, result: { type: 'json', body: parsed } };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function looksLikeJson(contentType: string | undefined, text: string): boolean {
+  if (contentType && /json/i.test(contentType)) return true;
+  const first = text.trimStart()[0];
+  return first === '{' || first === '[';
+}
+
+function parseJson(text: string): JsonValue | undefined {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `details` is an array of strings in the documented envelope; some servers send null or a string. */
+function detailsOf(value: JsonValue | undefined): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : JSON.stringify(entry)));
+  return [typeof value === 'string' ? value : JSON.stringify(value)];
+}
+
+function envelopeFields(error: JsonValue, httpStatus: number): Pick<ApiErrorFields, 'code' | 'messageCode' | 'apiMessage' | 'details'> {
+  if (!isObject(error)) {
+    return { code: httpStatus === 200 ? undefined : httpStatus, apiMessage: typeof error === 'string' ? error : JSON.stringify(error) };
+  }
+  const rawCode = error['code'];
+  const numericCode = typeof rawCode === 'number' ? rawCode : typeof rawCode === 'string' && /^\d+$/.test(rawCode) ? Number(rawCode) : undefined;
+  const code = numericCode ?? (httpStatus >= 200 && httpStatus <= 299 ? undefined : httpStatus);
+  const messageCode = typeof error['messageCode'] === 'string' && error['messageCode'] !== '' ? error['messageCode'] : undefined;
+  const message = typeof error['message'] === 'string' && error['message'] !== '' ? error['message'] : 'the portal reported an error without a message';
+  return { code, messageCode, apiMessage: message, details: detailsOf(error['details']) };
+}
+
+function textSnippet(text: string, contentType: string | undefined): string {
+  const plain = (contentType && /html/i.test(contentType)) || /^\s*</.test(text)
+    ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')
+    : text;
+  const squeezed = plain.replace(/\s+/g, ' ').trim();
+  return squeezed.length > SNIPPET_LENGTH ? `${squeezed.slice(0, SNIPPET_LENGTH)}...` : squeezed;
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds from now; undefined when absent or invalid. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** The file name of a Content-Disposition header (RFC 6266, via `content-disposition`), reduced to a bare name (no directories). */
+export function filenameFromDisposition(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  let name: string | undefined;
+  try {
+    name = contentDisposition.parse(header).parameters['filename'];
+  } catch {
+    // A header the RFC's grammar rejects names no file we can trust.
+    return undefined;
+  }
+  if (name === undefined) return undefined;
+  const bare = name.split(/[\\/]/).pop()?.trim() ?? '';
+  return bare === '' || bare === '.' || bare === '..' ? undefined : bare;
+}

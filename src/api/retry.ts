@@ -1,0 +1,43 @@
+/**
+ * Retry policy: which failures are transient, how long to wait (exponential backoff with
+ * jitter, or the portal's Retry-After, capped), and that only idempotent requests are repeated.
+ */
+import type { ApiError, NetworkFailure } from './errors.js';
+
+const RETRYABLE_CODES = new Set([429, 502, 503, 504]);
+
+export interface RetryOptions {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  maxRetryAfterMs: number;
+  random: () => number;
+}
+
+export class RetryPolicy {
+  constructor(private readonly options: RetryOptions) {}
+
+  get maxRetries(): number {
+    return this.options.maxRetries;
+  }
+
+  /** Whether a request that got no answer may be sent again after `retries` retries. */
+  mayRetryNetworkFailure(failure: NetworkFailure, idempotent: boolean, nameUnresolved: boolean, retries: number): boolean {
+    // A request that never left (refused connection) is safe to repeat even when not idempotent.
+    const mayRepeat = idempotent || failure === 'unreachable';
+    const transient = failure !== 'unreachable' || !nameUnresolved;
+    return mayRepeat && transient && retries < this.options.maxRetries;
+  }
+
+  /** The delay before retry number `retry` (1-based), honouring Retry-After when given. */
+  delay(retry: number, retryAfterMs?: number): number {
+    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, this.options.maxRetryAfterMs);
+    const ceiling = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (retry - 1));
+    return Math.round(ceiling / 2 + (this.options.random() * ceiling) / 2);
+  }
+}
+
+/** Overload or gateway trouble (429, 502, 503, 504), by HTTP status or envelope code; never a missing privilege. */
+export function isTransient(error: ApiError): boolean {
+  return error.messageCode !== 'GWM_0003' && (RETRYABLE_CODES.has(error.httpStatus ?? 0) || RETRYABLE_CODES.has(error.code ?? 0));
+}

@@ -1,0 +1,107 @@
+/**
+ * Transport: one HTTP attempt over a keep-alive undici Agent, with a per-attempt timeout
+ * covering the answer's headers and body, and the classification of attempts that got no answer.
+ */
+import type { Agent } from 'undici';
+import type { NetworkFailure } from './errors.js';
+
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+/**
+ * undici is loaded with the first request, not with this module: loading it took about a
+ * third of the start-up of commands that never reach the network (`plan --refresh=false`).
+ */
+const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export interface Attempt {
+  method: 'GET' | 'POST';
+  target: URL;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** The attempt took longer than the per-attempt timeout. */
+export class AttemptTimeout extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('attempt timed out', options);
+    this.name = 'AttemptTimeout';
+  }
+}
+
+export class Transport {
+  /** Created with the first request (see loadUndici). */
+  private agent: Promise<Agent> | undefined;
+
+  constructor(readonly timeoutMs: number) {}
+
+  async send(attempt: Attempt): Promise<RawAnswer> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
+    try {
+      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.dispatcher()]);
+      const response = await request(attempt.target, {
+        method: attempt.method,
+        headers: attempt.headers,
+        body: attempt.body,
+        dispatcher,
+        signal: controller.signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      const content = Buffer.from(await response.body.arrayBuffer());
+      return { status: response.statusCode, headers: response.headers, body: content };
+    } catch (error) {
+      if (controller.signal.aborted) throw new AttemptTimeout({ cause: error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.agent) await (await this.agent).close();
+  }
+
+  private dispatcher(): Promise<Agent> {
+    return (this.agent ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } })));
+  }
+}
+
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    current = current.cause;
+  }
+  return codes;
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+export function classifyNetworkFailure(error: unknown): NetworkFailure {
+  if (error instanceof AttemptTimeout) return 'timeout';
+  const codes = errorCodes(error);
+  if (codes.some((code) => UNREACHABLE_CODES.has(code))) return 'unreachable';
+  if (codes.some((code) => TIMEOUT_CODES.has(code))) return 'timeout';
+  return 'connection';
+}
+
+/** A name that does not resolve will not resolve on the next try either. */
+export function nameDoesNotResolve(error: unknown): boolean {
+  return errorCodes(error).includes('ENOTFOUND');
+}
+
+export function describeCause(error: unknown): string {
+  const codes = errorCodes(error);
+  if (codes.length > 0) return codes.join(' / ');
+  return error instanceof Error ? error.message : String(error);
+}
