@@ -13,6 +13,7 @@ import type { DesiredObject, Kind, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
+import { callerFromSelf, type Caller } from '../kinds/authority.js';
 
 export const kindsByName: ReadonlyMap<string, Kind> = new Map(registeredKinds.map((kind) => [kind.name, kind]));
 
@@ -89,10 +90,12 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   let diagnostics = validateConfig(config);
   throwIfInvalid(diagnostics);
   let portal: LivePortal | undefined;
+  let caller: Caller | undefined;
   if (reader) {
     const self = await reader.get('/portals/self');
     if (!self) throw new PortalctlError(`${url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
     portal = factsFromSelf(self);
+    caller = callerFromSelf(self);
     // Then against what the portal really is (edition, version, access, verification).
     diagnostics = [...validateConfig(config, portal.facts), ...factMismatches(config, portal.facts, url)];
     throwIfInvalid(diagnostics);
@@ -130,6 +133,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
     targets: request.targets ?? [],
     sources: config.sources,
+    ...(caller ? { caller } : {}),
   });
   return { plan, config, objects, basis, recorded, portal, warnings };
 }

@@ -9,6 +9,7 @@ import type { ApiRequest } from '../core/request.js';
 import type { JsonValue } from '../core/json.js';
 import { canonicalJson, deepEqual, sha256Of } from '../core/json.js';
 import { orderByDependencies } from './order.js';
+import { mayCall, missingAuthority, type Caller } from '../kinds/authority.js';
 import { PortalctlError } from '../core/errors.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -43,6 +44,13 @@ export interface DriftEntry {
   patch: JsonPatchOperation[];
 }
 
+/** Something the plan cannot resolve but a reviewer must know before any write. */
+export interface PlanWarning {
+  address: string;
+  kind: string;
+  message: string;
+}
+
 export interface PlanSummary {
   create: number;
   update: number;
@@ -69,6 +77,8 @@ export interface Plan {
   /** In execution order. */
   operations: PlannedOperation[];
   drift: DriftEntry[];
+  /** Differences no operation resolves, and operations the caller may not call (privileges). */
+  warnings: PlanWarning[];
 }
 
 export interface RecordedValue {
@@ -89,6 +99,8 @@ export interface PlanInput {
   targets: readonly string[];
   sources?: readonly string[];
   now?: Date;
+  /** Who the credentials act as (from `portals/self`); unknown: no privilege check. */
+  caller?: Caller;
 }
 
 export class UnknownKindError extends PortalctlError {}
@@ -110,6 +122,7 @@ export function isTargeted(address: string, targets: readonly string[]): boolean
 export function buildPlan(input: PlanInput): Plan {
   const candidates: PlannedOperation[] = [];
   const drift: DriftEntry[] = [];
+  const warnings: PlanWarning[] = [];
 
   for (const obj of input.objects) {
     const kind = kindOf(input.kinds, obj.kind);
@@ -127,6 +140,9 @@ export function buildPlan(input: PlanInput): Plan {
     }
 
     if (!isTargeted(obj.address, input.targets)) continue;
+    if (known && kind.warnings) {
+      for (const message of kind.warnings(obj, live)) warnings.push({ address: obj.address, kind: obj.kind, message });
+    }
     // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
     if (known && kind.inSync(obj, live)) continue;
     const change = kind.change(obj, live);
@@ -148,6 +164,13 @@ export function buildPlan(input: PlanInput): Plan {
   for (const op of candidates) op.dependsOn = op.dependsOn.filter((dep) => planned.has(dep));
   const operations = orderByDependencies(candidates);
   drift.sort((a, b) => (a.address < b.address ? -1 : 1));
+  const caller = input.caller;
+  if (caller) {
+    for (const op of operations) {
+      const authority = kindOf(input.kinds, op.kind).authority;
+      if (authority && !mayCall(caller, authority)) warnings.push({ address: op.address, kind: op.kind, message: missingAuthority(caller, authority, op.operation) });
+    }
+  }
 
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -161,6 +184,7 @@ export function buildPlan(input: PlanInput): Plan {
     summary: summarize(operations, drift.length),
     operations,
     drift,
+    warnings,
   };
 }
 

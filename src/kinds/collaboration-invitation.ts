@@ -9,13 +9,19 @@ import type { LiveReader } from '../core/request.js';
 import { deepEqual } from '../core/json.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import {
+  INVITATIONS_FIELD,
   accessModesOf,
   collaborationPath,
+  invitationAccess,
+  invitationGuestUrl,
   invitationsPath,
+  isHostParticipant,
+  participantAccess,
   participantIdentity,
   participantsPath,
   samePortalUrl,
   workspaceAddress,
+  workspacesPath,
 } from './collaboration-live.js';
 import { isObject, pick, problem } from './support.js';
 import { collaborationsSeen, liveVersionBelow, oneLine } from './discover.js';
@@ -23,41 +29,66 @@ import { collaborationsSeen, liveVersionBelow, oneLine } from './discover.js';
 export const accessModes = ['send', 'receive', 'sendAndReceive'] as const;
 
 /** Invitations in these states no longer stand for the guest portal (an expired one may be re-sent). */
-const closedStatuses = new Set(['expired', 'declined', 'rejected', 'cancelled', 'canceled', 'revoked']);
+const closedStatuses = new Set(['expired', 'declined', 'rejected', 'cancelled', 'canceled', 'revoked', 'invalidated']);
+
+/** An invitation that still stands: the documented `host_created` and any status not known to be closed. */
+const isOpen = (invitation: JsonObject): boolean =>
+  !closedStatuses.has(typeof invitation['status'] === 'string' ? invitation['status'].toLowerCase() : '');
 
 /**
- * The guest portal's live standing, `{ guestPortalUrl, workspaces }`: as a participant that
- * joined, or as a pending invitation. Among several, the one with the declared access wins, so
- * a portal already invited with that access is never invited again; null when neither exists.
+ * The guest portal's live standing, `{ guestPortalUrl, workspaces, standing }`: `participant`
+ * once it joined (its access per workspace read from the workspaces' group links), else
+ * `invited` for a pending invitation (its access read from the invitation string). Among several
+ * invitations, the one with the declared access wins, so a portal already invited with that
+ * access is never invited again; null when neither exists.
  */
 async function readInvitation(obj: DesiredObject, reader: LiveReader): Promise<JsonValue> {
   const url = obj.ids['guestPortalUrl'];
   const [participants, invitations] = await Promise.all([
     reader.list(participantsPath(obj.ids), 'participants'),
-    reader.list(invitationsPath(obj.ids), 'invitations'),
+    reader.list(invitationsPath(obj.ids), INVITATIONS_FIELD),
   ]);
-  const standing: JsonObject[] = [];
-  for (const participant of participants ?? []) {
-    const identity = participantIdentity(participant);
-    if (samePortalUrl(identity.url, url)) {
-      standing.push({ guestPortalUrl: identity.url ?? null, workspaces: accessModesOf(participant['workspaces']) });
-    }
+  const joined = (participants ?? [])
+    .filter((participant) => !isHostParticipant(participant))
+    .map(participantIdentity)
+    .find((identity) => samePortalUrl(identity.url, url));
+  if (joined) {
+    const workspaces = (await reader.list(workspacesPath(obj.ids), 'workspaces')) ?? [];
+    return { guestPortalUrl: joined.url ?? null, workspaces: joined.id === undefined ? {} : participantAccess(workspaces, joined.id), standing: 'participant' };
   }
-  for (const invitation of invitations ?? []) {
-    const status = typeof invitation['status'] === 'string' ? invitation['status'].toLowerCase() : 'pending';
-    if (closedStatuses.has(status) || !samePortalUrl(invitation['guestPortalUrl'], url)) continue;
-    standing.push({ guestPortalUrl: invitation['guestPortalUrl'] ?? null, workspaces: accessModesOf(invitation['workspaces']) });
-  }
+  const pending: JsonObject[] = (invitations ?? [])
+    .filter((invitation) => isOpen(invitation) && samePortalUrl(invitationGuestUrl(invitation), url))
+    .map((invitation) => ({ guestPortalUrl: invitationGuestUrl(invitation) ?? null, workspaces: invitationAccess(invitation), standing: 'invited' }));
   const wanted = isObject(obj.value) ? accessModesOf(obj.value['workspaces']) : {};
-  return standing.find((entry) => deepEqual(entry['workspaces'], wanted)) ?? standing[0] ?? null;
+  return pending.find((entry) => deepEqual(entry['workspaces'], wanted)) ?? pending[0] ?? null;
 }
 
+function sameAccess(desired: DesiredObject, live: JsonObject): boolean {
+  return isObject(desired.value) && deepEqual(accessModesOf(desired.value['workspaces']), accessModesOf(live['workspaces']));
+}
+
+/**
+ * A portal that already takes part is never invited again (whatever its access: no spec
+ * operation changes it, see invitationWarnings); a pending invitation counts when its access is the declared one.
+ */
 function invitationInSync(desired: DesiredObject, live: JsonValue): boolean {
   if (!isObject(desired.value) || !isObject(live)) return false;
-  return (
-    samePortalUrl(desired.value['guestPortalUrl'], live['guestPortalUrl']) &&
-    deepEqual(accessModesOf(desired.value['workspaces']), accessModesOf(live['workspaces']))
-  );
+  if (live['standing'] === 'participant') return true;
+  return samePortalUrl(desired.value['guestPortalUrl'], live['guestPortalUrl']) && sameAccess(desired, live);
+}
+
+const describeAccess = (modes: JsonObject): string =>
+  Object.keys(modes).length === 0 ? 'none' : Object.entries(modes).map(([workspaceId, mode]) => `${workspaceId}: ${mode === null ? 'unknown' : String(mode)}`).join(', ');
+
+/** A joined participant whose access differs from the config: named, since no spec operation changes it. */
+function invitationWarnings(desired: DesiredObject, live: JsonValue): string[] {
+  if (!isObject(desired.value) || !isObject(live) || live['standing'] !== 'participant' || sameAccess(desired, live)) return [];
+  const have = describeAccess(accessModesOf(live['workspaces']));
+  const want = describeAccess(accessModesOf(desired.value['workspaces']));
+  return [
+    `${String(desired.value['guestPortalUrl'])} already takes part in the collaboration with access {${have}}, but the config declares {${want}}. ` +
+      'No planned operation changes a participant\'s access (it is not invited again): change it on the portal, or declare the access it has.',
+  ];
 }
 
 /** `[{"<workspaceId>":"<mode>"}, ...]` in declaration order; `expiration` in hours when declared. */
@@ -90,6 +121,7 @@ function invitationChange(desired: DesiredObject, live: JsonValue): Change {
 export const collaborationInvitation = {
   name: 'collaboration.invitation',
   operation: { id: 'E13', name: 'Invite collaboration participant' },
+  authority: { who: 'capability Administrator (host)', role: 'administrator' },
   config: [
     {
       container: 'participant',
@@ -144,6 +176,7 @@ export const collaborationInvitation = {
   },
   read: readInvitation,
   inSync: invitationInSync,
+  warnings: invitationWarnings,
   change: invitationChange,
   discover: discoverInvitations,
   /** The workspaces it names, when their info is declared: the guest is invited to their final state. */
@@ -163,12 +196,12 @@ async function discoverInvitations(reader: LiveReader, portal: PortalFacts): Pro
   const { hosted } = await collaborationsSeen(reader);
   const found: DiscoveredObject[] = [];
   for (const collaboration of hosted) {
-    const invitations = (await reader.list(invitationsPath(collaboration.ids), 'invitations')) ?? [];
+    const invitations = (await reader.list(invitationsPath(collaboration.ids), INVITATIONS_FIELD)) ?? [];
     const notes = invitations.flatMap((invitation) => {
-      const url = invitation['guestPortalUrl'];
-      const status = typeof invitation['status'] === 'string' ? invitation['status'].toLowerCase() : 'pending';
-      if (typeof url !== 'string' || closedStatuses.has(status)) return [];
-      const modes = Object.entries(accessModesOf(invitation['workspaces'])).map(([workspaceId, mode]) => `${workspaceId}: ${String(mode)}`);
+      const url = invitationGuestUrl(invitation);
+      const status = typeof invitation['status'] === 'string' ? invitation['status'] : 'pending';
+      if (url === undefined || !isOpen(invitation)) return [];
+      const modes = Object.entries(invitationAccess(invitation)).map(([workspaceId, mode]) => `${workspaceId}: ${String(mode)}`);
       return [oneLine(`invitations: ${url} ${status}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`)];
     });
     if (notes.length > 0) {

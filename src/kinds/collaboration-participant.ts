@@ -7,7 +7,7 @@ import type { ConfigContribution, DesiredObject, DiscoveredObject, Kind, PortalF
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
-import { collaborationPath, ownPortalId, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
+import { collaborationPath, isHostParticipant, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './discover.js';
 import { jsonPost, removal, removedInSync } from './live.js';
 import { isObject } from './support.js';
@@ -24,6 +24,7 @@ function declaredKeys(participants: JsonValue | undefined): string[] {
 export const collaborationParticipant = {
   name: 'collaboration.participant',
   operation: { id: 'E11', name: 'Remove collaboration participant' },
+  authority: { who: 'capability Administrator (roles); the collaboration host', role: 'administrator' },
   config: [removalEntries(), pruning()],
   check(obj, ctx) {
     return collaborationVersionGate(obj, ctx, 'Removing a participant (E11)');
@@ -54,18 +55,18 @@ function participantView(participant: { id?: string; url?: string }): JsonObject
 
 /**
  * Every live participant the collaboration's declaration names neither by portal id nor by
- * guest portal URL becomes a destructive removal. This portal itself (the host) is never one.
+ * guest portal URL becomes a destructive removal. The host (`collaborationRole: Host`, this portal) is never one.
  */
 async function pruneParticipants(declaration: PruneDeclaration, reader: LiveReader): Promise<DesiredObject[]> {
   const participants = await reader.list(participantsPath(declaration.ids), 'participants');
   if (!participants || participants.length === 0) return [];
-  const self = await ownPortalId(reader);
   const keys = new Set(declaration.keys);
   const declared = (participant: { id?: string; url?: string }): boolean =>
     (participant.id !== undefined && keys.has(participant.id)) || declaration.keys.some((key) => samePortalUrl(key, participant.url));
   return participants
+    .filter((participant) => !isHostParticipant(participant))
     .map(participantIdentity)
-    .filter((participant): participant is { id: string; url?: string } => participant.id !== undefined && participant.id !== self)
+    .filter((participant): participant is { id: string; url?: string } => participant.id !== undefined)
     .filter((participant) => !declared(participant))
     .map((participant) => ({
       kind: declaration.kind,
@@ -131,10 +132,9 @@ async function discoverParticipants(reader: LiveReader, portal: PortalFacts): Pr
   const found: DiscoveredObject[] = [];
   for (const collaboration of hosted) {
     const participants = (await reader.list(participantsPath(collaboration.ids), 'participants')) ?? [];
-    const self = participants.length > 0 ? await ownPortalId(reader) : undefined;
     const notes = participants.flatMap((participant) => {
       const { id, url } = participantIdentity(participant);
-      if (id === undefined || id === self) return [];
+      if (id === undefined || isHostParticipant(participant)) return [];
       const info = isObject(participant['portalInfo']) ? participant['portalInfo'] : participant;
       const name = textOf(info['name']);
       return [oneLine(`participants: ${id}${name ? ` ${name}` : ''}${url ? ` (${url})` : ''}`)];

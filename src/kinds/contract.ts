@@ -166,6 +166,21 @@ export interface KindDefinition {
 
   /** Rules the portal would reject, beyond the JSON Schema's shape (limits, editions, versions). */
   check(obj: DesiredObject, ctx: CheckContext): Diagnostic[];
+
+  /** Who may call the operation (the spec's Authentication table); absent when it states nothing. */
+  readonly authority?: Authority;
+}
+
+/**
+ * Who may call a kind's operation. A caller qualifies by its role (`administrator`: role
+ * org_admin; `defaultAdministrator`: role and roleId org_admin) or, when `privilege` is named, by
+ * holding that privilege. App tokens have no role: only their app's privileges count.
+ */
+export interface Authority {
+  /** The spec's wording, shown when the caller does not qualify. */
+  readonly who: string;
+  readonly role: 'administrator' | 'defaultAdministrator';
+  readonly privilege?: string;
 }
 
 /** The live half of a kind: reading, comparing, the change's request, ordering. */
@@ -181,6 +196,12 @@ export interface KindReconciler {
 
   /** The change that brings `live` to `desired`; called only when they are not in sync. */
   change(desired: DesiredObject, live: JsonValue): Change;
+
+  /**
+   * Differences the plan cannot resolve, named as warnings (e.g. a joined participant whose
+   * access differs from the config: no spec operation changes it). Called for every targeted object.
+   */
+  warnings?(desired: DesiredObject, live: JsonValue): string[];
 
   /** Addresses this object must wait for (a role before a federation that names it). */
   dependsOn(obj: DesiredObject, all: readonly DesiredObject[]): string[];

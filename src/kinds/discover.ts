@@ -6,7 +6,7 @@
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import type { PortalFacts } from './contract.js';
-import { collaborationPath, ownPortalId } from './collaboration-live.js';
+import { ownCollaborationPortalId, workspacesPath } from './collaboration-live.js';
 import { selfManagedVersionBelow } from './support.js';
 
 /** How many reads one kind keeps in flight while discovering (per group, per user, ...). */
@@ -62,20 +62,27 @@ export interface CollaborationsSeen {
   guestNotes: string[];
 }
 
-/** The organization's collaborations, split into those it hosts and those it takes part in as a guest. */
+/**
+ * The organization's collaborations, split into those it hosts and those it takes part in as a
+ * guest. The host is `collaborationHostPortalId` (a GUID-style id, never comparable with the
+ * short `portals/self` id); this portal's own GUID shows in its own workspace group links. When
+ * it has linked no group, it cannot be told apart, and the collaboration is taken as hosted
+ * (the host-only operations then answer for themselves).
+ */
 export async function collaborationsSeen(reader: LiveReader): Promise<CollaborationsSeen> {
   const listed = (await reader.list('/portals/self/collaborations', 'collaborations')) ?? [];
-  const self = listed.some((entry) => textOf(entry['hostPortalId']) !== undefined) ? await ownPortalId(reader) : undefined;
   const seen: CollaborationsSeen = { hosted: [], guestNotes: [] };
   for (const entry of listed) {
     const id = textOf(entry['id']);
     if (id === undefined) continue;
     const name = oneLine(textOf(entry['name']) ?? id);
-    const host = textOf(entry['hostPortalId']);
-    if (host !== undefined && host !== self) {
+    const ids = { collaborationId: id };
+    const host = textOf(entry['collaborationHostPortalId']);
+    const self = host === undefined ? undefined : ownCollaborationPortalId((await reader.list(workspacesPath(ids), 'workspaces')) ?? []);
+    if (host !== undefined && self !== undefined && host !== self) {
       seen.guestNotes.push(`collaboration ${id} ${name}: hosted by portal ${host}; only its host manages it, so it is not imported.`);
     } else {
-      seen.hosted.push({ id, name, ids: { collaborationId: id } });
+      seen.hosted.push({ id, name, ids });
     }
   }
   return seen;
@@ -83,5 +90,5 @@ export async function collaborationsSeen(reader: LiveReader): Promise<Collaborat
 
 /** The workspaces of a hosted collaboration as listed. */
 export async function workspacesOf(reader: LiveReader, collaboration: HostedCollaboration): Promise<JsonObject[]> {
-  return (await reader.list(`${collaborationPath(collaboration.ids)}/workspaces`, 'workspaces')) ?? [];
+  return (await reader.list(workspacesPath(collaboration.ids), 'workspaces')) ?? [];
 }

@@ -58,7 +58,15 @@ const booleanFields = new Set([
  * Fields the portal may leave out of its answer (wire facts, unverified): when missing, their
  * live value is unknown, so they are taken as declared rather than reported as a change forever.
  */
-const possiblyUnreturned = new Set(['userCreditAssignment', 'userType', 'level']);
+const possiblyUnreturned = new Set(['userCreditAssignment', 'userType', 'level', 'updateGroupsAtSignin', 'userLicenseType']);
+
+/**
+ * The GET key of the default user license type is not documented (the update takes
+ * `userLicenseType`; the user resource calls it `userLicenseTypeId`): both are read.
+ */
+function reported(live: JsonObject, field: string): JsonValue | undefined {
+  return field === 'userLicenseType' ? (live[field] ?? live['userLicenseTypeId']) : live[field];
+}
 
 const FEDERATION_READ_PATH = '/portals/self/idp/federation';
 
@@ -97,7 +105,7 @@ async function readFederation(obj: DesiredObject, reader: LiveReader): Promise<J
   if (!isObject(obj.value)) return null;
   const projected: JsonObject = {};
   for (const [field, declared] of Object.entries(obj.value)) {
-    const value = live[field];
+    const value = reported(live, field);
     if (value === undefined && possiblyUnreturned.has(field)) projected[field] = declared;
     else projected[field] = value === undefined || value === null ? null : liveField(field, value);
   }
@@ -143,6 +151,7 @@ function federationChange(desired: DesiredObject, live: JsonValue): Change {
 export const federation = {
   name: 'federation',
   operation: { id: 'E6', name: 'Update SAML federation' },
+  authority: { who: 'organization administrator', role: 'administrator' },
   config: [
     {
       container: 'federation',
@@ -231,11 +240,11 @@ async function discoverFederation(reader: LiveReader, portal: PortalFacts): Prom
   const levelDeprecated = portal.edition === 'hosted' || (portal.version !== undefined && (compareVersions(portal.version, '10.7') ?? -1) >= 0);
   const fields: JsonObject = {};
   for (const field of federationFields) {
-    const reported = live[field];
-    if (reported === undefined || reported === null) continue;
+    const given = reported(live, field);
+    if (given === undefined || given === null) continue;
     if (field === 'userType' && portal.edition === 'self-managed') continue;
     if (field === 'level' && levelDeprecated) continue;
-    const value = liveField(field, reported);
+    const value = liveField(field, given);
     if (value !== null && fitsSchema(field, value)) fields[field] = value;
   }
   const name = textOf(live['name']);

@@ -15,6 +15,7 @@ import {
 import { jsonPost, pathId } from './live.js';
 import { problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
+import { organizationQuery } from './collaboration-live.js';
 
 export const groupCategorySchema = {
   name: 'group.categorySchema',
@@ -59,7 +60,8 @@ export const groupCategorySchema = {
 /** For import: each group's non-empty schema; a group with an empty one is only named (an empty schema is invalid config). */
 async function discoverGroupCategorySchemas(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
   if (liveVersionBelow(portal, '10.6.1')) return [];
-  const groups = (await reader.list('/community/groups', 'results')) ?? [];
+  // Group search needs `q`: `orgid:<id>` lists the organization's groups.
+  const groups = (await reader.list(`/community/groups?${await organizationQuery(reader)}`, 'results')) ?? [];
   const found = await mapLimited(groups, async (group): Promise<DiscoveredObject | undefined> => {
     const id = textOf(group['id']);
     if (id === undefined) return undefined;

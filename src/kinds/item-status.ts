@@ -9,6 +9,7 @@ import { type LiveReader } from '../core/request.js';
 import { jsonPost, pathId } from './live.js';
 import { problem } from './support.js';
 import { ownedName, textOf } from './discover.js';
+import { organizationQuery } from './collaboration-live.js';
 
 export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;
 
@@ -22,6 +23,7 @@ function liveStatus(value: JsonValue | undefined): JsonValue {
 export const itemStatus = {
   name: 'item.status',
   operation: { id: 'E3', name: 'Set content status' },
+  authority: { who: 'item owner or organization administrator, holding a role with the portal:admin:updateItems privilege', role: 'administrator', privilege: 'portal:admin:updateItems' },
   config: [
     {
       container: 'item',
@@ -97,7 +99,9 @@ export const itemStatus = {
 
 /** For import: every item that has a status, named by title and owner. */
 async function discoverItemStatuses(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
-  const items = (await reader.list('/search', 'results')) ?? [];
+  // Search needs `q`: `orgid:<id>` lists the organization's items; each result carries its `contentStatus`
+  // (a `contentstatus:` search field is not documented).
+  const items = (await reader.list(`/search?${await organizationQuery(reader)}`, 'results')) ?? [];
   const publicAuthoritativeUnavailable = portal.access === 'private' || portal.isVerified === false;
   return items.flatMap((item): DiscoveredObject[] => {
     const id = textOf(item['id']);

@@ -12,6 +12,7 @@ import { absentKeyword, isObject } from './support.js';
 export const organizationMemberCategorySchema = {
   name: 'organization.memberCategorySchema',
   operation: { id: 'E5', name: 'Delete member category schema' },
+  authority: { who: 'default administrative role, and custom roles with the portal:admin:updateUsers privilege', role: 'defaultAdministrator', privilege: 'portal:admin:updateUsers' },
   config: [
     {
       container: 'organization',

@@ -22,6 +22,7 @@ function strings(value: JsonValue | undefined): string[] {
 export const organizationResource = {
   name: 'organization.resource',
   operation: { id: 'E12', name: 'Remove portal resource' },
+  authority: { who: 'the administrator', role: 'administrator' },
   config: [
     {
       container: 'organization',

@@ -19,6 +19,7 @@ const rolePath = (obj: DesiredObject): string => `/portals/self/roles/${pathId(o
 export const role = {
   name: 'role',
   operation: { id: 'E10', name: 'Update role' },
+  authority: { who: 'default organization administrators', role: 'defaultAdministrator' },
   config: [
     {
       container: 'role',

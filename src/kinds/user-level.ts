@@ -13,6 +13,7 @@ import { oneLine, textOf } from './discover.js';
 export const userLevel = {
   name: 'user.level',
   operation: { id: 'E4', name: 'Update user level' },
+  authority: { who: 'organization administrators', role: 'administrator' },
   config: [
     {
       container: 'user',

@@ -5,14 +5,15 @@ import type { DiscoveredObject, Kind, PortalFacts } from './contract.js';
 import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
-import { ownPortalId, workspacePath } from './collaboration-live.js';
+import { organizationQuery, ownGroupLink, workspacePath } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
 import { jsonPost, removal, removedInSync } from './live.js';
-import { absentKeyword, isObject } from './support.js';
+import { absentKeyword } from './support.js';
 
 export const workspacePortalGroupLink = {
   name: 'collaboration.workspace.portalGroupLink',
   operation: { id: 'E14', name: 'Remove workspace portal-group link' },
+  authority: { who: 'capability Administrator', role: 'administrator' },
   config: [
     {
       container: 'workspace',
@@ -37,17 +38,18 @@ export const workspacePortalGroupLink = {
   check(obj, ctx) {
     return collaborationVersionGate(obj, ctx, 'Removing a workspace portal-group link (E14)');
   },
-  /** This portal's entry of the workspace's `participantGroupLinks`, `{ portalId, portalGroupId }`; null when it has none. */
+  /**
+   * This portal's entry of the workspace's `participantGroupLinks` (the one that carries the
+   * group id, which the portal reports only for the caller's own link), `{ portalId, portalGroupId }`;
+   * null when it has none.
+   */
   async read(obj, reader) {
     const workspace = await reader.get(workspacePath(obj.ids));
     if (!workspace) return null;
-    const links = Array.isArray(workspace['participantGroupLinks']) ? workspace['participantGroupLinks'] : [];
-    if (links.length === 0) return null;
-    const portalId = await ownPortalId(reader);
-    const link = links.find((entry) => isObject(entry) && entry['portalId'] === portalId);
-    if (!isObject(link)) return null;
-    const groupId: JsonValue = typeof link['portalGroupId'] === 'string' ? link['portalGroupId'] : null;
-    return { portalId, portalGroupId: groupId };
+    const link = ownGroupLink(workspace);
+    if (!link) return null;
+    const portalId: JsonValue = typeof link['portalId'] === 'string' ? link['portalId'] : null;
+    return { portalId, portalGroupId: link['portalGroupId'] ?? null };
   },
   inSync: removedInSync,
   change(desired, live) {
@@ -67,14 +69,11 @@ async function discoverPortalGroupLinks(reader: LiveReader, portal: PortalFacts)
   for (const collaboration of hosted) {
     for (const live of await workspacesOf(reader, collaboration)) {
       const workspaceId = textOf(live['id']);
-      const links = Array.isArray(live['participantGroupLinks']) ? live['participantGroupLinks'] : [];
-      if (workspaceId === undefined || links.length === 0) continue;
-      const self = await ownPortalId(reader);
-      const link = links.find((entry) => isObject(entry) && entry['portalId'] === self);
-      const groupId = isObject(link) ? textOf(link['portalGroupId']) : undefined;
-      if (groupId === undefined) continue;
-      const groups = (await reader.list('/community/groups', 'results')) ?? [];
-      const title = textOf(groups.find((group) => group['id'] === groupId)?.['title']);
+      const link = ownGroupLink(live);
+      const groupId = link ? textOf(link['portalGroupId']) : undefined;
+      if (workspaceId === undefined || groupId === undefined || link === undefined) continue;
+      const groups = (await reader.list(`/community/groups?${await organizationQuery(reader)}`, 'results')) ?? [];
+      const title = textOf(groups.find((group) => group['id'] === groupId)?.['title']) ?? textOf(link['portalGroupName']);
       const name = textOf(live['name']);
       found.push({
         path: [

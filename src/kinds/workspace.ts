@@ -32,6 +32,7 @@ const comparable = (field: string, value: JsonValue | undefined): JsonValue =>
 export const workspace = {
   name: 'collaboration.workspace',
   operation: { id: 'E9', name: 'Update collaboration workspace info' },
+  authority: { who: 'capability Administrator (host)', role: 'administrator' },
   config: [
     {
       container: 'workspace',

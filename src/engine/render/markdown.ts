@@ -42,6 +42,10 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
     const destructive = plan.operations.filter((op) => op.destructive).map((op) => code(op.address));
     head.push('', `⚠️ **Destructive operations (${destructive.length}):** ${destructive.join(', ')}. \`apply\` needs \`--allow-destructive\`.`);
   }
+  const warnings = plan.warnings ?? [];
+  if (warnings.length) {
+    head.push('', `⚠️ **Warnings (${warnings.length}):**`, '', ...warnings.map((warning) => `- ${code(warning.address)}: ${cell(warning.message)}`));
+  }
   if (!plan.refreshed) head.push('', '_Planned against the recorded state (`--refresh=false`); the portal was not read._');
 
   const body: string[] = [];

@@ -42,6 +42,11 @@ export function renderPlanText(plan: Plan, options: { color: boolean }): string 
     }
   }
 
+  const warnings = plan.warnings ?? [];
+  if (warnings.length) {
+    lines.push('', `Warnings (${warnings.length}):`, ...warnings.map((warning) => `  ! ${warning.address}: ${warning.message}`));
+  }
+
   if (plan.drift.length) {
     lines.push('', `Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply:`);
     for (const entry of plan.drift) {
