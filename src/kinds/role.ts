@@ -15,6 +15,7 @@ const fields = ['name', 'description'];
 const comparable = (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value);
 
 const rolePath = (obj: DesiredObject): string => `/portals/self/roles/${pathId(obj, 'roleId')}`;
+const ROLES_PATH = '/portals/self/roles';
 
 export const role = {
   name: 'role',
@@ -38,8 +39,10 @@ export const role = {
   check() {
     return [];
   },
+  /** From the roles list (one memoised read serves every declared role), as import reads them. */
   async read(obj, reader) {
-    const live = await reader.get(rolePath(obj));
+    const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
+    const live = roles.find((role) => role['id'] === obj.ids['roleId']);
     if (!live) throw new NotOnPortalError(`role ${obj.ids['roleId']}`);
     if (!isObject(obj.value)) return null;
     const projected: JsonObject = {};
@@ -76,7 +79,7 @@ export const role = {
 
 /** For import: every custom role's name and description (an empty description is left out). */
 async function discoverRoles(reader: LiveReader): Promise<DiscoveredObject[]> {
-  const roles = (await reader.list('/portals/self/roles', 'roles')) ?? [];
+  const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
   return roles.flatMap((live): DiscoveredObject[] => {
     const id = textOf(live['id']);
     const name = textOf(live['name']);

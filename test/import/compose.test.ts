@@ -97,7 +97,8 @@ describe('discover gates on the live portal', () => {
   });
 
   it('public_authoritative in a private or unverified organization is only named', async () => {
-    const reader = fakeReader({}, { '/search': [{ id: 'i1', title: 'T', owner: 'o', contentStatus: 'public_authoritative' }] });
+    // The organization's items: `q=orgid:<portals/self id>`, each result with its contentStatus.
+    const reader = fakeReader({ '/portals/self': { id: 'abc' } }, { '/search?q=orgid%3Aabc': [{ id: 'i1', title: 'T', owner: 'o', contentStatus: 'public_authoritative' }] });
     const [found] = await itemStatus.discover(reader, PORTAL);
     expect(found?.fields).toEqual({});
     expect(found?.notes?.[0]).toContain('item i1 T (owner o): status public_authoritative');

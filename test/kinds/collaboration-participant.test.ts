@@ -119,11 +119,13 @@ describe('collaboration participant live half, without network', () => {
   });
 
   it('never prunes this portal itself, even when the participants list includes it', async () => {
+    // The documented list names the host by `collaborationRole: Host`; its GUID-style id is never
+    // compared with the short portals/self id (here deliberately different).
     const reader: LiveReader = {
-      get: async (path) => (path === '/portals/self' ? { id: 'HOST' } : undefined),
+      get: async (path) => (path === '/portals/self' ? { id: 'AbCdEfGh01234567' } : undefined),
       list: async () => [
-        { portalInfo: { id: 'HOST', url: 'https://host.example.com/portal' } },
-        { portalInfo: { id: 'P2', url: 'https://p2.example.com/portal' } },
+        { portalInfo: { id: 'HOST', url: 'https://host.example.com/portal' }, collaborationRole: 'Host', status: 'active' },
+        { portalInfo: { id: 'P2', url: 'https://p2.example.com/portal' }, collaborationRole: 'Guest', status: 'active' },
       ],
     };
     const source = { file: 'unit.yaml', line: 1, column: 1 };
