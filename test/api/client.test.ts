@@ -96,6 +96,12 @@ describe('reads', () => {
     ]);
   });
 
+  it('reads a list without paging fields (the documented invitations list) in one request', async () => {
+    const { server, client } = await setup((_req, res) => sendJson(res, { collaborationInvitations: [{ id: 'i1' }, { id: 'i2' }] }));
+    expect(await client.list('/portals/self/collaborations/c1/invitations', 'collaborationInvitations')).toEqual([{ id: 'i1' }, { id: 'i2' }]);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('stops paging when the server never advances nextStart', async () => {
     const { server, client } = await setup((_req, res) =>
       sendJson(res, { total: 5, start: 1, num: 100, nextStart: 1, items: [{ id: 'a' }] }),

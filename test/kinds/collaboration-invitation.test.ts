@@ -8,6 +8,10 @@ import { basename } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import { collaborationInvitation } from '../../src/kinds/collaboration-invitation.js';
+import type { LiveReader } from '../../src/core/request.js';
+import { buildPlan } from '../../src/engine/plan.js';
+import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
+import { renderPlanText } from '../../src/engine/render/text.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
@@ -178,6 +182,54 @@ describe('collaboration invitation live half, without network', () => {
     expect(collaborationInvitation.inSync(obj, { guestPortalUrl: `${PARTNER_URL}/`, workspaces: { w2: 'receive', w1: 'send' } })).toBe(true);
     expect(collaborationInvitation.inSync(obj, { guestPortalUrl: PARTNER_URL, workspaces: { w1: 'send' } })).toBe(false);
     expect(collaborationInvitation.inSync(obj, null)).toBe(false);
+  });
+
+  it('a joined participant is never invited again; differing access is a plan warning naming the difference', async () => {
+    // Documented shapes: the participant has no access fields; its access is in the workspaces' group links.
+    const reader: LiveReader = {
+      get: async () => undefined,
+      list: async (path) => {
+        if (path.endsWith('/participants')) {
+          return [
+            { portalInfo: { id: 'HOST-GUID', url: 'https://host.example.com/portal' }, collaborationRole: 'Host', status: 'active' },
+            { portalInfo: { id: 'PARTNER-GUID', url: PARTNER_URL }, collaborationRole: 'Guest', status: 'active' },
+          ];
+        }
+        if (path.endsWith('/workspaces')) {
+          return [
+            { id: 'w1', participantGroupLinks: [{ portalId: 'PARTNER-GUID', accessMode: 'receive' }], participantsWithoutGroupLinks: [] },
+            { id: 'w2', participantGroupLinks: [], participantsWithoutGroupLinks: [{ portalId: 'PARTNER-GUID', accessMode: 'send' }] },
+          ];
+        }
+        return [];
+      },
+    };
+    const obj = declared('collaboration.invitation', PARTNER, ids, { guestPortalUrl: PARTNER_URL, workspaces: { w1: 'sendAndReceive', w2: 'send' } });
+    const live = await collaborationInvitation.read(obj, reader);
+    expect(live).toEqual({ guestPortalUrl: PARTNER_URL, workspaces: { w1: 'receive', w2: 'send' }, standing: 'participant' });
+    expect(collaborationInvitation.inSync(obj, live)).toBe(true);
+    const plan = buildPlan({
+      objects: [obj],
+      basis: new Map([[PARTNER, live]]),
+      recorded: {},
+      kinds: new Map([[collaborationInvitation.name, collaborationInvitation]]),
+      portal: { url: 'https://host.example.com/portal/sharing/rest' },
+      refreshed: true,
+      state: null,
+      targets: [],
+    });
+    expect(plan.operations).toEqual([]);
+    expect(plan.warnings).toEqual([
+      {
+        address: PARTNER,
+        kind: 'collaboration.invitation',
+        message: `${PARTNER_URL} already takes part in the collaboration with access {w1: receive, w2: send}, but the config declares {w1: sendAndReceive, w2: send}. No planned operation changes a participant's access (it is not invited again): change it on the portal, or declare the access it has.`,
+      },
+    ]);
+    expect(renderPlanText(plan, { color: false })).toContain(`Warnings (1):\n  ! ${PARTNER}: ${PARTNER_URL} already takes part`);
+    expect(renderPlanMarkdown(plan)).toContain('⚠️ **Warnings (1):**');
+    // The same access: no warning.
+    expect(collaborationInvitation.warnings(declared('collaboration.invitation', PARTNER, ids, { guestPortalUrl: PARTNER_URL, workspaces: { w1: 'receive', w2: 'send' } }), live)).toEqual([]);
   });
 
   it('waits only for the declared workspaces it names', () => {
