@@ -86,6 +86,8 @@ interface CallSpec {
   idempotent: boolean;
   expect: 'json' | 'file';
   authenticated: boolean;
+  /** A planned operation: its JSON answer must say `success: true`. */
+  write?: boolean;
 }
 
 class HttpApiClient implements ApiClient {
@@ -151,6 +153,7 @@ class HttpApiClient implements ApiClient {
       idempotent: apiRequest.idempotent,
       expect: apiRequest.response,
       authenticated: true,
+      write: true,
     });
   }
 

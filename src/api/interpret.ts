@@ -25,8 +25,16 @@ export type Interpretation = { ok: true; result: SendResult } | { ok: false; err
 
 const SNIPPET_LENGTH = 300;
 
-/** What the answer to `method path` means, given whether a JSON object or a file was expected. */
-export function interpretAnswer(request: { method: string; path: string; expect: 'json' | 'file' }, answer: RawAnswer, now: number): Interpretation {
+/**
+ * What the answer to `method path` means, given whether a JSON object or a file was expected.
+ * `write`: an operation's JSON answer, which documents `success: true` (E3, E6, E7, E14 add
+ * ids); a missing or false `success` is a failure.
+ */
+export function interpretAnswer(
+  request: { method: string; path: string; expect: 'json' | 'file'; write?: boolean },
+  answer: RawAnswer,
+  now: number,
+): Interpretation {
   const contentType = headerValue(answer.headers['content-type']);
   const text = answer.body.toString('utf8');
   const parsed = looksLikeJson(contentType, text) ? parseJson(text) : undefined;
@@ -55,6 +63,9 @@ export function interpretAnswer(request: { method: string; path: string; expect:
   if (!isObject(parsed)) {
     const what = parsed === undefined ? `${contentType ?? 'no content type'}: ${textSnippet(text, contentType)}` : 'JSON that is not an object';
     return fail({ apiMessage: `expected a JSON object, got ${what}` });
+  }
+  if (request.write === true && parsed['success'] !== true) {
+    return fail({ apiMessage: 'the portal answered without success: true; the operation may not have been performed' });
   }
   return { ok: true, result: { type: 'json', body: parsed } };
 }

@@ -96,6 +96,12 @@ describe('reads', () => {
     ]);
   });
 
+  it('takes a write answer without success: true as a failure (documented: a missing or false success is one)', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, { itemId: 'i1' }));
+    const error = await failure(client.send({ method: 'POST', path: '/content/items/i1/setContentStatus', form: { status: 'deprecated' }, response: 'json', idempotent: true }));
+    expect(error.message).toContain('POST /content/items/i1/setContentStatus failed: the portal answered without success: true');
+  });
+
   it('reads a list without paging fields (the documented invitations list) in one request', async () => {
     const { server, client } = await setup((_req, res) => sendJson(res, { collaborationInvitations: [{ id: 'i1' }, { id: 'i2' }] }));
     expect(await client.list('/portals/self/collaborations/c1/invitations', 'collaborationInvitations')).toEqual([{ id: 'i1' }, { id: 'i2' }]);
@@ -449,12 +455,12 @@ describe('authentication', () => {
           return sendJson(res, { access_token: `app-token-${issued}`, expires_in: 7200 });
         }
         if (req.headers['x-esri-authorization'] === 'Bearer app-token-1') return sendJson(res, {}, 498);
-        sendJson(res, { done: true });
+        sendJson(res, { success: true, done: true });
       },
       { credentials: { type: 'client', clientId: 'app-id', clientSecret: 'app-secret' } },
     );
     const result = await client.send({ method: 'POST', path: '/portals/self/roles/r1/update', form: { name: 'N' }, response: 'json', idempotent: true });
-    expect(result).toEqual({ type: 'json', body: { done: true } });
+    expect(result).toEqual({ type: 'json', body: { success: true, done: true } });
     expect(Object.fromEntries(new URLSearchParams(server.requests[0]?.body))).toEqual({
       client_id: 'app-id',
       client_secret: 'app-secret',
@@ -504,7 +510,7 @@ describe('authentication', () => {
 
   it('never passes the token or form values to onRequest', async () => {
     const events: RequestEvent[] = [];
-    const { client } = await setup((_req, res) => sendJson(res, {}), { onRequest: (event) => events.push(event) });
+    const { client } = await setup((_req, res) => sendJson(res, { success: true }), { onRequest: (event) => events.push(event) });
     await client.send({ method: 'POST', path: '/p', form: { secretish: 'value-123' }, response: 'json', idempotent: true });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ method: 'POST', path: '/p', status: 200, attempt: 1 });
