@@ -38,9 +38,10 @@ export const organizationMemberCategorySchema = {
     return [];
   },
   async read(_obj, reader) {
-    // Without a schema the portal omits the property, or answers 404: both mean already absent.
+    // Without a schema the portal omits the property, answers an empty list, or answers 404
+    // (the documented shape is not known): all mean already absent.
     const schema = (await reader.get('/portals/self/memberCategorySchema'))?.['memberCategorySchema'];
-    return Array.isArray(schema) ? normaliseCategories(schema) : null;
+    return Array.isArray(schema) && schema.length > 0 ? normaliseCategories(schema) : null;
   },
   inSync: removedInSync,
   change(_desired, live) {

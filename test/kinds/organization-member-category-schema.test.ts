@@ -114,8 +114,8 @@ describe('organization.memberCategorySchema (E5) request and comparison', () => 
     expect(organizationMemberCategorySchema.inSync(absent, [])).toBe(false);
   });
 
-  it('reads a missing property and a 404 (undefined) as absent', async () => {
-    const answers: Record<string, Record<string, never> | undefined> = { empty: {}, missing: undefined };
+  it('reads a missing property, an empty list and a 404 (undefined) as absent', async () => {
+    const answers: Record<string, { memberCategorySchema?: never[] } | undefined> = { empty: {}, emptyList: { memberCategorySchema: [] }, missing: undefined };
     for (const answer of Object.values(answers)) {
       const reader = { get: async () => answer, list: async () => undefined };
       expect(await organizationMemberCategorySchema.read(absent, reader)).toBeNull();
