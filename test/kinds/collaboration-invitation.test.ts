@@ -112,7 +112,7 @@ describe('collaboration invitation (E13) against the emulator', () => {
         action: 'create',
         operation: 'E13',
         destructive: false,
-        before: { guestPortalUrl: PARTNER_URL, workspaces: { w2: 'send' } },
+        before: { guestPortalUrl: PARTNER_URL, workspaces: { w2: 'send' }, standing: 'invited' },
         after: { guestPortalUrl: PARTNER_URL, workspaces: { w2: 'receive' } },
       },
     ]);
