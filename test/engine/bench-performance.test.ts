@@ -11,11 +11,32 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/engine/execute.js';
+import type { PlannedOperation } from '../../src/engine/plan.js';
 import { canonicalJson, deepEqual } from '../../src/core/json.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { basisDigest } from '../../src/engine/plan.js';
 import { FileStateStore, StateWriter, newState } from '../../src/state/index.js';
 import { plannedOperation as op } from './fake-kind.js';
+
+/**
+ * executePlan sends through a client and records through a writer; these fakes hand the tests
+ * the operation behind each request and record (the request path is `/x/<address>`).
+ */
+function run(
+  operations: PlannedOperation[],
+  fakes: { send(op: PlannedOperation): Promise<unknown>; record(op: PlannedOperation): Promise<unknown>; stopRequested?: () => boolean },
+  parallelism: number,
+) {
+  const byAddress = new Map(operations.map((o) => [o.address, o]));
+  const opAt = (address: string) => byAddress.get(address) as PlannedOperation;
+  return executePlan(operations, {
+    client: { send: async (request) => (await fakes.send(opAt(request.path.slice('/x/'.length))), { type: 'json', body: {} }) },
+    recorder: { record: (address) => fakes.record(opAt(address)) },
+    parallelism,
+    ...(fakes.stopRequested ? { stopRequested: fakes.stopRequested } : {}),
+  });
+}
+
 
 /** The definition canonicalJson had before it was written out by hand. */
 function referenceCanonical(value: unknown): string {
@@ -84,7 +105,7 @@ describe('executePlan places', () => {
     const sent: string[] = [];
     let inFlight = 0;
     let peak = 0;
-    const execution = executePlan(
+    const execution = run(
       ['a', 'b', 'c', 'd'].map((address) => op(address)),
       {
         send: async (o) => {
@@ -111,7 +132,7 @@ describe('executePlan places', () => {
   it('still starts a dependent only after its dependency is recorded', async () => {
     const events: string[] = [];
     let releaseRole: (() => void) | undefined;
-    const execution = executePlan(
+    const execution = run(
       [op('role'), op('federation', ['role']), op('item')],
       {
         send: async (o) => {

@@ -1,6 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { executePlan } from '../../src/engine/execute.js';
+import type { PlannedOperation } from '../../src/engine/plan.js';
 import { plannedOperation as op } from './fake-kind.js';
+
+/**
+ * executePlan sends through a client and records through a writer; these fakes hand the tests
+ * the operation behind each request and record (the request path is `/x/<address>`).
+ */
+function run(
+  operations: PlannedOperation[],
+  fakes: { send(op: PlannedOperation): Promise<unknown>; record(op: PlannedOperation): Promise<unknown>; stopRequested?: () => boolean },
+  parallelism: number,
+) {
+  const byAddress = new Map(operations.map((o) => [o.address, o]));
+  const opAt = (address: string) => byAddress.get(address) as PlannedOperation;
+  return executePlan(operations, {
+    client: { send: async (request) => (await fakes.send(opAt(request.path.slice('/x/'.length))), { type: 'json', body: {} }) },
+    recorder: { record: (address) => fakes.record(opAt(address)) },
+    parallelism,
+    ...(fakes.stopRequested ? { stopRequested: fakes.stopRequested } : {}),
+  });
+}
+
 
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -9,7 +30,7 @@ describe('executePlan', () => {
   it('runs independent operations concurrently up to the parallelism', async () => {
     let running = 0;
     let peak = 0;
-    const result = await executePlan(
+    const result = await run(
       ['a', 'b', 'c', 'd', 'e'].map((a) => op(a)),
       {
         send: async () => {
@@ -28,7 +49,7 @@ describe('executePlan', () => {
 
   it('starts a dependent only after its dependency is applied and recorded', async () => {
     const events: string[] = [];
-    await executePlan(
+    await run(
       [op('role'), op('federation', ['role'])],
       {
         send: async (o) => {
@@ -46,7 +67,7 @@ describe('executePlan', () => {
   });
 
   it('continues independent operations after a failure and skips only the dependents', async () => {
-    const result = await executePlan(
+    const result = await run(
       [op('a'), op('b', ['a']), op('c', ['b']), op('d')],
       {
         send: async (o) => {
@@ -65,7 +86,7 @@ describe('executePlan', () => {
   });
 
   it('a failed record counts as a failed operation', async () => {
-    const result = await executePlan([op('a'), op('b', ['a'])], { send: async () => {}, record: async () => Promise.reject(new Error('disk full')) }, 1);
+    const result = await run([op('a'), op('b', ['a'])], { send: async () => {}, record: async () => Promise.reject(new Error('disk full')) }, 1);
     expect(result.failed.map((f) => f.op.address)).toEqual(['a']);
     expect(result.skipped.map((s) => s.op.address)).toEqual(['b']);
   });
@@ -73,7 +94,7 @@ describe('executePlan', () => {
   it('on a stop request finishes the operations in flight and starts no new one', async () => {
     let stop = false;
     const sent: string[] = [];
-    const result = await executePlan(
+    const result = await run(
       ['a', 'b', 'c', 'd'].map((a) => op(a)),
       {
         send: async (o) => {

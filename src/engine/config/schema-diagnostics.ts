@@ -4,6 +4,7 @@ import type { JsonSchema } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
+import type { KindSet } from '../registry.js';
 import { addressForPath } from './walk.js';
 
 /** Path segments of a JSON pointer (`/groups/0/id`); digit-only segments become list indexes. */
@@ -57,7 +58,8 @@ function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
 
-export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, schema: JsonSchema): Diagnostic[] {
+export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, kinds: KindSet): Diagnostic[] {
+  const schema = kinds.schema();
   const diagnostics: Diagnostic[] = [];
   const data = source.data;
   // Missing variant keys arrive as one `required` per alternative plus an `anyOf`: report once.
@@ -71,7 +73,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
   }
   for (const error of errors) {
     const path = pointerToPath(error.instancePath);
-    const address = addressForPath(data, path);
+    const address = addressForPath(kinds, data, path);
     const base = { severity: 'error' as const, ...(address ? { address } : {}) };
     const value = valueAt(data, path);
     if (error.schemaPath.includes('/anyOf/') || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
