@@ -1,17 +1,18 @@
 /**
- * Stages 3 and 4 of loading: the schema check of one document, and the objects, prunes and
- * portal block it declares. Entries whose properties failed the schema are not extracted; the
+ * Stages 3 and 4 of loading: the schema check of one document, then its container entries
+ * walked and the objects, prunes and portal block the kinds declare from them. Entries whose properties failed the schema are not extracted; the
  * rest still are, so one run reports everything.
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
-import type { ConfigPath, Declarations, DesiredObject, PruneDeclaration } from '../../kinds/contract.js';
+import type { ContainerDefinition } from '../../kinds/containers.js';
+import type { ConfigPath, ContainerScope, Declarations, DesiredObject, PruneDeclaration } from '../../kinds/contract.js';
 import { contributionsOf, type KindSet } from '../registry.js';
 import { schemaDiagnostics } from './schema-diagnostics.js';
 import type { SchemaError, SchemaValidator } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
-import { containerEntries, isObject } from './walk.js';
+import { childContainers, isObject, scopeOf } from './walk.js';
 
 const { escapePathComponent } = fastJsonPatch;
 
@@ -47,6 +48,41 @@ export interface DocumentDeclarations {
 
 function pointer(path: ConfigPath): string {
   return path.map((step) => `/${escapePathComponent(String(step))}`).join('');
+}
+
+export interface ContainerEntry {
+  container: ContainerDefinition;
+  entry: JsonObject;
+  scope: ContainerScope;
+  /** Path of the entry inside the document. */
+  path: (string | number)[];
+}
+
+/** Every container entry of one document, parents before children, in document order. */
+export function containerEntries(set: KindSet, data: JsonValue | undefined): ContainerEntry[] {
+  const entries: ContainerEntry[] = [];
+  if (!isObject(data)) return entries;
+  const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope, parentPath: (string | number)[]): void => {
+    for (const container of childContainers(set, parentName)) {
+      const value = holder[container.field];
+      const candidates: [JsonValue, (string | number)[]][] =
+        container.shape === 'object'
+          ? [[value ?? null, [...parentPath, container.field]]]
+          : Array.isArray(value)
+            ? value.map((element, index) => [element, [...parentPath, container.field, index]])
+            : [];
+      for (const [entry, path] of candidates) {
+        if (!isObject(entry)) continue;
+        const scope = scopeOf(container, entry, parent);
+        if (!scope) continue;
+        entries.push({ container, entry, scope, path });
+        visit(entry, container.name, scope, path);
+      }
+    }
+  };
+  // Container nesting is a handful of levels (collaboration > workspace), so recursion is bounded.
+  visit(data, undefined, { address: '', ids: {} }, []);
+  return entries;
 }
 
 function taintOf(errors: readonly SchemaError[]): Set<string> {

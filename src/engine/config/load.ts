@@ -1,18 +1,159 @@
 /**
  * Loading the desired state, as stages that each return a value:
- * read sources -> resolve references -> validate schema -> extract objects -> merge declarations.
+ * read sources -> resolve references -> validate schema -> extract objects (extract.ts) ->
+ * merge declarations. Each address, each pruned collection and the portal block may be
+ * declared once across all files.
  */
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import type { ConfigPath, DesiredObject, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
+import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
 import type { KindSet } from '../registry.js';
-import { checkSchema, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
-import { listConfigFiles, readSource } from './files.js';
-import { mergeDeclarations, type DeclaredPortal } from './merge.js';
+import { checkSchema, extractDeclarations, type DocumentDeclarations, type Origin, type ResolvedSource } from './extract.js';
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
 import { loadSchemaValidator } from './schema-validator.js';
-import type { ParsedSource } from './source.js';
+import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
 
-export type { DeclaredPortal } from './merge.js';
+// Stage 1: the files the paths name, each read and parsed.
+
+/**
+ * A directory contributes its own YAML files only (DESIGN.md): the state file, saved plans and
+ * other JSON beside the config must never be read as config. JSON configs (fast to parse for
+ * very large organizations) are loaded when named as files.
+ */
+const directoryConfigFiles = /\.ya?ml$/i;
+
+/** A file name as diagnostics show it: relative to cwd when inside it. */
+export function displayName(file: string, cwd: string): string {
+  const path = relative(cwd, file);
+  return path !== '' && !path.startsWith('..') ? path : file;
+}
+
+async function filesOf(absolute: string, shown: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const info = await stat(absolute);
+  if (!info.isDirectory()) return { files: [absolute], diagnostics: [] };
+  const entries = await readdir(absolute, { withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
+    .map((entry) => join(absolute, entry.name))
+    .sort();
+  const diagnostics =
+    files.length === 0 ? [sourceProblem(shown, 'source/no-config-files', 'The directory holds no *.yaml or *.yml files.', undefined, 'a directory with config files, or a file')] : [];
+  return { files, diagnostics };
+}
+
+/** The files named by `paths`: files as given, directories' own config files (not subdirectories), sorted. */
+export async function listConfigFiles(paths: readonly string[], cwd: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const files: string[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const path of paths.length > 0 ? paths : ['.']) {
+    const absolute = resolve(cwd, path);
+    try {
+      const found = await filesOf(absolute, displayName(absolute, cwd));
+      files.push(...found.files);
+      diagnostics.push(...found.diagnostics);
+    } catch {
+      diagnostics.push(sourceProblem(displayName(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory'));
+    }
+  }
+  return { files: [...new Set(files)], diagnostics };
+}
+
+/** One file read and parsed, its locations naming the file as diagnostics show it. */
+export async function readSource(file: string, cwd: string): Promise<ParsedSource> {
+  const source = await readConfigSource(file);
+  const shown = displayName(file, cwd);
+  const locate = source.locate;
+  return {
+    file: shown,
+    data: source.data,
+    diagnostics: source.diagnostics.map((diagnostic) => (diagnostic.location ? { ...diagnostic, location: { ...diagnostic.location, file: shown } } : diagnostic)),
+    locate: (path, options) => ({ ...locate(path, options), file: shown }),
+  };
+}
+
+// Stage 5: the documents' declarations merged into one config.
+
+/** The `portal:` block as declared (references resolved). */
+export interface DeclaredPortal {
+  url?: string;
+  edition?: Edition;
+  version?: string;
+  access?: 'public' | 'private';
+  verified?: boolean;
+  source?: SourceLocation;
+}
+
+export interface MergedDeclarations {
+  portal: DeclaredPortal;
+  objects: DesiredObject[];
+  prunes: PruneDeclaration[];
+  origins: WeakMap<DesiredObject, Origin>;
+  diagnostics: Diagnostic[];
+}
+
+const at = (location: SourceLocation): string => `${location.file}:${location.line}:${location.column}`;
+
+function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Diagnostic[]): DeclaredPortal {
+  const declared = documents.flatMap((document) => (document.portal ? [document.portal] : []));
+  const [first, ...others] = declared;
+  if (!first) return {};
+  const portal: DeclaredPortal = { ...(first.value as DeclaredPortal) };
+  // Located on first use, like objects: locating re-parses a JSON file position-aware, which
+  // took seconds for a large config that needed no location at all.
+  let location: SourceLocation | undefined;
+  Object.defineProperty(portal, 'source', { enumerable: true, configurable: true, get: () => (location ??= first.source.locate(['portal'], { key: true })) });
+  for (const other of others) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'config/duplicate-portal',
+      message: `The portal block is declared twice: first at ${at(portal.source as SourceLocation)}.`,
+      location: other.source.locate(['portal'], { key: true }),
+      expected: 'one portal block across all files',
+    });
+  }
+  return portal;
+}
+
+export function mergeDeclarations(documents: readonly DocumentDeclarations[]): MergedDeclarations {
+  const diagnostics: Diagnostic[] = [];
+  const portal = mergePortal(documents, diagnostics);
+  const byAddress = new Map<string, DesiredObject>();
+  const origins = new WeakMap<DesiredObject, Origin>();
+  const byCollection = new Map<string, PruneDeclaration>();
+  for (const { object, origin } of documents.flatMap((document) => document.objects)) {
+    const first = byAddress.get(object.address);
+    if (first) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'config/duplicate-object',
+        message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
+        address: object.address,
+        location: object.source,
+        expected: 'each object declared once across all files',
+      });
+      continue;
+    }
+    byAddress.set(object.address, object);
+    origins.set(object, origin);
+  }
+  for (const prune of documents.flatMap((document) => document.prunes)) {
+    const first = byCollection.get(prune.collection);
+    if (first) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'config/duplicate-prune',
+        message: `prune for ${prune.collection} is declared twice: here and at ${at(first.source)}.`,
+        address: prune.collection,
+        location: prune.source,
+        expected: 'one prune declaration per collection',
+      });
+      continue;
+    }
+    byCollection.set(prune.collection, prune);
+  }
+  return { portal, objects: [...byAddress.values()], prunes: [...byCollection.values()], origins, diagnostics };
+}
 
 export interface LoadOptions {
   /** Relative paths and file names in diagnostics are relative to it. */

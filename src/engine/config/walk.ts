@@ -1,61 +1,26 @@
 /**
- * Walking the config's containers (src/kinds/containers.ts): every entry with its address and
- * ids, and the address a path inside the document belongs to.
+ * The config's containers (src/kinds/containers.ts) as a path is walked: the address a path
+ * inside the document belongs to (for schema diagnostics).
  */
 import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { ConfigContribution, ConfigPath, ContainerScope } from '../../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
 
-export interface ContainerEntry {
-  container: ContainerDefinition;
-  entry: JsonObject;
-  scope: ContainerScope;
-  /** Path of the entry inside the document. */
-  path: (string | number)[];
-}
-
 export function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function childContainers(set: KindSet, parent: string | undefined): ContainerDefinition[] {
+export function childContainers(set: KindSet, parent: string | undefined): ContainerDefinition[] {
   return set.containers.filter((container) => container.parent === parent);
 }
 
 /** Scope of the entry `entry` of `container`, or undefined when its key is missing (a schema error). */
-function scopeOf(container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): ContainerScope | undefined {
+export function scopeOf(container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): ContainerScope | undefined {
   if (!container.key) return { address: container.address(undefined, parent.address), ids: parent.ids };
   const key = entry[container.key.property];
   if (typeof key !== 'string' || key === '') return undefined;
   return { address: container.address(key, parent.address), ids: { ...parent.ids, [container.key.idName]: key } };
-}
-
-/** Every container entry of one document, parents before children, in document order. */
-export function containerEntries(set: KindSet, data: JsonValue | undefined): ContainerEntry[] {
-  const entries: ContainerEntry[] = [];
-  if (!isObject(data)) return entries;
-  const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope, parentPath: (string | number)[]): void => {
-    for (const container of childContainers(set, parentName)) {
-      const value = holder[container.field];
-      const candidates: [JsonValue, (string | number)[]][] =
-        container.shape === 'object'
-          ? [[value ?? null, [...parentPath, container.field]]]
-          : Array.isArray(value)
-            ? value.map((element, index) => [element, [...parentPath, container.field, index]])
-            : [];
-      for (const [entry, path] of candidates) {
-        if (!isObject(entry)) continue;
-        const scope = scopeOf(container, entry, parent);
-        if (!scope) continue;
-        entries.push({ container, entry, scope, path });
-        visit(entry, container.name, scope, path);
-      }
-    }
-  };
-  // Container nesting is a handful of levels (collaboration > workspace), so recursion is bounded.
-  visit(data, undefined, { address: '', ids: {} }, []);
-  return entries;
 }
 
 /** The variant contribution an entry of a variant container uses (by its variant key), if any. */
