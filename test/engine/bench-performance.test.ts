@@ -10,32 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executePlan } from '../../src/engine/execute.js';
-import type { PlannedOperation } from '../../src/engine/plan.js';
 import { canonicalJson, deepEqual } from '../../src/core/json.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { basisDigest } from '../../src/engine/plan.js';
 import { FileStateStore, StateWriter, newState } from '../../src/state/index.js';
-import { plannedOperation as op } from './fake-kind.js';
-
-/**
- * executePlan sends through a client and records through a writer; these fakes hand the tests
- * the operation behind each request and record (the request path is `/x/<address>`).
- */
-function run(
-  operations: PlannedOperation[],
-  fakes: { send(op: PlannedOperation): Promise<unknown>; record(op: PlannedOperation): Promise<unknown>; stopRequested?: () => boolean },
-  parallelism: number,
-) {
-  const byAddress = new Map(operations.map((o) => [o.address, o]));
-  const opAt = (address: string) => byAddress.get(address) as PlannedOperation;
-  return executePlan(operations, {
-    client: { send: async (request) => (await fakes.send(opAt(request.path.slice('/x/'.length))), { type: 'json', body: {} }) },
-    recorder: { record: (address) => fakes.record(opAt(address)) },
-    parallelism,
-    ...(fakes.stopRequested ? { stopRequested: fakes.stopRequested } : {}),
-  });
-}
+import { executeWithFakes as run, plannedOperation as op } from './fake-kind.js';
 
 
 /** The definition canonicalJson had before it was written out by hand. */

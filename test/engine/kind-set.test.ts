@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { ApiRequest } from '../../src/core/request.js';
-import { applyConfig } from '../../src/engine/apply.js';
+import { ApplyCancelledError, applyConfig } from '../../src/engine/apply.js';
+import { StalePlanError } from '../../src/engine/plan-file.js';
 import { configSchema, loadConfig, validateConfig } from '../../src/engine/config/index.js';
 import { planSession } from '../../src/engine/pipeline.js';
 import { createKindSet, KindSetError } from '../../src/engine/registry.js';
@@ -122,6 +123,25 @@ describe('the engine with a fake kind set', () => {
     expect(applied.result.applied.map((op) => op.address)).toEqual(['fake[b]']);
     expect(applied.after.plan.operations).toEqual([]);
     expect((await store.read())?.resources['fake[b]']).toMatchObject({ kind: 'fake', value: 5, status: 'present' });
+  });
+
+  it('a refused confirmation or a stale saved plan changes nothing', async () => {
+    const dir = await configDir('version: 1\ngadgets:\n  - id: a\n    size: 4\n');
+    const config = await loadConfig([dir], { cwd: dir, env: {}, kinds });
+    const { client, sent } = fakePortal({ a: 3 });
+    const store = new FileStateStore({ path: join(dir, 'portalctl.state.json') });
+    const request = { config, url: client.url, store, client, lockTimeoutMs: 0, targets: [], allowDestructive: false, parallelism: 1 };
+
+    await expect(applyConfig({ ...request, confirm: async () => false })).rejects.toBeInstanceOf(ApplyCancelledError);
+    const saved = (await planSession({ config, url: client.url, store, client })).plan;
+    await client.send(saved.operations[0]!.request); // the portal changes after the plan was saved
+    sent.length = 0;
+    let asked = false;
+    const stale = applyConfig({ ...request, saved, confirm: async () => (asked = true) });
+    await expect(stale).rejects.toBeInstanceOf(StalePlanError);
+    expect(asked).toBe(false);
+    expect(sent).toEqual([]);
+    expect(await store.read()).toBeUndefined();
   });
 
   it('refuses two kinds of one name, and a contribution to a container that does not exist', () => {
