@@ -1,4 +1,5 @@
 /** Turning ajv's errors into diagnostics a person can act on. */
+import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonSchema } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
@@ -7,13 +8,15 @@ import type { ParsedSource } from './source.js';
 import type { KindSet } from '../registry.js';
 import { addressForPath } from './walk.js';
 
+const { unescapePathComponent } = fastJsonPatch;
+
 /** Path segments of a JSON pointer (`/groups/0/id`); digit-only segments become list indexes. */
 export function pointerToPath(pointer: string): (string | number)[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)
     .split('/')
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => unescapePathComponent(segment))
     .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }
 
