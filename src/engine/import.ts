@@ -6,7 +6,7 @@
 import { Document, isMap, isNode, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq, type Node } from 'yaml';
 import { ApiNetworkError, createLiveReader, isMissingPrivilege, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
-import { containers as registeredContainers, kinds as registeredKinds, type ContainerDefinition } from '../kinds/index.js';
+import type { ContainerDefinition } from '../kinds/containers.js';
 import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
@@ -34,9 +34,9 @@ export interface ImportRequest {
   client: Pick<ApiClient, 'get' | 'list'>;
   /** The REST root, written as `portal.url`. */
   url: string;
-  /** Default: the registered kinds and containers. */
-  kinds?: readonly Kind[];
-  containers?: readonly ContainerDefinition[];
+  /** The kinds to discover with and the containers they are placed in (the CLI passes the registry's). */
+  kinds: readonly Kind[];
+  containers: readonly ContainerDefinition[];
 }
 
 /** A kind placed an object where the containers' skeleton has no such place: a bug in its discover. */
@@ -61,8 +61,7 @@ async function discoverKind(kind: Kind, reader: LiveReader, portal: PortalFacts)
 
 /** Reads the live organization through every kind and composes the config. Fails on the first non-skippable error. */
 export async function importPortal(request: ImportRequest): Promise<ImportResult> {
-  const kinds = request.kinds ?? registeredKinds;
-  const containers = request.containers ?? registeredContainers;
+  const { kinds, containers } = request;
   // One memoising reader: `portals/self` read here serves the kinds that need it too.
   const reader = createLiveReader(request.client);
   const self = await reader.get('/portals/self');

@@ -5,17 +5,14 @@
  */
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
-import { kinds as registeredKinds } from '../kinds/index.js';
-import { assertSamePortal, type StateDocument } from '../state/index.js';
+import { assertSamePortal, type StateDocument, type StateStore } from '../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DesiredObject, Kind, PortalFacts } from '../kinds/contract.js';
+import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from '../kinds/authority.js';
-
-export const kindsByName: ReadonlyMap<string, Kind> = new Map(registeredKinds.map((kind) => [kind.name, kind]));
 
 /** How many reads run at once while refreshing. */
 const READ_CONCURRENCY = 8;
@@ -75,6 +72,20 @@ export interface PreparedPlan {
   warnings: Diagnostic[];
 }
 
+/** What plan, apply and drift work on: the loaded config, the portal's REST root, the state store and (unless `--refresh=false`) the API client. */
+export interface PortalSession {
+  config: LoadedConfig;
+  url: string;
+  store: StateStore;
+  client?: ApiClient;
+}
+
+/** The plan of a session: the recorded state read, then prepared (read-only: no lock). */
+export async function planSession(session: PortalSession, targets: readonly string[] = []): Promise<PreparedPlan> {
+  const { config, url, client } = session;
+  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets });
+}
+
 function recordedValues(state: StateDocument | undefined): Record<string, RecordedValue> {
   const values: Record<string, RecordedValue> = {};
   for (const [address, entry] of Object.entries(state?.resources ?? {})) values[address] = { kind: entry.kind, value: entry.value };
@@ -109,8 +120,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     const pruned = await expandPrunes(config, objects, reader);
     objects = [...objects, ...pruned];
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
-    throwIfInvalid(pruned.flatMap((obj) => kindsByName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
-    basis = await readLive(objects, kindsByName, reader, READ_CONCURRENCY);
+    throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
+    basis = await readLive(objects, config.kinds.byName, reader, READ_CONCURRENCY);
   } else {
     basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, entry.value]));
     for (const prune of config.prunes) {
@@ -127,7 +138,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     objects,
     basis,
     recorded: recordedValues(recorded),
-    kinds: kindsByName,
+    kinds: config.kinds.byName,
     portal: portal?.id ? { url, id: portal.id } : { url },
     refreshed: Boolean(client),
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
@@ -142,7 +153,7 @@ async function expandPrunes(config: LoadedConfig, declared: readonly DesiredObje
   const known = new Set(declared.map((obj) => obj.address));
   const pruned: DesiredObject[] = [];
   for (const declaration of config.prunes) {
-    const kind = kindsByName.get(declaration.kind);
+    const kind = config.kinds.byName.get(declaration.kind);
     if (!kind?.prune) throw new PortalctlError(`prune: true is not supported for ${declaration.collection}.`);
     for (const obj of await kind.prune(declaration, reader)) {
       if (!known.has(obj.address)) {

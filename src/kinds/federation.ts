@@ -8,7 +8,7 @@ import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { deepEqual } from '../core/json.js';
 import { toFormValue } from '../api/encoding.js';
-import { compareVersions } from '../engine/config/version.js';
+import { compareVersions } from '../core/version.js';
 import { pathId } from './live.js';
 import { isObject, pick, problem } from './support.js';
 import { oneLine, textOf } from './discover.js';

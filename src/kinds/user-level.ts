@@ -5,7 +5,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
 import { type LiveReader } from '../core/request.js';
-import { compareVersions } from '../engine/config/version.js';
+import { compareVersions } from '../core/version.js';
 import { jsonPost, pathId, requiredId } from './live.js';
 import { problem } from './support.js';
 import { oneLine, textOf } from './discover.js';

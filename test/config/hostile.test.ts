@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, maxConfigFileBytes, validateConfig } from '../../src/engine/config/index.js';
+import { registry } from '../../src/registry.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 async function diagnosticsOf(name: string, content: string | Buffer) {
   writeFileSync(join(directory, name), content);
-  return validateConfig(await loadConfig([name], { cwd: directory, env: {} }));
+  return validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry }));
 }
 
 describe('hostile input', () => {
@@ -52,7 +53,7 @@ describe('hostile input', () => {
     const chunk = Buffer.alloc(1024 * 1024, 'a: b\n');
     for (let megabyte = 0; megabyte < 50; megabyte += 1) writeSync(descriptor, chunk);
     closeSync(descriptor);
-    const diagnostics = validateConfig(await loadConfig([name], { cwd: directory, env: {} }));
+    const diagnostics = validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry }));
     expect(diagnostics).toEqual([expect.objectContaining({ code: 'source/too-large', location: { file: name, line: 1, column: 1 } })]);
     expect(diagnostics[0]?.message).toContain(String(maxConfigFileBytes));
   });

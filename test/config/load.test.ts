@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
+import { registry } from '../../src/registry.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const load = (paths: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(paths, { cwd: fixtures, env });
+const load = (paths: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(paths, { cwd: fixtures, env, kinds: registry });
 
 describe('loading', () => {
   it("reads a directory's own YAML files only: JSON beside them (state files, saved plans) is never config", async () => {

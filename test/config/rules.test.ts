@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
+import { registry } from '../../src/registry.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/rules/', import.meta.url));
 
@@ -57,7 +58,7 @@ const table: Expected[] = [
 ];
 
 async function diagnosticsOf(file: string) {
-  const loaded = await loadConfig([file], { cwd: fixtures, env: {} });
+  const loaded = await loadConfig([file], { cwd: fixtures, env: {}, kinds: registry });
   return validateConfig(loaded);
 }
 
@@ -95,7 +96,7 @@ describe('rule checks, one broken config per rule', () => {
   });
 
   it('gates apply only to declared facts: the same config without portal facts is valid', async () => {
-    const loaded = await loadConfig(['user-level-version.yaml'], { cwd: fixtures, env: {} });
+    const loaded = await loadConfig(['user-level-version.yaml'], { cwd: fixtures, env: {}, kinds: registry });
     expect(validateConfig(loaded, {})).toEqual([]);
     expect(validateConfig(loaded, { edition: 'self-managed', version: '10.6.1' })).toEqual([]);
     expect(validateConfig(loaded, { edition: 'self-managed', version: '10.7' })).toHaveLength(1);

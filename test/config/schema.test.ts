@@ -4,16 +4,17 @@ import { configSchema, configSchemaText } from '../../src/engine/config/index.js
 import { standaloneValidatorSource } from '../../src/engine/config/build-schema.js';
 import { compileSchemaValidator } from '../../src/engine/config/schema-validator.js';
 import { containers, kinds } from '../../src/kinds/index.js';
+import { registry } from '../../src/registry.js';
 
 const committed = readFileSync(new URL('../../schemas/portalctl.schema.json', import.meta.url), 'utf8');
 
 describe('published schema', () => {
   it('schemas/portalctl.schema.json is exactly what the code validates with (run npm run build to update it)', () => {
-    expect(committed).toBe(configSchemaText());
+    expect(committed).toBe(configSchemaText(registry));
   });
 
   it('is composed from every kind: each contributed property appears with a description', () => {
-    const text = JSON.stringify(configSchema());
+    const text = JSON.stringify(configSchema(registry));
     for (const kind of kinds) {
       for (const contribution of kind.config) {
         expect(containers.some((container) => container.name === contribution.container)).toBe(true);
@@ -26,14 +27,14 @@ describe('published schema', () => {
   });
 
   it('the precompiled validator needs no ajv at run time and agrees with the run-time one', async () => {
-    const source = await standaloneValidatorSource();
+    const source = await standaloneValidatorSource(registry);
     expect(source).not.toMatch(/\brequire\(/);
     const precompiled = (await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as {
       validate: ((data: unknown) => boolean) & { errors?: unknown[] };
       schemaText: string;
     };
-    expect(precompiled.schemaText).toBe(JSON.stringify(configSchema()));
-    const runtime = await compileSchemaValidator(configSchema());
+    expect(precompiled.schemaText).toBe(JSON.stringify(configSchema(registry)));
+    const runtime = await compileSchemaValidator(configSchema(registry));
     const samples: unknown[] = [
       { version: 1 },
       { version: 2, bogus: true },

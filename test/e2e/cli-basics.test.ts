@@ -3,19 +3,9 @@ import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, startCliPortal, THREE_CHANGES, type CliPortal } from '../support/cli.js';
 
-const CHANGES = `${CONFIG_HEADER}
-organization:
-  securityPolicy:
-    minLength: 12
-items:
-  - { id: 1105a1562c9c4dd98e557595bf8a2617, status: deprecated }
-users:
-  - username: jsmith
-    tasks:
-      - { id: a1b2c3, enabled: true }
-`;
+const CHANGES = THREE_CHANGES;
 
 const ADDRESSES = ['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy', 'user[jsmith].task[a1b2c3]'];
 

@@ -9,19 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseEmulatorState, startEmulator } from '../../src/emulator/index.js';
-import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+import { CONFIG_HEADER, SAMPLE_ORG, THREE_CHANGES, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
 
-const CONFIG = `${CONFIG_HEADER}
-organization:
-  securityPolicy:
-    minLength: 12
-items:
-  - { id: 1105a1562c9c4dd98e557595bf8a2617, status: deprecated }
-users:
-  - username: jsmith
-    tasks:
-      - { id: a1b2c3, enabled: true }
-`;
+const CONFIG = THREE_CHANGES;
 
 describe('safety guards through the CLI', () => {
   let portal: CliPortal;

@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executePlan } from '../../src/engine/execute.js';
 import { canonicalJson, deepEqual } from '../../src/core/json.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { basisDigest } from '../../src/engine/plan.js';
 import { FileStateStore, StateWriter, newState } from '../../src/state/index.js';
-import { plannedOperation as op } from './fake-kind.js';
+import { executeWithFakes as run, plannedOperation as op } from './fake-kind.js';
+
 
 /** The definition canonicalJson had before it was written out by hand. */
 function referenceCanonical(value: unknown): string {
@@ -84,7 +84,7 @@ describe('executePlan places', () => {
     const sent: string[] = [];
     let inFlight = 0;
     let peak = 0;
-    const execution = executePlan(
+    const execution = run(
       ['a', 'b', 'c', 'd'].map((address) => op(address)),
       {
         send: async (o) => {
@@ -111,7 +111,7 @@ describe('executePlan places', () => {
   it('still starts a dependent only after its dependency is recorded', async () => {
     const events: string[] = [];
     let releaseRole: (() => void) | undefined;
-    const execution = executePlan(
+    const execution = run(
       [op('role'), op('federation', ['role']), op('item')],
       {
         send: async (o) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { executePlan } from '../../src/engine/execute.js';
-import { plannedOperation as op } from './fake-kind.js';
+import { executeWithFakes as run, plannedOperation as op } from './fake-kind.js';
+
 
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -9,7 +9,7 @@ describe('executePlan', () => {
   it('runs independent operations concurrently up to the parallelism', async () => {
     let running = 0;
     let peak = 0;
-    const result = await executePlan(
+    const result = await run(
       ['a', 'b', 'c', 'd', 'e'].map((a) => op(a)),
       {
         send: async () => {
@@ -28,7 +28,7 @@ describe('executePlan', () => {
 
   it('starts a dependent only after its dependency is applied and recorded', async () => {
     const events: string[] = [];
-    await executePlan(
+    await run(
       [op('role'), op('federation', ['role'])],
       {
         send: async (o) => {
@@ -46,7 +46,7 @@ describe('executePlan', () => {
   });
 
   it('continues independent operations after a failure and skips only the dependents', async () => {
-    const result = await executePlan(
+    const result = await run(
       [op('a'), op('b', ['a']), op('c', ['b']), op('d')],
       {
         send: async (o) => {
@@ -65,7 +65,7 @@ describe('executePlan', () => {
   });
 
   it('a failed record counts as a failed operation', async () => {
-    const result = await executePlan([op('a'), op('b', ['a'])], { send: async () => {}, record: async () => Promise.reject(new Error('disk full')) }, 1);
+    const result = await run([op('a'), op('b', ['a'])], { send: async () => {}, record: async () => Promise.reject(new Error('disk full')) }, 1);
     expect(result.failed.map((f) => f.op.address)).toEqual(['a']);
     expect(result.skipped.map((s) => s.op.address)).toEqual(['b']);
   });
@@ -73,7 +73,7 @@ describe('executePlan', () => {
   it('on a stop request finishes the operations in flight and starts no new one', async () => {
     let stop = false;
     const sent: string[] = [];
-    const result = await executePlan(
+    const result = await run(
       ['a', 'b', 'c', 'd'].map((a) => op(a)),
       {
         send: async (o) => {

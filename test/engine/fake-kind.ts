@@ -1,6 +1,7 @@
 import type { DesiredObject, Kind } from '../../src/kinds/contract.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { deepEqual } from '../../src/core/json.js';
+import { executePlan } from '../../src/engine/execute.js';
 import type { PlannedOperation } from '../../src/engine/plan.js';
 
 /** A minimal kind for engine tests: a value set with one request, removal with another. */
@@ -54,4 +55,23 @@ export function plannedOperation(address: string, dependsOn: string[] = []): Pla
     destructive: false,
     dependsOn,
   };
+}
+
+/**
+ * executePlan sends through a client and records through a writer; these fakes hand the tests
+ * the operation behind each request and record (the request path is `/x/<address>`).
+ */
+export function executeWithFakes(
+  operations: PlannedOperation[],
+  fakes: { send(op: PlannedOperation): Promise<unknown>; record(op: PlannedOperation): Promise<unknown>; stopRequested?: () => boolean },
+  parallelism: number,
+) {
+  const byAddress = new Map(operations.map((o) => [o.address, o]));
+  const opAt = (address: string) => byAddress.get(address) as PlannedOperation;
+  return executePlan(operations, {
+    client: { send: async (request) => (await fakes.send(opAt(request.path.slice('/x/'.length))), { type: 'json', body: {} }) },
+    recorder: { record: (address) => fakes.record(opAt(address)) },
+    parallelism,
+    ...(fakes.stopRequested ? { stopRequested: fakes.stopRequested } : {}),
+  });
 }

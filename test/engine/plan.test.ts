@@ -74,7 +74,7 @@ describe('buildPlan', () => {
     );
     expect(plan.drift).toEqual([{ address: 'fake[a]', kind: 'fake', before: { x: 1 }, after: { x: 9 }, patch: [{ op: 'replace', path: '/x', value: 9 }] }]);
     expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]']);
-    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n  ! fake\[a\]\n      x: recorded 1, now 9/);
+    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n {2}! fake\[a\]\n {6}x: recorded 1, now 9/);
   });
 
   it('does not report drift when planning against the recorded state', () => {

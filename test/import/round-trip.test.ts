@@ -9,6 +9,7 @@ import { createApiClient, ApiNetworkError } from '../../src/api/index.js';
 import { loadConfig, validateConfig, type LoadedConfig } from '../../src/engine/config/index.js';
 import { importPortal, type ImportResult } from '../../src/engine/import.js';
 import { startTestPortal, type TestPortal } from '../support/portal.js';
+import { registry } from '../../src/registry.js';
 
 const LEGACY_ORG = 'examples/emulator/legacy-portal.yaml';
 
@@ -21,7 +22,7 @@ afterEach(async () => {
 async function importWith(target: TestPortal, token = 'admin-token'): Promise<ImportResult> {
   const client = createApiClient({ url: target.url, credentials: { type: 'token', token }, baseDelayMs: 1, maxRetries: 1 });
   try {
-    return await importPortal({ client, url: target.url });
+    return await importPortal({ client, url: target.url, kinds: registry.kinds, containers: registry.containers });
   } finally {
     await client.close();
   }
@@ -130,7 +131,7 @@ describe('import of the sample organization', () => {
   it('round-trips after examples/full was applied (more values exist)', async () => {
     portal = await startTestPortal();
     const root = process.cwd();
-    const full = await loadConfig([join(root, 'examples/full')], { cwd: root, env: process.env });
+    const full = await loadConfig([join(root, 'examples/full')], { cwd: root, env: process.env, kinds: registry });
     const applied = await portal.apply(full, { allowDestructive: true });
     expect(applied.after.plan.operations).toEqual([]);
 

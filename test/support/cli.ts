@@ -18,6 +18,19 @@ export const SAMPLE_ORG = join(REPO_ROOT, 'examples/emulator/portal.yaml');
 /** The config header used by test configs: the URL comes from --portal, which the harness always passes. */
 export const CONFIG_HEADER = 'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\n  version: "11.3"\n';
 
+/** Three independent changes against the sample organization (E8, E3, E7). */
+export const THREE_CHANGES = `${CONFIG_HEADER}
+organization:
+  securityPolicy:
+    minLength: 12
+items:
+  - { id: 1105a1562c9c4dd98e557595bf8a2617, status: deprecated }
+users:
+  - username: jsmith
+    tasks:
+      - { id: a1b2c3, enabled: true }
+`;
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;

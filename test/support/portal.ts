@@ -8,8 +8,10 @@ import { dirname, join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator, type LoggedRequest, type FaultSpec, type EmulatorState } from '../../src/emulator/index.js';
 import { loadConfig, type LoadedConfig } from '../../src/engine/config/index.js';
-import { applyPlan, type ApplyReport } from '../../src/engine/apply.js';
-import { preparePlan, type PreparedPlan } from '../../src/engine/pipeline.js';
+import { applyConfig, type ApplyResult } from '../../src/engine/apply.js';
+import { planSession, type PreparedPlan } from '../../src/engine/pipeline.js';
+import { saveInvitationFile } from '../../src/cli/invites.js';
+import { registry } from '../../src/registry.js';
 import { FileStateStore } from '../../src/state/index.js';
 
 export const SAMPLE_ORG = 'examples/emulator/portal.yaml';
@@ -23,7 +25,7 @@ export interface TestPortal {
   /** Writes the files of a config (name -> YAML text; `portal.url` is filled in when absent) and loads it. */
   config(files: Record<string, string> | string): Promise<LoadedConfig>;
   plan(config: LoadedConfig, options?: { refresh?: boolean; targets?: string[] }): Promise<PreparedPlan>;
-  apply(config: LoadedConfig, options?: { allowDestructive?: boolean; parallelism?: number }): Promise<ApplyReport>;
+  apply(config: LoadedConfig, options?: { allowDestructive?: boolean; parallelism?: number }): Promise<ApplyResult>;
   /** Requests the emulator received (control API), optionally only writes. */
   requests(options?: { writesOnly?: boolean }): Promise<LoggedRequest[]>;
   clearRequests(): Promise<void>;
@@ -59,27 +61,23 @@ export async function startTestPortal(options: { data?: string | EmulatorState; 
         await mkdir(dirname(join(configDir, name)), { recursive: true });
         await writeFile(join(configDir, name), text);
       }
-      return loadConfig([configDir], { cwd: configDir, env: { ...process.env, PORTAL_URL: emulator.url } });
+      return loadConfig([configDir], { cwd: configDir, env: { ...process.env, PORTAL_URL: emulator.url }, kinds: registry });
     },
     async plan(config, planOptions = {}) {
-      return preparePlan({
-        config,
-        url: emulator.url,
-        recorded: await store.read(),
-        ...(planOptions.refresh === false ? {} : { client }),
-        targets: planOptions.targets ?? [],
-      });
+      return planSession({ config, url: emulator.url, store, ...(planOptions.refresh === false ? {} : { client }) }, planOptions.targets ?? []);
     },
     async apply(config, applyOptions = {}) {
-      const prepared = await portal.plan(config);
-      return applyPlan({
-        prepared,
+      // The engine's apply use case, approved beforehand (as --auto-approve).
+      return applyConfig({
+        config,
+        url: emulator.url,
         client,
         store,
-        url: emulator.url,
+        lockTimeoutMs: 0,
+        targets: [],
         parallelism: applyOptions.parallelism ?? 4,
         allowDestructive: applyOptions.allowDestructive ?? false,
-        invitesDir: join(dir, 'invites'),
+        saveInvitation: (filename, content) => saveInvitationFile(join(dir, 'invites'), filename, content),
       });
     },
     async requests(requestOptions = {}) {

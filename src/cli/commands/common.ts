@@ -2,8 +2,10 @@
 import { resolve } from 'node:path';
 import { createApiClient, credentialsFromEnv, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
 import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
+import type { PortalSession } from '../../engine/pipeline.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
+import { registry } from '../../registry.js';
 import { DEFAULT_STATE_FILE, FileStateStore } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
 
@@ -18,7 +20,7 @@ export interface SharedOptions {
 
 /** The config, or the errors that make it unreadable (files, YAML, references, schema) before anything else happens. */
 export async function loadDesired(paths: readonly string[], io: CommandIO): Promise<LoadedConfig> {
-  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env });
+  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry });
   // On a loading error, report every problem at once, rule checks included, as validate does.
   if (config.diagnostics.some((d) => d.severity === 'error')) throwIfInvalid(validateConfig(config));
   return config;
@@ -69,6 +71,24 @@ export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): v
     const where = warning.location ? `${warning.location.file}:${warning.location.line}:${warning.location.column}: ` : '';
     io.stderr(`${where}warning: ${warning.message}${warning.address ? ` [${warning.address}]` : ''}\n`);
   }
+}
+
+/**
+ * Load -> portal URL -> state store -> API client, for plan, apply and drift; the client is
+ * closed when `action` ends, also when it fails. `refresh: false` plans without a client.
+ */
+export async function withSession<T>(
+  paths: readonly string[],
+  options: SharedOptions,
+  io: CommandIO,
+  action: (session: PortalSession & { client: ApiClient | undefined }) => Promise<T>,
+  { refresh = true }: { refresh?: boolean } = {},
+): Promise<T> {
+  const config = await loadDesired(paths, io);
+  const url = portalUrl(config, options);
+  const store = stateStore(options, io);
+  const client = refresh ? connect(url, options, io) : undefined;
+  return withClient(client, () => action({ config, url, store, client }));
 }
 
 /** Always closes the client, also when the command fails. */

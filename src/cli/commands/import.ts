@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { importPortal } from '../../engine/import.js';
 import { PortalctlError } from '../../core/errors.js';
+import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
 import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
 
@@ -17,7 +18,7 @@ export class OutputExistsError extends PortalctlError {}
 export async function importCommand(options: ImportOptions, io: CommandIO): Promise<number> {
   const url = portalUrl(undefined, options);
   const client = connect(url, options, io);
-  const result = await withClient(client, () => importPortal({ client, url }));
+  const result = await withClient(client, () => importPortal({ client, url, kinds: registry.kinds, containers: registry.containers }));
 
   if (!options.out) {
     io.stdout(result.text);

@@ -1,6 +1,7 @@
 /** `portalctl validate [PATH...]`: schema and rule checks, no network. */
 import { loadConfig, validateConfig } from '../../engine/config/index.js';
 import { UsageError } from '../../core/errors.js';
+import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
 import type { CommandIO } from '../io.js';
 
@@ -12,7 +13,7 @@ export interface ValidateOptions {
 export async function validateCommand(paths: readonly string[], options: ValidateOptions, io: CommandIO): Promise<number> {
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not "${format}".`);
-  const loaded = await loadConfig(paths, { cwd: io.cwd, env: io.env });
+  const loaded = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry });
   const diagnostics = validateConfig(loaded);
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   const warnings = diagnostics.length - errors;

@@ -1,15 +1,12 @@
-/** The config schema of the registered kinds, and its published text. */
-import { containers, kinds } from '../../kinds/index.js';
+/** The config schema of a kind set, and its published text. */
 import type { JsonSchema } from '../../kinds/contract.js';
-import { composeConfigSchema } from './schema.js';
+import type { KindSet } from '../registry.js';
 
-let cached: JsonSchema | undefined;
-
-export function configSchema(): JsonSchema {
-  return (cached ??= composeConfigSchema(containers, kinds));
+export function configSchema(kinds: KindSet): JsonSchema {
+  return kinds.schema();
 }
 
-/** The text of schemas/portalctl.schema.json. */
-export function configSchemaText(): string {
-  return `${JSON.stringify(configSchema(), null, 2)}\n`;
+/** The text of schemas/portalctl.schema.json for the registered kinds. */
+export function configSchemaText(kinds: KindSet): string {
+  return `${JSON.stringify(configSchema(kinds), null, 2)}\n`;
 }

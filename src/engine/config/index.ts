@@ -3,5 +3,5 @@ export { loadConfig, type DeclaredPortal, type LoadedConfig, type LoadOptions } 
 export { validateConfig, sortDiagnostics } from './validate.js';
 export { ConfigError, throwIfInvalid } from './errors.js';
 export { configSchema, configSchemaText } from './config-schema.js';
-export { compareVersions } from './version.js';
+export { compareVersions } from '../../core/version.js';
 export { maxConfigFileBytes, maxConfigDepth, maxAliasCount } from './source.js';

@@ -1,25 +1,78 @@
 /**
- * Loading the desired state: files and directories -> parsed documents -> references resolved
- * -> schema-checked -> managed objects, one per address, with where each is declared.
+ * Loading the desired state, as stages that each return a value:
+ * read sources -> resolve references -> validate schema -> extract objects (extract.ts) ->
+ * merge declarations. Each address, each pruned collection and the portal block may be
+ * declared once across all files.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
-import { configSchema } from './config-schema.js';
+import type { KindSet } from '../registry.js';
+import { checkSchema, extractDeclarations, type DocumentDeclarations, type Origin, type ResolvedSource } from './extract.js';
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
-import { schemaDiagnostics } from './schema-diagnostics.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
-import { containerEntries, contributionsOf } from './walk.js';
 
-export interface LoadOptions {
-  /** Relative paths and file names in diagnostics are relative to it. */
-  cwd: string;
-  /** For `${env:NAME}` references. */
-  env: NodeJS.ProcessEnv;
+// Stage 1: the files the paths name, each read and parsed.
+
+/**
+ * A directory contributes its own YAML files only (DESIGN.md): the state file, saved plans and
+ * other JSON beside the config must never be read as config. JSON configs (fast to parse for
+ * very large organizations) are loaded when named as files.
+ */
+const directoryConfigFiles = /\.ya?ml$/i;
+
+/** A file name as diagnostics show it: relative to cwd when inside it. */
+export function displayName(file: string, cwd: string): string {
+  const path = relative(cwd, file);
+  return path !== '' && !path.startsWith('..') ? path : file;
 }
+
+async function filesOf(absolute: string, shown: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const info = await stat(absolute);
+  if (!info.isDirectory()) return { files: [absolute], diagnostics: [] };
+  const entries = await readdir(absolute, { withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
+    .map((entry) => join(absolute, entry.name))
+    .sort();
+  const diagnostics =
+    files.length === 0 ? [sourceProblem(shown, 'source/no-config-files', 'The directory holds no *.yaml or *.yml files.', undefined, 'a directory with config files, or a file')] : [];
+  return { files, diagnostics };
+}
+
+/** The files named by `paths`: files as given, directories' own config files (not subdirectories), sorted. */
+export async function listConfigFiles(paths: readonly string[], cwd: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const files: string[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const path of paths.length > 0 ? paths : ['.']) {
+    const absolute = resolve(cwd, path);
+    try {
+      const found = await filesOf(absolute, displayName(absolute, cwd));
+      files.push(...found.files);
+      diagnostics.push(...found.diagnostics);
+    } catch {
+      diagnostics.push(sourceProblem(displayName(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory'));
+    }
+  }
+  return { files: [...new Set(files)], diagnostics };
+}
+
+/** One file read and parsed, its locations naming the file as diagnostics show it. */
+export async function readSource(file: string, cwd: string): Promise<ParsedSource> {
+  const source = await readConfigSource(file);
+  const shown = displayName(file, cwd);
+  const locate = source.locate;
+  return {
+    file: shown,
+    data: source.data,
+    diagnostics: source.diagnostics.map((diagnostic) => (diagnostic.location ? { ...diagnostic, location: { ...diagnostic.location, file: shown } } : diagnostic)),
+    locate: (path, options) => ({ ...locate(path, options), file: shown }),
+  };
+}
+
+// Stage 5: the documents' declarations merged into one config.
 
 /** The `portal:` block as declared (references resolved). */
 export interface DeclaredPortal {
@@ -31,7 +84,89 @@ export interface DeclaredPortal {
   source?: SourceLocation;
 }
 
+export interface MergedDeclarations {
+  portal: DeclaredPortal;
+  objects: DesiredObject[];
+  prunes: PruneDeclaration[];
+  origins: WeakMap<DesiredObject, Origin>;
+  diagnostics: Diagnostic[];
+}
+
+const at = (location: SourceLocation): string => `${location.file}:${location.line}:${location.column}`;
+
+function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Diagnostic[]): DeclaredPortal {
+  const declared = documents.flatMap((document) => (document.portal ? [document.portal] : []));
+  const [first, ...others] = declared;
+  if (!first) return {};
+  const portal: DeclaredPortal = { ...(first.value as DeclaredPortal) };
+  // Located on first use, like objects: locating re-parses a JSON file position-aware, which
+  // took seconds for a large config that needed no location at all.
+  let location: SourceLocation | undefined;
+  Object.defineProperty(portal, 'source', { enumerable: true, configurable: true, get: () => (location ??= first.source.locate(['portal'], { key: true })) });
+  for (const other of others) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'config/duplicate-portal',
+      message: `The portal block is declared twice: first at ${at(portal.source as SourceLocation)}.`,
+      location: other.source.locate(['portal'], { key: true }),
+      expected: 'one portal block across all files',
+    });
+  }
+  return portal;
+}
+
+export function mergeDeclarations(documents: readonly DocumentDeclarations[]): MergedDeclarations {
+  const diagnostics: Diagnostic[] = [];
+  const portal = mergePortal(documents, diagnostics);
+  const byAddress = new Map<string, DesiredObject>();
+  const origins = new WeakMap<DesiredObject, Origin>();
+  const byCollection = new Map<string, PruneDeclaration>();
+  for (const { object, origin } of documents.flatMap((document) => document.objects)) {
+    const first = byAddress.get(object.address);
+    if (first) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'config/duplicate-object',
+        message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
+        address: object.address,
+        location: object.source,
+        expected: 'each object declared once across all files',
+      });
+      continue;
+    }
+    byAddress.set(object.address, object);
+    origins.set(object, origin);
+  }
+  for (const prune of documents.flatMap((document) => document.prunes)) {
+    const first = byCollection.get(prune.collection);
+    if (first) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'config/duplicate-prune',
+        message: `prune for ${prune.collection} is declared twice: here and at ${at(first.source)}.`,
+        address: prune.collection,
+        location: prune.source,
+        expected: 'one prune declaration per collection',
+      });
+      continue;
+    }
+    byCollection.set(prune.collection, prune);
+  }
+  return { portal, objects: [...byAddress.values()], prunes: [...byCollection.values()], origins, diagnostics };
+}
+
+export interface LoadOptions {
+  /** Relative paths and file names in diagnostics are relative to it. */
+  cwd: string;
+  /** For `${env:NAME}` references. */
+  env: NodeJS.ProcessEnv;
+  /** The kinds whose declarations the config holds. */
+  kinds: KindSet;
+}
+
 export interface LoadedConfig {
+  /** The kinds the config was read with; validation and planning use the same ones. */
+  kinds: KindSet;
   portal: DeclaredPortal;
   /** The declared facts in the shape the kinds' checks take. */
   facts: Partial<PortalFacts>;
@@ -49,200 +184,11 @@ export interface LoadedConfig {
   locate(obj: DesiredObject, path: ConfigPath): SourceLocation;
 }
 
-/**
- * A directory contributes its own YAML files only (DESIGN.md): the state file, saved plans and
- * other JSON beside the config must never be read as config. JSON configs (fast to parse for
- * very large organizations) are loaded when named as files.
- */
-const directoryConfigFiles = /\.ya?ml$/i;
-
-/** The files named by `paths`: files as given, directories' own config files (not subdirectories), sorted. */
-async function configFiles(paths: readonly string[], cwd: string, diagnostics: Diagnostic[]): Promise<string[]> {
-  const files: string[] = [];
-  for (const path of paths.length > 0 ? paths : ['.']) {
-    const absolute = resolve(cwd, path);
-    try {
-      const info = await stat(absolute);
-      if (info.isDirectory()) {
-        const entries = await readdir(absolute, { withFileTypes: true });
-        const found = entries
-          .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
-          .map((entry) => join(absolute, entry.name))
-          .sort();
-        if (found.length === 0) {
-          diagnostics.push(sourceProblem(display(absolute, cwd), 'source/no-config-files', 'The directory holds no *.yaml or *.yml files.', undefined, 'a directory with config files, or a file'));
-        }
-        files.push(...found);
-      } else {
-        files.push(absolute);
-      }
-    } catch {
-      diagnostics.push(sourceProblem(display(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory'));
-    }
-  }
-  return [...new Set(files)];
-}
-
-function display(file: string, cwd: string): string {
-  const path = relative(cwd, file);
-  return path !== '' && !path.startsWith('..') ? path : file;
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function pointer(path: readonly (string | number)[]): string {
-  return path.map((step) => `/${String(step).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}
-
-interface Origin {
-  source: ParsedSource;
-  path: (string | number)[];
-}
-
-export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
-  const diagnostics: Diagnostic[] = [];
-  const files = await configFiles(paths, options.cwd, diagnostics);
-  const schema = configSchema();
-  const validate = await loadSchemaValidator(schema);
-  const origins = new WeakMap<DesiredObject, Origin>();
-  const objects: DesiredObject[] = [];
-  const byAddress = new Map<string, DesiredObject>();
-  const prunes: PruneDeclaration[] = [];
-  const pruneByCollection = new Map<string, PruneDeclaration>();
-  const resolved: ResolvedReference[] = [];
-  const portal: DeclaredPortal = {};
-  const sources: string[] = [];
-
-  for (const file of files) {
-    const source = await readConfigSource(file);
-    const shownFile = display(file, options.cwd);
-    source.file = shownFile;
-    const locate = source.locate;
-    source.locate = (path, locateOptions) => ({ ...locate(path, locateOptions), file: shownFile });
-    for (const diagnostic of source.diagnostics) if (diagnostic.location) diagnostic.location.file = shownFile;
-    sources.push(shownFile);
-    diagnostics.push(...source.diagnostics);
-    if (source.data === undefined) continue;
-
-    const references = resolveReferences(source.data, { file, env: options.env, locate: (path) => source.locate(path) });
-    source.data = references.data;
-    resolved.push(...references.resolved);
-    diagnostics.push(...references.diagnostics);
-
-    const schemaErrors = validate(source.data);
-    diagnostics.push(...schemaDiagnostics(schemaErrors, source, schema));
-    // Entries whose properties failed the schema are not extracted; the rest still are, so one run reports everything.
-    const tainted = new Set<string>();
-    for (const error of schemaErrors) {
-      // Unknown properties do not hurt extraction: kinds read only the properties they own.
-      if (error.keyword === 'additionalProperties' || error.keyword === 'propertyNames' || error.keyword === 'if' || error.schemaPath.includes('/propertyNames/')) continue;
-      const steps = error.instancePath.split('/');
-      for (let length = 1; length <= steps.length; length += 1) tainted.add(steps.slice(0, length).join('/'));
-    }
-
-    if (isObject(source.data) && isObject(source.data['portal']) && !tainted.has('/portal')) {
-      const declared = source.data['portal'] as DeclaredPortal & JsonObject;
-      if (portal.source) {
-        diagnostics.push({
-          severity: 'error',
-          code: 'config/duplicate-portal',
-          message: `The portal block is declared twice: first at ${portal.source.file}:${portal.source.line}:${portal.source.column}.`,
-          location: source.locate(['portal'], { key: true }),
-          expected: 'one portal block across all files',
-        });
-      } else {
-        Object.assign(portal, declared);
-        // Located on first use, like objects: locating re-parses a JSON file position-aware, which
-        // took seconds for a large config that needed no location at all.
-        let portalLocation: SourceLocation | undefined;
-        Object.defineProperty(portal, 'source', {
-          enumerable: true,
-          configurable: true,
-          get: () => (portalLocation ??= source.locate(['portal'], { key: true })),
-        });
-      }
-    }
-
-    for (const { container, entry, scope, path } of containerEntries(source.data)) {
-      const entryPointer = pointer(path);
-      for (const { kind, contribution } of contributionsOf(container.name)) {
-        if (contribution.variantKey !== undefined) {
-          if (entry[contribution.variantKey] === undefined || tainted.has(entryPointer)) continue;
-        } else if (Object.keys(contribution.properties).some((name) => tainted.has(`${entryPointer}${pointer([name])}`))) {
-          continue;
-        }
-        contribution.extract(entry, scope, {
-          object(declared) {
-            const objectPath = [...path, ...declared.path];
-            let location: SourceLocation | undefined;
-            const obj: DesiredObject = {
-              kind,
-              address: declared.address,
-              ids: declared.ids,
-              value: declared.value,
-              absent: declared.absent,
-              destructive: false,
-              // Located on first use: a JSON file is re-parsed for positions only when one is needed.
-              get source(): SourceLocation {
-                return (location ??= source.locate(objectPath));
-              },
-            };
-            origins.set(obj, { source, path: objectPath });
-            const first = byAddress.get(obj.address);
-            if (first) {
-              const at = first.source;
-              diagnostics.push({
-                severity: 'error',
-                code: 'config/duplicate-object',
-                message: `${obj.address} is declared twice: here and at ${at.file}:${at.line}:${at.column}.`,
-                address: obj.address,
-                location: obj.source,
-                expected: 'each object declared once across all files',
-              });
-              return;
-            }
-            byAddress.set(obj.address, obj);
-            objects.push(obj);
-          },
-          prune(declared) {
-            const { path: prunePath, ...rest } = declared;
-            const prune: PruneDeclaration = { ...rest, source: source.locate([...path, ...prunePath], { key: true }) };
-            const first = pruneByCollection.get(prune.collection);
-            if (first) {
-              diagnostics.push({
-                severity: 'error',
-                code: 'config/duplicate-prune',
-                message: `prune for ${prune.collection} is declared twice: here and at ${first.source.file}:${first.source.line}:${first.source.column}.`,
-                address: prune.collection,
-                location: prune.source,
-                expected: 'one prune declaration per collection',
-              });
-              return;
-            }
-            pruneByCollection.set(prune.collection, prune);
-            prunes.push(prune);
-          },
-        });
-      }
-    }
-  }
-
-  const redact = redactor(resolved);
-  return {
-    portal,
-    facts: factsOf(portal),
-    objects,
-    prunes,
-    sources,
-    diagnostics: diagnostics.map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
-    redact,
-    locate(obj, path) {
-      const origin = origins.get(obj);
-      return origin ? origin.source.locate([...origin.path, ...path]) : obj.source;
-    },
-  };
+/** Stage 2: the document with its `${env:}` and `${file:}` references resolved. */
+function resolveSource(source: ParsedSource, absoluteFile: string, env: NodeJS.ProcessEnv): { source: ResolvedSource; resolved: ResolvedReference[]; diagnostics: Diagnostic[] } | undefined {
+  if (source.data === undefined) return undefined;
+  const references = resolveReferences(source.data, { file: absoluteFile, env, locate: (path) => source.locate(path) });
+  return { source: { ...source, data: references.data }, resolved: references.resolved, diagnostics: references.diagnostics };
 }
 
 function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
@@ -251,5 +197,42 @@ function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
     ...(portal.version === undefined ? {} : { version: portal.version }),
     ...(portal.access === undefined ? {} : { access: portal.access }),
     ...(portal.verified === undefined ? {} : { isVerified: portal.verified }),
+  };
+}
+
+export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
+  const { kinds } = options;
+  const listed = await listConfigFiles(paths, options.cwd);
+  const validate = await loadSchemaValidator(kinds.schema());
+  const diagnostics: Diagnostic[] = [...listed.diagnostics];
+  const resolved: ResolvedReference[] = [];
+  const documents: DocumentDeclarations[] = [];
+  const sources: string[] = [];
+  for (const file of listed.files) {
+    const source = await readSource(file, options.cwd);
+    sources.push(source.file);
+    diagnostics.push(...source.diagnostics);
+    const withReferences = resolveSource(source, file, options.env);
+    if (!withReferences) continue;
+    resolved.push(...withReferences.resolved);
+    const checked = checkSchema(withReferences.source, validate, kinds);
+    diagnostics.push(...withReferences.diagnostics, ...checked.diagnostics);
+    documents.push(extractDeclarations(checked, kinds));
+  }
+  const merged = mergeDeclarations(documents);
+  const redact = redactor(resolved);
+  return {
+    kinds,
+    portal: merged.portal,
+    facts: factsOf(merged.portal),
+    objects: merged.objects,
+    prunes: merged.prunes,
+    sources,
+    diagnostics: [...diagnostics, ...merged.diagnostics].map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
+    redact,
+    locate(obj, path) {
+      const origin = merged.origins.get(obj);
+      return origin ? origin.source.locate([...origin.path, ...path]) : obj.source;
+    },
   };
 }

@@ -1,10 +1,14 @@
 /** Turning ajv's errors into diagnostics a person can act on. */
+import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonSchema } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
+import type { KindSet } from '../registry.js';
 import { addressForPath } from './walk.js';
+
+const { unescapePathComponent } = fastJsonPatch;
 
 /** Path segments of a JSON pointer (`/groups/0/id`); digit-only segments become list indexes. */
 export function pointerToPath(pointer: string): (string | number)[] {
@@ -12,7 +16,7 @@ export function pointerToPath(pointer: string): (string | number)[] {
   return pointer
     .slice(1)
     .split('/')
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => unescapePathComponent(segment))
     .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }
 
@@ -57,7 +61,8 @@ function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
 
-export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, schema: JsonSchema): Diagnostic[] {
+export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, kinds: KindSet): Diagnostic[] {
+  const schema = kinds.schema();
   const diagnostics: Diagnostic[] = [];
   const data = source.data;
   // Missing variant keys arrive as one `required` per alternative plus an `anyOf`: report once.
@@ -71,7 +76,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
   }
   for (const error of errors) {
     const path = pointerToPath(error.instancePath);
-    const address = addressForPath(data, path);
+    const address = addressForPath(kinds, data, path);
     const base = { severity: 'error' as const, ...(address ? { address } : {}) };
     const value = valueAt(data, path);
     if (error.schemaPath.includes('/anyOf/') || error.keyword === 'if' || error.keyword === 'propertyNames') continue;

@@ -1,10 +1,7 @@
 /** Rule checks of the loaded objects by their kinds, merged with the loading diagnostics. */
-import { kinds } from '../../kinds/index.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { CheckContext, KindDefinition, PortalFacts } from '../../kinds/contract.js';
+import type { CheckContext, PortalFacts } from '../../kinds/contract.js';
 import type { LoadedConfig } from './load.js';
-
-const kindsByName = new Map<string, KindDefinition>(kinds.map((kind) => [kind.name, kind]));
 
 function order(diagnostic: Diagnostic): [string, number, number] {
   const location = diagnostic.location;
@@ -29,7 +26,7 @@ export function validateConfig(loaded: LoadedConfig, portal: Partial<PortalFacts
   const context: CheckContext = { portal, all: loaded.objects, locate: (obj, path) => loaded.locate(obj, path) };
   const diagnostics: Diagnostic[] = [...loaded.diagnostics];
   for (const obj of loaded.objects) {
-    const kind = kindsByName.get(obj.kind);
+    const kind = loaded.kinds.byName.get(obj.kind);
     if (!kind) continue;
     for (const diagnostic of kind.check(obj, context)) {
       diagnostics.push('value' in diagnostic ? { ...diagnostic, value: loaded.redact(diagnostic.value) } : diagnostic);

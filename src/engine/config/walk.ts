@@ -1,72 +1,26 @@
 /**
- * Walking the config's containers (src/kinds/containers.ts): every entry with its address and
- * ids, and the address a path inside the document belongs to.
+ * The config's containers (src/kinds/containers.ts) as a path is walked: the address a path
+ * inside the document belongs to (for schema diagnostics).
  */
-import { containers, kinds, type ContainerDefinition } from '../../kinds/index.js';
+import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { ConfigContribution, ConfigPath, ContainerScope } from '../../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
+import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
 
-export interface ContainerEntry {
-  container: ContainerDefinition;
-  entry: JsonObject;
-  scope: ContainerScope;
-  /** Path of the entry inside the document. */
-  path: (string | number)[];
-}
-
-export interface OwnedContribution {
-  kind: string;
-  contribution: ConfigContribution;
-}
-
-/** The contributions to a container with the name of the kind that owns each. */
-export function contributionsOf(container: string): OwnedContribution[] {
-  return kinds.flatMap((kind) =>
-    kind.config.filter((contribution) => contribution.container === container).map((contribution) => ({ kind: kind.name, contribution })),
-  );
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
+export function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function childContainers(parent: string | undefined): ContainerDefinition[] {
-  return containers.filter((container) => container.parent === parent);
+export function childContainers(set: KindSet, parent: string | undefined): ContainerDefinition[] {
+  return set.containers.filter((container) => container.parent === parent);
 }
 
 /** Scope of the entry `entry` of `container`, or undefined when its key is missing (a schema error). */
-function scopeOf(container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): ContainerScope | undefined {
+export function scopeOf(container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): ContainerScope | undefined {
   if (!container.key) return { address: container.address(undefined, parent.address), ids: parent.ids };
   const key = entry[container.key.property];
   if (typeof key !== 'string' || key === '') return undefined;
   return { address: container.address(key, parent.address), ids: { ...parent.ids, [container.key.idName]: key } };
-}
-
-/** Every container entry of one document, parents before children, in document order. */
-export function containerEntries(data: JsonValue | undefined): ContainerEntry[] {
-  const entries: ContainerEntry[] = [];
-  if (!isObject(data)) return entries;
-  const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope, parentPath: (string | number)[]): void => {
-    for (const container of childContainers(parentName)) {
-      const value = holder[container.field];
-      const candidates: [JsonValue, (string | number)[]][] =
-        container.shape === 'object'
-          ? [[value ?? null, [...parentPath, container.field]]]
-          : Array.isArray(value)
-            ? value.map((element, index) => [element, [...parentPath, container.field, index]])
-            : [];
-      for (const [entry, path] of candidates) {
-        if (!isObject(entry)) continue;
-        const scope = scopeOf(container, entry, parent);
-        if (!scope) continue;
-        entries.push({ container, entry, scope, path });
-        visit(entry, container.name, scope, path);
-      }
-    }
-  };
-  // Container nesting is a handful of levels (collaboration > workspace), so recursion is bounded.
-  visit(data, undefined, { address: '', ids: {} }, []);
-  return entries;
 }
 
 /** The variant contribution an entry of a variant container uses (by its variant key), if any. */
@@ -75,14 +29,14 @@ export function variantOf(entry: JsonObject, contributions: readonly OwnedContri
 }
 
 /** Address of the managed object (or container entry) that the node at `path` belongs to. */
-export function addressForPath(data: JsonValue | undefined, path: ConfigPath): string | undefined {
+export function addressForPath(set: KindSet, data: JsonValue | undefined, path: ConfigPath): string | undefined {
   let holder = data;
   let parentName: string | undefined;
   let scope: ContainerScope | undefined;
   let index = 0;
   while (index < path.length && isObject(holder)) {
     const field = path[index];
-    const container = childContainers(parentName).find((candidate) => candidate.field === field);
+    const container = childContainers(set, parentName).find((candidate) => candidate.field === field);
     if (container) {
       let entry: JsonValue | undefined;
       if (container.shape === 'object') {
@@ -105,7 +59,7 @@ export function addressForPath(data: JsonValue | undefined, path: ConfigPath): s
     }
     if (!scope || parentName === undefined) return undefined;
     const rest = path.slice(index);
-    const owned = contributionsOf(parentName);
+    const owned = contributionsOf(set, parentName);
     const variant = variantOf(holder, owned);
     const owner =
       owned.find(({ contribution }) => contribution.variantKey === undefined && contribution.properties[String(field)] !== undefined) ??
@@ -114,7 +68,7 @@ export function addressForPath(data: JsonValue | undefined, path: ConfigPath): s
     return addressOf(owner.contribution, holder, scope, rest);
   }
   if (scope && parentName !== undefined && isObject(holder)) {
-    const variant = variantOf(holder, contributionsOf(parentName));
+    const variant = variantOf(holder, contributionsOf(set, parentName));
     if (variant) return addressOf(variant.contribution, holder, scope, []);
   }
   return scope?.address;

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { saveInvitationFile } from '../../src/engine/invites.js';
+import { saveInvitationFile } from '../../src/cli/invites.js';
 
 describe('saveInvitationFile', () => {
   it('writes owner-only files and never overwrites an earlier invitation', async () => {
