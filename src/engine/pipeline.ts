@@ -12,7 +12,7 @@ import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
-import { callerFromSelf, type Caller } from '../kinds/authority.js';
+import { callerFromSelf, type Caller } from './authority.js';
 
 /** How many reads run at once while refreshing. */
 const READ_CONCURRENCY = 8;

@@ -9,7 +9,7 @@ import type { ApiRequest } from '../core/request.js';
 import type { JsonValue } from '../core/json.js';
 import { canonicalJson, deepEqual, sha256Of } from '../core/json.js';
 import { orderByDependencies } from './order.js';
-import { mayCall, missingAuthority, type Caller } from '../kinds/authority.js';
+import { mayCall, missingAuthority, type Caller } from './authority.js';
 import { PortalctlError } from '../core/errors.js';
 
 export const PLAN_FORMAT_VERSION = 1;

@@ -3,7 +3,7 @@
  */
 import type { Diagnostic, Severity } from '../core/diagnostics.js';
 import type { CheckContext, ConfigPath, DesiredObject, JsonSchema } from './contract.js';
-import type { JsonObject, JsonValue } from '../core/json.js';
+import type { JsonObject } from '../core/json.js';
 import { compareVersions } from '../core/version.js';
 
 /** A diagnostic about `obj`, located at `path` inside its declaration. */

@@ -18,7 +18,7 @@ import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
 import type { DesiredObject, Kind } from '../../src/kinds/contract.js';
 import { kinds } from '../../src/kinds/index.js';
-import { callerFromSelf } from '../../src/kinds/authority.js';
+import { callerFromSelf } from '../../src/engine/authority.js';
 import {
   INVITATIONS_FIELD,
   invitationAccess,

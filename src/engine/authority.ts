@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from '../core/json.js';
 import { isObject } from '../core/json.js';
-import type { Authority } from './contract.js';
+import type { Authority } from '../kinds/contract.js';
 
 export interface Caller {
   /** For people: `user admin1 (org_admin)`, `app Example app`. */
