@@ -26,24 +26,30 @@ const specialFloatPattern = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 const exponentFloatPattern = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
 const plainFloatPattern = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
 
+/** Every number of the core schema starts with a digit, a sign or a dot: most words are ruled out by one look. */
+function startsNumeric(text: string): boolean {
+  const code = text.charCodeAt(0);
+  return (code >= 48 && code <= 57) || code === 43 || code === 45 || code === 46;
+}
+
 const coreNull = new Type('tag:yaml.org,2002:null', {
   kind: 'scalar',
-  resolve: (text: string) => nullPattern.test(text),
+  resolve: (text: string) => (text === '' || '~nN'.includes(text[0] as string)) && nullPattern.test(text),
   construct: () => null,
 });
 const coreBoolean = new Type('tag:yaml.org,2002:bool', {
   kind: 'scalar',
-  resolve: (text: string) => booleanPattern.test(text),
+  resolve: (text: string) => 'tTfF'.includes(text[0] as string) && booleanPattern.test(text),
   construct: (text: string) => text[0] === 't' || text[0] === 'T',
 });
 const coreInteger = new Type('tag:yaml.org,2002:int', {
   kind: 'scalar',
-  resolve: (text: string) => decimalPattern.test(text) || octalPattern.test(text) || hexPattern.test(text),
+  resolve: (text: string) => startsNumeric(text) && (decimalPattern.test(text) || octalPattern.test(text) || hexPattern.test(text)),
   construct: (text: string) => (text.startsWith('0o') ? parseInt(text.slice(2), 8) : text.startsWith('0x') ? parseInt(text.slice(2), 16) : parseInt(text, 10)),
 });
 const coreFloat = new Type('tag:yaml.org,2002:float', {
   kind: 'scalar',
-  resolve: (text: string) => specialFloatPattern.test(text) || exponentFloatPattern.test(text) || plainFloatPattern.test(text),
+  resolve: (text: string) => startsNumeric(text) && (specialFloatPattern.test(text) || exponentFloatPattern.test(text) || plainFloatPattern.test(text)),
   construct: (text: string) => {
     if (!specialFloatPattern.test(text)) return parseFloat(text);
     if (text.slice(-3).toLowerCase() === 'nan') return NaN;
@@ -54,15 +60,49 @@ const coreFloat = new Type('tag:yaml.org,2002:float', {
 /** The YAML 1.2 core schema exactly as the `yaml` package resolves it. */
 const coreSchema: Schema = FAILSAFE_SCHEMA.extend({ implicit: [coreNull, coreBoolean, coreInteger, coreFloat] });
 
+/** Whether the character before `index` lets an indicator start there (start, space or flow punctuation). */
+function indicatorContext(text: string, index: number): boolean {
+  if (index === 0) return true;
+  const before = text.charCodeAt(index - 1);
+  return before === 32 || before === 9 || before === 10 || before === 13 || before === 44 || before === 91 || before === 123;
+}
+
+function isSpace(code: number): boolean {
+  return Number.isNaN(code) || code === 32 || code === 9 || code === 10 || code === 13;
+}
+
 /**
- * An anchor or tag (`&a`, `!x` after space or a flow indicator), an explicit key (`? `), a
- * collection used as a key (`]:` / `}:`) or a directive line (`%YAML`).
+ * Whether the text may hold an anchor or tag (`&a`, `!x` after a space or flow punctuation), an
+ * explicit key (`? `), a collection used as a key (`]:` / `}:`) or a directive line (`%YAML`).
+ * Over-approximate by design (a `!x` inside a string counts too): one indexOf per indicator,
+ * so a large config with none of them is scanned at memchr speed.
  */
-const needsPositionedParse = /(?:^|[\s,[{])(?:[&!][^\s,[\]{}]|\?(?:[ \t]|$))|[\]}][ \t]*:(?:[ \t]|$)|^%/m;
+export function needsPositionedParse(text: string): boolean {
+  for (let index = text.indexOf('&'); index !== -1; index = text.indexOf('&', index + 1)) {
+    if (indicatorContext(text, index) && !isSpace(text.charCodeAt(index + 1))) return true;
+  }
+  for (let index = text.indexOf('!'); index !== -1; index = text.indexOf('!', index + 1)) {
+    if (indicatorContext(text, index) && !isSpace(text.charCodeAt(index + 1))) return true;
+  }
+  for (let index = text.indexOf('?'); index !== -1; index = text.indexOf('?', index + 1)) {
+    if (indicatorContext(text, index) && isSpace(text.charCodeAt(index + 1))) return true;
+  }
+  for (let index = text.indexOf('%'); index !== -1; index = text.indexOf('%', index + 1)) {
+    if (index === 0 || text.charCodeAt(index - 1) === 10) return true;
+  }
+  for (const close of [']', '}']) {
+    for (let index = text.indexOf(close); index !== -1; index = text.indexOf(close, index + 1)) {
+      let next = index + 1;
+      while (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9) next += 1;
+      if (text.charCodeAt(next) === 58 && isSpace(text.charCodeAt(next + 1))) return true;
+    }
+  }
+  return false;
+}
 
 /** The document's data when the fast path can read it exactly; undefined to use the `yaml` package. */
 export function yamlDataOnly(text: string): { data: JsonValue } | undefined {
-  if (needsPositionedParse.test(text)) return undefined;
+  if (needsPositionedParse(text)) return undefined;
   try {
     const data = load(text, { schema: coreSchema }) as JsonValue | undefined;
     return { data: data ?? null };
