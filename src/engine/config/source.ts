@@ -93,7 +93,8 @@ async function readRegularFile(file: string): Promise<{ bytes: Buffer } | { prob
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(readChunkBytes, maxConfigFileBytes + 1 - total));
+      // Sized by stat when it tells the truth (one read, then end of file), bounded either way.
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 64 * 1024), readChunkBytes, maxConfigFileBytes + 1 - total));
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
