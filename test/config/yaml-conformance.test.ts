@@ -4,6 +4,9 @@
  * data; where they would differ, the fast path declines and the positioned path decides, with
  * its diagnostics and positions.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { parseDocument, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -140,5 +143,29 @@ describe('property: both paths read the same data', () => {
     );
     // The comparison must actually run: random strings often hold "!", "&" or "?", which the fast path declines.
     expect(fastRuns).toBeGreaterThan(100);
+  });
+});
+
+describe('every YAML file of the repository', () => {
+  // Examples and fixtures are YAML as people write it: the fast path must read each exactly as the yaml package does.
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const files = ['examples', 'test']
+    .flatMap((directory) => readdirSync(join(root, directory), { recursive: true, encoding: 'utf8' }).map((name) => join(directory, name)))
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
+
+  it('holds files to compare', () => {
+    expect(files.length).toBeGreaterThan(20);
+  });
+
+  it.each(files)('%s', (name) => {
+    const text = readFileSync(join(root, name), 'utf8');
+    const slow = positioned(text);
+    const fast = yamlDataOnly(text);
+    if (slow.errors.length > 0) {
+      expect(fast).toBeUndefined();
+      return;
+    }
+    if (fast !== undefined) expect(fast.data).toStrictEqual(slow.data);
   });
 });
