@@ -41,7 +41,7 @@ const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
 const stringEscape = /^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 
 function shown(char: string | undefined): string {
-  return char === undefined ? 'the end of the file' : char === '\n' ? 'a line break' : `"${char}"`;
+  return char === undefined ? 'end of file' : char === '\n' ? 'line break' : `"${char}"`;
 }
 
 /** The first syntax error of a text JSON.parse refused, with its offset. */
