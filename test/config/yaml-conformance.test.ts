@@ -47,6 +47,43 @@ describe('YAML 1.2 scalars: the fast path agrees with the yaml package', () => {
   });
 });
 
+/** Line breaks, block scalars, folding, escapes and flow styles: read alike, with no warning lost. */
+const documents = [
+  'a: |\r\n  x\r\n  y\r\nb: 1\r\n',
+  'a: >\r\n  x\r\n  y\r\n',
+  'a: plain\n  continued\n  lines\n',
+  'a: "quoted\n  multi\n\n  line"\n',
+  "a: 'single\n  multi'\n",
+  'a:    # comment\n  value\n',
+  '"": x\n',
+  'a: \t1\n',
+  'a: x\u2028y\n',
+  'a: x\u0085y\n',
+  'a: |2\n    indented\n',
+  'a: |-\n  x\n\n\n',
+  'a: >+\n  x\n\n',
+  'a:\n  - - x\n    - y\n  - z\n',
+  'a: {b: [1, {c: d}], e: "f"}\n',
+  'a: "\\t\\u00e9\\U0001F600"\n',
+  'a: "\\\n  b"\n',
+  'a: b\n...\n',
+  '---\na: b\n',
+  '\ufeffa: b\n',
+  'a:\n- x\n - y\n',
+  'a: [x\n]\n',
+  'a: x\tb\n',
+  'a: http://x/y#z\n',
+];
+
+describe('YAML 1.2 documents: the fast path agrees with the yaml package', () => {
+  it.each(documents)('%j', (text) => {
+    const slow = positioned(text);
+    expect(slow.errors).toEqual([]);
+    expect(slow.warnings).toEqual([]);
+    expect(yamlDataOnly(text)?.data).toStrictEqual(slow.data);
+  });
+});
+
 describe('documents the fast path leaves to the yaml package', () => {
   it.each([
     ['anchors and aliases', 'base: &base {a: 1}\ncopy: *base\n'],
@@ -62,6 +99,11 @@ describe('documents the fast path leaves to the yaml package', () => {
     ['a duplicate key', 'a: 1\nb: 2\na: 3\n'],
     ['several documents', 'a: 1\n---\nb: 2\n'],
     ['a syntax error', 'a: [1, 2\nb: 3\n'],
+    ['a reserved indicator', 'a: @x\n'],
+    ['a multi-line implicit key', 'a: x\n b: y\n'],
+    ['text after a quoted scalar', 'a: "x"y\n'],
+    ['a mapping inside a plain value', 'a: b: c\n'],
+    ['a list then a mapping at the top', '- x\nb: y\n'],
   ])('%s', (_name, text) => {
     expect(yamlDataOnly(text)).toBeUndefined();
   });
