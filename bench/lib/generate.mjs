@@ -238,3 +238,38 @@ export function economyOrganization({ seed, url, groups = 200, items = 1248, use
   const declared = 2 + groups + items + users * tasksPerUser + roles;
   return { data, config, declared, writes: 2 + differ.group + differ.item + differ.task + differ.role };
 }
+
+/**
+ * The large organization's config as people write it: a directory of five block-style YAML
+ * files (portal, groups, items, users, roles), each starting with `version: 1`, with a header
+ * comment and a comment before every group, every 100th item, every user and every role.
+ * Returns file name -> text.
+ */
+export function yamlDirectory(config, stringify) {
+  const section = (name, header, entries, commentFor) => {
+    const body = stringify({ [name]: entries }, { lineWidth: 0 });
+    const lines = body.split('\n');
+    const out = [`# ${header}`, 'version: 1'];
+    let index = -1;
+    for (const line of lines) {
+      if (line.startsWith('  - ')) {
+        index += 1;
+        const comment = commentFor(entries[index], index);
+        if (comment) out.push(`  # ${comment}`);
+      }
+      out.push(line);
+    }
+    return `${out.join('\n').trimEnd()}\n`;
+  };
+  const portalLines = stringify(config.portal, { lineWidth: 0 }).trimEnd().split('\n');
+  const portal = `# The portal this organization lives on.\nversion: 1\nportal:\n${portalLines
+    .map((line, index) => (index === 0 ? `  ${line}   # the REST root; --portal overrides it` : `  ${line}`))
+    .join('\n')}\n`;
+  return {
+    'portal.yaml': portal,
+    'groups.yaml': section('groups', 'Content category schemas of every group (E1).', config.groups, (_group, index) => `Group ${index + 1}: five trees, 200 categories.`),
+    'items.yaml': section('items', 'Item status (authoritative / deprecated) of every item.', config.items, (_item, index) => (index % 100 === 0 ? `Items ${index + 1} to ${index + 100}.` : undefined)),
+    'users.yaml': section('users', 'User tasks.', config.users, (user) => `Tasks of ${user.username}.`),
+    'roles.yaml': section('roles', 'Custom roles.', config.roles, (role) => `Role ${role.name}.`),
+  };
+}

@@ -1,5 +1,5 @@
 /** Diagnostics for people: `file:line:column: severity: message [address]`, the source line and a caret. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CommandIO } from './io.js';
@@ -17,7 +17,9 @@ export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<C
   const sourceLines = (file: string): string[] | undefined => {
     if (!lines.has(file)) {
       try {
-        const text = readFileSync(resolve(io.cwd, file), 'utf8');
+        // Regular files only: a device or a FIFO named as the config would never end or never open.
+        const path = resolve(io.cwd, file);
+        const text = statSync(path).isFile() ? readFileSync(path, 'utf8') : '\u0000';
         lines.set(file, text.includes('\u0000') ? undefined : text.split(/\r?\n/));
       } catch {
         lines.set(file, undefined);

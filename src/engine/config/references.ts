@@ -1,18 +1,23 @@
 /**
  * `${env:NAME}` and `${file:relative/path}` references inside strings. They are resolved in
  * place; every resolved value is remembered so that `redact` can put the reference text back
- * wherever the value would be shown (output, plan files, diagnostics).
+ * wherever the value would be shown (output, plan files, diagnostics). `$${` writes a literal
+ * `${`. portalctl's own credential variables cannot be referenced: their values would reach the
+ * portal, the state and the output.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
+import { CREDENTIAL_VARIABLES } from '../../api/auth.js';
 
 /** Referenced files are small texts (certificates, descriptions); larger ones are refused. */
 export const maxReferencedFileBytes = 1024 * 1024;
 
-const referencePattern = /\$\{([A-Za-z]+):([^}]*)\}/g;
+/** A reference, or `$${` (the escape for a literal `${`). */
+const referencePattern = /\$\$\{|\$\{([A-Za-z]+):([^}]*)\}/g;
+const credentialVariables = new Set<string>(CREDENTIAL_VARIABLES);
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A resolved reference: its text in the config and the value it stands for. */
@@ -38,7 +43,8 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
   const replace = (text: string, path: ConfigPath): string => {
     if (!text.includes('${')) return text;
     let failed = false;
-    const result = text.replace(referencePattern, (reference: string, type: string, argument: string) => {
+    const result = text.replace(referencePattern, (reference: string, type: string | undefined, argument: string | undefined) => {
+      if (type === undefined || argument === undefined) return '${';
       const outcome = resolveOne(type, argument, context);
       if ('problem' in outcome) {
         failed = true;
@@ -46,7 +52,7 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
           severity: 'error',
           code: outcome.code,
           message: outcome.problem,
-          location: context.locate(path),
+          location: context.locate([...path]),
           value: reference,
           expected: outcome.expected,
         });
@@ -59,21 +65,28 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
   };
 
   if (typeof data === 'string') return { data: replace(data, []), resolved, diagnostics };
-  const pending: { value: JsonValue; path: (string | number)[] }[] = [{ value: data, path: [] }];
-  while (pending.length > 0) {
-    const { value, path } = pending.pop() as { value: JsonValue; path: (string | number)[] };
+  // One shared path (copied only for a diagnostic); the data was depth-checked when it was read.
+  const path: (string | number)[] = [];
+  const walk = (value: JsonValue): void => {
     if (Array.isArray(value)) {
-      value.forEach((child, index) => {
-        if (typeof child === 'string') value[index] = replace(child, [...path, index]);
-        else if (typeof child === 'object' && child !== null) pending.push({ value: child, path: [...path, index] });
-      });
+      for (let index = 0; index < value.length; index += 1) {
+        const child = value[index] as JsonValue;
+        path.push(index);
+        if (typeof child === 'string') value[index] = replace(child, path);
+        else if (typeof child === 'object' && child !== null) walk(child);
+        path.pop();
+      }
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
-        if (typeof child === 'string') value[key] = replace(child, [...path, key]);
-        else if (typeof child === 'object' && child !== null) pending.push({ value: child, path: [...path, key] });
+      for (const key of Object.keys(value)) {
+        const child = value[key] as JsonValue;
+        path.push(key);
+        if (typeof child === 'string') value[key] = replace(child, path);
+        else if (typeof child === 'object' && child !== null) walk(child);
+        path.pop();
       }
     }
-  }
+  };
+  walk(data);
   return { data, resolved, diagnostics };
 }
 
@@ -83,6 +96,13 @@ function resolveOne(type: string, argument: string, context: ReferenceContext): 
   if (type === 'env') {
     if (!envName.test(argument)) {
       return { code: 'reference/invalid-env-name', problem: `"${argument}" is not an environment variable name.`, expected: '${env:NAME} with letters, digits and _' };
+    }
+    if (credentialVariables.has(argument)) {
+      return {
+        code: 'reference/credential',
+        problem: `${argument} holds portalctl's own credential; it cannot be referenced from the config (its value would be sent to the portal and kept in the state).`,
+        expected: `a variable other than ${CREDENTIAL_VARIABLES.join(', ')}`,
+      };
     }
     const value = context.env[argument];
     if (value === undefined) {

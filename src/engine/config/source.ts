@@ -1,14 +1,19 @@
 /**
- * Reading one config file into plain data, with positions for diagnostics. YAML is parsed with
- * the `yaml` package (positions kept); JSON with JSON.parse, which is ~25x faster, and only
- * re-parsed position-aware when a diagnostic needs a location. Hostile input (huge, binary,
- * deeply nested, alias bombs, duplicate keys) becomes diagnostics, never a crash.
+ * Reading one config file into plain data, with positions for diagnostics built only when one
+ * is needed. JSON is parsed with JSON.parse; YAML by a fast data-only parser where it agrees
+ * exactly with the `yaml` package (yaml-data.ts), else by the `yaml` package, which also
+ * explains every syntax problem with its position. Either way the positioned document is built
+ * lazily, on the first `locate`. Hostile input (devices, FIFOs, huge, binary, deeply nested,
+ * alias bombs, duplicate keys, several documents) becomes diagnostics, never a crash or a hang.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
+import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
+import { yamlDataOnly } from './yaml-data.js';
 
 /** Larger files are refused: the largest realistic config (50,000 items, 200,000 categories) is far below. */
 export const maxConfigFileBytes = 32 * 1024 * 1024;
@@ -43,18 +48,9 @@ export function sourceProblem(file: string, code: string, message: string, locat
 export async function readConfigSource(file: string): Promise<ParsedSource> {
   const start = { file, line: 1, column: 1 };
   const unreadable = (diagnostic: Diagnostic): ParsedSource => ({ file, data: undefined, diagnostics: [diagnostic], locate: () => start });
-  let bytes: Buffer;
-  try {
-    const info = await stat(file);
-    if (info.size > maxConfigFileBytes) {
-      return unreadable(
-        sourceProblem(file, 'source/too-large', `The file has ${info.size} bytes; config files are limited to ${maxConfigFileBytes} bytes.`, start, `at most ${maxConfigFileBytes} bytes (split the config over several files)`),
-      );
-    }
-    bytes = await readFile(file);
-  } catch (error) {
-    return unreadable(sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`));
-  }
+  const read = await readRegularFile(file);
+  if ('problem' in read) return unreadable(read.problem);
+  const bytes = read.bytes;
   const nul = bytes.indexOf(0);
   if (nul !== -1) {
     return unreadable(sourceProblem(file, 'source/binary', `The file contains binary data (a NUL byte at offset ${nul}); a config file is YAML or JSON text.`, positionOf(bytes.subarray(0, nul).toString('utf8'), start), 'UTF-8 YAML or JSON text'));
@@ -68,74 +64,171 @@ export async function readConfigSource(file: string): Promise<ParsedSource> {
   return file.toLowerCase().endsWith('.json') ? parseJsonSource(file, text) : parseYamlSource(file, text);
 }
 
+/** Chunk size for reading; a config is read whole, so this only bounds the steps. */
+const readChunkBytes = 4 * 1024 * 1024;
+
+/**
+ * Reads a regular file, refusing devices, FIFOs and sockets before reading (a FIFO is opened
+ * non-blocking so that opening it cannot hang) and counting the size while reading, because
+ * `stat` does not tell the truth for every file.
+ */
+async function readRegularFile(file: string): Promise<{ bytes: Buffer } | { problem: Diagnostic }> {
+  const start = { file, line: 1, column: 1 };
+  const tooLarge = (size: string): { problem: Diagnostic } => ({
+    problem: sourceProblem(file, 'source/too-large', `The file has ${size} bytes; config files are limited to ${maxConfigFileBytes} bytes.`, start, `at most ${maxConfigFileBytes} bytes (split the config over several files)`),
+  });
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`) };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      const what = info.isFIFO() ? 'a named pipe' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : info.isSocket() ? 'a socket' : 'not a regular file';
+      return { problem: sourceProblem(file, 'source/not-a-file', `The path is ${what}; a config is read from regular files only.`, start, 'a regular YAML or JSON file') };
+    }
+    if (info.size > maxConfigFileBytes) return tooLarge(String(info.size));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      // Sized by stat when it tells the truth (one read, then end of file), bounded either way.
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 64 * 1024), readChunkBytes, maxConfigFileBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxConfigFileBytes) return tooLarge(`more than ${maxConfigFileBytes}`);
+    }
+    return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) };
+  } catch (error) {
+    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`) };
+  } finally {
+    await handle.close();
+  }
+}
+
 function positionOf(prefix: string, start: SourceLocation): SourceLocation {
   const lines = prefix.split('\n');
   return { file: start.file, line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };
 }
 
-export function parseJsonSource(file: string, text: string): ParsedSource {
-  let document: PositionedDocument | undefined;
-  const positioned = (): PositionedDocument => (document ??= positionedDocument(file, text));
-  const locate: ParsedSource['locate'] = (path, options) => positioned().locate(path, options);
-  try {
-    const data = JSON.parse(text) as JsonValue;
-    return withDepthCheck({ file, data, diagnostics: [], locate });
-  } catch (error) {
-    // The position-aware parser explains where the JSON is broken; JSON.parse's message is a fallback.
-    const problems = positioned().diagnostics;
-    const diagnostics = problems.length > 0 ? problems : [sourceProblem(file, 'json/syntax', `Invalid JSON: ${(error as Error).message}`)];
-    return { file, data: undefined, diagnostics, locate };
+/** Line and column (1-based) of a character offset in `text`. */
+function locationAt(file: string, text: string, offset: number): SourceLocation {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.max(0, Math.min(offset, text.length));
+  for (let index = text.indexOf('\n'); index !== -1 && index < end; index = text.indexOf('\n', index + 1)) {
+    line += 1;
+    lineStart = index + 1;
   }
+  return { file, line, column: end - lineStart + 1 };
+}
+
+/** A `locate` that builds the positioned document on first use only. */
+function lazyLocate(file: string, text: string): ParsedSource['locate'] {
+  let document: PositionedDocument | undefined;
+  return (path, options) => (document ??= positionedDocument(file, text)).locate(path, options);
+}
+
+export function parseJsonSource(file: string, text: string): ParsedSource {
+  const locate = lazyLocate(file, text);
+  let data: JsonValue;
+  try {
+    data = JSON.parse(text) as JsonValue;
+  } catch {
+    const problem = jsonSyntaxProblem(text);
+    return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate };
+  }
+  return withDepthCheck({ file, data, diagnostics: [], locate }, text);
 }
 
 export function parseYamlSource(file: string, text: string): ParsedSource {
-  const document = positionedDocument(file, text);
+  const fast = yamlDataOnly(text);
+  if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, text) }, text);
+
+  let document: PositionedDocument;
+  try {
+    document = positionedDocument(file, text);
+  } catch (error) {
+    if (error instanceof RangeError) return tooDeepSource(file, text);
+    throw error;
+  }
   const source: ParsedSource = { file, data: undefined, diagnostics: document.diagnostics, locate: document.locate };
+  if (document.exhausted) return tooDeepSource(file, text);
   if (document.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return source;
   try {
     source.data = (document.doc.toJS({ maxAliasCount }) ?? null) as JsonValue;
   } catch (error) {
-    if (error instanceof ReferenceError || error instanceof RangeError) {
-      source.diagnostics.push(
-        error instanceof ReferenceError
-          ? sourceProblem(file, 'yaml/alias-limit', `The document expands too many aliases (more than ${maxAliasCount}); refusing a possible "billion laughs" document.`, document.firstAlias(), 'fewer aliases; write the values out')
-          : sourceProblem(file, 'source/too-deep', `The document is nested too deeply to read.`, undefined, `at most ${maxConfigDepth} levels`),
-      );
+    if (error instanceof ReferenceError) {
+      source.diagnostics.push(sourceProblem(file, 'yaml/alias-limit', `The document expands too many aliases (more than ${maxAliasCount}); refusing a possible "billion laughs" document.`, document.firstAlias(), 'fewer aliases; write the values out'));
       return source;
     }
+    if (error instanceof RangeError) return tooDeepSource(file, text);
     throw error;
   }
-  return withDepthCheck(source);
+  return withDepthCheck(source, text);
 }
 
-/** Refuses documents nested deeper than maxConfigDepth, iteratively (no recursion on hostile data). */
-function withDepthCheck(source: ParsedSource): ParsedSource {
-  const pending: { value: JsonValue; path: (string | number)[] }[] = [{ value: source.data ?? null, path: [] }];
-  while (pending.length > 0) {
-    const { value, path } = pending.pop() as { value: JsonValue; path: (string | number)[] };
-    if (typeof value !== 'object' || value === null) continue;
-    if (path.length >= maxConfigDepth) {
-      source.diagnostics.push(
-        sourceProblem(source.file, 'source/too-deep', `The document is nested more than ${maxConfigDepth} levels deep.`, source.locate(path), `at most ${maxConfigDepth} levels`),
-      );
-      source.data = undefined;
-      return source;
+function tooDeepProblem(location: SourceLocation): Diagnostic {
+  return sourceProblem(location.file, 'source/too-deep', `The document is nested more than ${maxConfigDepth} levels deep.`, location, `at most ${maxConfigDepth} levels`);
+}
+
+/** A document too deep to parse: located at its deepest flow bracket when there is one. */
+function tooDeepSource(file: string, text: string): ParsedSource {
+  const start = { file, line: 1, column: 1 };
+  const offset = flowDepthExceeded(text, maxConfigDepth);
+  return { file, data: undefined, diagnostics: [tooDeepProblem(offset === undefined ? start : locationAt(file, text, offset))], locate: () => start };
+}
+
+/**
+ * Refuses documents nested deeper than maxConfigDepth. The walk recurses at most
+ * maxConfigDepth levels and shares one path array (no copy per node).
+ */
+function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
+  const path: (string | number)[] = [];
+  const tooDeep = (value: JsonValue): boolean => {
+    if (typeof value !== 'object' || value === null) return false;
+    if (path.length >= maxConfigDepth) return true;
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index += 1) {
+        path.push(index);
+        if (tooDeep(value[index] as JsonValue)) return true;
+        path.pop();
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        path.push(key);
+        if (tooDeep(value[key] as JsonValue)) return true;
+        path.pop();
+      }
     }
-    if (Array.isArray(value)) value.forEach((child, index) => pending.push({ value: child, path: [...path, index] }));
-    else for (const [key, child] of Object.entries(value)) pending.push({ value: child, path: [...path, key] });
-  }
+    return false;
+  };
+  if (source.data === undefined || !tooDeep(source.data)) return source;
+  // A deep flow collection is located by scanning its brackets; positioning it could exhaust the stack.
+  const offset = flowDepthExceeded(text, maxConfigDepth);
+  source.diagnostics.push(tooDeepProblem(offset === undefined ? source.locate(path) : locationAt(source.file, text, offset)));
+  source.data = undefined;
   return source;
 }
 
 interface PositionedDocument {
   doc: Document;
   diagnostics: Diagnostic[];
+  /** The `yaml` package ran out of stack (a document nested thousands of levels deep). */
+  exhausted: boolean;
   locate: ParsedSource['locate'];
   firstAlias(): SourceLocation;
 }
 
 function kebab(code: string): string {
   return code.toLowerCase().replace(/_/g, '-');
+}
+
+function keyText(key: unknown): string {
+  return String(isScalar(key) ? key.value : key);
 }
 
 function positionedDocument(file: string, text: string): PositionedDocument {
@@ -145,14 +238,21 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     const { line, col } = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
     return { file, line, column: col };
   };
+  const exhausted = doc.errors.some((error) => /call stack/i.test(error.message));
   const diagnostics: Diagnostic[] = [
-    ...doc.errors.map((error): Diagnostic => ({
-      severity: 'error',
-      code: error.code === 'DUPLICATE_KEY' ? 'yaml/duplicate-key' : `yaml/${kebab(error.code)}`,
-      message: error.code === 'DUPLICATE_KEY' ? 'This key appears twice in the same mapping; keys must be unique.' : `Invalid YAML: ${error.message.split('\n')[0]}`,
-      location: at(error.pos[0]),
-      ...(error.code === 'DUPLICATE_KEY' ? { value: text.slice(error.pos[0], Math.min(error.pos[1], error.pos[0] + 200)), expected: 'each key once' } : {}),
-    })),
+    ...doc.errors.map((error): Diagnostic => {
+      if (error.code === 'DUPLICATE_KEY') return duplicateKeyProblem(doc, error.pos[0], at);
+      if (error.code === 'MULTIPLE_DOCS') {
+        return {
+          severity: 'error',
+          code: 'yaml/multiple-docs',
+          message: 'The file holds more than one YAML document (a second starts here); a config file is one document.',
+          location: at(error.pos[0]),
+          expected: 'one document per file: split the documents into separate files in the config directory',
+        };
+      }
+      return { severity: 'error', code: `yaml/${kebab(error.code)}`, message: `Invalid YAML: ${error.message.split('\n')[0]}`, location: at(error.pos[0]) };
+    }),
     ...doc.warnings.map((warning): Diagnostic => ({
       severity: 'warning',
       code: `yaml/${kebab(warning.code)}`,
@@ -169,7 +269,7 @@ function positionedDocument(file: string, text: string): PositionedDocument {
       const last = index === path.length - 1;
       if (isAlias(node)) node = node.resolve(doc);
       if (isMap(node)) {
-        const pair = node.items.find((candidate) => isPair(candidate) && String(isScalar(candidate.key) ? candidate.key.value : candidate.key) === String(step));
+        const pair = node.items.find((candidate) => isPair(candidate) && keyText(candidate.key) === String(step));
         if (!pair) break;
         const key = pair.key as Node | null;
         const value = pair.value as Node | null;
@@ -200,7 +300,33 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     });
     return at(found ?? 0);
   };
-  return { doc, diagnostics, locate, firstAlias };
+  return { doc, diagnostics, exhausted, locate, firstAlias };
+}
+
+/** A duplicate key, named, with where it was first declared. */
+function duplicateKeyProblem(doc: Document, offset: number, at: (offset: number) => SourceLocation): Diagnostic {
+  let name: string | undefined;
+  let first: SourceLocation | undefined;
+  visit(doc, {
+    Map(_key, map) {
+      const index = map.items.findIndex((pair) => (pair.key as Node | null)?.range?.[0] === offset);
+      if (index === -1) return undefined;
+      name = keyText(map.items[index]?.key);
+      const earlier = map.items.slice(0, index).find((pair) => keyText(pair.key) === name);
+      const earlierOffset = (earlier?.key as Node | null | undefined)?.range?.[0];
+      if (earlierOffset !== undefined) first = at(earlierOffset);
+      return visit.BREAK;
+    },
+  });
+  const shown = name === undefined ? 'This key' : `The key "${name}"`;
+  return {
+    severity: 'error',
+    code: 'yaml/duplicate-key',
+    message: `${shown} appears twice in the same mapping${first ? ` (first at line ${first.line}, column ${first.column})` : ''}; keys must be unique.`,
+    location: at(offset),
+    ...(name === undefined ? {} : { value: name }),
+    expected: 'each key once',
+  };
 }
 
 /** The `-` of a block list item whose node starts at `offset` (the node itself in flow lists). */

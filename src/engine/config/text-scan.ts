@@ -1,0 +1,139 @@
+/**
+ * Scans of config text used only to explain a failure: where a JSON text is broken (JSON.parse
+ * does not say where in every Node version) and where flow brackets nest too deeply (a parser
+ * that exhausts its stack cannot say either). Both are iterative: hostile input cannot overflow.
+ */
+
+/**
+ * The offset of the bracket that opens flow nesting level `max + 1`, skipping quoted strings
+ * and comments; undefined when flow collections stay within `max` levels.
+ */
+export function flowDepthExceeded(text: string, max: number): number | undefined {
+  let depth = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === '[' || char === '{') {
+      depth += 1;
+      if (depth > max) return index;
+    } else if (char === ']' || char === '}') {
+      depth = Math.max(0, depth - 1);
+    } else if (char === '"') {
+      index += 1;
+      while (index < text.length && text[index] !== '"') index += text[index] === '\\' ? 2 : 1;
+    } else if (char === "'" && (index === 0 || /[\s[{,:]/.test(text[index - 1] ?? ''))) {
+      index += 1;
+      while (index < text.length && !(text[index] === "'" && text[index + 1] !== "'")) index += text[index] === "'" ? 2 : 1;
+    } else if (char === '#' && (index === 0 || /\s/.test(text[index - 1] ?? ''))) {
+      while (index < text.length && text[index] !== '\n') index += 1;
+    }
+  }
+  return undefined;
+}
+
+export interface JsonSyntaxProblem {
+  offset: number;
+  message: string;
+}
+
+const whitespace = new Set([' ', '\t', '\n', '\r']);
+const literals = ['true', 'false', 'null'];
+const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
+const stringEscape = /^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
+
+function shown(char: string | undefined): string {
+  return char === undefined ? 'end of file' : char === '\n' ? 'line break' : `"${char}"`;
+}
+
+/** The first syntax error of a text JSON.parse refused, with its offset. */
+export function jsonSyntaxProblem(text: string): JsonSyntaxProblem {
+  let index = 0;
+  // What the enclosing collections are: '[' or '{'.
+  const open: string[] = [];
+  // A collection was just opened: its first element (or its end) comes next, without a comma.
+  let first = false;
+  const skip = (): void => {
+    while (index < text.length && whitespace.has(text[index] as string)) index += 1;
+  };
+  const fail = (message: string, at = index): JsonSyntaxProblem => ({ offset: at, message });
+  const string = (): JsonSyntaxProblem | undefined => {
+    const start = index;
+    index += 1;
+    while (index < text.length) {
+      const char = text[index] as string;
+      if (char === '"') {
+        index += 1;
+        return undefined;
+      }
+      if (char === '\\') {
+        if (!stringEscape.test(text.slice(index + 1, index + 6))) return fail('Invalid escape in a string.');
+        index += text[index + 1] === 'u' ? 6 : 2;
+        continue;
+      }
+      if (char < ' ') return fail(char === '\n' ? 'A string is not closed before the end of the line.' : 'A control character inside a string must be escaped.');
+      index += 1;
+    }
+    return fail('A string is not closed.', start);
+  };
+  // A value, or the end of a collection after it; iterative so deep nesting cannot overflow.
+  const value = (): JsonSyntaxProblem | undefined => {
+    skip();
+    const char = text[index];
+    if (char === '"') return string();
+    if (char === '[' || char === '{') {
+      open.push(char);
+      first = true;
+      index += 1;
+      return undefined;
+    }
+    for (const literal of literals) {
+      if (text.startsWith(literal, index)) {
+        index += literal.length;
+        return undefined;
+      }
+    }
+    numberPattern.lastIndex = index;
+    if (char !== undefined && numberPattern.test(text)) {
+      index = numberPattern.lastIndex;
+      return undefined;
+    }
+    return fail(`Unexpected ${shown(char)}; expected a value.`);
+  };
+
+  let problem = value();
+  while (problem === undefined) {
+    skip();
+    const top = open[open.length - 1];
+    if (top === undefined) {
+      if (index < text.length) return fail(`Unexpected ${shown(text[index])} after the end of the document.`);
+      // JSON.parse refused what the scan accepts (should not happen): point at the start.
+      return { offset: 0, message: 'The text is not valid JSON.' };
+    }
+    const char = text[index];
+    const close = top === '[' ? ']' : '}';
+    if (char === close) {
+      open.pop();
+      first = false;
+      index += 1;
+      continue;
+    }
+    if (first) {
+      first = false;
+    } else {
+      if (char !== ',') return fail(`Unexpected ${shown(char)}; expected "," or "${close}".`);
+      index += 1;
+      skip();
+      if (text[index] === close) return fail(`Unexpected "${close}" after ","; JSON allows no trailing comma.`);
+    }
+    if (top === '{') {
+      skip();
+      if (text[index] !== '"') return fail(`Unexpected ${shown(text[index])}; expected a property name in double quotes.`);
+      problem = string();
+      if (problem) return problem;
+      skip();
+      if (text[index] !== ':') return fail(`Unexpected ${shown(text[index])}; expected ":" after the property name.`);
+      index += 1;
+    }
+    problem = value();
+  }
+  return problem;
+}

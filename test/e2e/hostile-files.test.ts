@@ -1,0 +1,118 @@
+/**
+ * Hostile and odd config files through the real CLI: every one ends with a clear diagnostic at
+ * file:line:column and exit 1, never a hang, a stack overflow message or a library's advice.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI } from '../support/cli.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-files-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const header = 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n  edition: self-managed\n  version: "11.3"\n';
+
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `portalctl validate <path>`; killed (and failing the test) if it does not finish in time. */
+function validate(path: string, env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'validate', path, '--no-color'], { cwd: directory, env: { ...process.env, NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+function file(name: string, content: string): string {
+  writeFileSync(join(directory, name), content);
+  return name;
+}
+
+describe('hostile files through portalctl validate', () => {
+  it('/dev/zero is refused before reading, not read forever', async () => {
+    const result = await validate('/dev/zero');
+    expect(result.stdout).toContain('/dev/zero:1:1: error: The path is a device; a config is read from regular files only. (source/not-a-file)');
+    expect(result.status).toBe(1);
+  });
+
+  it('a FIFO named as the config is refused without waiting for a writer', async () => {
+    const fifo = join(directory, 'config.yaml');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    try {
+      const result = await validate('config.yaml');
+      expect(result.stdout).toContain('config.yaml:1:1: error: The path is a named pipe; a config is read from regular files only. (source/not-a-file)');
+      expect(result.status).toBe(1);
+    } finally {
+      rmSync(fifo);
+    }
+  });
+
+  it('a JSON syntax error points at its line and column, not at 1:1', async () => {
+    const name = file('broken.json', '{\n  "version": 1,\n  "roles": [\n    {"id": "r1", "name": "A",},\n  ]\n}\n');
+    const result = await validate(name);
+    expect(result.stdout).toContain('broken.json:4:30: error: Invalid JSON: Unexpected "}" after ","; JSON allows no trailing comma. (json/syntax)');
+    expect(result.status).toBe(1);
+  });
+
+  it('deeply nested flow YAML is "too deep" at the bracket, with a short caret line', async () => {
+    const name = file('deep.yaml', `${header}x: ${'['.repeat(5_000)}${']'.repeat(5_000)}\n`);
+    const result = await validate(name);
+    // The 65th bracket opens level 65: line 6, after "x: " and 64 brackets.
+    expect(result.stdout).toContain('deep.yaml:6:68: error: The document is nested more than 64 levels deep. (source/too-deep)');
+    expect(result.stdout).not.toMatch(/call stack/i);
+    expect(result.stdout).not.toMatch(/ {200}/);
+    expect(result.status).toBe(1);
+  });
+
+  it('a duplicated key is named, with where it was first declared', async () => {
+    const name = file('duplicate.yaml', `${header}roles:\n  - id: r1\n    name: First\n    description: One\n    name: Second\n`);
+    const result = await validate(name);
+    expect(result.stdout).toContain('duplicate.yaml:10:5: error: The key "name" appears twice in the same mapping (first at line 8, column 5); keys must be unique. (yaml/duplicate-key)');
+    expect(result.stdout).toContain('value: "name"; expected: each key once');
+    expect(result.status).toBe(1);
+  });
+
+  it('several documents in one file get a clear message, not a library call to make', async () => {
+    const name = file('multi.yaml', `${header}---\nroles: []\n`);
+    const result = await validate(name);
+    expect(result.stdout).toContain('multi.yaml:6:1: error: The file holds more than one YAML document (a second starts here); a config file is one document. (yaml/multiple-docs)');
+    expect(result.stdout).not.toContain('parseAllDocuments');
+    expect(result.status).toBe(1);
+  });
+
+  it("a reference to portalctl's own credential is refused", async () => {
+    const name = file('credential.yaml', `${header}roles:\n  - id: r1\n    name: Leaky\n    description: token is \${env:PORTALCTL_TOKEN}\n`);
+    const result = await validate(name, { PORTALCTL_TOKEN: 'secret-token-value' });
+    expect(result.stdout).toContain('credential.yaml:9:18: error: PORTALCTL_TOKEN holds portalctl\'s own credential; it cannot be referenced from the config');
+    expect(result.stdout).toContain('(reference/credential)');
+    expect(result.stdout).not.toContain('secret-token-value');
+    expect(result.status).toBe(1);
+  });
+
+  it('a workspace name of 51 emoji is too long as the portal counts (UTF-16 units), though only 51 code points', async () => {
+    const name = file(
+      'emoji.yaml',
+      `${header}collaborations:\n  - id: c0ffee\n    workspaces:\n      - id: w1\n        name: "${'😀'.repeat(51)}"\n`,
+    );
+    const result = await validate(name);
+    expect(result.stdout).toContain('emoji.yaml:10:15: error: A workspace name has at most 100 characters; this one has 102.');
+    expect(result.status).toBe(1);
+    const fits = file('emoji-fits.yaml', `${header}collaborations:\n  - id: c0ffee\n    workspaces:\n      - id: w1\n        name: "${'😀'.repeat(50)}"\n`);
+    const fitting = await validate(fits);
+    expect(fitting.stdout).toContain('0 errors');
+    expect(fitting.status).toBe(0);
+  });
+});
