@@ -220,7 +220,8 @@ export class PostgresStateStore implements StateStore {
       this.schemaReady = true;
       return true;
     }
-    if (!create) return version !== undefined;
+    // Reading never creates tables; tables of an older release are brought forward by any use.
+    if (!create && version === undefined) return false;
     await migrateSchema(client, this.schema, POSTGRES_SCHEMA_VERSION);
     this.schemaReady = true;
     return true;
