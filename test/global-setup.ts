@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { sharedPostgres } from './support/postgres.js';
+import { sharedPostgres } from './support/postgres.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {

