@@ -82,7 +82,9 @@ export function countChanged(before: StateDocument | undefined, after: StateDocu
   const previous = before?.resources ?? {};
   let changed = 0;
   for (const [address, entry] of Object.entries(after.resources)) {
-    if (JSON.stringify(previous[address]) !== JSON.stringify(entry)) changed += 1;
+    const earlier = previous[address];
+    // Entries a write did not touch are the same objects: only the others are compared.
+    if (earlier !== entry && JSON.stringify(earlier) !== JSON.stringify(entry)) changed += 1;
   }
   for (const address of Object.keys(previous)) if (!(address in after.resources)) changed += 1;
   return changed;
