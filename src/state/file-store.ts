@@ -16,6 +16,7 @@ import { hostname as osHostname, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { deepEqual, type JsonValue } from '../core/json.js';
 import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { describeHolder, formatWait } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
@@ -34,6 +35,8 @@ export interface FileStateStoreOptions {
   command?: string;
   /** How many serials the history keeps. */
   keepHistory?: number;
+  /** Told when this run waits for another's lock or takes over a stale one. */
+  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
 }
 
 const DEFAULT_LOCK_TTL_MS = 60 * 60 * 1000;
@@ -48,6 +51,7 @@ export class FileStateStore implements StateStore {
   readonly historyDir: string;
   private readonly command: string | undefined;
   private readonly keepHistory: number;
+  private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
   private readonly host: string;
   private readonly pid: number;
   private readonly user: string;
@@ -63,6 +67,7 @@ export class FileStateStore implements StateStore {
     this.historyDir = `${this.path}.history`;
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
+    this.onNotice = options.onNotice;
     this.host = options.host ?? osHostname();
     this.pid = options.pid ?? process.pid;
     this.user = options.user ?? currentUser();
@@ -230,6 +235,7 @@ export class FileStateStore implements StateStore {
     const pollMs = request.pollMs ?? DEFAULT_POLL_MS;
     const deadline = this.now() + timeoutMs;
     let takenOver: StateLock['takenOver'];
+    let toldWaiting = false;
     for (;;) {
       const created = this.now();
       const info: LockInfo = {
@@ -242,7 +248,10 @@ export class FileStateStore implements StateStore {
         created: new Date(created).toISOString(),
         expires: new Date(created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS)).toISOString(),
       };
-      if (await this.tryCreateLock(info)) return takenOver ? { info, takenOver } : { info };
+      if (await this.tryCreateLock(info)) {
+        if (takenOver) this.onNotice?.(`Took over the state lock of ${describeHolder(takenOver.lock)}: ${takenOver.reason}.`, 'takeover');
+        return takenOver ? { info, takenOver } : { info };
+      }
 
       const held = await this.readLock();
       if (held.state === 'gone') continue;
@@ -259,6 +268,10 @@ export class FileStateStore implements StateStore {
             '(another portalctl may be writing it right now). Try again in a moment; if no other portalctl is running, ' +
             'remove it with `portalctl state unlock`.',
         );
+      }
+      if (!toldWaiting && held.state === 'held') {
+        toldWaiting = true;
+        this.onNotice?.(`The state ${this.path} is locked by ${describeHolder(held.lock)}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
       }
       await this.sleep(Math.min(pollMs, Math.max(1, deadline - this.now())));
     }

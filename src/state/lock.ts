@@ -45,3 +45,10 @@ export function describeHolder(lock: LockInfo): string {
   const command = lock.command ? `"${lock.command}"` : `"${lock.operation}"`;
   return `${lock.owner} (pid ${lock.pid} on ${lock.host}, running ${command}) since ${lock.created}${lock.expires ? `, until ${lock.expires}` : ''}; lock id ${lock.id}`;
 }
+
+/** A wait as the user wrote it, roughly: 300ms, 30s, 5m. */
+export function formatWait(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)}s`;
+  return `${Math.round(ms / 60_000)}m`;
+}

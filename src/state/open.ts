@@ -20,6 +20,8 @@ export interface OpenStateOptions {
   /** What to record as the writer in the history and the lock (password-free). */
   command?: string;
   keepHistory?: number;
+  /** Told, in a sentence, when a run waits for another's lock or takes over a dead holder's lock. */
+  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
 }
 
 /** The `--state` value in force: the flag, else PORTALCTL_STATE, else the default file. */
@@ -34,6 +36,7 @@ export function openStateStore(spec: string | undefined, options: OpenStateOptio
   const common = {
     ...(options.command !== undefined ? { command: options.command } : {}),
     ...(options.keepHistory !== undefined ? { keepHistory: options.keepHistory } : {}),
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   };
   if (isPostgresUrl(chosen)) return new PostgresStateStore({ url: chosen, name, env: options.env, ...common });
   if (name !== DEFAULT_STATE_NAME) {

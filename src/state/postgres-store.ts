@@ -18,6 +18,7 @@ import { hostname as osHostname, userInfo } from 'node:os';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { deepEqual, type JsonValue } from '../core/json.js';
+import { describeHolder, formatWait } from './lock.js';
 import { serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
@@ -47,6 +48,8 @@ export interface PostgresStateStoreOptions {
   /** The command recorded in the history and the lock (password-free). */
   command?: string;
   keepHistory?: number;
+  /** Told when this run waits for another's lock or takes over a dead holder's lock. */
+  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
   host?: string;
   pid?: number;
   user?: string;
@@ -90,6 +93,7 @@ export class PostgresStateStore implements StateStore {
   private readonly key: bigint;
   private readonly command: string | undefined;
   private readonly keepHistory: number;
+  private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
   private readonly host: string;
   private readonly pid: number;
   private readonly user: string;
@@ -108,6 +112,7 @@ export class PostgresStateStore implements StateStore {
     this.key = advisoryLockKey(this.schema, this.name);
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
+    this.onNotice = options.onNotice;
     this.host = options.host ?? osHostname();
     this.pid = options.pid ?? process.pid;
     this.user = options.user ?? currentUser();
@@ -389,6 +394,7 @@ export class PostgresStateStore implements StateStore {
     }
     const timeoutMs = request.timeoutMs ?? 0;
     const deadline = Date.now() + timeoutMs;
+    let toldWaiting = false;
     try {
       for (;;) {
         const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [this.key.toString()]);
@@ -401,6 +407,7 @@ export class PostgresStateStore implements StateStore {
             [this.name, held.info.id, JSON.stringify(held.info)],
           );
           this.held = held;
+          if (previous) this.onNotice?.(`Took over the state lock of ${describeHolder(previous.info)}: its session had ended, so the database had released it.`, 'takeover');
           return previous ? { info: held.info, takenOver: { lock: previous.info, reason: 'its session had ended, so the database had released it' } } : { info: held.info };
         }
         if (Date.now() >= deadline) {
@@ -411,6 +418,10 @@ export class PostgresStateStore implements StateStore {
             `Wait for it to finish (--lock-timeout), or if that run is stuck, \`portalctl state unlock ${holder.id}\` ends its database session. ` +
               'A run that died released the lock already.',
           );
+        }
+        if (!toldWaiting) {
+          toldWaiting = true;
+          this.onNotice?.(`The state ${this.where()} is locked by ${describeHolder(await this.holder(client))}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
         }
         await this.sleep(Math.min(request.pollMs ?? DEFAULT_POLL_MS, Math.max(1, deadline - Date.now())));
       }

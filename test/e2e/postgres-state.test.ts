@@ -163,6 +163,9 @@ describe('PostgreSQL state through the CLI', () => {
       await waitFor(async () => (await store.currentLock()) === undefined, 'the database to release the dead holder\'s lock');
       const next = await portal.run(['apply', config, '--auto-approve', '--state-name', name], { state: url });
       expect(next.code, next.stderr).toBe(0);
+      // It says whose lock the database had released.
+      expect(next.stderr).toContain(`Took over the state lock of ${held?.owner} (pid ${victim.child.pid} on ${held?.host}`);
+      expect(next.stderr).toContain(`lock id ${held?.id}: its session had ended, so the database had released it.`);
       expect(next.stdout).toContain('The portal now matches the configuration.');
       const plan = await portal.run(['plan', config, '--detailed-exitcode', '--state-name', name], { state: url });
       expect(plan.code).toBe(0);
@@ -192,6 +195,11 @@ describe('PostgreSQL state through the CLI', () => {
       const refused = await portal.run(['state', 'rm', address, '--state-name', name], options);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`lock id ${held.info.id}`);
+      // Waiting, it names the holder at once (on a terminal, or with --verbose), then fails naming it again.
+      const waited = await portal.run(['state', 'rm', address, '--state-name', name, '--lock-timeout', '300ms', '--verbose'], options);
+      expect(waited.code).toBe(1);
+      expect(waited.stderr).toMatch(new RegExp(`is locked by .*lock id ${held.info.id}; waiting up to 300ms \\(--lock-timeout\\)\\.\\n`));
+      expect(waited.stderr).toContain(`Error: The state ${new URL(url).protocol}`);
       await store.unlock(held);
       expect(await store.read()).toEqual(before);
 

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { PostgresStateStore, POSTGRES_SCHEMA_VERSION, StateLockedError, migrateSchema, newState, recordOperation, openStateStore, redactPostgresUrl } from '../../src/state/index.js';
+import { FileStateStore, PostgresStateStore, POSTGRES_SCHEMA_VERSION, StateLockedError, migrateSchema, newState, recordOperation, openStateStore, redactPostgresUrl } from '../../src/state/index.js';
 import { entry } from './conformance.js';
 
 const url = inject('postgresUrl');
@@ -27,6 +27,22 @@ async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] 
 const unique = () => `s${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
 describe('PostgresStateStore', () => {
+  it('is chosen by a postgres:// or postgresql:// --state, or PORTALCTL_STATE when the flag is absent; the flag wins', async () => {
+    const fromEnv = openStateStore(undefined, { cwd: '/tmp', env: { PORTALCTL_STATE: url }, name: 'prod' });
+    expect(fromEnv).toBeInstanceOf(PostgresStateStore);
+    expect(fromEnv.describe()).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres state "prod"$/);
+    const longForm = openStateStore(url.replace(/^postgres:/, 'postgresql:'), { cwd: '/tmp', env: {} });
+    expect(longForm).toBeInstanceOf(PostgresStateStore);
+    expect(await longForm.read()).toBeUndefined();
+    await Promise.all([fromEnv.close(), longForm.close()]);
+    const flag = openStateStore('s.json', { cwd: '/tmp', env: { PORTALCTL_STATE: url } });
+    expect(flag).toBeInstanceOf(FileStateStore);
+    expect(flag.describe()).toBe('file /tmp/s.json');
+    expect(openStateStore(undefined, { cwd: '/tmp', env: {} }).describe()).toBe('file /tmp/portalctl.state.json');
+    expect(() => openStateStore(url, { cwd: '/tmp', env: {}, name: 'no spaces' })).toThrow(/--state-name takes letters/);
+    expect(() => openStateStore(`${url}?schema=bad-name`, { cwd: '/tmp', env: {} })).toThrow(/plain SQL name/);
+  });
+
   it('keeps state names and schemas apart: their locks never collide', async () => {
     const name = `apart-${randomUUID()}`;
     const schema = unique();

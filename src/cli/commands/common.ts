@@ -33,7 +33,16 @@ export function portalUrl(config: LoadedConfig | undefined, options: SharedOptio
 
 /** `--state` (file or postgres:// URL; else PORTALCTL_STATE, else the default file) and `--state-name`. */
 export function stateStore(options: SharedOptions, io: CommandIO): StateStore {
-  return openStateStore(options.state, { name: options.stateName ?? 'default', cwd: io.cwd, env: io.env, command: commandLine() });
+  return openStateStore(options.state, {
+    name: options.stateName ?? 'default',
+    cwd: io.cwd,
+    env: io.env,
+    command: commandLine(),
+    // A lock taken over is always said; waiting for one is progress, shown on a terminal or with --verbose.
+    onNotice: (message, kind) => {
+      if (kind === 'takeover' || io.isTTY || options.verbose) io.stderr(`${message}\n`);
+    },
+  });
 }
 
 /** This run's command line as the state's history and lock record show it, never with a password. */
