@@ -151,9 +151,12 @@ export class PostgresStateStore implements StateStore {
     return pool;
   }
 
-  /** Runs `action` on the lock's connection when this store holds the lock, else on a pooled one. */
-  private async withClient<T>(doing: string, action: (client: ClientBase) => Promise<T>): Promise<T> {
-    if (this.held) {
+  /**
+   * Runs `action` on the lock's connection when this store holds the lock (so a run that lost
+   * its lock cannot write), else, or when asked about the lock itself, on a pooled one.
+   */
+  private async withClient<T>(doing: string, action: (client: ClientBase) => Promise<T>, options: { pooled?: boolean } = {}): Promise<T> {
+    if (this.held && !options.pooled) {
       if (this.held.lost) throw this.lostLockError(this.held.lost);
       try {
         return await action(this.held.client);
@@ -521,7 +524,7 @@ export class PostgresStateStore implements StateStore {
       if (live.state === 'none') return { state: 'none' };
       if (live.state === 'held') return { state: 'held', lock: live.lock };
       return { state: 'unreadable', where: `${this.describe()} (database session ${live.backendPid} holds it without a lock record)` };
-    });
+    }, { pooled: true });
   }
 
   /**
@@ -551,7 +554,7 @@ export class PostgresStateStore implements StateStore {
       if (!ended.rows[0]?.ok) throw new StateError(`Could not end the database session ${live.backendPid} that holds the lock of ${this.where()}.`);
       await client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1 AND backend_pid = $2`, [this.name, live.backendPid]);
       return live.state === 'held' ? live.lock : undefined;
-    });
+    }, { pooled: true });
   }
 
   async close(): Promise<void> {

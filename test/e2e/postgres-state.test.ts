@@ -120,7 +120,8 @@ describe('PostgreSQL state through the CLI', () => {
   it('four applies at once on one state name: every write is sent once, and the losers name the winner', { timeout: 120_000 }, async () => {
     await reset();
     const name = `race-${run}`;
-    await portal.latency(150);
+    // Slow enough that the winner still holds the lock when the slowest of the four starts.
+    await portal.latency(300);
     const runs = Array.from({ length: 4 }, () => portal.start(['apply', config, '--auto-approve', '--parallelism', '1', '--state-name', name], { state: url }));
     const results = await Promise.all(runs.map((started) => started.done));
     const winners = results.map((result, index) => ({ result, pid: runs[index]?.child.pid })).filter(({ result }) => result.code === 0);
@@ -200,6 +201,12 @@ describe('PostgreSQL state through the CLI', () => {
       expect(waited.code).toBe(1);
       expect(waited.stderr).toMatch(new RegExp(`is locked by .*lock id ${held.info.id}; waiting up to 300ms \\(--lock-timeout\\)\\.\\n`));
       expect(waited.stderr).toContain(`Error: The state ${new URL(url).protocol}`);
+      // `state unlock LOCK_ID` ends a live but stuck holder's session, and with it the lock.
+      const unlocked = await portal.run(['state', 'unlock', held.info.id, '--state-name', name], options);
+      expect(unlocked.code, unlocked.stderr).toBe(0);
+      expect(unlocked.stdout).toContain(`Removed the lock of ${held.info.owner} (pid ${process.pid}`);
+      expect(await store.currentLock()).toBeUndefined();
+      expect((await portal.run(['state', 'unlock', '--state-name', name], options)).stdout).toBe('The state is not locked.\n');
       await store.unlock(held);
       expect(await store.read()).toEqual(before);
 
