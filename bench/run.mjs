@@ -339,6 +339,7 @@ async function main() {
     if (wanted('large')) await large(work);
     if (wanted('scaling')) await scaling(work);
     if (wanted('economy')) await economy(work);
+    if (wanted('state')) await (await import('./state-recording.mjs')).stateRecording(work, { root, figure, log });
   } finally {
     if (args.includes('--keep')) log(`Generated files kept in ${work}`);
     else rmSync(work, { recursive: true, force: true });

@@ -43,7 +43,7 @@ await build({
   outdir,
   // Loaded on demand from node_modules, as Node loads them (named exports of CommonJS included):
   // the HTTP client only when a command reaches the network, ajv only without the precompiled validator.
-  external: ['undici', 'ajv', 'ajv-formats'],
+  external: ['undici', 'ajv', 'ajv-formats', 'pg'],
   // Less text to parse at every start; names are kept so stack traces with --verbose stay readable.
   minify: true,
   keepNames: true,

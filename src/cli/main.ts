@@ -27,7 +27,8 @@ export function buildProgram(): Command {
     .description("Keep a portal organization's administrative settings as YAML in Git.")
     .version(version, '-V, --version')
     .option('--portal <url>', 'the portal REST root (overrides portal.url)')
-    .option('--state <path>', 'the state file', 'portalctl.state.json')
+    .option('--state <path-or-url>', 'the state: a file (default portalctl.state.json) or postgres://user@host/db (default: $PORTALCTL_STATE)')
+    .option('--state-name <name>', 'which state inside a PostgreSQL database', 'default')
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
     .option('--insecure', 'allow plain http:// to a host that is not loopback')
     .option('--verbose', 'print more detail: each request, causes of errors')
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
       `
 Credentials come from the environment, never from a flag or the YAML:
   PORTALCTL_TOKEN, or PORTALCTL_USERNAME + PORTALCTL_PASSWORD, or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET
+A PostgreSQL state's password comes from its URL or PGPASSWORD and is never printed.
 
 Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan --detailed-exitcode)
 or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift).`,
@@ -92,14 +94,28 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
       run(program, async (io) => (await import('./commands/import.js')).importCommand(command.optsWithGlobals(), io)),
     );
 
-  program
-    .command('state')
-    .description('inspect the recorded state or remove a stuck lock')
-    .addArgument(new Argument('<action>', 'what to do').choices(['show', 'list', 'unlock']))
-    .argument('[lock-id]', 'for unlock: only remove the lock with this id')
-    .action((action: string, lockId: string | undefined, _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, lockId, command.optsWithGlobals(), io)),
-    );
+  const state = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
+  const stateAction = (action: string) => (args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const positional = args.slice(0, -2).flatMap((value) => (Array.isArray(value) ? (value as string[]) : value === undefined ? [] : [String(value)]));
+    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io));
+  };
+  state.command('show').description('print the recorded state as JSON').option('--serial <n>', 'an earlier serial from the history')
+    .action((...args: unknown[]) => stateAction('show')(args));
+  state.command('list').description('list the recorded addresses').action((...args: unknown[]) => stateAction('list')(args));
+  state.command('history').description('list the kept serials with time, command and counts').action((...args: unknown[]) => stateAction('history')(args));
+  state.command('unlock').description('remove a stuck lock (with an id, only that lock)').argument('[lock-id]')
+    .action((...args: unknown[]) => stateAction('unlock')(args));
+  state.command('rm').description('forget addresses without touching the portal (new serial)').argument('<address...>')
+    .option('--dry-run', 'show what would be forgotten, change nothing').action((...args: unknown[]) => stateAction('rm')(args));
+  state.command('mv').description("move an address's record to another address (new serial)").argument('<from>').argument('<to>')
+    .option('--dry-run', 'show what would move, change nothing').action((...args: unknown[]) => stateAction('mv')(args));
+  state.command('push').description('copy the state at SOURCE (file or postgres:// URL) into --state, keeping lineage and serial').argument('<source>')
+    .option('--source-name <name>', 'the state name at a postgres:// SOURCE', 'default').option('--dry-run', 'check only, copy nothing')
+    .action((...args: unknown[]) => stateAction('push')(args));
+  state.command('pull').description('copy the --state state to DESTINATION (file or postgres:// URL), keeping lineage and serial').argument('<destination>')
+    .option('--destination-name <name>', 'the state name at a postgres:// DESTINATION', 'default').option('--dry-run', 'check only, copy nothing')
+    .action((...args: unknown[]) => stateAction('pull')(args));
 
   program
     .command('validate')

@@ -1,21 +1,27 @@
-/** Errors of the recorded-state store; each names the file and what the user can do. */
+/** Errors of the recorded-state stores; each names the state and what the user can do. */
 import { PortalctlError } from '../core/errors.js';
-import type { LockInfo } from './store.js';
+import { describeHolder, type LockInfo } from './lock.js';
 
 export class StateError extends PortalctlError {}
 
-/** The state file cannot be read as a state (truncated, not JSON, wrong structure). */
+/** The stored state cannot be read as a state (truncated, not JSON, wrong structure). */
 export class StateCorruptError extends StateError {
   constructor(
-    readonly file: string,
+    /** The file, or the database state, e.g. `postgres://u@h/db state "prod"`. */
+    readonly where: string,
     readonly reason: string,
-    options?: { cause?: unknown },
+    /** What can be done: the store knows whether an earlier version exists. */
+    options?: { cause?: unknown; hint?: string; what?: string },
   ) {
     super(
-      `State file ${file} is corrupt: ${reason}. Nothing was changed. ` +
-        `The previous version is kept in ${file}.backup; inspect it and copy it over ${file} if it is valid.`,
-      options,
+      `${options?.what ?? 'State file'} ${where} is corrupt: ${reason}. Nothing was changed.${options?.hint ? ` ${options.hint}` : ''}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
+  }
+
+  /** The same error with the store's advice added. */
+  withHint(hint: string, what?: string): StateCorruptError {
+    return new StateCorruptError(this.where, this.reason, { cause: this.cause, hint, ...(what ? { what } : {}) });
   }
 }
 
@@ -25,16 +31,16 @@ export class StateConflictError extends StateError {}
 /** The state belongs to another portal than the one targeted. */
 export class StatePortalMismatchError extends StateError {}
 
+/** The database holds state tables of a newer portalctl, or cannot be used for state. */
+export class StateBackendError extends StateError {}
+
 /** Someone else holds the state lock and the wait timed out. */
 export class StateLockedError extends StateError {
   constructor(
-    readonly file: string,
+    readonly where: string,
     readonly lock: LockInfo,
+    advice = `Wait for it to finish, or if that process is gone run \`portalctl state unlock ${lock.id}\`.`,
   ) {
-    super(
-      `The state ${file} is locked by ${lock.owner} (pid ${lock.pid} on ${lock.host}, running "${lock.operation}") ` +
-        `since ${lock.created}, until ${lock.expires}; lock id ${lock.id}. ` +
-        `Wait for it to finish, or if that process is gone run \`portalctl state unlock ${lock.id}\`.`,
-    );
+    super(`The state ${where} is locked by ${describeHolder(lock)}. ${advice}`);
   }
 }

@@ -4,17 +4,21 @@
  * - Atomic write: a temp file in the same directory, fsync, rename over the state, fsync of
  *   the directory; the previous version is kept as `<file>.backup` (written the same way). A
  *   process killed at any moment leaves either the old or the new state, never a torn one.
+ * - History: every serial written is also kept as `<file>.history/<serial>.json` (the state plus
+ *   when, by which command, and how many addresses changed), the last 100 by default.
  * - Lock: `<file>.lock` created with O_EXCL holding LockInfo as JSON. A lock past its expiry,
  *   or whose process is gone on this host, may be taken over (the StateLock says so).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname as osHostname, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StateConflictError, StateError, StateLockedError } from './errors.js';
-import { parseState, serializeState, validateState, type StateDocument } from './format.js';
-import type { LockInfo, LockRequest, StateLock, StateStore } from './store.js';
+import { deepEqual, type JsonValue } from '../core/json.js';
+import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { describeHolder, formatWait } from './lock.js';
+import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
 
@@ -27,6 +31,12 @@ export interface FileStateStoreOptions {
   user?: string;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** The command recorded in the history and the lock (password-free). */
+  command?: string;
+  /** How many serials the history keeps. */
+  keepHistory?: number;
+  /** Told when this run waits for another's lock or takes over a stale one. */
+  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
 }
 
 const DEFAULT_LOCK_TTL_MS = 60 * 60 * 1000;
@@ -38,18 +48,26 @@ export class FileStateStore implements StateStore {
   readonly path: string;
   readonly backupPath: string;
   readonly lockPath: string;
+  readonly historyDir: string;
+  private readonly command: string | undefined;
+  private readonly keepHistory: number;
+  private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
   private readonly host: string;
   private readonly pid: number;
   private readonly user: string;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   /** The text of this store's last write, and what the checks need of it. */
-  private lastWritten: { text: string; state: Pick<StateDocument, 'lineage' | 'serial'> } | undefined;
+  private lastWritten: { text: string; state: StateDocument } | undefined;
 
   constructor(options: FileStateStoreOptions) {
     this.path = resolve(options.path);
     this.backupPath = `${this.path}.backup`;
     this.lockPath = `${this.path}.lock`;
+    this.historyDir = `${this.path}.history`;
+    this.command = options.command;
+    this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
+    this.onNotice = options.onNotice;
     this.host = options.host ?? osHostname();
     this.pid = options.pid ?? process.pid;
     this.user = options.user ?? currentUser();
@@ -63,7 +81,26 @@ export class FileStateStore implements StateStore {
 
   async read(): Promise<StateDocument | undefined> {
     const text = await readTextIfExists(this.path);
-    return text === undefined ? undefined : parseState(text, this.path);
+    return text === undefined ? undefined : this.parse(text);
+  }
+
+  /** Parse the state file's text; a corrupt file's message says which earlier version exists. */
+  private async parse(text: string): Promise<StateDocument> {
+    try {
+      return parseState(text, this.path);
+    } catch (error) {
+      if (!(error instanceof StateCorruptError)) throw error;
+      if ((await readTextIfExists(this.backupPath)) !== undefined) {
+        throw error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
+      }
+      const kept = await this.history().catch(() => []);
+      if (kept[0]) {
+        throw error.withHint(
+          `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
+        );
+      }
+      throw error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
+    }
   }
 
   async write(state: StateDocument): Promise<StateDocument> {
@@ -71,11 +108,12 @@ export class FileStateStore implements StateStore {
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.path}: ${problem}.`);
 
     const previousText = await readTextIfExists(this.path);
-    if (previousText !== undefined) {
-      // Parsing first means a corrupt file is reported and left exactly as it is. The file this
-      // store wrote last is known (and still there unchanged): parsing it again for every
-      // group-committed write of a long apply cost more than the write itself.
-      const previous = previousText === this.lastWritten?.text ? this.lastWritten.state : parseState(previousText, this.path);
+    // Parsing first means a corrupt file is reported and left exactly as it is. The file this
+    // store wrote last is known (and still there unchanged): parsing it again for every
+    // group-committed write of a long apply cost more than the write itself.
+    const previous =
+      previousText === undefined ? undefined : previousText === this.lastWritten?.text ? this.lastWritten.state : await this.parse(previousText);
+    if (previous !== undefined) {
       if (previous.lineage !== state.lineage) {
         throw new StateConflictError(
           `The state file ${this.path} has lineage ${previous.lineage}, not ${state.lineage}: it is another state. ` +
@@ -91,11 +129,105 @@ export class FileStateStore implements StateStore {
     }
 
     const next: StateDocument = { ...state, serial: state.serial + 1 };
-    if (previousText !== undefined) await writeFileAtomic(this.backupPath, previousText);
-    const text = serializeState(next);
-    await writeFileAtomic(this.path, text);
-    this.lastWritten = { text, state: { lineage: next.lineage, serial: next.serial } };
+    await this.store(next, previous, previousText);
     return next;
+  }
+
+  async importState(state: StateDocument): Promise<StateDocument> {
+    const problem = validateState(state);
+    if (problem) throw new StateError(`Refusing to store an invalid state in ${this.path}: ${problem}.`);
+    const previousText = await readTextIfExists(this.path);
+    const previous = previousText === undefined ? undefined : await this.parse(previousText);
+    const refusal = importRefusal(previous, state, this.path);
+    if (refusal) throw new StateConflictError(refusal);
+    if (previous && previous.serial === state.serial) {
+      if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
+      throw new StateConflictError(`The state at ${this.path} is at the same serial ${state.serial} with other content. Nothing was copied.`);
+    }
+    await this.store(state, previous, previousText);
+    return state;
+  }
+
+  /** History entry first, then the backup, then the state: a kill between them leaves the last state whole. */
+  private async store(next: StateDocument, previous: StateDocument | undefined, previousText: string | undefined): Promise<void> {
+    await mkdir(this.historyDir, { recursive: true, mode: 0o700 });
+    const entry: HistoryEntry = {
+      serial: next.serial,
+      lineage: next.lineage,
+      writtenAt: new Date(this.now()).toISOString(),
+      command: this.command ?? 'portalctl',
+      resources: Object.keys(next.resources).length,
+      changed: countChanged(previous, next),
+    };
+    const text = serializeState(next);
+    // The state's text is spliced in as it is: parsing it again per write cost more than the write.
+    await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify(entry).slice(0, -1)},"state":${text.trimEnd()}}\n`);
+    if (previousText !== undefined) await writeFileAtomic(this.backupPath, previousText);
+    await writeFileAtomic(this.path, text);
+    this.lastWritten = { text, state: next };
+    await unlinkIfExists(this.historyFile(next.serial - this.keepHistory)).catch(() => undefined);
+  }
+
+  private historyFile(serial: number): string {
+    return join(this.historyDir, `${String(serial).padStart(10, '0')}.json`);
+  }
+
+  async history(): Promise<HistoryEntry[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.historyDir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw new StateError(`Cannot read ${this.historyDir}: ${(error as Error).message}`, { cause: error });
+    }
+    const serials = names
+      .map((name) => /^(\d{10})\.json$/.exec(name)?.[1])
+      .filter((serial): serial is string => serial !== undefined)
+      .map(Number)
+      .sort((a, b) => b - a);
+    const entries: HistoryEntry[] = [];
+    for (const serial of serials.slice(0, this.keepHistory)) {
+      const record = await this.readHistoryRecord(serial);
+      if (record) entries.push(record.entry);
+    }
+    return entries;
+  }
+
+  async readSerial(serial: number): Promise<StateDocument | undefined> {
+    return (await this.readHistoryRecord(serial))?.state;
+  }
+
+  private async readHistoryRecord(serial: number): Promise<{ entry: HistoryEntry; state: StateDocument } | undefined> {
+    const file = this.historyFile(serial);
+    const text = await readTextIfExists(file);
+    if (text === undefined) return undefined;
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      throw new StateCorruptError(file, `not valid JSON (${(error as Error).message})`, { cause: error, what: 'History file' });
+    }
+    const state = stateFromValue(data['state'], file, 'History file');
+    const entry: HistoryEntry = {
+      serial: state.serial,
+      lineage: state.lineage,
+      writtenAt: typeof data['writtenAt'] === 'string' ? data['writtenAt'] : '',
+      command: typeof data['command'] === 'string' ? data['command'] : '',
+      resources: Object.keys(state.resources).length,
+      changed: typeof data['changed'] === 'number' ? data['changed'] : 0,
+    };
+    return { entry, state };
+  }
+
+  async lockStatus(): Promise<LockStatus> {
+    const held = await this.readLock();
+    if (held.state === 'gone') return { state: 'none' };
+    if (held.state === 'held') return { state: 'held', lock: held.lock };
+    return { state: 'unreadable', where: this.lockPath };
+  }
+
+  async close(): Promise<void> {
+    return;
   }
 
   async lock(request: LockRequest): Promise<StateLock> {
@@ -103,6 +235,7 @@ export class FileStateStore implements StateStore {
     const pollMs = request.pollMs ?? DEFAULT_POLL_MS;
     const deadline = this.now() + timeoutMs;
     let takenOver: StateLock['takenOver'];
+    let toldWaiting = false;
     for (;;) {
       const created = this.now();
       const info: LockInfo = {
@@ -111,10 +244,14 @@ export class FileStateStore implements StateStore {
         host: this.host,
         pid: this.pid,
         operation: request.operation,
+        ...(this.command ? { command: this.command } : {}),
         created: new Date(created).toISOString(),
         expires: new Date(created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS)).toISOString(),
       };
-      if (await this.tryCreateLock(info)) return takenOver ? { info, takenOver } : { info };
+      if (await this.tryCreateLock(info)) {
+        if (takenOver) this.onNotice?.(`Took over the state lock of ${describeHolder(takenOver.lock)}: ${takenOver.reason}.`, 'takeover');
+        return takenOver ? { info, takenOver } : { info };
+      }
 
       const held = await this.readLock();
       if (held.state === 'gone') continue;
@@ -127,9 +264,14 @@ export class FileStateStore implements StateStore {
       if (this.now() >= deadline) {
         if (held.state === 'held') throw new StateLockedError(this.path, held.lock);
         throw new StateError(
-          `The state ${this.path} is locked (${this.lockPath} is being written by another process). ` +
-            'Try again, or run `portalctl state unlock` if no other portalctl is running.',
+          `The state ${this.path} is locked, but its lock file ${this.lockPath} holds no readable lock record ` +
+            '(another portalctl may be writing it right now). Try again in a moment; if no other portalctl is running, ' +
+            'remove it with `portalctl state unlock`.',
         );
+      }
+      if (!toldWaiting && held.state === 'held') {
+        toldWaiting = true;
+        this.onNotice?.(`The state ${this.path} is locked by ${describeHolder(held.lock)}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
       }
       await this.sleep(Math.min(pollMs, Math.max(1, deadline - this.now())));
     }
@@ -202,7 +344,7 @@ export class FileStateStore implements StateStore {
   }
 
   private staleReason(lock: LockInfo): string | undefined {
-    if (Date.parse(lock.expires) <= this.now()) return `it expired at ${lock.expires}`;
+    if (lock.expires !== undefined && Date.parse(lock.expires) <= this.now()) return `it expired at ${lock.expires}`;
     if (lock.host === this.host && lock.pid !== this.pid && !processAlive(lock.pid)) {
       return `its process ${lock.pid} on ${lock.host} is no longer running`;
     }

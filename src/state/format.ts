@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '../core/json.js';
-import { StateCorruptError, StatePortalMismatchError } from './errors.js';
+import { StateCorruptError, StateError, StatePortalMismatchError } from './errors.js';
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -82,6 +82,17 @@ export function forgetResource(state: StateDocument, address: string): StateDocu
   return { ...state, resources };
 }
 
+/** Move an address's record to another address (`state mv`). Pure; throws when `from` is unknown or `to` is taken. */
+export function moveResource(state: StateDocument, from: string, to: string): StateDocument {
+  const entry = state.resources[from];
+  if (!entry) throw new StateError(`The state has no resource at ${from}; nothing was moved.`);
+  if (to in state.resources) throw new StateError(`The state already has a resource at ${to}; nothing was moved. Remove it first with \`portalctl state rm ${to}\`.`);
+  const resources = { ...state.resources };
+  delete resources[from];
+  resources[to] = entry;
+  return { ...state, resources };
+}
+
 /** Compare REST roots ignoring case of scheme/host, default ports and trailing slashes. */
 export function sameUrl(left: string, right: string): boolean {
   const normalise = (text: string): string => {
@@ -134,8 +145,13 @@ export function parseState(text: string, file: string): StateDocument {
   } catch (error) {
     throw new StateCorruptError(file, `not valid JSON (${(error as Error).message}); it may be truncated`, { cause: error });
   }
+  return stateFromValue(data, file);
+}
+
+/** Validate an already-parsed state (e.g. a database's JSON column); throws StateCorruptError naming `where`. */
+export function stateFromValue(data: unknown, where: string, what?: string): StateDocument {
   const problem = findProblem(data);
-  if (problem) throw new StateCorruptError(file, problem);
+  if (problem) throw new StateCorruptError(where, problem, what ? { what } : undefined);
   return data as StateDocument;
 }
 

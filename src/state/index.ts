@@ -1,22 +1,31 @@
-/** Recorded state: format, stores and the serialised writer. */
+/** Recorded state: format, stores (file, PostgreSQL) and the serialised writer. */
 export {
   STATE_FORMAT_VERSION,
   assertSamePortal,
   forgetResource,
+  moveResource,
   newState,
   parseState,
   recordOperation,
   sameUrl,
   serializeState,
+  stateFromValue,
   validateState,
 } from './format.js';
 export type { ResourceStatus, StateDocument, StateEntry, StatePortal } from './format.js';
 export { DEFAULT_STATE_FILE, FileStateStore, writeFileAtomic } from './file-store.js';
 export type { FileStateStoreOptions } from './file-store.js';
-export { withStateLock } from './store.js';
-export type { LockInfo, LockRequest, StateLock, StateStore } from './store.js';
+export { PostgresStateStore, POSTGRES_SCHEMA_VERSION, advisoryLockKey, migrateSchema } from './postgres-store.js';
+export type { PostgresStateStoreOptions } from './postgres-store.js';
+export { DEFAULT_STATE_NAME, DEFAULT_STATE_SCHEMA, isPostgresUrl, redactPostgresUrl, redactPostgresUrlsIn } from './postgres-url.js';
+export { openStateStore, stateSpec } from './open.js';
+export type { OpenStateOptions } from './open.js';
+export { DEFAULT_HISTORY_KEEP, countChanged, withStateLock } from './store.js';
+export type { HistoryEntry, LockInfo, LockRequest, LockStatus, StateLock, StateStore } from './store.js';
+export { describeHolder } from './lock.js';
 export { StateWriter } from './writer.js';
 export {
+  StateBackendError,
   StateConflictError,
   StateCorruptError,
   StateError,

@@ -1,51 +1,49 @@
 /**
- * The state store contract: the file store now, other backends later behind the same
- * interface. Writes are atomic and bump the serial; a lock with owner, host, pid, time and
- * expiry keeps two runs from applying at once.
+ * The state store contract: a file or a PostgreSQL database behind the same interface. Writes
+ * are atomic and bump the serial; every serial is kept in a bounded history; a lock naming its
+ * holder keeps two runs from applying at once.
  */
 import type { StateDocument } from './format.js';
+import type { LockInfo, LockRequest, LockStatus, StateLock } from './lock.js';
 
-export interface LockInfo {
-  /** Random id of this lock, shown to the user for `portalctl state unlock <id>`. */
-  id: string;
-  /** user@host */
-  owner: string;
-  host: string;
-  pid: number;
-  /** What the holder is doing, e.g. "apply". */
-  operation: string;
-  /** ISO 8601 times. */
-  created: string;
-  expires: string;
+export type { LockInfo, LockRequest, LockStatus, StateLock } from './lock.js';
+
+/** One recorded serial, newest first in `history()`. */
+export interface HistoryEntry {
+  serial: number;
+  lineage: string;
+  /** ISO 8601 time of the write. */
+  writtenAt: string;
+  /** The command that wrote it, e.g. "portalctl apply --auto-approve". */
+  command: string;
+  /** Addresses in that state. */
+  resources: number;
+  /** Addresses added, changed or removed since the serial before it. */
+  changed: number;
 }
 
-export interface LockRequest {
-  /** What the locker is about to do, e.g. "apply"; shown to whoever waits. */
-  operation: string;
-  /** How long to wait for a held lock before failing. Default 0: fail at once. */
-  timeoutMs?: number;
-  /** How long the lock stays valid if its holder never releases it. Default one hour. */
-  ttlMs?: number;
-  /** Poll interval while waiting. Default 100 ms. */
-  pollMs?: number;
-}
-
-export interface StateLock {
-  readonly info: LockInfo;
-  /** Set when a stale lock (expired, or its process gone on this host) was taken over. */
-  readonly takenOver?: { lock: LockInfo; reason: string };
-}
+/** How many serials a store keeps by default. */
+export const DEFAULT_HISTORY_KEEP = 100;
 
 export interface StateStore {
-  /** Human description of where the state lives, e.g. "file /path/portalctl.state.json". */
+  /** Human description of where the state lives, never with a password. */
   describe(): string;
-  /** The recorded state, or undefined when none exists yet. */
+  /** The recorded state, or undefined when none exists yet. Never waits for a lock. */
   read(): Promise<StateDocument | undefined>;
   /**
    * Write atomically with serial+1 and return what was written. Refuses when the stored
    * state has another lineage or another serial than `state` (someone else wrote meanwhile).
    */
   write(state: StateDocument): Promise<StateDocument>;
+  /**
+   * Store a state as it is, keeping its lineage and serial (`state push`, `state pull`).
+   * Refused when the stored state has another lineage or a newer serial.
+   */
+  importState(state: StateDocument): Promise<StateDocument>;
+  /** Recorded serials, newest first (at most the store's keep count). */
+  history(): Promise<HistoryEntry[]>;
+  /** The state as it was at `serial`, when that serial is still kept. */
+  readSerial(serial: number): Promise<StateDocument | undefined>;
   /** Take the lock, waiting up to `timeoutMs`; throws StateLockedError naming the holder. */
   lock(request: LockRequest): Promise<StateLock>;
   /** Release a lock taken by `lock`; a no-op when it is already gone. */
@@ -54,6 +52,10 @@ export interface StateStore {
   forceUnlock(lockId?: string): Promise<LockInfo | undefined>;
   /** The lock currently held, if any. */
   currentLock(): Promise<LockInfo | undefined>;
+  /** The lock as `state unlock` sees it, including a lock record that cannot be read. */
+  lockStatus(): Promise<LockStatus>;
+  /** Release connections; the store is not used afterwards. */
+  close(): Promise<void>;
 }
 
 /** Run `action` under the lock and release it on success and on failure. */
@@ -73,4 +75,29 @@ export async function withStateLock<T>(
   }
   await store.unlock(lock);
   return result;
+}
+
+/** How many addresses differ between two states (added, changed or removed). */
+export function countChanged(before: StateDocument | undefined, after: StateDocument): number {
+  const previous = before?.resources ?? {};
+  let changed = 0;
+  for (const [address, entry] of Object.entries(after.resources)) {
+    const earlier = previous[address];
+    // Entries a write did not touch are the same objects: only the others are compared.
+    if (earlier !== entry && JSON.stringify(earlier) !== JSON.stringify(entry)) changed += 1;
+  }
+  for (const address of Object.keys(previous)) if (!(address in after.resources)) changed += 1;
+  return changed;
+}
+
+/** The refusal shared by both stores when a state is pushed onto another. */
+export function importRefusal(target: Pick<StateDocument, 'lineage' | 'serial'> | undefined, incoming: StateDocument, where: string): string | undefined {
+  if (!target) return undefined;
+  if (target.lineage !== incoming.lineage) {
+    return `The state at ${where} has lineage ${target.lineage}, not ${incoming.lineage}: it is another state. Nothing was copied.`;
+  }
+  if (target.serial > incoming.serial) {
+    return `The state at ${where} is at serial ${target.serial}, newer than the serial ${incoming.serial} being copied. Nothing was copied.`;
+  }
+  return undefined;
 }

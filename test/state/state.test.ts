@@ -95,8 +95,9 @@ describe('FileStateStore writes', () => {
     expect(await readFile(`${file}.backup`, 'utf8')).toBe(firstText);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(`${file}.backup`)).mode & 0o777).toBe(0o600);
-    // No temp files left behind.
-    expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup']);
+    // No temp files left behind; every serial is kept in the history.
+    expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup', 'portalctl.state.json.history']);
+    expect((await readdir(`${file}.history`)).sort()).toEqual(['0000000001.json', '0000000002.json']);
   });
 
   it('refuses to overwrite another lineage or a newer serial', async () => {
@@ -121,7 +122,24 @@ describe('FileStateStore writes', () => {
     await expect(store.write({ ...first, serial: 2 })).rejects.toThrow(StateCorruptError);
     expect(await readFile(file, 'utf8')).toBe(truncated);
     expect(await readFile(`${file}.backup`, 'utf8')).toBe(backupBefore);
-    expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup']);
+    expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup', 'portalctl.state.json.history']);
+  });
+
+  it('never points a corrupt file at a backup that does not exist', async () => {
+    const store = new FileStateStore({ path: file });
+    await writeFile(file, '{"formatVersion": 1, "lin');
+    const alone = await store.read().catch((caught: unknown) => caught);
+    expect(alone).toBeInstanceOf(StateCorruptError);
+    expect((alone as Error).message).not.toContain('.backup');
+    expect((alone as Error).message).toContain('No earlier version of it is kept');
+    // With history but no backup (the backup removed by hand), the history is named instead.
+    await rm(file);
+    const first = await store.write(newState(PORTAL));
+    await writeFile(file, 'garbage');
+    const withHistory = await store.read().catch((caught: unknown) => caught);
+    expect((withHistory as Error).message).not.toContain('.backup');
+    expect((withHistory as Error).message).toContain(`${file}.history`);
+    expect((withHistory as Error).message).toContain(`state show --serial ${first.serial}`);
   });
 
   it('StateWriter records concurrently finishing operations together, each only once it is on disk', async () => {

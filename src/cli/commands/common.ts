@@ -1,18 +1,18 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
-import { resolve } from 'node:path';
 import { createApiClient, credentialsFromEnv, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
 import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/pipeline.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { registry } from '../../registry.js';
-import { DEFAULT_STATE_FILE, FileStateStore } from '../../state/index.js';
+import { openStateStore, redactPostgresUrlsIn, type StateStore } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
 
 /** Options every command that talks to a portal or the state accepts (DESIGN.md "Shared options"). */
 export interface SharedOptions {
   portal?: string;
   state?: string;
+  stateName?: string;
   lockTimeout?: string;
   insecure?: boolean;
   verbose?: boolean;
@@ -33,8 +33,23 @@ export function portalUrl(config: LoadedConfig | undefined, options: SharedOptio
   return normalizeBaseUrl(url, Boolean(options.insecure)).toString().replace(/\/$/, '');
 }
 
-export function stateStore(options: SharedOptions, io: CommandIO): FileStateStore {
-  return new FileStateStore({ path: resolve(io.cwd, options.state ?? DEFAULT_STATE_FILE) });
+/** `--state` (file or postgres:// URL; else PORTALCTL_STATE, else the default file) and `--state-name`. */
+export function stateStore(options: SharedOptions, io: CommandIO): StateStore {
+  return openStateStore(options.state, {
+    name: options.stateName ?? 'default',
+    cwd: io.cwd,
+    env: io.env,
+    command: commandLine(),
+    // A lock taken over is always said; waiting for one is progress, shown on a terminal or with --verbose.
+    onNotice: (message, kind) => {
+      if (kind === 'takeover' || io.isTTY || options.verbose) io.stderr(`${message}\n`);
+    },
+  });
+}
+
+/** This run's command line as the state's history and lock record show it, never with a password. */
+export function commandLine(): string {
+  return redactPostgresUrlsIn(['portalctl', ...process.argv.slice(2)].join(' ')).slice(0, 500);
 }
 
 export function connect(url: string, options: SharedOptions, io: CommandIO): ApiClient {

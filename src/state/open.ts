@@ -1,0 +1,46 @@
+/**
+ * One entry point from a `--state` value to a store: a postgres:// or postgresql:// URL opens
+ * the PostgreSQL store (state `name` inside it), anything else is a file path. With no value,
+ * `PORTALCTL_STATE` from the environment is used, then the default file.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { DEFAULT_STATE_FILE, FileStateStore } from './file-store.js';
+import { PostgresStateStore } from './postgres-store.js';
+import { checkStateName, DEFAULT_STATE_NAME, isPostgresUrl } from './postgres-url.js';
+import type { StateStore } from './store.js';
+
+export interface OpenStateOptions {
+  /** `--state-name`: the state inside a database. */
+  name?: string;
+  /** Resolves a relative file path. */
+  cwd: string;
+  /** PORTALCTL_STATE and PGPASSWORD come from here. */
+  env: NodeJS.ProcessEnv;
+  /** What to record as the writer in the history and the lock (password-free). */
+  command?: string;
+  keepHistory?: number;
+  /** Told, in a sentence, when a run waits for another's lock or takes over a dead holder's lock. */
+  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
+}
+
+/** The `--state` value in force: the flag, else PORTALCTL_STATE, else the default file. */
+export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env['PORTALCTL_STATE'];
+  return flag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_STATE_FILE);
+}
+
+export function openStateStore(spec: string | undefined, options: OpenStateOptions): StateStore {
+  const chosen = stateSpec(spec, options.env);
+  const name = checkStateName(options.name ?? DEFAULT_STATE_NAME);
+  const common = {
+    ...(options.command !== undefined ? { command: options.command } : {}),
+    ...(options.keepHistory !== undefined ? { keepHistory: options.keepHistory } : {}),
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+  };
+  if (isPostgresUrl(chosen)) return new PostgresStateStore({ url: chosen, name, env: options.env, ...common });
+  if (name !== DEFAULT_STATE_NAME) {
+    throw new UsageError(`--state-name applies to a PostgreSQL state (--state postgres://…); for a file, give another --state path instead of --state-name ${name}.`);
+  }
+  return new FileStateStore({ path: isAbsolute(chosen) ? chosen : resolve(options.cwd, chosen), ...common });
+}

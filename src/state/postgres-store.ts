@@ -1,0 +1,604 @@
+/**
+ * The PostgreSQL state store (`--state postgres://…`, `--state-name NAME`), on node-postgres.
+ *
+ * - Tables live in one schema (`portalctl`, or `?schema=` in the URL), created on first use and
+ *   migrated forward under a transaction-level advisory lock; `schema_version` says which
+ *   release wrote them, and a newer one than this release knows is refused.
+ * - Every write is one transaction: check lineage and serial (row locked), store the document
+ *   with serial+1, add it to the history, drop history past the keep count. Readers see the
+ *   last committed document, never half an apply, and never wait for the lock.
+ * - Lock: a session advisory lock on a dedicated connection, keyed by a 64-bit hash of the
+ *   schema and the state name (so names and schemas never share a lock), with a row in `locks`
+ *   naming the real holder. When the holder dies or loses its connection, the database ends
+ *   its session and the lock with it. Writes of the lock holder run on that same connection, so
+ *   a run that lost its lock cannot write.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname as osHostname, userInfo } from 'node:os';
+import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
+import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { deepEqual, type JsonValue } from '../core/json.js';
+import { describeHolder, formatWait } from './lock.js';
+import { serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
+import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+
+/** The version of the tables this release writes; see MIGRATIONS. */
+export const POSTGRES_SCHEMA_VERSION = 2;
+
+/** Forward migrations, by the version they reach. Never edit a released one: add the next. */
+const MIGRATIONS: Record<number, (schema: string) => string[]> = {
+  1: (s) => [
+    `CREATE TABLE ${s}.states (name text PRIMARY KEY, lineage text NOT NULL, serial bigint NOT NULL, document jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE TABLE ${s}.locks (name text PRIMARY KEY, lock_id text NOT NULL, holder jsonb NOT NULL, backend_pid integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+  ],
+  2: (s) => [
+    `CREATE TABLE ${s}.history (name text NOT NULL, serial bigint NOT NULL, lineage text NOT NULL, document jsonb NOT NULL, command text NOT NULL, ` +
+      `written_at timestamptz NOT NULL DEFAULT now(), resources integer NOT NULL, changed integer NOT NULL, PRIMARY KEY (name, serial))`,
+  ],
+};
+
+export interface PostgresStateStoreOptions {
+  /** postgres:// or postgresql:// URL; `?schema=` picks the schema. */
+  url: string;
+  /** The state inside the database. */
+  name: string;
+  /** For PGPASSWORD. */
+  env?: NodeJS.ProcessEnv;
+  /** The command recorded in the history and the lock (password-free). */
+  command?: string;
+  keepHistory?: number;
+  /** Told when this run waits for another's lock or takes over a dead holder's lock. */
+  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
+  host?: string;
+  pid?: number;
+  user?: string;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type PgModule = Pick<typeof import('pg'), 'Pool' | 'Client'>;
+
+let pgModule: Promise<PgModule> | undefined;
+/** Loaded on first use: commands on a file state never pay for the driver. */
+function loadPg(): Promise<PgModule> {
+  pgModule ??= import('pg').then((module) => module.default);
+  return pgModule;
+}
+
+/** 64-bit advisory lock key of a state: a hash of what names it, so no two states share one. */
+export function advisoryLockKey(schema: string, name: string): bigint {
+  return createHash('sha256').update(`portalctl state lock\0${schema}\0${name}`).digest().readBigInt64BE(0);
+}
+
+const DEFAULT_POLL_MS = 100;
+
+interface StoredRow {
+  lineage: string;
+  serial: number;
+  digest: string;
+}
+
+interface HeldLock {
+  client: Client;
+  info: LockInfo;
+  /** Set when the lock's connection failed: the database has released the lock. */
+  lost?: Error;
+}
+
+export class PostgresStateStore implements StateStore {
+  readonly name: string;
+  readonly schema: string;
+  private readonly target: PostgresTarget;
+  private readonly quoted: string;
+  private readonly key: bigint;
+  private readonly command: string | undefined;
+  private readonly keepHistory: number;
+  private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
+  private readonly host: string;
+  private readonly pid: number;
+  private readonly user: string;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private pool: Pool | undefined;
+  private held: HeldLock | undefined;
+  private schemaReady = false;
+  /** The document this store wrote last and the database's digest of it: read back only when the digest differs. */
+  private lastWritten: { state: StateDocument; digest: string } | undefined;
+
+  constructor(options: PostgresStateStoreOptions) {
+    this.target = parsePostgresUrl(options.url, options.env ?? process.env);
+    this.name = options.name;
+    this.schema = this.target.schema;
+    this.quoted = `"${this.schema}"`;
+    this.key = advisoryLockKey(this.schema, this.name);
+    this.command = options.command;
+    this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
+    this.onNotice = options.onNotice;
+    this.host = options.host ?? osHostname();
+    this.pid = options.pid ?? process.pid;
+    this.user = options.user ?? currentUser();
+    this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
+  }
+
+  describe(): string {
+    return `${this.target.shown} state "${this.name}"${this.schema === 'portalctl' ? '' : ` (schema ${this.schema})`}`;
+  }
+
+  // ---- connections -------------------------------------------------------------------------
+
+  private clientConfig(purpose: string): ClientConfig {
+    return {
+      connectionString: this.target.connectionString,
+      application_name: `portalctl ${purpose}`.slice(0, 63),
+      connectionTimeoutMillis: 15_000,
+    };
+  }
+
+  /** Any failure to talk to the database, as one clear message with the URL shown safely. */
+  private backendError(error: unknown, doing: string): StateError {
+    if (error instanceof StateError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    const safe = this.target.password ? message.split(this.target.password).join('***') : message;
+    return new StateBackendError(`Cannot ${doing} the PostgreSQL state at ${this.describe()}: ${safe}`, { cause: error });
+  }
+
+  private async getPool(): Promise<Pool> {
+    if (this.pool) return this.pool;
+    const pg = await loadPg();
+    const pool = new pg.Pool({ ...this.clientConfig('state'), max: 4, allowExitOnIdle: true, idleTimeoutMillis: 5_000 });
+    // An idle connection dropped by the server is not an error of any command.
+    pool.on('error', () => undefined);
+    this.pool = pool;
+    return pool;
+  }
+
+  /**
+   * Runs `action` on the lock's connection when this store holds the lock (so a run that lost
+   * its lock cannot write), else, or when asked about the lock itself, on a pooled one.
+   */
+  private async withClient<T>(doing: string, action: (client: ClientBase) => Promise<T>, options: { pooled?: boolean } = {}): Promise<T> {
+    if (this.held && !options.pooled) {
+      if (this.held.lost) throw this.lostLockError(this.held.lost);
+      try {
+        return await action(this.held.client);
+      } catch (error) {
+        if (this.held.lost) throw this.lostLockError(this.held.lost);
+        throw this.backendError(error, doing);
+      }
+    }
+    let client;
+    try {
+      client = await (await this.getPool()).connect();
+    } catch (error) {
+      throw this.backendError(error, doing);
+    }
+    try {
+      return await action(client);
+    } catch (error) {
+      throw this.backendError(error, doing);
+    } finally {
+      client.release();
+    }
+  }
+
+  private lostLockError(cause: Error): StateError {
+    return new StateBackendError(
+      `Lost the connection to the PostgreSQL state at ${this.describe()} (${cause.message}); the database released this run's lock with it. ` +
+        'Everything recorded before stays recorded. Run the command again once the database is reachable.',
+      { cause },
+    );
+  }
+
+  private async transaction<T>(client: ClientBase, action: () => Promise<T>): Promise<T> {
+    await client.query('BEGIN');
+    try {
+      const result = await action();
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  // ---- schema ------------------------------------------------------------------------------
+
+  /** The tables' version, or undefined when there are none yet. */
+  private async schemaVersion(client: ClientBase): Promise<number | undefined> {
+    const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${this.quoted}.schema_version`]);
+    if (!exists.rows[0]?.t) return undefined;
+    const version = await client.query<{ version: number }>(`SELECT version FROM ${this.quoted}.schema_version`);
+    return version.rows[0]?.version ?? 0;
+  }
+
+  private refuseNewer(version: number): void {
+    if (version > POSTGRES_SCHEMA_VERSION) {
+      throw new StateBackendError(
+        `The PostgreSQL state at ${this.describe()} was written by a newer portalctl (tables version ${version}; this release knows up to ${POSTGRES_SCHEMA_VERSION}). ` +
+          'Nothing was read or changed; use that newer portalctl.',
+      );
+    }
+  }
+
+  /** Checks the tables' version; with `create`, creates or migrates them. False when absent. */
+  private async ensureSchema(client: ClientBase, create: boolean): Promise<boolean> {
+    if (this.schemaReady) return true;
+    const version = await this.schemaVersion(client);
+    if (version !== undefined) this.refuseNewer(version);
+    if (version === POSTGRES_SCHEMA_VERSION) {
+      this.schemaReady = true;
+      return true;
+    }
+    // Reading never creates tables; tables of an older release are brought forward by any use.
+    if (!create && version === undefined) return false;
+    await migrateSchema(client, this.schema, POSTGRES_SCHEMA_VERSION);
+    this.schemaReady = true;
+    return true;
+  }
+
+  // ---- reading -----------------------------------------------------------------------------
+
+  private where(): string {
+    return this.describe();
+  }
+
+  private parseDocument(document: unknown, what = 'State'): StateDocument {
+    try {
+      return stateFromValue(document, this.where(), what);
+    } catch (error) {
+      if (error instanceof StateCorruptError) {
+        throw error.withHint('Earlier serials are kept: `portalctl state history` lists them and `portalctl state show --serial N` shows one.', what);
+      }
+      throw error;
+    }
+  }
+
+  async read(): Promise<StateDocument | undefined> {
+    return this.withClient('read', async (client) => {
+      if (!(await this.ensureSchema(client, false))) return undefined;
+      const result = await client.query<{ document: unknown }>(`SELECT document FROM ${this.quoted}.states WHERE name = $1`, [this.name]);
+      const row = result.rows[0];
+      return row ? this.parseDocument(row.document) : undefined;
+    });
+  }
+
+  async history(): Promise<HistoryEntry[]> {
+    return this.withClient('read the history of', async (client) => {
+      if (!(await this.ensureSchema(client, false))) return [];
+      const result = await client.query<{ serial: string; lineage: string; written_at: Date; command: string; resources: number; changed: number }>(
+        `SELECT serial, lineage, written_at, command, resources, changed FROM ${this.quoted}.history WHERE name = $1 ORDER BY serial DESC LIMIT $2`,
+        [this.name, this.keepHistory],
+      );
+      return result.rows.map((row) => ({
+        serial: Number(row.serial),
+        lineage: row.lineage,
+        writtenAt: row.written_at.toISOString(),
+        command: row.command,
+        resources: row.resources,
+        changed: row.changed,
+      }));
+    });
+  }
+
+  async readSerial(serial: number): Promise<StateDocument | undefined> {
+    return this.withClient('read the history of', async (client) => {
+      if (!(await this.ensureSchema(client, false))) return undefined;
+      const result = await client.query<{ document: unknown }>(`SELECT document FROM ${this.quoted}.history WHERE name = $1 AND serial = $2`, [this.name, serial]);
+      const row = result.rows[0];
+      return row ? this.parseDocument(row.document, 'History entry of') : undefined;
+    });
+  }
+
+  // ---- writing -----------------------------------------------------------------------------
+
+  async write(state: StateDocument): Promise<StateDocument> {
+    const problem = validateState(state);
+    if (problem) throw new StateError(`Refusing to write an invalid state to ${this.where()}: ${problem}.`);
+    const next: StateDocument = { ...state, serial: state.serial + 1 };
+    await this.withClient('write', async (client) => {
+      await this.ensureSchema(client, true);
+      await this.transaction(client, async () => {
+        const current = await this.lockedRow(client);
+        if (current) {
+          if (current.lineage !== state.lineage) {
+            throw new StateConflictError(
+              `The state ${this.where()} has lineage ${current.lineage}, not ${state.lineage}: it is another state. ` +
+                'Refusing to overwrite it; use another --state-name, or remove that state deliberately.',
+            );
+          }
+          if (current.serial !== state.serial) {
+            throw new StateConflictError(
+              `The state ${this.where()} is at serial ${current.serial}, but this run started from serial ${state.serial}: another run wrote it meanwhile. Run the command again.`,
+            );
+          }
+        }
+        const previous = current ? await this.previousDocument(client, current) : undefined;
+        await this.storeRow(client, next, previous, current !== undefined);
+      });
+    });
+    return next;
+  }
+
+  async importState(state: StateDocument): Promise<StateDocument> {
+    const problem = validateState(state);
+    if (problem) throw new StateError(`Refusing to store an invalid state in ${this.where()}: ${problem}.`);
+    return this.withClient('write', async (client) => {
+      await this.ensureSchema(client, true);
+      return this.transaction(client, async () => {
+        const current = await this.lockedRow(client);
+        const refusal = importRefusal(current, state, this.where());
+        if (refusal) throw new StateConflictError(refusal);
+        const previous = current ? await this.previousDocument(client, current) : undefined;
+        if (previous && current?.serial === state.serial) {
+          if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
+          throw new StateConflictError(`The state at ${this.where()} is at the same serial ${state.serial} with other content. Nothing was copied.`);
+        }
+        await this.storeRow(client, state, previous, current !== undefined);
+        return state;
+      });
+    });
+  }
+
+  /** The stored lineage, serial and document digest, row-locked until the transaction ends. */
+  private async lockedRow(client: ClientBase): Promise<StoredRow | undefined> {
+    const result = await client.query<{ lineage: string; serial: string; digest: string }>(
+      `SELECT lineage, serial, md5(document::text) AS digest FROM ${this.quoted}.states WHERE name = $1 FOR UPDATE`,
+      [this.name],
+    );
+    const row = result.rows[0];
+    return row ? { lineage: row.lineage, serial: Number(row.serial), digest: row.digest } : undefined;
+  }
+
+  /** The stored document: the one this store wrote last when the database's digest still matches, else read and checked. */
+  private async previousDocument(client: ClientBase, current: StoredRow): Promise<StateDocument> {
+    if (this.lastWritten?.digest === current.digest) return this.lastWritten.state;
+    const result = await client.query<{ document: unknown }>(`SELECT document FROM ${this.quoted}.states WHERE name = $1`, [this.name]);
+    return this.parseDocument(result.rows[0]?.document);
+  }
+
+  private async storeRow(client: ClientBase, next: StateDocument, previous: StateDocument | undefined, exists: boolean): Promise<void> {
+    const document = serializeState(next);
+    const stored = exists
+      ? await client.query<{ digest: string }>(
+          `UPDATE ${this.quoted}.states SET lineage = $2, serial = $3, document = $4::jsonb, updated_at = now() WHERE name = $1 RETURNING md5(document::text) AS digest`,
+          [this.name, next.lineage, next.serial, document],
+        )
+      : await client.query<{ digest: string }>(
+          `INSERT INTO ${this.quoted}.states (name, lineage, serial, document) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (name) DO NOTHING RETURNING md5(document::text) AS digest`,
+          [this.name, next.lineage, next.serial, document],
+        );
+    const digest = stored.rows[0]?.digest;
+    if (digest === undefined) throw new StateConflictError(`Another run created the state ${this.where()} meanwhile. Run the command again.`);
+    await client.query(
+      `INSERT INTO ${this.quoted}.history (name, serial, lineage, document, command, resources, changed) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ` +
+        'ON CONFLICT (name, serial) DO UPDATE SET lineage = EXCLUDED.lineage, document = EXCLUDED.document, command = EXCLUDED.command, ' +
+        'written_at = now(), resources = EXCLUDED.resources, changed = EXCLUDED.changed',
+      [this.name, next.serial, next.lineage, document, this.command ?? 'portalctl', Object.keys(next.resources).length, countChanged(previous, next)],
+    );
+    await client.query(`DELETE FROM ${this.quoted}.history WHERE name = $1 AND serial <= $2`, [this.name, next.serial - this.keepHistory]);
+    // Taken as the last write only once the transaction commits (the caller's COMMIT follows at once;
+    // if it fails the digest no longer matches and the document is read back).
+    this.lastWritten = { state: next, digest };
+  }
+
+  // ---- locking -----------------------------------------------------------------------------
+
+  async lock(request: LockRequest): Promise<StateLock> {
+    const pg = await loadPg();
+    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.pid}`));
+    const held: HeldLock = { client, info: this.lockInfo(request) };
+    // A dropped connection must not crash the process: the next use reports it.
+    client.on('error', (error: Error) => (held.lost ??= error));
+    try {
+      await client.connect();
+      await this.ensureSchema(client, true);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw this.backendError(error, 'lock');
+    }
+    const timeoutMs = request.timeoutMs ?? 0;
+    const deadline = Date.now() + timeoutMs;
+    let toldWaiting = false;
+    try {
+      for (;;) {
+        const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [this.key.toString()]);
+        if (got.rows[0]?.ok) {
+          const previous = await this.lockRow(client);
+          held.info = { ...held.info, created: new Date().toISOString() };
+          await client.query(
+            `INSERT INTO ${this.quoted}.locks (name, lock_id, holder, backend_pid) VALUES ($1, $2, $3::jsonb, pg_backend_pid()) ` +
+              'ON CONFLICT (name) DO UPDATE SET lock_id = EXCLUDED.lock_id, holder = EXCLUDED.holder, backend_pid = EXCLUDED.backend_pid, created_at = now()',
+            [this.name, held.info.id, JSON.stringify(held.info)],
+          );
+          this.held = held;
+          if (previous) this.onNotice?.(`Took over the state lock of ${describeHolder(previous.info)}: its session had ended, so the database had released it.`, 'takeover');
+          return previous ? { info: held.info, takenOver: { lock: previous.info, reason: 'its session had ended, so the database had released it' } } : { info: held.info };
+        }
+        if (Date.now() >= deadline) {
+          const holder = await this.holder(client);
+          throw new StateLockedError(
+            this.where(),
+            holder,
+            `Wait for it to finish (--lock-timeout), or if that run is stuck, \`portalctl state unlock ${holder.id}\` ends its database session. ` +
+              'A run that died released the lock already.',
+          );
+        }
+        if (!toldWaiting) {
+          toldWaiting = true;
+          this.onNotice?.(`The state ${this.where()} is locked by ${describeHolder(await this.holder(client))}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
+        }
+        await this.sleep(Math.min(request.pollMs ?? DEFAULT_POLL_MS, Math.max(1, deadline - Date.now())));
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw this.backendError(error, 'lock');
+    }
+  }
+
+  private lockInfo(request: LockRequest): LockInfo {
+    return {
+      id: randomUUID(),
+      owner: `${this.user}@${this.host}`,
+      host: this.host,
+      pid: this.pid,
+      operation: request.operation,
+      created: new Date().toISOString(),
+      ...(this.command ? { command: this.command } : {}),
+    };
+  }
+
+  /** The lock row, with the backend that wrote it. */
+  private async lockRow(client: ClientBase): Promise<{ info: LockInfo; backendPid: number } | undefined> {
+    const result = await client.query<{ holder: LockInfo; backend_pid: number }>(`SELECT holder, backend_pid FROM ${this.quoted}.locks WHERE name = $1`, [this.name]);
+    const row = result.rows[0];
+    return row ? { info: row.holder, backendPid: row.backend_pid } : undefined;
+  }
+
+  /** The database session holding this state's advisory lock, if any. */
+  private async lockingBackend(client: ClientBase): Promise<number | undefined> {
+    const unsigned = BigInt.asUintN(64, this.key);
+    const result = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid = $1::bigint::oid AND objid = $2::bigint::oid " +
+        'AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
+      [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()],
+    );
+    return result.rows[0]?.pid;
+  }
+
+  /** The live holder: the lock row written by the session that holds the lock. */
+  private async liveHolder(client: ClientBase): Promise<{ state: 'none' } | { state: 'held'; lock: LockInfo; backendPid: number } | { state: 'unrecorded'; backendPid: number }> {
+    const backendPid = await this.lockingBackend(client);
+    if (backendPid === undefined) return { state: 'none' };
+    const row = await this.lockRow(client);
+    if (row && row.backendPid === backendPid) return { state: 'held', lock: row.info, backendPid };
+    return { state: 'unrecorded', backendPid };
+  }
+
+  /** Who holds the lock, for a refusal; waits briefly for a holder that is writing its record. */
+  private async holder(client: ClientBase): Promise<LockInfo> {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const live = await this.liveHolder(client);
+      if (live.state === 'held') return live.lock;
+      if (live.state === 'none' && attempt > 0) break;
+      await this.sleep(50);
+    }
+    const activity = await client.query<{ usename: string | null; client_addr: string | null; application_name: string; backend_start: Date | null; pid: number }>(
+      'SELECT usename, client_addr::text, application_name, backend_start, pid FROM pg_stat_activity WHERE pid = $1',
+      [(await this.lockingBackend(client)) ?? -1],
+    );
+    const session = activity.rows[0];
+    return {
+      id: 'unknown',
+      owner: `${session?.usename ?? 'unknown'}@${session?.client_addr ?? 'unknown'}`,
+      host: session?.client_addr ?? 'unknown',
+      pid: session?.pid ?? 0,
+      operation: session?.application_name || 'unknown',
+      created: session?.backend_start?.toISOString() ?? 'unknown',
+    };
+  }
+
+  async unlock(lock: StateLock): Promise<void> {
+    const held = this.held;
+    if (!held || held.info.id !== lock.info.id) return;
+    this.held = undefined;
+    try {
+      if (!held.lost) {
+        await held.client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1 AND lock_id = $2`, [this.name, held.info.id]);
+        await held.client.query('SELECT pg_advisory_unlock($1::bigint)', [this.key.toString()]);
+      }
+    } catch {
+      // Closing the session below releases the lock in any case.
+    } finally {
+      await held.client.end().catch(() => undefined);
+    }
+  }
+
+  async currentLock(): Promise<LockInfo | undefined> {
+    const status = await this.lockStatus();
+    return status.state === 'held' ? status.lock : undefined;
+  }
+
+  async lockStatus(): Promise<LockStatus> {
+    return this.withClient('read the lock of', async (client) => {
+      if (!(await this.ensureSchema(client, false))) return { state: 'none' };
+      const live = await this.liveHolder(client);
+      if (live.state === 'none') return { state: 'none' };
+      if (live.state === 'held') return { state: 'held', lock: live.lock };
+      return { state: 'unreadable', where: `${this.describe()} (database session ${live.backendPid} holds it without a lock record)` };
+    }, { pooled: true });
+  }
+
+  /**
+   * `state unlock`: a dead holder's lock is already gone; a live but stuck holder's database
+   * session is ended, which releases its lock and stops its writes.
+   */
+  async forceUnlock(lockId?: string): Promise<LockInfo | undefined> {
+    return this.withClient('unlock', async (client) => {
+      if (!(await this.ensureSchema(client, false))) return undefined;
+      const live = await this.liveHolder(client);
+      if (live.state === 'none') {
+        if (lockId !== undefined) {
+          const stale = await this.lockRow(client);
+          await client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1`, [this.name]);
+          if (stale?.info.id !== lockId) throw new StateError(`The state ${this.where()} is not locked (no lock ${lockId}); nothing was removed.`);
+        }
+        return undefined;
+      }
+      if (lockId !== undefined && (live.state !== 'held' || live.lock.id !== lockId)) {
+        throw new StateError(
+          live.state === 'held'
+            ? `The state lock's id is ${live.lock.id} (held by ${live.lock.owner}, pid ${live.lock.pid}), not ${lockId}; nothing was removed.`
+            : `The state lock has no lock record yet, so it cannot be matched to id ${lockId}; run unlock without an id to remove it.`,
+        );
+      }
+      const ended = await client.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [live.backendPid]);
+      if (!ended.rows[0]?.ok) throw new StateError(`Could not end the database session ${live.backendPid} that holds the lock of ${this.where()}.`);
+      await client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1 AND backend_pid = $2`, [this.name, live.backendPid]);
+      return live.state === 'held' ? live.lock : undefined;
+    }, { pooled: true });
+  }
+
+  async close(): Promise<void> {
+    if (this.held) await this.unlock({ info: this.held.info });
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end().catch(() => undefined);
+  }
+}
+
+/** Create the schema's tables or bring them forward to `upTo`, serialised between processes. */
+export async function migrateSchema(client: ClientBase, schema: string, upTo: number): Promise<void> {
+  const quoted = `"${schema}"`;
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(schema, '\0migration').toString()]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer NOT NULL)`);
+    const found = await client.query<QueryResultRow & { version: number }>(`SELECT version FROM ${quoted}.schema_version FOR UPDATE`);
+    let version = found.rows[0]?.version;
+    if (version === undefined) {
+      await client.query(`INSERT INTO ${quoted}.schema_version (version) VALUES (0)`);
+      version = 0;
+    }
+    if (version > POSTGRES_SCHEMA_VERSION) {
+      throw new StateBackendError(`The PostgreSQL schema ${schema} was written by a newer portalctl (tables version ${version}; this release knows up to ${POSTGRES_SCHEMA_VERSION}). Nothing was changed; use that newer portalctl.`);
+    }
+    for (let next = version + 1; next <= upTo; next++) {
+      const migration = MIGRATIONS[next];
+      if (!migration) throw new StateBackendError(`No migration to tables version ${next}.`);
+      for (const statement of migration(quoted)) await client.query(statement);
+      await client.query(`UPDATE ${quoted}.schema_version SET version = $1`, [next]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
+  }
+}

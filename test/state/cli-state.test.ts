@@ -1,0 +1,76 @@
+/**
+ * The state commands on a file through the real CLI: a corrupt file's message names only
+ * versions that exist, an empty lock file reads the same to `apply` and to `state unlock`,
+ * history and surgery work as on PostgreSQL, and --state-name is refused for a file.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+
+const CONFIG = `${CONFIG_HEADER}
+organization:
+  securityPolicy:
+    minLength: 12
+`;
+
+describe('file state through the CLI', () => {
+  let portal: CliPortal;
+  let config: string;
+  beforeAll(async () => {
+    portal = await startCliPortal();
+    config = await portal.writeConfig(CONFIG);
+  });
+  afterAll(async () => portal.dispose());
+
+  it('a corrupt state file with no backup does not point at one, and nothing changes', async () => {
+    await writeFile(portal.statePath, '{"formatVersion": 1, "lin');
+    const plan = await portal.run(['plan', config]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`State file ${portal.statePath} is corrupt`);
+    expect(plan.stderr).not.toContain('.backup');
+    expect(plan.stderr).toContain('No earlier version of it is kept');
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).not.toContain('.backup');
+    expect(await readFile(portal.statePath, 'utf8')).toBe('{"formatVersion": 1, "lin');
+    expect(await portal.requests({ writesOnly: true })).toHaveLength(0);
+    await rm(portal.statePath);
+  });
+
+  it('an empty lock file: apply and state unlock say the same thing, and unlock clears it', async () => {
+    await writeFile(`${portal.statePath}.lock`, '');
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(`lock file ${portal.statePath}.lock holds no readable lock record`);
+    expect(apply.stderr).toContain('portalctl state unlock');
+    const unlock = await portal.run(['state', 'unlock']);
+    expect(unlock.code).toBe(0);
+    expect(unlock.stdout).toBe(`Removed the lock ${portal.statePath}.lock, which held no readable lock record.\n`);
+    expect((await portal.run(['state', 'unlock'])).stdout).toBe('The state is not locked.\n');
+    const again = await portal.run(['apply', config, '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('history, show --serial, rm and mv with --dry-run on a file; --state-name is for PostgreSQL only', async () => {
+    const history = await portal.run(['state', 'history']);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/\n1\t\S+\t1\t1\tportalctl apply /);
+    const serials = history.stdout.trim().split('\n').slice(2).map((line) => Number(line.split('\t')[0]));
+    const shown = await portal.run(['state', 'show', '--serial', String(serials[serials.length - 1])]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ serial: serials[serials.length - 1] });
+
+    const before = await readFile(portal.statePath, 'utf8');
+    const dry = await portal.run(['state', 'mv', 'organization.securityPolicy', 'organization.other', '--dry-run']);
+    expect(dry.stdout).toContain('Would move');
+    expect(await readFile(portal.statePath, 'utf8')).toBe(before);
+    const removed = await portal.run(['state', 'rm', 'organization.securityPolicy']);
+    expect(removed.code, removed.stderr).toBe(0);
+    const after = await portal.recorded();
+    expect(after?.resources['organization.securityPolicy']).toBeUndefined();
+    expect(after?.serial).toBe((JSON.parse(before) as { serial: number }).serial + 1);
+
+    const named = await portal.run(['state', 'list', '--state-name', 'prod']);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain('--state-name applies to a PostgreSQL state');
+  });
+});

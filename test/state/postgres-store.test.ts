@@ -1,0 +1,176 @@
+/** What only the PostgreSQL store has: schemas and names apart, table versions, TLS settings, secrets, a lost lock. */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { FileStateStore, PostgresStateStore, POSTGRES_SCHEMA_VERSION, StateLockedError, migrateSchema, newState, recordOperation, openStateStore, redactPostgresUrl } from '../../src/state/index.js';
+import { entry } from './conformance.js';
+
+const url = inject('postgresUrl');
+const PORTAL = { url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' };
+
+function withSchema(schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('schema', schema);
+  return parsed.toString();
+}
+
+async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const unique = () => `s${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+
+describe('PostgresStateStore', () => {
+  it('is chosen by a postgres:// or postgresql:// --state, or PORTALCTL_STATE when the flag is absent; the flag wins', async () => {
+    const fromEnv = openStateStore(undefined, { cwd: '/tmp', env: { PORTALCTL_STATE: url }, name: 'prod' });
+    expect(fromEnv).toBeInstanceOf(PostgresStateStore);
+    expect(fromEnv.describe()).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres state "prod"$/);
+    const longForm = openStateStore(url.replace(/^postgres:/, 'postgresql:'), { cwd: '/tmp', env: {} });
+    expect(longForm).toBeInstanceOf(PostgresStateStore);
+    expect(await longForm.read()).toBeUndefined();
+    await Promise.all([fromEnv.close(), longForm.close()]);
+    const flag = openStateStore('s.json', { cwd: '/tmp', env: { PORTALCTL_STATE: url } });
+    expect(flag).toBeInstanceOf(FileStateStore);
+    expect(flag.describe()).toBe('file /tmp/s.json');
+    expect(openStateStore(undefined, { cwd: '/tmp', env: {} }).describe()).toBe('file /tmp/portalctl.state.json');
+    expect(() => openStateStore(url, { cwd: '/tmp', env: {}, name: 'no spaces' })).toThrow(/--state-name takes letters/);
+    expect(() => openStateStore(`${url}?schema=bad-name`, { cwd: '/tmp', env: {} })).toThrow(/plain SQL name/);
+  });
+
+  it('keeps state names and schemas apart: their locks never collide', async () => {
+    const name = `apart-${randomUUID()}`;
+    const schema = unique();
+    const stores = [
+      new PostgresStateStore({ url, name }),
+      new PostgresStateStore({ url, name: `${name}-b` }),
+      new PostgresStateStore({ url: withSchema(schema), name }),
+    ];
+    try {
+      const locks = await Promise.all(stores.map((store) => store.lock({ operation: 'apply' })));
+      expect(new Set(locks.map((lock) => lock.info.id)).size).toBe(3);
+      // The same name in the same schema is refused, naming the holder.
+      const again = new PostgresStateStore({ url, name });
+      await expect(again.lock({ operation: 'apply' })).rejects.toThrow(StateLockedError);
+      await again.close();
+      const written = await stores[2]?.write(recordOperation(newState(PORTAL), 'role[a]', entry(1)));
+      expect(written?.serial).toBe(1);
+      expect(await stores[0]?.read()).toBeUndefined();
+      expect(await stores[1]?.read()).toBeUndefined();
+      await Promise.all(stores.map((store, index) => store.unlock(locks[index] as NonNullable<(typeof locks)[number]>)));
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('creates its tables once when many runs start together, in the schema named by ?schema=', async () => {
+    const schema = unique();
+    const stores = Array.from({ length: 4 }, (_, index) => new PostgresStateStore({ url: withSchema(schema), name: `n${index}` }));
+    try {
+      const written = await Promise.all(stores.map((store) => store.write(newState(PORTAL))));
+      expect(written.map((state) => state.serial)).toEqual([1, 1, 1, 1]);
+      expect(await sql<{ version: number }>(`SELECT version FROM "${schema}".schema_version`)).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('reads nothing and creates nothing when the schema does not exist yet', async () => {
+    const schema = unique();
+    const store = new PostgresStateStore({ url: withSchema(schema), name: 'default' });
+    expect(await store.read()).toBeUndefined();
+    expect(await store.history()).toEqual([]);
+    expect(await store.currentLock()).toBeUndefined();
+    await store.close();
+    expect(await sql(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [schema])).toEqual([]);
+  });
+
+  it('brings tables of an older release forward, keeping the state', async () => {
+    const schema = unique();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const old = recordOperation(newState(PORTAL), 'role[a]', entry(1));
+    try {
+      await migrateSchema(client, schema, 1);
+      await client.query(`INSERT INTO "${schema}".states (name, lineage, serial, document) VALUES ('default', $1, 1, $2::jsonb)`, [old.lineage, JSON.stringify({ ...old, serial: 1 })]);
+    } finally {
+      await client.end();
+    }
+    const store = new PostgresStateStore({ url: withSchema(schema), name: 'default' });
+    try {
+      expect((await store.read())?.lineage).toBe(old.lineage);
+      const next = await store.write({ ...old, serial: 1 });
+      expect(next.serial).toBe(2);
+      expect((await store.history()).map((item) => item.serial)).toEqual([2]);
+      expect(await sql<{ version: number }>(`SELECT version FROM "${schema}".schema_version`)).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses tables written by a newer release, and changes nothing', async () => {
+    const schema = unique();
+    const first = new PostgresStateStore({ url: withSchema(schema), name: 'default' });
+    const written = await first.write(newState(PORTAL));
+    await first.close();
+    await sql(`UPDATE "${schema}".schema_version SET version = 99`);
+    const store = new PostgresStateStore({ url: withSchema(schema), name: 'default' });
+    try {
+      await expect(store.read()).rejects.toThrow(/written by a newer portalctl \(tables version 99; this release knows up to \d+\)/);
+      await expect(store.write(written)).rejects.toThrow(/newer portalctl/);
+      await expect(store.lock({ operation: 'apply' })).rejects.toThrow(/newer portalctl/);
+      expect(await sql<{ serial: string }>(`SELECT serial FROM "${schema}".states`)).toEqual([{ serial: '1' }]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('never shows the password: not in its description, nor in a connection error', async () => {
+    const parsed = new URL(url);
+    parsed.password = 'wrong-Secret-42';
+    const store = new PostgresStateStore({ url: parsed.toString(), name: 'default' });
+    expect(store.describe()).not.toContain('wrong-Secret-42');
+    const error = await store.read().catch((caught: unknown) => caught as Error);
+    expect(error.message).toContain('Cannot read the PostgreSQL state at postgres://postgres@');
+    expect(error.message).toMatch(/password authentication failed/);
+    expect(error.message).not.toContain('wrong-Secret-42');
+    await store.close();
+    expect(redactPostgresUrl('postgresql://u:p%40ss@db.example.com:5432/x?sslmode=require&password=q')).toBe('postgresql://u@db.example.com:5432/x?sslmode=require');
+  });
+
+  it('honours sslmode: require fails clearly on a server without TLS, disable connects', async () => {
+    const requireTls = new URL(url);
+    requireTls.searchParams.set('sslmode', 'require');
+    const refused = new PostgresStateStore({ url: requireTls.toString(), name: 'default' });
+    await expect(refused.read()).rejects.toThrow(/Cannot read the PostgreSQL state at .*sslmode=require.*: The server does not support SSL connections/);
+    await refused.close();
+    const plain = new URL(url);
+    plain.searchParams.set('sslmode', 'disable');
+    const store = openStateStore(plain.toString(), { cwd: '/', env: {}, name: `tls-${randomUUID()}` });
+    expect(await store.read()).toBeUndefined();
+    await store.close();
+  });
+
+  it('a run whose lock session is ended cannot write any more, and another run gets the lock', async () => {
+    const name = `ended-${randomUUID()}`;
+    const holder = new PostgresStateStore({ url, name, command: 'portalctl apply' });
+    const other = new PostgresStateStore({ url, name });
+    try {
+      const first = await holder.write(newState(PORTAL));
+      const lock = await holder.lock({ operation: 'apply' });
+      expect(await other.forceUnlock(lock.info.id)).toMatchObject({ id: lock.info.id, command: 'portalctl apply' });
+      await expect(holder.write(first)).rejects.toThrow(/Lost the connection to the PostgreSQL state|Cannot write the PostgreSQL state/);
+      const taken = await other.lock({ operation: 'apply', timeoutMs: 10_000, pollMs: 20 });
+      expect((await other.write(first)).serial).toBe(2);
+      await other.unlock(taken);
+      await holder.unlock(lock);
+    } finally {
+      await Promise.all([holder.close(), other.close()]);
+    }
+  });
+});
