@@ -4,7 +4,7 @@
 //  - writes the markdown report to GITHUB_STEP_SUMMARY,
 //  - on a pull request, creates or updates one comment (found by a hidden marker).
 // Plain Node, no dependencies: inputs come as INPUT_* variables set by action.yml.
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { allPages, commentBody, commentMarker, requestJson, upsertComment } from './comment.mjs';
 import { runPortalctl, succeeded } from './run-portalctl.mjs';
 
@@ -58,6 +58,8 @@ const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER
 const marker = commentMarker(input('comment-id') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`);
 const body = commentBody(marker, markdown, { hint: runUrl ? `the [job summary](${runUrl})` : 'the job summary' });
 if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${body}\n`);
+// The same report as a file, for a later step (an issue on drift, an artifact).
+await writeFile(input('report-file') || `portalctl-${inputs.command}.md`, body);
 
 const number = input('comment', 'true') === 'false' ? undefined : await pullRequestNumber();
 if (number) {

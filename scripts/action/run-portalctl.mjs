@@ -64,6 +64,13 @@ function spawnCollect(argv, env) {
   });
 }
 
+/** The output flags each command is run with, after commandArgs (the CI recipes test checks them too). */
+export function outputArgs(command, planFile = 'portalctl-plan.json') {
+  if (command === 'plan') return [['--format', 'markdown', '--detailed-exitcode', '--out', planFile]];
+  if (command === 'drift') return [['--format', 'json'], ['--format', 'markdown']];
+  return [['--format', 'json']];
+}
+
 const fence = (text) => ['```', text.trimEnd().replace(/```/g, "'''"), '```'].join('\n');
 
 function failureMarkdown(command, result) {
@@ -109,7 +116,7 @@ export async function runPortalctl(inputs, env = process.env) {
     // Kept in the working directory: an artifact to upload, and what the truncated comment points to.
     const planFile = inputs.planFile || 'portalctl-plan.json';
     {
-      const result = await spawnCollect([...base, '--format', 'markdown', '--detailed-exitcode', '--out', planFile], env);
+      const result = await spawnCollect([...base, ...outputArgs('plan', planFile)[0]], env);
       if (!succeeded('plan', result.code)) return { exitCode: result.code, counts: {}, markdown: failureMarkdown(command, result) };
       const { summary } = JSON.parse(await readFile(resolve(planFile), 'utf8'));
       const counts = { create: summary.create, update: summary.update, delete: summary.delete, destructive: summary.destructive, drift: summary.drift };
@@ -117,15 +124,16 @@ export async function runPortalctl(inputs, env = process.env) {
     }
   }
   if (command === 'drift') {
-    const json = await spawnCollect([...base, '--format', 'json'], env);
+    const [asJson, asMarkdown] = outputArgs('drift');
+    const json = await spawnCollect([...base, ...asJson], env);
     if (![0, 2, 3].includes(json.code)) return { exitCode: json.code, counts: {}, markdown: failureMarkdown(command, json) };
     const report = JSON.parse(json.stdout);
     const counts = { drift: report.drift.length, pending: report.pending.length, ...actionCounts(report.pending) };
-    const markdown = await spawnCollect([...base, '--format', 'markdown'], env);
+    const markdown = await spawnCollect([...base, ...asMarkdown], env);
     const heading = { inSync: 'In sync: the portal matches the configuration and the recorded state.', pending: `Pending: ${counts.pending} operation(s) the configuration asks for.`, drift: `Drift: ${counts.drift} object(s) changed outside portalctl since the last apply.` }[report.status];
     return { exitCode: json.code, counts, markdown: `### portalctl drift\n\n**${heading}**\n\n${markdown.stdout.replace(/^### portalctl plan\n/, '')}` };
   }
-  const result = await spawnCollect([...base, '--format', 'json'], env);
+  const result = await spawnCollect([...base, ...outputArgs('apply')[0]], env);
   let report;
   try {
     report = JSON.parse(result.stdout);
