@@ -4,12 +4,14 @@
  * edited in place on the next push; the exit code and counts as a dotenv report; the markdown
  * kept as a file.
  */
+import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { REPO_ROOT, SAMPLE_ORG } from '../support/cli.js';
+import { commandArgs, outputArgs } from '../../scripts/action/run-portalctl.mjs';
+import { CLI, REPO_ROOT, SAMPLE_ORG } from '../support/cli.js';
 import { startForgeStub, type ForgeStub } from './forge-stub.js';
 import { readKeyValues, runScript, tempDir } from './run-script.js';
 
@@ -61,6 +63,22 @@ describe('GitLab CI template', () => {
     const script = await readFile(join(REPO_ROOT, 'scripts/action/gitlab.mjs'), 'utf8');
     const variables = Object.values(template).flatMap((job) => Object.keys(job.variables ?? {})).filter((name) => name.startsWith('PORTALCTL_CI_'));
     for (const name of new Set(variables)) expect(script, name).toContain(`setting('${name.slice('PORTALCTL_CI_'.length)}'`);
+  });
+
+  it('its jobs run only flags portalctl has (the --state-name of the PostgreSQL state contract excepted until it lands)', async () => {
+    const template = parse(await readFile(TEMPLATE, 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string> }>;
+    const shared = template['variables'] as unknown as Record<string, string>;
+    for (const job of Object.values(template).filter((entry) => entry.extends === '.portalctl')) {
+      const settings = { ...shared, ...job.variables };
+      const args = commandArgs({ command: settings['PORTALCTL_CI_COMMAND'], config: settings['PORTALCTL_CI_CONFIG'], stateName: settings['PORTALCTL_CI_STATE_NAME'] ?? '', args: settings['PORTALCTL_CI_ARGS'] ?? '' }) as string[];
+      const help = spawnSync(process.execPath, [CLI, args[0]!, '--help'], { encoding: 'utf8' }).stdout;
+      for (const output of outputArgs(args[0]) as string[][]) {
+        for (const flag of [...args, ...output].filter((word) => word.startsWith('--'))) {
+          if (flag === '--state-name' && !help.includes(flag)) continue;
+          expect(help, `${args[0]} ${flag}`).toContain(flag);
+        }
+      }
+    }
   });
 
   it('plans, writes one merge-request note, and edits that same note on the next push', async () => {
