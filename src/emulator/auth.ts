@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PortalApiError } from './errors.js';
-import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type User } from './model.js';
+import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type Token, type User } from './model.js';
+import { findBy } from './store.js';
 import type { Caller } from './routes/types.js';
 
 /** What a default administrator (org_admin) holds; `hasPrivilege` is true for anything else as well. */
@@ -82,7 +83,21 @@ function rolePrivileges(state: EmulatorState, user: User): string[] {
 }
 
 export function findCustomRole(state: EmulatorState, user: User): Role | undefined {
-  return state.roles.find((role) => role.id === user.role);
+  return findBy(state.roles, 'id', user.role);
+}
+
+/** The caller behind a token: its user, or for an app token the app acting with its own privileges. */
+export function callerForToken(state: EmulatorState, token: Token): Caller {
+  const client = token.clientId !== undefined ? state.oauthClients.find((candidate) => candidate.clientId === token.clientId) : undefined;
+  if (token.clientId !== undefined && !client) throw invalidToken();
+  if (client) {
+    const privileges = new Set(client.privileges);
+    const standIn: User = { username: client.clientId, fullName: client.title, role: 'org_user', level: 2, tags: [], licences: [], tasks: [] };
+    return { user: standIn, app: client, isDefaultAdmin: false, hasPrivilege: (privilege) => privileges.has(privilege) };
+  }
+  const user = state.users.find((candidate) => candidate.username === token.username);
+  if (!user) throw invalidToken();
+  return callerFor(state, user);
 }
 
 export function callerFor(state: EmulatorState, user: User): Caller {
@@ -101,21 +116,24 @@ export const tokenRequired = (): PortalApiError => new PortalApiError(499, 'Toke
 export const invalidToken = (): PortalApiError => new PortalApiError(498, 'Invalid token.', undefined, []);
 
 /**
- * The user behind a token. Missing token: 499. Unknown, expired, orphaned, or referer-bound
+ * The caller behind a token. Missing token: 499. Unknown, expired, orphaned, or referer-bound
  * and used with another Referer: 498.
  */
-export function authenticate(state: EmulatorState, token: string | undefined, referer: string | undefined, now: number): User {
+export function authenticate(state: EmulatorState, token: string | undefined, referer: string | undefined, now: number): Caller {
   if (token === undefined || token === '') throw tokenRequired();
-  const record = state.tokens.find((candidate) => candidate.token === token);
+  const record = findBy(state.tokens, 'token', token);
   if (!record) throw invalidToken();
   if (record.expires !== undefined && record.expires <= now) throw invalidToken();
   if (record.referer !== undefined && record.referer !== referer) throw invalidToken();
-  const user = state.users.find((candidate) => candidate.username === record.username);
-  if (!user) throw invalidToken();
-  return user;
+  return callerForToken(state, record);
 }
 
-/** The token of a request: the `token` field (form or query) first, then an Authorization Bearer header. */
+/**
+ * The token of a request, in the documented ways only: the `token` field (form or query), or a
+ * `Bearer` token in `X-Esri-Authorization` or `Authorization` (the emulator has no web-tier
+ * authentication, so the standard header is allowed too). Anything else (another scheme, a bare
+ * header value, a cookie, `access_token`) is no token at all.
+ */
 export function requestToken(params: Readonly<Record<string, string>>, headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
   const fromParams = params['token'];
   if (fromParams !== undefined && fromParams !== '') return fromParams;
@@ -157,7 +175,7 @@ export function generateToken(
 ): { token: string; expires: number; ssl: boolean } {
   const username = params['username'] ?? '';
   const password = params['password'] ?? '';
-  const user = draft.users.find((candidate) => candidate.username === username);
+  const user = findBy(draft.users, 'username', username);
   if (!user || user.password === undefined || user.password !== password || password === '') {
     throw unableToGenerateToken('Invalid username or password.');
   }
@@ -192,7 +210,10 @@ export class OAuthError extends PortalApiError {
   }
 }
 
-/** `POST /oauth2/token` with the client-credentials grant; the token acts as the client's user. */
+/**
+ * `POST /oauth2/token` with the client-credentials grant: `{access_token, expires_in}` (seconds);
+ * the token acts with the app's privileges.
+ */
 export function oauthToken(
   draft: EmulatorState,
   params: Readonly<Record<string, string>>,
@@ -208,6 +229,6 @@ export function oauthToken(
   const minutes = positiveMinutes(params['expiration'], 120, (detail) => new OAuthError('invalid_request', detail));
   const expiresInSeconds = Math.round(minutes * 60);
   const token = newTokenValue();
-  draft.tokens.push({ token, username: client.username, expires: now + expiresInSeconds * 1000 });
+  draft.tokens.push({ token, username: client.username, clientId: client.clientId, expires: now + expiresInSeconds * 1000 });
   return { access_token: token, expires_in: expiresInSeconds };
 }

@@ -60,9 +60,12 @@ export function escapeHtml(text: string): string {
 /** A download: the result's content type and `Content-Disposition: attachment; filename="..."`. */
 export function renderFile(file: { filename: string; contentType: string; body: string }): HttpAnswer {
   const asciiName = file.filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  // A plain name goes unquoted, as in the documented header; anything else is quoted.
+  const plain = /^[A-Za-z0-9._-]+$/.test(file.filename) ? `attachment; filename=${file.filename}` : undefined;
   const disposition =
-    asciiName === file.filename
+    plain ??
+    (asciiName === file.filename
       ? `attachment; filename="${asciiName}"`
-      : `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`;
+      : `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
   return { status: 200, headers: { 'content-type': file.contentType, 'content-disposition': disposition }, body: file.body };
 }

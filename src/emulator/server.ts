@@ -14,7 +14,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate, callerFor, generateToken, oauthToken, requestToken } from './auth.js';
+import { authenticate, generateToken, oauthToken, requestToken } from './auth.js';
 import { ControlError, FaultList, RequestLog, handleControl, redactParams, redactTokens, type ControlContext, type Fault, type LoggedRequest } from './control.js';
 import { loadDataFile, minimalState, parseEmulatorState } from './data.js';
 import { PortalApiError } from './errors.js';
@@ -229,7 +229,7 @@ export async function startEmulatorServer(options: EmulatorServerOptions): Promi
     const caller = store.peek((state) => {
       const portalId = match.pathParams['portalId'];
       if (portalId !== undefined && portalId !== 'self' && portalId !== state.organization.id) throw invalidUrl();
-      return callerFor(state, authenticate(state, request.token, request.referer, now));
+      return authenticate(state, request.token, request.referer, now);
     });
     const run = (state: EmulatorState): RouteResult =>
       match.route.handle({

@@ -26,6 +26,8 @@ export function copyState<T>(value: T): T {
 export class EmulatorStore {
   private current: EmulatorState;
   private readonly initial: EmulatorState;
+  /** Work counters since the store was made (see StoreWork). */
+  readonly work: StoreWork = { elementCopies: 0 };
 
   constructor(initial: EmulatorState) {
     this.initial = copyState(initial);
@@ -39,7 +41,7 @@ export class EmulatorStore {
 
   /** Runs a read against a throw-away draft, so even a careless read handler changes nothing. */
   read<T>(handler: (draft: EmulatorState) => T): T {
-    return handler(lazyDraft(this.current).draft);
+    return handler(lazyDraft(this.current, this.work).draft);
   }
 
   /**
@@ -53,7 +55,7 @@ export class EmulatorStore {
 
   /** Runs a write against a draft and commits it only when the handler returns. */
   write<T>(handler: (draft: EmulatorState) => T): T {
-    const { draft, commit } = lazyDraft(this.current);
+    const { draft, commit } = lazyDraft(this.current, this.work);
     const result = handler(draft);
     this.current = commit();
     return result;
@@ -99,19 +101,40 @@ export class EmulatorClock {
 }
 
 /**
- * A draft of the state whose top-level parts (organization, users, items, ...) are copied on
- * first access: a request touches two or three of them, and copying the whole state for each
- * request made the emulator, not the client, the bottleneck of benchmarks. Untouched parts are
- * shared with the current state, which nothing can change through the draft.
+ * How much of the organization requests copy: element copies (one per entity a request touches,
+ * or that a scan visits). Indexed lookups keep this independent of the organization's size; the
+ * scaling test reads it.
  */
-function lazyDraft(current: EmulatorState): { draft: EmulatorState; commit(): EmulatorState } {
+export interface StoreWork {
+  elementCopies: number;
+}
+
+/**
+ * A draft of the state. Plain parts (organization, federation) are copied on first access.
+ * Top-level lists (users, items, groups, ...) are copy-on-write per element: reading element i
+ * copies that element only, so an indexed lookup costs O(1) whatever the organization's size.
+ * A structural change (push, splice, a new length) materialises the whole list once. Commit puts
+ * the touched elements back into the committed list in place (so its indexes stay valid) unless
+ * the list was materialised, in which case the new list replaces it.
+ */
+function lazyDraft(current: EmulatorState, work: StoreWork): { draft: EmulatorState; commit(): EmulatorState } {
   const source = current as unknown as Record<string | symbol, unknown>;
   const copies: Record<string | symbol, unknown> = {};
+  const lists = new Map<string | symbol, CopyOnWriteList>();
   const removed = new Set<string | symbol>();
   const has = (key: string | symbol): boolean => !removed.has(key) && (key in copies || Object.prototype.hasOwnProperty.call(source, key));
   const value = (key: string | symbol): unknown => {
     if (removed.has(key)) return undefined;
-    if (!(key in copies) && Object.prototype.hasOwnProperty.call(source, key)) copies[key] = copyState(source[key]);
+    if (!(key in copies) && Object.prototype.hasOwnProperty.call(source, key)) {
+      const original = source[key];
+      if (Array.isArray(original)) {
+        const list = new CopyOnWriteList(original, work);
+        lists.set(key, list);
+        copies[key] = list.proxy;
+      } else {
+        copies[key] = copyState(original);
+      }
+    }
     return copies[key];
   };
   const keys = (): (string | symbol)[] => [...new Set([...Reflect.ownKeys(source), ...Reflect.ownKeys(copies)])].filter(has);
@@ -119,11 +142,13 @@ function lazyDraft(current: EmulatorState): { draft: EmulatorState; commit(): Em
     get: (_target, key) => value(key),
     set: (_target, key, next) => {
       removed.delete(key);
+      lists.delete(key);
       copies[key] = next;
       return true;
     },
     deleteProperty: (_target, key) => {
       removed.add(key);
+      lists.delete(key);
       delete copies[key];
       return true;
     },
@@ -133,8 +158,141 @@ function lazyDraft(current: EmulatorState): { draft: EmulatorState; commit(): Em
   }) as unknown as EmulatorState;
   const commit = (): EmulatorState => {
     const next: Record<string | symbol, unknown> = {};
-    for (const key of keys()) next[key] = key in copies ? copies[key] : source[key];
+    for (const key of keys()) {
+      const list = lists.get(key);
+      next[key] = list ? list.commit() : key in copies ? copies[key] : source[key];
+    }
     return next as unknown as EmulatorState;
   };
   return { draft, commit };
+}
+
+const listTargets = new WeakMap<object, CopyOnWriteList>();
+
+/** See lazyDraft. */
+class CopyOnWriteList {
+  readonly proxy: unknown[];
+  private readonly touched = new Map<number, unknown>();
+  private materialised: unknown[] | undefined;
+
+  constructor(
+    readonly original: unknown[],
+    private readonly work: StoreWork,
+  ) {
+    this.proxy = new Proxy(original, {
+      get: (target, key, receiver) => {
+        if (this.materialised) return Reflect.get(this.materialised, key);
+        const index = arrayIndex(key);
+        if (index === undefined) {
+          const member: unknown = Reflect.get(target, key, receiver);
+          // Array methods run on the proxy (`this`), so their element reads come back through here.
+          return member;
+        }
+        return this.element(index);
+      },
+      set: (_target, key, next) => {
+        const list = this.materialise();
+        return Reflect.set(list, key, next);
+      },
+      deleteProperty: (_target, key) => Reflect.deleteProperty(this.materialise(), key),
+      has: (target, key) => Reflect.has(this.materialised ?? target, key),
+      ownKeys: (target) => Reflect.ownKeys(this.materialised ?? target),
+      getOwnPropertyDescriptor: (target, key) => {
+        const index = arrayIndex(key);
+        if (this.materialised || index === undefined) return Reflect.getOwnPropertyDescriptor(this.materialised ?? target, key);
+        if (index >= target.length) return undefined;
+        return { value: this.element(index), writable: true, enumerable: true, configurable: true };
+      },
+    });
+    listTargets.set(this.proxy, this);
+  }
+
+  get isMaterialised(): boolean {
+    return this.materialised !== undefined;
+  }
+
+  private element(index: number): unknown {
+    if (index >= this.original.length) return undefined;
+    if (!this.touched.has(index)) {
+      this.work.elementCopies += 1;
+      this.touched.set(index, copyState(this.original[index]));
+    }
+    return this.touched.get(index);
+  }
+
+  private materialise(): unknown[] {
+    if (!this.materialised) {
+      this.materialised = this.original.map((_, index) => this.element(index));
+    }
+    return this.materialised;
+  }
+
+  /** The committed list: the original with touched elements written back, or the new list. */
+  commit(): unknown[] {
+    if (this.materialised) return this.materialised;
+    if (this.touched.size === 0) return this.original;
+    let keysChanged = false;
+    for (const [index, element] of this.touched) {
+      if (!sameIndexedKeys(this.original[index], element)) keysChanged = true;
+      this.original[index] = element;
+    }
+    if (keysChanged) dropIndexes(this.original);
+    return this.original;
+  }
+}
+
+function arrayIndex(key: string | symbol): number | undefined {
+  if (typeof key !== 'string' || !/^(0|[1-9]\d*)$/.test(key)) return undefined;
+  return Number(key);
+}
+
+/** The fields indexes are built on; an element whose fields change invalidates its list's indexes. */
+const INDEXED_FIELDS = ['id', 'username', 'token', 'clientId', 'owner', 'access'] as const;
+
+function sameIndexedKeys(before: unknown, after: unknown): boolean {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  return INDEXED_FIELDS.every((field) => a[field] === b[field]);
+}
+
+const indexCache = new WeakMap<readonly unknown[], Map<string, unknown>>();
+
+function dropIndexes(list: readonly unknown[]): void {
+  indexCache.delete(list);
+}
+
+/**
+ * An index of a committed list, built once and kept until the list changes structurally (a new
+ * list) or an element's indexed field changes. `list` may be a draft list: its committed list is
+ * indexed, and positions stay valid because element order only changes by materialising.
+ */
+export function listIndex<T>(list: readonly unknown[], name: string, build: (committed: readonly unknown[]) => T): { index: T; positional: boolean } {
+  const wrapper = listTargets.get(list);
+  if (wrapper?.isMaterialised) return { index: build(list), positional: false };
+  const committed = wrapper ? wrapper.original : list;
+  let cache = indexCache.get(committed);
+  if (!cache) {
+    cache = new Map();
+    indexCache.set(committed, cache);
+  }
+  if (!cache.has(name)) cache.set(name, build(committed));
+  return { index: cache.get(name) as T, positional: true };
+}
+
+/** Position of each element by `key` (its first occurrence). */
+export function findBy<T>(list: readonly T[], key: keyof T & string, value: string): T | undefined {
+  const { index } = listIndex(list as readonly unknown[], `by:${key}`, (committed) => {
+    const positions = new Map<string, number>();
+    committed.forEach((element, position) => {
+      const id = (element as Record<string, unknown>)[key];
+      if (typeof id === 'string' && !positions.has(id)) positions.set(id, position);
+    });
+    return positions;
+  });
+  const position = index.get(value);
+  if (position === undefined) return undefined;
+  const element = list[position];
+  // A materialised draft list may have moved elements: confirm, and fall back to a scan.
+  if (element !== undefined && (element as Record<string, unknown>)[key] === value) return element;
+  return list.find((candidate) => (candidate as Record<string, unknown>)[key] === value);
 }

@@ -25,17 +25,22 @@
  * E13's `expiration`: a positive number of hours from now (default 24), or, when at least 1e11,
  * an epoch-milliseconds timestamp that must lie in the future.
  *
- * Reads: GET /portals/:portalId/collaborations -> {collaborations:[{id,name,hostPortalId}]};
- * GET .../collaborations/:collabId -> {id,name,hostPortalId}; GET .../workspaces -> {workspaces:[...]};
- * GET .../workspaces/:workspaceId -> {id,name,description,config,participantGroupLinks,
- * participantsWithoutGroupLinks}; GET .../participants -> paged `participants` of
- * {portalInfo:{id,url,name}, workspaces:{<workspaceId>: <mode>}}; GET .../invitations ->
- * {invitations:[{id,guestPortalUrl,status,workspaces,expiration,created}]} where status is
- * "expired" once the expiration has passed.
+ * Reads (documented shapes, see the wire samples): collaborations, workspaces and participants are
+ * paged lists (`collaborations`, `workspaces`, `participants`); invitations answer
+ * `{collaborationInvitations:[...]}` without paging. Portal ids are collaboration (GUID-form)
+ * ids; per-participant access lives in `workspaces[].participantGroupLinks[].accessMode` and
+ * `participantsWithoutGroupLinks[]` ({portalId, accessMode}), never on the participant. An
+ * invitation carries its content as the JSON text `invitationString` (the `.invite` file's content);
+ * its status is "host_created", or "expired" once its expiration has passed.
+ *
+ * Also: addWorkspace ({collaborationWorkspaceId, collaborationId, success}),
+ * participants/:id/updateParticipantAccessModes, invitations/:id (read), invitations/:id/refresh
+ * (the file again, expiry 72 h from now) and invitations/:id/invalidate.
  */
 import { randomUUID } from 'node:crypto';
 import { notFound, PortalApiError } from '../errors.js';
-import type { AccessMode, Collaboration, EmulatorState, Invitation, Workspace, WorkspaceConfig } from '../model.js';
+import type { AccessMode, Collaboration, EmulatorState, Invitation, Participant, Workspace, WorkspaceConfig } from '../model.js';
+import { findBy } from '../store.js';
 import { requireDefaultAdmin, requireHostAdmin } from './auth.js';
 import { page } from './paging.js';
 import {
@@ -55,7 +60,7 @@ import {
   success,
   type Params,
 } from './params.js';
-import type { Route, RouteRequest } from './types.js';
+import type { Route, RouteRequest, RouteResult } from './types.js';
 import { hasVersion, requireVersion } from './versions.js';
 
 const COLLABORATION_OPERATIONS_SINCE = '10.5';
@@ -68,8 +73,10 @@ const HOUR_MS = 3_600_000;
 const TIMESTAMP_THRESHOLD = 1e11;
 const ACCESS_MODES: readonly AccessMode[] = ['send', 'receive', 'sendAndReceive'];
 
+const REFRESH_HOURS = 72;
+
 function findCollaboration(state: EmulatorState, collaborationId: string): Collaboration {
-  const collaboration = state.collaborations.find((candidate) => candidate.id === collaborationId);
+  const collaboration = findBy(state.collaborations, 'id', collaborationId);
   if (!collaboration) throw notFound();
   return collaboration;
 }
@@ -90,15 +97,148 @@ function collaborationFor(request: RouteRequest, operation: string, hostOnly: bo
   return collaboration;
 }
 
-function workspaceView(workspace: Workspace): Record<string, unknown> {
+const collaborationView = (collaboration: Collaboration): Record<string, unknown> => ({
+  id: collaboration.id,
+  name: collaboration.name,
+  description: collaboration.description,
+  collaborationHostPortalId: collaboration.hostPortalId,
+  config: { ownerUsername: collaboration.ownerUsername },
+  created: 0,
+  modified: 0,
+});
+
+function workspaceView(state: EmulatorState, collaboration: Collaboration, workspace: Workspace): Record<string, unknown> {
+  const self = state.organization.collaborationPortalId;
   return {
     id: workspace.id,
     name: workspace.name,
     description: workspace.description,
-    config: { ...workspace.config },
-    participantGroupLinks: workspace.participantGroupLinks.map((link) => ({ ...link })),
-    participantsWithoutGroupLinks: [...workspace.participantsWithoutGroupLinks],
+    collaborationId: collaboration.id,
+    config: { ...workspace.config, bidirectionalSyncCapable: false },
+    created: 0,
+    modified: 0,
+    lastSyncSuccess: -1,
+    bidirectionalSyncCapable: false,
+    participantGroupLinks: workspace.participantGroupLinks.map((link) => ({
+      portalId: link.portalId,
+      // The group id and name are shown for this portal's own links only (documented).
+      ...(link.portalId === self
+        ? { portalGroupId: link.portalGroupId, portalGroupName: findBy(state.groups, 'id', link.portalGroupId)?.title ?? link.portalGroupId }
+        : {}),
+      config: { enableRealtimeSync: false, copyFeatureServiceData: true, enableFeatureServiceBidirectionalSync: false },
+      accessMode: link.accessMode,
+    })),
+    participantsWithoutGroupLinks: workspace.participantsWithoutGroupLinks.map((entry) => ({ ...entry })),
   };
+}
+
+function participantView(state: EmulatorState, collaboration: Collaboration, participant: Participant): Record<string, unknown> {
+  const isSelf = participant.portalId === state.organization.collaborationPortalId;
+  return {
+    collaborationId: collaboration.id,
+    portalInfo: {
+      id: participant.portalId,
+      url: participant.url,
+      name: participant.name,
+      description: '',
+      portalType: isSelf && state.organization.edition === 'hosted' ? 'online' : 'onpremises',
+    },
+    collaborationRole: participant.role,
+    status: 'active',
+    config: {
+      contactEmailAddress: `admin@${hostOf(participant.url)}`,
+      contactFirstname: 'Portal',
+      contactLastname: 'Administrator',
+      canRunAgent: true,
+      portalVersion: isSelf ? state.organization.version : '11.3',
+      lastConfigSync: 0,
+    },
+    created: 0,
+    modified: 0,
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'example.com';
+  }
+}
+
+function invitationFilename(invitation: Invitation): string {
+  return `collaboration-${hostOf(invitation.guestPortalUrl)}.invite`;
+}
+
+/** The invitation's content: the `.invite` file, and (as a string) `invitationString`. */
+function invitationRequest(collaboration: Collaboration, invitation: Invitation): Record<string, unknown> {
+  return {
+    invitationRequest: {
+      id: invitation.id,
+      collaborationId: collaboration.id,
+      collaborationName: collaboration.name,
+      collaborationDescription: collaboration.description,
+      collaborationWorkspaceConfigs: {
+        accessMode: Object.entries(invitation.workspaces).map(([workspaceId, accessMode]) => {
+          const workspace = collaboration.workspaces.find((candidate) => candidate.id === workspaceId);
+          return {
+            collaborationWorkspaceId: workspaceId,
+            collaborationWorkspaceName: workspace?.name ?? workspaceId,
+            collaborationWorkspaceDescription: workspace?.description ?? '',
+            accessMode,
+            config: {},
+          };
+        }),
+      },
+      guestPortalUrl: invitation.guestPortalUrl,
+    },
+  };
+}
+
+function invitationView(collaboration: Collaboration, invitation: Invitation, now: number): Record<string, unknown> {
+  return {
+    id: invitation.id,
+    collaborationId: collaboration.id,
+    hostPortalId: collaboration.hostPortalId,
+    guestPortalId: 'unknown',
+    guestPortalUrl: invitation.guestPortalUrl,
+    status: now >= invitation.expiration ? 'expired' : 'host_created',
+    config: { invitationRequestFilename: invitationFilename(invitation) },
+    invitationString: JSON.stringify(invitationRequest(collaboration, invitation)),
+  };
+}
+
+function invitationFile(collaboration: Collaboration, invitation: Invitation): RouteResult {
+  return {
+    type: 'file',
+    filename: invitationFilename(invitation),
+    contentType: 'application/octet-stream',
+    body: JSON.stringify(invitationRequest(collaboration, invitation)),
+  };
+}
+
+function findInvitation(collaboration: Collaboration, invitationId: string): Invitation {
+  const invitation = collaboration.invitations.find((candidate) => candidate.id === invitationId);
+  if (!invitation) throw notFound();
+  return invitation;
+}
+
+function findParticipant(collaboration: Collaboration, portalId: string): Participant {
+  const participant = collaboration.participants.find((candidate) => candidate.portalId === portalId);
+  if (!participant) throw notFound();
+  return participant;
+}
+
+/** Sets a participant's access to a workspace where the documented shape keeps it. */
+function setAccess(workspace: Workspace, portalId: string, accessMode: AccessMode): void {
+  const link = workspace.participantGroupLinks.find((candidate) => candidate.portalId === portalId);
+  if (link) {
+    link.accessMode = accessMode;
+    return;
+  }
+  const unlinked = workspace.participantsWithoutGroupLinks.find((candidate) => candidate.portalId === portalId);
+  if (unlinked) unlinked.accessMode = accessMode;
+  else workspace.participantsWithoutGroupLinks.push({ portalId, accessMode });
 }
 
 const SIZE_FIELDS = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB'] as const;
@@ -160,8 +300,7 @@ function parseGuestUrl(text: string): URL {
   return url;
 }
 
-function parseWorkspaceModes(collaboration: Collaboration, text: string): Record<string, AccessMode> {
-  const name = 'collaborationWorkspacesParticipantConfigJSON';
+function parseWorkspaceModes(collaboration: Collaboration, text: string, name = 'collaborationWorkspacesParticipantConfigJSON'): Record<string, AccessMode> {
   const parsed = parseJson(name, text);
   const shape = 'a non-empty JSON array of one-key objects such as [{"<workspaceId>":"sendAndReceive"}]';
   if (!Array.isArray(parsed) || parsed.length === 0) throw invalidJsonShape(name, shape);
@@ -197,28 +336,6 @@ function parseExpiration(text: string | undefined, now: number): number {
   return now + Math.round(value * HOUR_MS);
 }
 
-function invitationFile(state: EmulatorState, collaboration: Collaboration, invitation: Invitation): string {
-  const { organization } = state;
-  return JSON.stringify(
-    {
-      type: 'collaborationInvitation',
-      invitationId: invitation.id,
-      collaboration: { id: collaboration.id, name: collaboration.name },
-      host: { portalId: organization.id, name: organization.name, url: `https://${organization.hostname}/portal` },
-      guestPortalUrl: invitation.guestPortalUrl,
-      workspaces: Object.entries(invitation.workspaces).map(([id, accessMode]) => ({
-        id,
-        name: collaboration.workspaces.find((workspace) => workspace.id === id)?.name ?? id,
-        accessMode,
-      })),
-      created: invitation.created,
-      expiration: invitation.expiration,
-    },
-    null,
-    2,
-  );
-}
-
 export const collaborationRoutes: Route[] = [
   {
     access: 'write',
@@ -241,7 +358,7 @@ export const collaborationRoutes: Route[] = [
       collaboration.participants.splice(index, 1);
       for (const workspace of collaboration.workspaces) {
         workspace.participantGroupLinks = workspace.participantGroupLinks.filter((link) => link.portalId !== participantId);
-        workspace.participantsWithoutGroupLinks = workspace.participantsWithoutGroupLinks.filter((id) => id !== participantId);
+        workspace.participantsWithoutGroupLinks = workspace.participantsWithoutGroupLinks.filter((entry) => entry.portalId !== participantId);
       }
       return success();
     },
@@ -250,26 +367,20 @@ export const collaborationRoutes: Route[] = [
     access: 'write',
     pattern: '/portals/:portalId/collaborations/:collabId/inviteParticipant',
     handle(request) {
-      const { state, params, now } = request;
+      const { params, now } = request;
       const collaboration = collaborationFor(request, 'inviteParticipant', true);
       const guestPortalUrl = requireParam(params, 'guestPortalUrl').trim();
-      const guestUrl = parseGuestUrl(guestPortalUrl);
+      parseGuestUrl(guestPortalUrl);
       const workspaces = parseWorkspaceModes(collaboration, requireParam(params, 'collaborationWorkspacesParticipantConfigJSON'));
       const invitation: Invitation = {
         id: randomUUID().replace(/-/g, ''),
         guestPortalUrl,
-        status: 'pending',
         workspaces,
         expiration: parseExpiration(optionalParam(params, 'expiration'), now),
         created: now,
       };
       collaboration.invitations.push(invitation);
-      return {
-        type: 'file',
-        filename: `collaboration-${guestUrl.hostname}.invite`,
-        contentType: 'application/octet-stream',
-        body: invitationFile(state, collaboration, invitation),
-      };
+      return invitationFile(collaboration, invitation);
     },
   },
   {
@@ -279,40 +390,93 @@ export const collaborationRoutes: Route[] = [
       const { state } = request;
       const collaboration = collaborationFor(request, 'removePortalGroupLink', false);
       const workspace = findWorkspace(collaboration, request.pathParams.workspaceId ?? '');
-      const orgId = state.organization.id;
+      const orgId = state.organization.collaborationPortalId;
       const index = workspace.participantGroupLinks.findIndex((link) => link.portalId === orgId);
       if (index < 0) {
         throw new PortalApiError(404, 'Resource does not exist or is inaccessible.', undefined, [
           `This portal (${orgId}) has no group linked to workspace ${workspace.id}.`,
         ]);
       }
-      workspace.participantGroupLinks.splice(index, 1);
-      if (!workspace.participantsWithoutGroupLinks.includes(orgId)) workspace.participantsWithoutGroupLinks.push(orgId);
+      const [link] = workspace.participantGroupLinks.splice(index, 1);
+      if (!workspace.participantsWithoutGroupLinks.some((entry) => entry.portalId === orgId)) {
+        workspace.participantsWithoutGroupLinks.push({ portalId: orgId, accessMode: link?.accessMode ?? 'sendAndReceive' });
+      }
       return { type: 'json', body: { collaborationId: collaboration.id, collaborationWorkspaceId: workspace.id, success: true } };
+    },
+  },
+  {
+    access: 'write',
+    pattern: '/portals/:portalId/collaborations/:collabId/participants/:participantId/updateParticipantAccessModes',
+    handle(request) {
+      const collaboration = collaborationFor(request, 'updateParticipantAccessModes', true);
+      const participant = findParticipant(collaboration, request.pathParams.participantId ?? '');
+      const name = 'collaborationWorkspacesAccessJSON';
+      const modes = parseWorkspaceModes(collaboration, requireParam(request.params, name), name);
+      for (const [workspaceId, accessMode] of Object.entries(modes)) {
+        setAccess(findWorkspace(collaboration, workspaceId), participant.portalId, accessMode);
+      }
+      return success();
+    },
+  },
+  {
+    access: 'write',
+    pattern: '/portals/:portalId/collaborations/:collabId/addWorkspace',
+    handle(request) {
+      const collaboration = collaborationFor(request, 'addWorkspace', true);
+      const workspace: Workspace = {
+        id: randomUUID().replace(/-/g, ''),
+        name: '',
+        description: '',
+        config: {},
+        participantGroupLinks: [],
+        participantsWithoutGroupLinks: [],
+      };
+      requireParam(request.params, 'name');
+      updateWorkspace(request.state, workspace, request.params);
+      collaboration.workspaces.push(workspace);
+      return { type: 'json', body: { collaborationWorkspaceId: workspace.id, collaborationId: collaboration.id, success: true } };
+    },
+  },
+  {
+    access: 'write',
+    pattern: '/portals/:portalId/collaborations/:collabId/invitations/:invitationId/refresh',
+    handle(request) {
+      const collaboration = collaborationFor(request, 'invitations/refresh', true);
+      const invitation = findInvitation(collaboration, request.pathParams.invitationId ?? '');
+      invitation.expiration = request.now + REFRESH_HOURS * HOUR_MS;
+      return invitationFile(collaboration, invitation);
+    },
+  },
+  {
+    access: 'write',
+    pattern: '/portals/:portalId/collaborations/:collabId/invitations/:invitationId/invalidate',
+    handle(request) {
+      const collaboration = collaborationFor(request, 'invitations/invalidate', true);
+      const invitation = findInvitation(collaboration, request.pathParams.invitationId ?? '');
+      collaboration.invitations = collaboration.invitations.filter((candidate) => candidate !== invitation);
+      return success();
     },
   },
   {
     access: 'read',
     pattern: '/portals/:portalId/collaborations',
-    handle({ state }) {
-      return json({
-        collaborations: state.collaborations.map(({ id, name, hostPortalId }) => ({ id, name, hostPortalId })),
-      });
+    handle({ state, params }) {
+      return json(page(params, state.collaborations, 'collaborations', collaborationView));
     },
   },
   {
     access: 'read',
     pattern: '/portals/:portalId/collaborations/:collabId',
     handle({ state, pathParams }) {
-      const { id, name, hostPortalId } = findCollaboration(state, pathParams.collabId ?? '');
-      return json({ id, name, hostPortalId });
+      return json(collaborationView(findCollaboration(state, pathParams.collabId ?? '')));
     },
   },
   {
     access: 'read',
     pattern: '/portals/:portalId/collaborations/:collabId/workspaces',
-    handle({ state, pathParams }) {
-      return json({ workspaces: findCollaboration(state, pathParams.collabId ?? '').workspaces.map(workspaceView) });
+    handle({ state, params, pathParams }) {
+      const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+      return json(page(params, collaboration.workspaces, 'workspaces', (workspace) => workspaceView(state, collaboration, workspace)));
     },
   },
   {
@@ -320,33 +484,39 @@ export const collaborationRoutes: Route[] = [
     pattern: '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId',
     handle({ state, pathParams }) {
       const collaboration = findCollaboration(state, pathParams.collabId ?? '');
-      return json(workspaceView(findWorkspace(collaboration, pathParams.workspaceId ?? '')));
+      return json(workspaceView(state, collaboration, findWorkspace(collaboration, pathParams.workspaceId ?? '')));
     },
   },
   {
     access: 'read',
     pattern: '/portals/:portalId/collaborations/:collabId/participants',
     handle({ state, params, pathParams }) {
-      const participants = findCollaboration(state, pathParams.collabId ?? '').participants.map((participant) => ({
-        portalInfo: { id: participant.portalId, url: participant.url, name: participant.name },
-        workspaces: { ...participant.workspaces },
-      }));
-      return json(page(params, participants, 'participants'));
+      const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+      return json(page(params, collaboration.participants, 'participants', (participant) => participantView(state, collaboration, participant)));
+    },
+  },
+  {
+    access: 'read',
+    pattern: '/portals/:portalId/collaborations/:collabId/participants/:participantId',
+    handle({ state, pathParams }) {
+      const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+      return json(participantView(state, collaboration, findParticipant(collaboration, pathParams.participantId ?? '')));
     },
   },
   {
     access: 'read',
     pattern: '/portals/:portalId/collaborations/:collabId/invitations',
     handle({ state, pathParams, now }) {
-      const invitations = findCollaboration(state, pathParams.collabId ?? '').invitations.map((invitation) => ({
-        id: invitation.id,
-        guestPortalUrl: invitation.guestPortalUrl,
-        status: now >= invitation.expiration ? 'expired' : invitation.status,
-        workspaces: { ...invitation.workspaces },
-        expiration: invitation.expiration,
-        created: invitation.created,
-      }));
-      return json({ invitations });
+      const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+      return json({ collaborationInvitations: collaboration.invitations.map((invitation) => invitationView(collaboration, invitation, now)) });
+    },
+  },
+  {
+    access: 'read',
+    pattern: '/portals/:portalId/collaborations/:collabId/invitations/:invitationId',
+    handle({ state, pathParams, now }) {
+      const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+      return json(invitationView(collaboration, findInvitation(collaboration, pathParams.invitationId ?? ''), now));
     },
   },
 ];

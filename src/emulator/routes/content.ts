@@ -11,10 +11,14 @@
  * | EMU_0005  | 400    | status not one of deprecated, org_authoritative, public_authoritative |
  * | EMU_0201  | 400    | empty status without clearEmptyFields=true                           |
  *
- * Reads: GET /content/items/:itemId -> {id,title,owner,access,contentStatus} where contentStatus
- * is "" when the item has none; GET /search -> paged `results` of the same item views (the `q`
- * parameter is accepted and ignored). Items with access private or shared are visible only to
- * their owner, default administrators and holders of portal:admin:viewItems.
+ * Reads (documented shapes): GET /content/items/:itemId -> the item with `protected` and
+ * `contentStatus` ("" when none); GET /search?q=... -> paged `results` without `protected`.
+ * `q` is required (400 otherwise); terms `orgid:`, `id:`, `owner:`, `contentstatus:`, `access:`
+ * and free text (in the title) are understood. Items with access private or shared are visible
+ * only to their owner, default administrators and holders of portal:admin:viewItems.
+ *
+ * Listing is indexed: `orgid:<id>` alone pages through an index of what the caller may see
+ * (O(page) per request); other terms filter the organization's items (O(n)).
  */
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Item, ItemStatus } from '../model.js';
@@ -22,6 +26,8 @@ import { forbidden } from './auth.js';
 import { page } from './paging.js';
 import { badRequest, checkEnum, json, optionalBoolean, optionalParam, success } from './params.js';
 import type { Caller, Route } from './types.js';
+import { findBy, listIndex } from '../store.js';
+import { parseQuery, type QueryTerm } from './params.js';
 
 export const UPDATE_ITEMS_PRIVILEGE = 'portal:admin:updateItems';
 export const VIEW_ITEMS_PRIVILEGE = 'portal:admin:viewItems';
@@ -37,18 +43,133 @@ function maySee(caller: Caller, item: Item): boolean {
 }
 
 function findVisibleItem(state: EmulatorState, caller: Caller, itemId: string): Item {
-  const item = state.items.find((candidate) => candidate.id === itemId);
+  const item = findBy(state.items, 'id', itemId);
   if (!item || !maySee(caller, item)) throw itemNotFound(itemId);
   return item;
 }
 
-const itemView = (item: Item): Record<string, unknown> => ({
-  id: item.id,
-  title: item.title,
-  owner: item.owner,
-  access: item.access,
-  contentStatus: item.contentStatus ?? '',
-});
+const isAuthoritative = (item: Item): boolean => item.contentStatus === 'org_authoritative' || item.contentStatus === 'public_authoritative';
+
+/** A search result (documented: no `protected`). */
+function resultView(state: EmulatorState, item: Item): Record<string, unknown> {
+  return {
+    id: item.id,
+    owner: item.owner,
+    orgId: state.organization.id,
+    created: item.created,
+    modified: item.created,
+    title: item.title,
+    type: item.type,
+    typeKeywords: [item.type],
+    tags: [...item.tags],
+    access: item.access,
+    contentStatus: item.contentStatus ?? '',
+    size: 0,
+    numViews: 0,
+  };
+}
+
+/** The item resource (documented: with `protected`, which authoritative items always are). */
+function itemView(state: EmulatorState, item: Item): Record<string, unknown> {
+  return {
+    id: item.id,
+    owner: item.owner,
+    orgId: state.organization.id,
+    created: item.created,
+    modified: item.created,
+    guid: null,
+    name: null,
+    title: item.title,
+    type: item.type,
+    typeKeywords: [item.type],
+    description: '',
+    tags: [...item.tags],
+    snippet: '',
+    thumbnail: 'thumbnail/thumbnail.png',
+    extent: [
+      [-180, -90],
+      [180, 90],
+    ],
+    categories: [...item.categories],
+    spatialReference: null,
+    accessInformation: null,
+    licenseInfo: null,
+    culture: 'en-us',
+    url: null,
+    access: item.access,
+    size: 0,
+    protected: isAuthoritative(item),
+    contentStatus: item.contentStatus ?? '',
+    numViews: 0,
+    numComments: 0,
+    numRatings: 0,
+    avgRating: 0,
+  };
+}
+
+/** Positions of the items everyone in the organization sees, and of each owner's other items. */
+function visibilityIndex(items: readonly Item[]): { shared: number[]; ownOnly: Map<string, number[]> } {
+  return listIndex(items, 'visibility', (committed) => {
+    const shared: number[] = [];
+    const ownOnly = new Map<string, number[]>();
+    committed.forEach((element, position) => {
+      const item = element as Item;
+      if (item.access === 'public' || item.access === 'org') shared.push(position);
+      else ownOnly.set(item.owner, [...(ownOnly.get(item.owner) ?? []), position]);
+    });
+    return { shared, ownOnly };
+  }).index;
+}
+
+/** The items a search returns, as a lazily read list (only the requested page is copied). */
+function searchList(state: EmulatorState, caller: Caller, terms: QueryTerm[]): readonly Item[] {
+  const orgOnly = terms.every((term) => term.field === 'orgid');
+  if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) return [];
+  if (orgOnly) {
+    if (caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE)) return state.items;
+    const { shared, ownOnly } = visibilityIndex(state.items);
+    const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
+    return lazyList(positions, (position) => state.items[position]);
+  }
+  return state.items.filter((item) => maySee(caller, item) && terms.every((term) => matches(item, term)));
+}
+
+/** A read-only array view that fetches elements by position on demand (slice reads only its range). */
+function lazyList<T>(positions: readonly number[], at: (position: number) => T | undefined): readonly T[] {
+  return new Proxy(positions as unknown as T[], {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) {
+        const position = positions[Number(key)];
+        return position === undefined ? undefined : at(position);
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+function matches(item: Item, term: QueryTerm): boolean {
+  const value = term.value.toLowerCase();
+  switch (term.field) {
+    case 'orgid':
+      return true;
+    case 'id':
+      return item.id.toLowerCase() === value;
+    case 'owner':
+      return item.owner.toLowerCase() === value;
+    case 'contentstatus':
+      return (item.contentStatus ?? '').toLowerCase() === value;
+    case 'access':
+      return item.access === value;
+    case 'title':
+    case undefined:
+      return item.title.toLowerCase().includes(value);
+    default:
+      throw badRequest(`Unsupported search field '${term.field}'.`, 'EMU_0010', ['The emulator understands orgid, id, owner, contentstatus, access and title.']);
+  }
+}
+
+const searchNeedsQuery = (): PortalApiError =>
+  new PortalApiError(400, "'q' parameter is required", undefined, ['A search requires at least one of q, bbox or categories.']);
 
 /**
  * The portal's own status changes, applied when the whole state is replaced (control API):
@@ -118,15 +239,16 @@ export const contentRoutes: Route[] = [
     access: 'read',
     pattern: '/content/items/:itemId',
     handle({ state, pathParams, caller }) {
-      return json(itemView(findVisibleItem(state, caller, pathParams.itemId ?? '')));
+      return json(itemView(state, findVisibleItem(state, caller, pathParams.itemId ?? '')));
     },
   },
   {
     access: 'read',
     pattern: '/search',
     handle({ state, params, caller }) {
-      const visible = state.items.filter((item) => maySee(caller, item)).map(itemView);
-      return json(page(params, visible, 'results'));
+      const q = params['q'] ?? '';
+      const results = page(params, searchList(state, caller, parseQuery(params, searchNeedsQuery)), 'results', (item) => resultView(state, item));
+      return json({ query: q, ...results });
     },
   },
 ];

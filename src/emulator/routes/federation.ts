@@ -41,6 +41,7 @@ import {
   type Params,
 } from './params.js';
 import type { Route } from './types.js';
+import { findBy } from '../store.js';
 import { BUILT_IN_ROLE_IDS } from './users.js';
 
 const BOOLEAN_FIELDS = [
@@ -49,6 +50,7 @@ const BOOLEAN_FIELDS = [
   'supportsLogoutRequest',
   'updateProfileAtSignin',
   'updateGroupsAtSignin',
+  'useSHA256',
 ] as const;
 
 function checkUrl(name: string, text: string): string {
@@ -91,7 +93,7 @@ function parseGroups(state: EmulatorState, text: string): string[] {
   }
   ids = ids.map((id) => id.trim()).filter((id) => id !== '');
   for (const id of ids) {
-    if (!state.groups.some((group) => group.id === id)) throw groupNotFound(id);
+    if (!findBy(state.groups, 'id', id)) throw groupNotFound(id);
   }
   return [...new Set(ids)];
 }
@@ -145,6 +147,29 @@ function updateFederation(state: EmulatorState, federation: Federation, params: 
   }
 }
 
+/** The documented GET shape (the default user type as `userLicenseTypeId`; update-only fields left out). */
+function federationView(federation: Federation): Record<string, unknown> {
+  return {
+    id: federation.id,
+    name: federation.name,
+    ...optional('discoveryServiceUrl', federation.discoveryServiceUrl),
+    ...optional('metadataServiceUrl', federation.metadataServiceUrl),
+    ...optional('certificate', federation.certificate),
+    ...optional('entityId', federation.entityId),
+    signUpMode: federation.signUpMode,
+    encryptionSupported: federation.encryptionSupported,
+    ...optional('roleId', federation.roleId),
+    supportSignedRequest: federation.supportSignedRequest,
+    useSHA256: federation.useSHA256,
+    supportsLogoutRequest: federation.supportsLogoutRequest,
+    ...optional('userLicenseTypeId', federation.userLicenseType),
+    groups: [...federation.groups],
+    updateProfileAtSignin: federation.updateProfileAtSignin,
+  };
+}
+
+const optional = (key: string, value: string | undefined): Record<string, string> => (value !== undefined ? { [key]: value } : {});
+
 export const federationRoutes: Route[] = [
   {
     access: 'write',
@@ -162,7 +187,7 @@ export const federationRoutes: Route[] = [
     pattern: '/portals/:portalId/idp/federation',
     handle({ state }) {
       if (!state.federation) throw notFound();
-      return json({ ...state.federation });
+      return json(federationView(state.federation));
     },
   },
 ];

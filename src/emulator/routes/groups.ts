@@ -20,6 +20,8 @@ import { GROUP_LIMITS, parseCategorySchema } from './category-schema.js';
 import { page } from './paging.js';
 import { json, requireParam, success } from './params.js';
 import type { Caller, Route } from './types.js';
+import { findBy } from '../store.js';
+import { parseQuery } from './params.js';
 import { requireVersion } from './versions.js';
 
 export const UPDATE_GROUPS_PRIVILEGE = 'portal:admin:updateGroups';
@@ -29,7 +31,7 @@ export function groupNotFound(groupId: string): PortalApiError {
 }
 
 export function findGroup(state: EmulatorState, groupId: string): Group {
-  const group = state.groups.find((candidate) => candidate.id === groupId);
+  const group = findBy(state.groups, 'id', groupId);
   if (!group) throw groupNotFound(groupId);
   return group;
 }
@@ -44,12 +46,40 @@ function mayManageGroup(caller: Caller, group: Group): boolean {
   );
 }
 
-const groupView = (group: Group): Record<string, unknown> => ({
-  id: group.id,
-  title: group.title,
-  owner: group.owner,
-  managers: [...group.managers],
-});
+/** The documented group object, with the caller's membership. */
+function groupView(group: Group, caller: Caller): Record<string, unknown> {
+  const username = caller.user.username;
+  const memberType =
+    group.owner === username ? 'owner' : group.managers.includes(username) ? 'admin' : group.members.includes(username) ? 'member' : 'none';
+  return {
+    id: group.id,
+    title: group.title,
+    isInvitationOnly: true,
+    owner: group.owner,
+    description: '',
+    snippet: '',
+    tags: [...group.tags],
+    phone: null,
+    sortField: 'title',
+    sortOrder: 'asc',
+    isViewOnly: false,
+    thumbnail: null,
+    created: 0,
+    modified: 0,
+    access: group.access,
+    capabilities: [],
+    isFav: false,
+    isReadOnly: false,
+    protected: false,
+    autoJoin: false,
+    notificationsEnabled: false,
+    provider: null,
+    providerGroupName: null,
+    userMembership: { username, memberType, applications: 0 },
+  };
+}
+
+const groupsNeedQuery = (): PortalApiError => new PortalApiError(400, "'q' parameter is required", undefined, []);
 
 export const groupRoutes: Route[] = [
   {
@@ -68,15 +98,27 @@ export const groupRoutes: Route[] = [
   {
     access: 'read',
     pattern: '/community/groups',
-    handle({ state, params }) {
-      return json(page(params, state.groups.map(groupView), 'results'));
+    handle({ state, params, caller }) {
+      const terms = parseQuery(params, groupsNeedQuery);
+      const byId = terms.find((term) => term.field === 'id');
+      let groups: readonly Group[] = state.groups;
+      if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) groups = [];
+      else if (byId && terms.length === 1) groups = [findBy(state.groups, 'id', byId.value)].filter((group): group is Group => group !== undefined);
+      else if (!terms.every((term) => term.field === 'orgid')) {
+        groups = state.groups.filter((group) =>
+          terms.every((term) =>
+            term.field === 'orgid' ? true : term.field === 'id' ? group.id === term.value : term.field === 'owner' ? group.owner === term.value : group.title.toLowerCase().includes(term.value.toLowerCase()),
+          ),
+        );
+      }
+      return json({ query: params['q'] ?? '', ...page(params, groups, 'results', (group) => groupView(group, caller)) });
     },
   },
   {
     access: 'read',
     pattern: '/community/groups/:groupId',
-    handle({ state, pathParams }) {
-      return json(groupView(findGroup(state, pathParams.groupId ?? '')));
+    handle({ state, pathParams, caller }) {
+      return json(groupView(findGroup(state, pathParams.groupId ?? ''), caller));
     },
   },
   {

@@ -90,10 +90,11 @@ export const organizationRoutes: Route[] = [
   {
     access: 'write',
     pattern: '/portals/:portalId/securityPolicy/update',
-    handle({ state, params, caller }) {
+    handle({ state, params, caller, now }) {
       requireVersion(state.organization, 'securityPolicy/update', '10.4');
       requireDefaultAdmin(caller, 'securityPolicy/update');
       updatePolicy(state.organization.securityPolicy, params);
+      state.organization.securityPolicyModified = now;
       return success();
     },
   },
@@ -133,7 +134,9 @@ export const organizationRoutes: Route[] = [
         const value = state.organization.securityPolicy[rule.name];
         if (value !== undefined && value !== null) policy[rule.name] = value;
       }
-      return json({ passwordPolicy: { ...policy, type: 'custom' } });
+      const modified = state.organization.securityPolicyModified;
+      const type = modified === -1 ? 'default' : 'custom';
+      return json({ passwordPolicy: { type, ...policy, created: modified, modified } });
     },
   },
   {

@@ -17,18 +17,22 @@ import { requireDefaultAdmin } from './auth.js';
 import { page } from './paging.js';
 import { badRequest, json, optionalParam, success } from './params.js';
 import type { Route } from './types.js';
+import { findBy } from '../store.js';
 
 function findRole(state: EmulatorState, roleId: string): Role {
-  const role = state.roles.find((candidate) => candidate.id === roleId);
+  const role = findBy(state.roles, 'id', roleId);
   if (!role) throw notFound();
   return role;
 }
 
-const roleView = (role: Role): Record<string, unknown> => ({
+/** The documented role object; `privileges` only when asked for (returnPrivileges=true on the list). */
+const roleView = (role: Role, withPrivileges = false): Record<string, unknown> => ({
   id: role.id,
   name: role.name,
   description: role.description,
-  privileges: [...role.privileges],
+  created: 0,
+  modified: 0,
+  ...(withPrivileges ? { privileges: [...role.privileges] } : {}),
 });
 
 export const roleRoutes: Route[] = [
@@ -56,7 +60,8 @@ export const roleRoutes: Route[] = [
     access: 'read',
     pattern: '/portals/:portalId/roles',
     handle({ state, params }) {
-      return json(page(params, state.roles.map(roleView), 'roles'));
+      const withPrivileges = params['returnPrivileges'] === 'true';
+      return json(page(params, state.roles, 'roles', (role) => roleView(role, withPrivileges)));
     },
   },
   {
@@ -64,6 +69,13 @@ export const roleRoutes: Route[] = [
     pattern: '/portals/:portalId/roles/:roleId',
     handle({ state, pathParams }) {
       return json(roleView(findRole(state, pathParams.roleId ?? '')));
+    },
+  },
+  {
+    access: 'read',
+    pattern: '/portals/:portalId/roles/:roleId/privileges',
+    handle({ state, pathParams }) {
+      return json({ privileges: [...findRole(state, pathParams.roleId ?? '').privileges] });
     },
   },
 ];

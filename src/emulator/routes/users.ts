@@ -26,7 +26,9 @@
  */
 import { notFound, PortalApiError } from '../errors.js';
 import type { EmulatorState, Task, User } from '../model.js';
-import { forbidden, requireDefaultAdmin } from './auth.js';
+import { appMay, forbidden, requireDefaultAdmin } from './auth.js';
+import { findBy, listIndex } from '../store.js';
+import { effectivePrivileges } from '../auth.js';
 import { page } from './paging.js';
 import { badRequest, checkEnum, json, optionalParam, requireParam, success } from './params.js';
 import type { Caller, Route } from './types.js';
@@ -41,28 +43,136 @@ export function userNotFound(username: string): PortalApiError {
 }
 
 export function findUser(state: EmulatorState, username: string): User {
-  const user = state.users.find((candidate) => candidate.username === username);
+  const user = findBy(state.users, 'username', username);
   if (!user) throw userNotFound(username);
   return user;
 }
 
-function userView(state: EmulatorState, user: User): Record<string, unknown> {
-  let role = user.role;
-  if (!BUILT_IN_ROLE_IDS.includes(user.role)) {
-    const privileges = state.roles.find((candidate) => candidate.id === user.role)?.privileges ?? [];
-    if (privileges.some((privilege) => privilege.startsWith('portal:admin:'))) role = 'org_admin';
-    else if (privileges.some((privilege) => privilege.startsWith('portal:publisher:'))) role = 'org_publisher';
-    else role = 'org_user';
-  }
-  return { username: user.username, fullName: user.fullName, role, roleId: user.role, level: String(user.level) };
+/** The built-in role a user is reported with, and the custom role's id (or the built-in name) as roleId. */
+export function reportedRole(state: EmulatorState, user: User): { role: string; roleId: string } {
+  if (BUILT_IN_ROLE_IDS.includes(user.role)) return { role: user.role, roleId: user.role };
+  const privileges = findBy(state.roles, 'id', user.role)?.privileges ?? [];
+  const role = privileges.some((privilege) => privilege.startsWith('portal:admin:'))
+    ? 'org_admin'
+    : privileges.some((privilege) => privilege.startsWith('portal:publisher:'))
+      ? 'org_publisher'
+      : 'org_user';
+  return { role, roleId: user.role };
 }
 
-const taskView = (task: Task): Record<string, unknown> => ({
+/** A stable 32-hex id for a name (users have no id in the data file). */
+export function idFor(name: string): string {
+  let hash = 0x811c9dc5;
+  let out = '';
+  for (let round = 0; round < 4; round += 1) {
+    for (const char of `${round}:${name}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+    out += hash.toString(16).padStart(8, '0');
+  }
+  return out;
+}
+
+/** The fields `portals/self` `user` shares with the full user profile. */
+export function userSummary(state: EmulatorState, user: User): Record<string, unknown> {
+  return {
+    username: user.username,
+    id: idFor(user.username),
+    fullName: user.fullName,
+    email: `${user.username}@${state.organization.hostname}`,
+    orgId: state.organization.id,
+    ...reportedRole(state, user),
+    privileges: effectivePrivileges(state, user),
+    level: String(user.level),
+    userLicenseTypeId: user.level === 1 ? 'viewerUT' : 'creatorUT',
+    userType: 'both',
+    disabled: false,
+    access: 'org',
+    created: 0,
+    modified: 0,
+    provider: 'arcgis',
+  };
+}
+
+/** Groups a user belongs to (owner, manager or member), from an index over the committed groups. */
+function groupsOf(state: EmulatorState, username: string): Record<string, unknown>[] {
+  const { index } = listIndex(state.groups, 'members', (committed) => {
+    const byUser = new Map<string, number[]>();
+    committed.forEach((element, position) => {
+      const group = element as EmulatorState['groups'][number];
+      for (const name of new Set([group.owner, ...group.managers, ...group.members])) {
+        byUser.set(name, [...(byUser.get(name) ?? []), position]);
+      }
+    });
+    return byUser;
+  });
+  return (index.get(username) ?? []).flatMap((position) => {
+    const group = state.groups[position];
+    if (!group) return [];
+    const memberType = group.owner === username ? 'owner' : group.managers.includes(username) ? 'admin' : 'member';
+    return [{ id: group.id, title: group.title, owner: group.owner, access: group.access, userMembership: { username, memberType, applications: 0 } }];
+  });
+}
+
+/**
+ * community/users/{u}: the full profile for the user themself and administrators; others see
+ * the public profile only (documented).
+ */
+function userView(state: EmulatorState, user: User, caller?: Caller): Record<string, unknown> {
+  const [firstName = user.fullName, ...rest] = user.fullName.split(' ');
+  const publicProfile = {
+    username: user.username,
+    fullName: user.fullName,
+    description: '',
+    tags: [...user.tags],
+    culture: 'en',
+    region: 'US',
+    units: 'metric',
+    thumbnail: 'profile.png',
+    created: 0,
+    modified: 0,
+    provider: 'arcgis',
+  };
+  const full = caller === undefined || caller.isDefaultAdmin || caller.user.username === user.username || caller.hasPrivilege('portal:admin:viewUsers');
+  if (!full) return publicProfile;
+  const summary = userSummary(state, user);
+  return {
+    ...publicProfile,
+    ...summary,
+    availableCredits: 0,
+    assignedCredits: 0,
+    firstName,
+    lastName: rest.join(' '),
+    preferredView: 'Web',
+    idpUsername: null,
+    favGroupId: idFor(`favorites:${user.username}`),
+    lastLogin: -1,
+    mfaEnabled: false,
+    storageUsage: 0,
+    storageQuota: 2147483648,
+    groups: groupsOf(state, user.username),
+  };
+}
+
+/** Task fields per the documented list element (community/users/{u}/tasks). */
+const taskView = (user: User, task: Task): Record<string, unknown> => ({
   id: task.id,
+  itemId: task.itemId,
+  type: task.type,
   title: task.title,
+  userId: user.username,
+  cronSchedule: { minute: '0', hour: '*', dayOfMonth: '*', month: '*', dayOfWeek: '?' },
+  runIntervalSeconds: 3600,
+  lastStart: -1,
+  maxOccurrences: -1,
+  parameters: { updatePortalItem: false, saveInjectedParameters: false, notebookParameters: '{}' },
+  created: 0,
+  updated: 0,
+  startDate: 0,
   active: task.active,
-  taskState: task.active ? 'enabled' : 'disabled',
+  taskState: task.active ? 'active' : 'completed',
 });
+
+/** How many more active tasks a user may have (the documented `activeTasksAvailable`). */
+const MAX_ACTIVE_TASKS = 20;
 
 function requireUserLevelsAvailable(state: EmulatorState): void {
   const { edition, version } = state.organization;
@@ -77,7 +187,8 @@ function requireUserLevelsAvailable(state: EmulatorState): void {
 /** Tasks of a user: reserved to default administrators and the user themself. */
 function taskOwner(state: EmulatorState, caller: Caller, username: string, operation: string): User {
   requireVersion(state.organization, operation, TASKS_INTRODUCED_IN);
-  if (!caller.isDefaultAdmin && caller.user.username !== username) {
+  const allowed = caller.app ? appMay(caller, operation) : caller.isDefaultAdmin || caller.user.username === username;
+  if (!allowed) {
     throw forbidden(`${operation} is reserved to default administrators and the user '${username}'.`);
   }
   return findUser(state, username);
@@ -89,6 +200,11 @@ function findTask(user: User, taskId: string): Task {
   return task;
 }
 
+/** Everyone who owns an element of `list` (an index over the committed list). */
+function owners(list: readonly { owner: string }[]): Set<string> {
+  return listIndex(list, 'owners', (committed) => new Set(committed.map((element) => (element as { owner: string }).owner))).index;
+}
+
 function changeLevel(state: EmulatorState, user: User, level: 1 | 2): void {
   if (user.level === level) return;
   if (level === 1) {
@@ -97,8 +213,8 @@ function changeLevel(state: EmulatorState, user: User, level: 1 | 2): void {
         `'${user.username}' has the built-in role ${user.role}; give them a custom role first.`,
       ]);
     }
-    const ownsItems = state.items.some((item) => item.owner === user.username);
-    const ownsGroups = state.groups.some((group) => group.owner === user.username);
+    const ownsItems = owners(state.items).has(user.username);
+    const ownsGroups = owners(state.groups).has(user.username);
     if (ownsItems || ownsGroups) {
       throw new PortalApiError(400, "Unable to change the user's level. User must not own items or groups.", 'ORG_1084');
     }
@@ -151,15 +267,15 @@ export const userRoutes: Route[] = [
   {
     access: 'read',
     pattern: '/community/users/:username',
-    handle({ state, pathParams }) {
-      return json(userView(state, findUser(state, pathParams.username ?? '')));
+    handle({ state, pathParams, caller }) {
+      return json(userView(state, findUser(state, pathParams.username ?? ''), caller));
     },
   },
   {
     access: 'read',
     pattern: '/portals/:portalId/users',
     handle({ state, params }) {
-      return json(page(params, state.users.map((user) => userView(state, user)), 'users'));
+      return json(page(params, state.users, 'users', (user) => userView(state, user)));
     },
   },
   {
@@ -167,7 +283,10 @@ export const userRoutes: Route[] = [
     pattern: '/community/users/:username/tasks',
     handle({ state, params, pathParams, caller }) {
       const user = taskOwner(state, caller, pathParams.username ?? '', 'tasks');
-      return json(page(params, user.tasks.map(taskView), 'tasks'));
+      const listed = page(params, user.tasks, 'tasks', (task) => taskView(user, task));
+      const active = user.tasks.filter((task) => task.active).length;
+      const { tasks, ...envelope } = listed;
+      return json({ ...envelope, activeTasksAvailable: Math.max(0, MAX_ACTIVE_TASKS - active), tasks });
     },
   },
   {
@@ -175,7 +294,7 @@ export const userRoutes: Route[] = [
     pattern: '/community/users/:username/tasks/:taskId',
     handle({ state, pathParams, caller }) {
       const user = taskOwner(state, caller, pathParams.username ?? '', 'tasks');
-      return json(taskView(findTask(user, pathParams.taskId ?? '')));
+      return json(taskView(user, findTask(user, pathParams.taskId ?? '')));
     },
   },
 ];
