@@ -25,11 +25,36 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   } catch (error) {
     throw describeStartFailure(error, opts);
   }
-  io.stdout(describeRunning(emulator, dataPath));
-  await waitForStop(stop);
-  await emulator.close();
-  io.stdout('Emulator stopped.\n');
+  if (!isLoopback(opts.host)) {
+    io.stderr(
+      `Warning: the emulator listens on ${opts.host}, reachable from other machines. Its control API ` +
+        `${emulator.controlUrl}/ (state, faults, reset, clock) has no authentication: anyone who can reach ` +
+        'this port can read and replace the whole organization, including its tokens.\n',
+    );
+  }
+  // Output piped to a reader that went away (`| head`): stop quietly instead of dying on EPIPE.
+  const stdoutClosed = new AbortController();
+  const onStdoutError = (error: NodeJS.ErrnoException): void => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') stdoutClosed.abort();
+    else throw error;
+  };
+  process.stdout.on('error', onStdoutError);
+  try {
+    io.stdout(describeRunning(emulator, dataPath));
+    await waitForStop(stop, stdoutClosed.signal);
+    await emulator.close();
+    if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
+  } finally {
+    // Let a late EPIPE of the last write land here rather than crash the process.
+    setImmediate(() => process.stdout.off('error', onStdoutError));
+  }
   return 0;
+}
+
+/** Loopback hosts keep the unauthenticated control API on this machine. */
+export function isLoopback(host: string): boolean {
+  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) || name === '::ffff:127.0.0.1';
 }
 
 function parsePort(text: string): number {
@@ -76,17 +101,18 @@ function describeRunning(emulator: RunningEmulator, dataPath: string | undefined
   ].join('');
 }
 
-function waitForStop(stop: AbortSignal | undefined): Promise<void> {
+function waitForStop(...signals: (AbortSignal | undefined)[]): Promise<void> {
   return new Promise((resolvePromise) => {
+    const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
     const finish = (): void => {
       process.off('SIGINT', finish);
       process.off('SIGTERM', finish);
-      stop?.removeEventListener('abort', finish);
+      for (const signal of present) signal.removeEventListener('abort', finish);
       resolvePromise();
     };
     process.once('SIGINT', finish);
     process.once('SIGTERM', finish);
-    if (stop?.aborted) finish();
-    else stop?.addEventListener('abort', finish);
+    if (present.some((signal) => signal.aborted)) finish();
+    else for (const signal of present) signal.addEventListener('abort', finish);
   });
 }
