@@ -128,7 +128,7 @@ function unique(root: Field, list: string, values: string[], key: string): void 
 function readOrganization(field: Field): Organization {
   const o = field.object([
     'id', 'name', 'edition', 'version', 'access', 'isVerified', 'hostname', 'categorySchema',
-    'memberCategorySchema', 'securityPolicy', 'resources', 'quotas', 'collaborationPortalId',
+    'memberCategorySchema', 'securityPolicy', 'resources', 'quotas', 'collaborationPortalId', 'securityPolicyModified',
   ]);
   const id = o.required('id').string();
   const version = o.optional('version');
@@ -149,7 +149,7 @@ function readOrganization(field: Field): Organization {
     categorySchema: o.optional('categorySchema')?.array(readCategoryNode) ?? [],
     memberCategorySchema: o.optional('memberCategorySchema') ? o.required('memberCategorySchema').array(readCategoryNode) : null,
     securityPolicy,
-    securityPolicyModified: Object.keys(securityPolicy).length > 0 ? 0 : -1,
+    securityPolicyModified: o.optional('securityPolicyModified')?.integer() ?? (Object.keys(securityPolicy).length > 0 ? 0 : -1),
     collaborationPortalId: o.optional('collaborationPortalId')?.string() ?? guidFor(id),
     resources: o.optional('resources')?.array(readResource) ?? [],
     quotas: {

@@ -36,18 +36,13 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   const stdoutClosed = new AbortController();
   const onStdoutError = (error: NodeJS.ErrnoException): void => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') stdoutClosed.abort();
-    else throw error;
   };
   process.stdout.on('error', onStdoutError);
-  try {
-    io.stdout(describeRunning(emulator, dataPath));
-    await waitForStop(stop, stdoutClosed.signal);
-    await emulator.close();
-    if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
-  } finally {
-    // Let a late EPIPE of the last write land here rather than crash the process.
-    setImmediate(() => process.stdout.off('error', onStdoutError));
-  }
+  // The listener stays: an EPIPE of the last write may arrive after this command returns.
+  io.stdout(describeRunning(emulator, dataPath));
+  await waitForStop(stop, stdoutClosed.signal);
+  await emulator.close();
+  if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
   return 0;
 }
 
