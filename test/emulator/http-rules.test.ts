@@ -563,7 +563,7 @@ describe('spec rules over HTTP', () => {
     if ('invitationFor' in expected) {
       expect(response.headers.get('content-type')).toBe('application/octet-stream');
       expect(response.headers.get('content-disposition')).toBe(`attachment; filename=collaboration-${expected.invitationFor}.invite`);
-      expect(JSON.parse(text)).toMatchObject({ guestPortalUrl: row.params?.guestPortalUrl });
+      expect(JSON.parse(text)).toMatchObject({ invitationRequest: { guestPortalUrl: row.params?.guestPortalUrl } });
     } else {
       expect(response.headers.get('content-type')).toContain('application/json');
       // Reads carry the documented fields beyond those asserted here (see the contract test).

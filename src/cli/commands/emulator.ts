@@ -39,8 +39,10 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   };
   process.stdout.on('error', onStdoutError);
   // The listener stays: an EPIPE of the last write may arrive after this command returns.
+  // Listen for the stop signals before saying "Press Ctrl+C", so an early Ctrl+C still stops cleanly.
+  const stopped = waitForStop(stop, stdoutClosed.signal);
   io.stdout(describeRunning(emulator, dataPath));
-  await waitForStop(stop, stdoutClosed.signal);
+  await stopped;
   await emulator.close();
   if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
   return 0;

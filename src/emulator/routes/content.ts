@@ -123,7 +123,7 @@ function visibilityIndex(items: readonly Item[]): { shared: number[]; ownOnly: M
 
 /** The items a search returns, as a lazily read list (only the requested page is copied). */
 function searchList(state: EmulatorState, caller: Caller, terms: QueryTerm[]): readonly Item[] {
-  const orgOnly = terms.every((term) => term.field === 'orgid');
+  const orgOnly = terms.every((term) => term.field === 'orgid' || (term.field === undefined && term.value === '*'));
   if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) return [];
   if (orgOnly) {
     if (caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE)) return state.items;
@@ -162,7 +162,7 @@ function matches(item: Item, term: QueryTerm): boolean {
       return item.access === value;
     case 'title':
     case undefined:
-      return item.title.toLowerCase().includes(value);
+      return value === '*' || item.title.toLowerCase().includes(value);
     default:
       throw badRequest(`Unsupported search field '${term.field}'.`, 'EMU_0010', ['The emulator understands orgid, id, owner, contentstatus, access and title.']);
   }
