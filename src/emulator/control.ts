@@ -12,6 +12,7 @@
  *                                shifts it, `{}` returns to real time
  */
 import { EmulatorDataError, parseEmulatorState } from './data.js';
+import { isRecord } from './json.js';
 import type { EmulatorState } from './model.js';
 import type { EmulatorClock, EmulatorStore } from './store.js';
 
@@ -317,6 +318,6 @@ function parseJson(text: string): unknown {
 
 function objectBody(text: string): Record<string, unknown> {
   const value = text.trim() === '' ? {} : parseJson(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ControlError(400, 'The body must be a JSON object.');
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new ControlError(400, 'The body must be a JSON object.');
+  return value;
 }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from './json.js';
 import type {
   AccessMode,
   CategoryNode,
@@ -467,8 +468,8 @@ class Field {
 
   /** An object whose keys must be among `allowed` (null: any key). */
   object(allowed: readonly string[] | null): ObjectField {
-    if (typeof this.value !== 'object' || this.value === null || Array.isArray(this.value)) return this.expected('a mapping');
-    const record = this.value as Record<string, unknown>;
+    if (!isRecord(this.value)) return this.expected('a mapping');
+    const record = this.value;
     if (allowed) {
       const unknownKey = Object.keys(record).find((key) => !allowed.includes(key));
       if (unknownKey !== undefined) {

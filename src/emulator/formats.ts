@@ -3,6 +3,8 @@
  * absent or unknown) a small page showing the JSON. Errors use the same format as successes.
  * File results are sent as downloads.
  */
+import { isRecord } from './json.js';
+
 export type ResponseFormat = 'html' | 'json' | 'pjson';
 
 export interface HttpAnswer {
@@ -24,10 +26,9 @@ export function renderJson(format: ResponseFormat, body: unknown, status = 200):
 }
 
 function envelopeCode(body: unknown): number | undefined {
-  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
-  const error: unknown = body.error;
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
+  const error = isRecord(body) ? body['error'] : undefined;
+  const code = isRecord(error) ? error['code'] : undefined;
+  return typeof code === 'number' ? code : undefined;
 }
 
 function renderJsonBody(format: ResponseFormat, body: unknown, status: number): HttpAnswer {
@@ -42,7 +43,7 @@ function renderJsonBody(format: ResponseFormat, body: unknown, status: number): 
 }
 
 function htmlPage(body: unknown): string {
-  const isError = typeof body === 'object' && body !== null && 'error' in body;
+  const isError = isRecord(body) && 'error' in body;
   return [
     '<!DOCTYPE html>',
     '<html><head><meta charset="utf-8"><title>Portal emulator</title></head><body>',

@@ -102,8 +102,7 @@ export function checkMaxLength(name: string, value: string, max: number): string
   return value;
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isRecord } from '../json.js';
 
 export const success = (extra: Record<string, unknown> = {}): { type: 'json'; body: Record<string, unknown> } => ({
   type: 'json',
