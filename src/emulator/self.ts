@@ -5,7 +5,7 @@
  */
 import type { EmulatorState } from './model.js';
 import type { Caller, Route } from './routes/types.js';
-import { userSummary } from './routes/users.js';
+import { userSummary } from './users/store.js';
 
 export function portalSelf(state: EmulatorState, caller: Caller): Record<string, unknown> {
   const organization = state.organization;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAutomaticTransitions } from '../../../src/emulator/routes/content.js';
+import { applyAutomaticTransitions } from '../../../src/emulator/content/rules.js';
 import { body, call, expectApiError, ORG_ID, sampleState } from './helpers.js';
 
 

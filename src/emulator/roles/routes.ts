@@ -9,31 +9,15 @@
  * | EMU_0501  | 400    | `name` already used by another role (case-insensitive)      |
  *
  * Reads: GET /portals/:portalId/roles (paged `roles`) and GET /portals/:portalId/roles/:roleId,
- * each role as {id, name, description, privileges}.
+ * each role as {id, name, description, created, modified}; `privileges` only with
+ * returnPrivileges=true on the list, and under GET .../roles/:roleId/privileges.
  */
-import { notFound } from '../errors.js';
-import type { EmulatorState, Role } from '../model.js';
-import { requireDefaultAdmin } from './auth.js';
-import { page } from './paging.js';
-import { badRequest, json, optionalParam, success } from './params.js';
-import type { Route } from './types.js';
-import { findBy } from '../store.js';
-
-function findRole(state: EmulatorState, roleId: string): Role {
-  const role = findBy(state.roles, 'id', roleId);
-  if (!role) throw notFound();
-  return role;
-}
-
-/** The documented role object; `privileges` only when asked for (returnPrivileges=true on the list). */
-const roleView = (role: Role, withPrivileges = false): Record<string, unknown> => ({
-  id: role.id,
-  name: role.name,
-  description: role.description,
-  created: 0,
-  modified: 0,
-  ...(withPrivileges ? { privileges: [...role.privileges] } : {}),
-});
+import { requireDefaultAdmin } from '../routes/auth.js';
+import { page } from '../routes/paging.js';
+import { json, optionalParam, success } from '../routes/params.js';
+import type { Route } from '../routes/types.js';
+import { checkRoleName } from './rules.js';
+import { findRole, roleView } from './store.js';
 
 export const roleRoutes: Route[] = [
   {
@@ -43,14 +27,7 @@ export const roleRoutes: Route[] = [
       requireDefaultAdmin(caller, 'roles update');
       const role = findRole(state, pathParams.roleId ?? '');
       const name = optionalParam(params, 'name');
-      if (name !== undefined) {
-        if (name.trim() === '') throw badRequest("Parameter 'name' cannot be empty.", 'EMU_0001', ['A role needs a name.']);
-        const clash = state.roles.find((other) => other.id !== role.id && other.name.toLowerCase() === name.toLowerCase());
-        if (clash) {
-          throw badRequest(`A role named '${name}' already exists.`, 'EMU_0501', [`Role ${clash.id} is already named '${clash.name}'.`]);
-        }
-        role.name = name;
-      }
+      if (name !== undefined) role.name = checkRoleName(state, role, name);
       const description = optionalParam(params, 'description');
       if (description !== undefined) role.description = description;
       return success();

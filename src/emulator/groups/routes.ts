@@ -13,73 +13,16 @@
  * GET /community/groups/:groupId ({id,title,owner,managers}),
  * GET /community/groups/:groupId/categorySchema ({categorySchema:[...]}).
  */
-import { PortalApiError } from '../errors.js';
-import type { EmulatorState, Group } from '../model.js';
-import { forbidden } from './auth.js';
-import { GROUP_LIMITS, parseCategorySchema } from './category-schema.js';
-import { page } from './paging.js';
-import { json, requireParam, success } from './params.js';
-import type { Caller, Route } from './types.js';
+import { page } from '../routes/paging.js';
+import type { Group } from '../model.js';
+import { forbidden } from '../routes/auth.js';
+import { GROUP_LIMITS, parseCategorySchema } from '../routes/category-schema.js';
+import { json, parseQuery, requireParam, success } from '../routes/params.js';
+import type { Route } from '../routes/types.js';
+import { requireVersion } from '../routes/versions.js';
 import { findBy } from '../store.js';
-import { parseQuery } from './params.js';
-import { requireVersion } from './versions.js';
-
-export const UPDATE_GROUPS_PRIVILEGE = 'portal:admin:updateGroups';
-
-export function groupNotFound(groupId: string): PortalApiError {
-  return new PortalApiError(400, 'Group does not exist or is inaccessible.', 'CONT_0006', [`No group with id '${groupId}'.`]);
-}
-
-export function findGroup(state: EmulatorState, groupId: string): Group {
-  const group = findBy(state.groups, 'id', groupId);
-  if (!group) throw groupNotFound(groupId);
-  return group;
-}
-
-function mayManageGroup(caller: Caller, group: Group): boolean {
-  const username = caller.user.username;
-  return (
-    group.owner === username ||
-    group.managers.includes(username) ||
-    caller.isDefaultAdmin ||
-    caller.hasPrivilege(UPDATE_GROUPS_PRIVILEGE)
-  );
-}
-
-/** The documented group object, with the caller's membership. */
-function groupView(group: Group, caller: Caller): Record<string, unknown> {
-  const username = caller.user.username;
-  const memberType =
-    group.owner === username ? 'owner' : group.managers.includes(username) ? 'admin' : group.members.includes(username) ? 'member' : 'none';
-  return {
-    id: group.id,
-    title: group.title,
-    isInvitationOnly: true,
-    owner: group.owner,
-    description: '',
-    snippet: '',
-    tags: [...group.tags],
-    phone: null,
-    sortField: 'title',
-    sortOrder: 'asc',
-    isViewOnly: false,
-    thumbnail: null,
-    created: 0,
-    modified: 0,
-    access: group.access,
-    capabilities: [],
-    isFav: false,
-    isReadOnly: false,
-    protected: false,
-    autoJoin: false,
-    notificationsEnabled: false,
-    provider: null,
-    providerGroupName: null,
-    userMembership: { username, memberType, applications: 0 },
-  };
-}
-
-const groupsNeedQuery = (): PortalApiError => new PortalApiError(400, "'q' parameter is required", undefined, []);
+import { groupsNeedQuery, mayManageGroup } from './rules.js';
+import { findGroup, groupView } from './store.js';
 
 export const groupRoutes: Route[] = [
   {
