@@ -122,7 +122,8 @@ export const invalidToken = (): PortalApiError => new PortalApiError(498, 'Inval
 export function authenticate(state: EmulatorState, token: string | undefined, referer: string | undefined, now: number): Caller {
   if (token === undefined || token === '') throw tokenRequired();
   const record = findBy(state.tokens, 'token', token);
-  if (!record) throw invalidToken();
+  // A refresh token only buys new tokens at oauth2/token; it is no access token.
+  if (!record || record.refreshOf !== undefined) throw invalidToken();
   if (record.expires !== undefined && record.expires <= now) throw invalidToken();
   if (record.referer !== undefined && record.referer !== referer) throw invalidToken();
   return callerForToken(state, record);
@@ -210,25 +211,58 @@ export class OAuthError extends PortalApiError {
   }
 }
 
+const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
+
+/** The answer of `oauth2/token`: user grants add username, ssl and (for a code) a refresh token. */
+export type OAuthAnswer = { access_token: string; expires_in: number } & Partial<{
+  username: string;
+  ssl: boolean;
+  refresh_token: string;
+  refresh_token_expires_in: number;
+}>;
+
 /**
- * `POST /oauth2/token` with the client-credentials grant: `{access_token, expires_in}` (seconds);
- * the token acts with the app's privileges.
+ * `POST /oauth2/token`. client_credentials: `{access_token, expires_in}` (seconds), a token acting
+ * with the app's privileges. authorization_code (a code the data file gives the client, usable
+ * once): a user token plus a refresh token. refresh_token: a new user token. As documented,
+ * username and ssl come with user tokens and refresh tokens only with the code grant.
  */
-export function oauthToken(
-  draft: EmulatorState,
-  params: Readonly<Record<string, string>>,
-  now: number,
-): { access_token: string; expires_in: number } {
+export function oauthToken(draft: EmulatorState, params: Readonly<Record<string, string>>, now: number): OAuthAnswer {
   const grantType = params['grant_type'] ?? '';
-  if (grantType !== 'client_credentials') {
-    throw new OAuthError('unsupported_grant_type', `Unsupported grant_type "${grantType}"; the emulator supports client_credentials.`);
-  }
-  const client = draft.oauthClients.find((candidate) => candidate.clientId === params['client_id']);
+  const client = findBy(draft.oauthClients, 'clientId', params['client_id'] ?? '');
   if (!client) throw new OAuthError('invalid_client', 'Invalid client_id');
-  if (client.clientSecret !== params['client_secret']) throw new OAuthError('invalid_client', 'Invalid client_secret');
   const minutes = positiveMinutes(params['expiration'], 120, (detail) => new OAuthError('invalid_request', detail));
-  const expiresInSeconds = Math.round(minutes * 60);
-  const token = newTokenValue();
-  draft.tokens.push({ token, username: client.username, clientId: client.clientId, expires: now + expiresInSeconds * 1000 });
-  return { access_token: token, expires_in: expiresInSeconds };
+  const expiresIn = Math.round(minutes * 60);
+  const issue = (username: string, appId?: string): string => {
+    const token = newTokenValue();
+    draft.tokens.push({ token, username, ...(appId !== undefined ? { clientId: appId } : {}), expires: now + expiresIn * 1000 });
+    return token;
+  };
+  switch (grantType) {
+    case 'client_credentials':
+      if (client.clientSecret !== params['client_secret']) throw new OAuthError('invalid_client', 'Invalid client_secret');
+      return { access_token: issue(client.username, client.clientId), expires_in: expiresIn };
+    case 'authorization_code': {
+      const index = client.authorizationCodes.findIndex((candidate) => candidate.code === params['code']);
+      const grant = client.authorizationCodes[index];
+      if (!grant) throw new OAuthError('invalid_grant', 'Invalid authorization code');
+      client.authorizationCodes.splice(index, 1);
+      const refresh = newTokenValue();
+      draft.tokens.push({ token: refresh, username: grant.username, refreshOf: client.clientId, expires: now + REFRESH_TOKEN_SECONDS * 1000 });
+      const answer = { access_token: issue(grant.username), expires_in: expiresIn, username: grant.username, ssl: false };
+      return { ...answer, refresh_token: refresh, refresh_token_expires_in: REFRESH_TOKEN_SECONDS };
+    }
+    case 'refresh_token': {
+      const record = findBy(draft.tokens, 'token', params['refresh_token'] ?? '');
+      if (!record || record.refreshOf !== client.clientId || (record.expires !== undefined && record.expires <= now)) {
+        throw new OAuthError('invalid_grant', 'Invalid refresh_token');
+      }
+      return { access_token: issue(record.username), expires_in: expiresIn, username: record.username, ssl: false };
+    }
+    default:
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `Unsupported grant_type "${grantType}"; the emulator supports client_credentials, authorization_code and refresh_token.`,
+      );
+  }
 }

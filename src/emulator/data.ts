@@ -240,12 +240,14 @@ function readTask(field: Field): Task {
 }
 
 function readToken(field: Field): Token {
-  const o = field.object(['token', 'username', 'expires', 'referer', 'clientId']);
+  const o = field.object(['token', 'username', 'expires', 'referer', 'clientId', 'refreshOf']);
   const expires = o.optional('expires')?.integer();
   const referer = o.optional('referer')?.string();
   const clientId = o.optional('clientId')?.string();
+  const refreshOf = o.optional('refreshOf')?.string();
   return {
     ...(clientId !== undefined ? { clientId } : {}),
+    ...(refreshOf !== undefined ? { refreshOf } : {}),
     token: o.required('token').string(),
     username: o.required('username').string(),
     ...(expires !== undefined ? { expires } : {}),
@@ -254,7 +256,7 @@ function readToken(field: Field): Token {
 }
 
 function readOAuthClient(field: Field): OAuthClient {
-  const o = field.object(['clientId', 'clientSecret', 'username', 'title', 'privileges']);
+  const o = field.object(['clientId', 'clientSecret', 'username', 'title', 'privileges', 'authorizationCodes']);
   const clientId = o.required('clientId').string();
   return {
     clientId,
@@ -262,6 +264,11 @@ function readOAuthClient(field: Field): OAuthClient {
     username: o.required('username').string(),
     title: o.optional('title')?.string() ?? clientId,
     privileges: o.optional('privileges')?.array((p) => p.string()) ?? [],
+    authorizationCodes:
+      o.optional('authorizationCodes')?.array((entry) => {
+        const e = entry.object(['code', 'username']);
+        return { code: e.required('code').string(), username: e.required('username').string() };
+      }) ?? [],
   };
 }
 

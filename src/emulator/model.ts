@@ -106,6 +106,8 @@ export interface Token {
   referer?: string;
   /** Set for app tokens (oauth2/token client credentials): the app whose privileges apply. */
   clientId?: string;
+  /** Set for refresh tokens (authorization_code grant): the app they were issued to. Never an access token. */
+  refreshOf?: string;
 }
 
 /**
@@ -119,6 +121,8 @@ export interface OAuthClient {
   username: string;
   title: string;
   privileges: string[];
+  /** Codes for the authorization_code grant (as if the user had signed in); each works once. */
+  authorizationCodes: { code: string; username: string }[];
 }
 
 export interface Group {

@@ -115,7 +115,16 @@ const state = {
     { username: 'member1', fullName: 'Member One', role: 'org_user', tags: ['example'] },
   ],
   tokens: [{ token: 'admin-token', username: 'admin1' }],
-  oauthClients: [{ clientId: 'exampleappid0001', clientSecret: 'app-secret', username: 'admin1', title: 'Example app', privileges: ['portal:user:viewOrgItems'] }],
+  oauthClients: [
+    {
+      clientId: 'exampleappid0001',
+      clientSecret: 'app-secret',
+      username: 'admin1',
+      title: 'Example app',
+      privileges: ['portal:user:viewOrgItems'],
+      authorizationCodes: [{ code: 'signed-in-code', username: 'member1' }],
+    },
+  ],
   groups: [{ id: 'c0ffee03000000000000000000000001', title: 'Example group', owner: 'admin1', members: ['member1'], tags: ['example'], categorySchema: [{ title: 'Region', categories: [{ title: 'North', categories: [{ title: 'Coast', categories: [{ title: 'Bay' }] }] }] }] }],
   items: [
     { id: 'c0ffee07000000000000000000000001', title: 'Example item', owner: 'member1', access: 'org', contentStatus: 'org_authoritative', tags: ['example'], categories: ['/Categories/Basemaps'] },
@@ -265,6 +274,26 @@ describe('tokens and errors', () => {
     const answer = await postJson('/generateToken', { username: 'admin1', password: 'admin-password', client: 'requestip', expiration: '60' }, {});
     expectSameStructure(answer, sample('auth-generateToken.json').documented);
     expect(answer['expires']).toBeGreaterThan(1e12); // epoch milliseconds
+  });
+
+  it('auth-oauth2-token.json: the authorization_code answer has the documented structure (expires_in in seconds)', async () => {
+    const documented = sample('auth-oauth2-token.json').documented;
+    const answer = await postJson('/oauth2/token', { grant_type: 'authorization_code', client_id: 'exampleappid0001', code: 'signed-in-code', redirect_uri: 'urn:ietf:wg:oauth:2.0:oob' }, {});
+    expectSameStructure(answer, documented);
+    expect(answer).toMatchObject({ username: 'member1', expires_in: 7200 });
+    // The code works once; the refresh token is no access token but buys a new one.
+    expect(await postJson('/oauth2/token', { grant_type: 'authorization_code', client_id: 'exampleappid0001', code: 'signed-in-code' }, {})).toMatchObject({ error: { error: 'invalid_grant' } });
+    expect(await get('/portals/self/roles', { 'X-Esri-Authorization': `Bearer ${String(answer['refresh_token'])}` })).toMatchObject({ error: { code: 498 } });
+    const refreshed = await postJson('/oauth2/token', { grant_type: 'refresh_token', client_id: 'exampleappid0001', refresh_token: String(answer['refresh_token']) }, {});
+    const { refresh_token: _refresh, refresh_token_expires_in: _refreshExpires, ...userTokenAnswer } = documented;
+    expectSameStructure(refreshed, userTokenAnswer);
+    expect(await get('/portals/self', { 'X-Esri-Authorization': `Bearer ${String(refreshed['access_token'])}` })).toMatchObject({ user: { username: 'member1' } });
+    // The request log never shows the code or the refresh token.
+    const log = await (await fetch(`${emulator.controlUrl}/requests`)).text();
+    expect(log).toContain('/oauth2/token');
+    expect(log).toContain('"code":"***"');
+    expect(log).not.toContain('signed-in-code');
+    expect(log).not.toContain(String(answer['refresh_token']));
   });
 
   it('auth-oauth2-token.json: a client-credentials answer is {access_token, expires_in} (seconds)', async () => {
