@@ -173,6 +173,8 @@ const listTargets = new WeakMap<object, CopyOnWriteList>();
 class CopyOnWriteList {
   readonly proxy: unknown[];
   private readonly touched = new Map<number, unknown>();
+  /** Elements pushed onto the end: committed by appending, so the list's indexes stay valid. */
+  private readonly appended: unknown[] = [];
   private materialised: unknown[] | undefined;
 
   constructor(
@@ -182,25 +184,35 @@ class CopyOnWriteList {
     this.proxy = new Proxy(original, {
       get: (target, key, receiver) => {
         if (this.materialised) return Reflect.get(this.materialised, key);
+        if (key === 'length') return this.length;
         const index = arrayIndex(key);
-        if (index === undefined) {
-          const member: unknown = Reflect.get(target, key, receiver);
-          // Array methods run on the proxy (`this`), so their element reads come back through here.
-          return member;
-        }
-        return this.element(index);
+        // Array methods run on the proxy (`this`), so their element reads come back through here.
+        return index === undefined ? (Reflect.get(target, key, receiver) as unknown) : this.element(index);
       },
       set: (_target, key, next) => {
-        const list = this.materialise();
-        return Reflect.set(list, key, next);
+        if (!this.materialised) {
+          if (arrayIndex(key) === this.length) {
+            this.appended.push(next);
+            return true;
+          }
+          if (key === 'length' && next === this.length) return true;
+        }
+        return Reflect.set(this.materialise(), key, next);
       },
       deleteProperty: (_target, key) => Reflect.deleteProperty(this.materialise(), key),
-      has: (target, key) => Reflect.has(this.materialised ?? target, key),
-      ownKeys: (target) => Reflect.ownKeys(this.materialised ?? target),
+      has: (target, key) => {
+        if (this.materialised) return Reflect.has(this.materialised, key);
+        const index = arrayIndex(key);
+        return index !== undefined ? index < this.length : Reflect.has(target, key);
+      },
+      ownKeys: () => Reflect.ownKeys(this.materialise()),
       getOwnPropertyDescriptor: (target, key) => {
         const index = arrayIndex(key);
-        if (this.materialised || index === undefined) return Reflect.getOwnPropertyDescriptor(this.materialised ?? target, key);
-        if (index >= target.length) return undefined;
+        if (this.materialised || index === undefined) {
+          if (key === 'length' && !this.materialised) return { value: this.length, writable: true, enumerable: false, configurable: false };
+          return Reflect.getOwnPropertyDescriptor(this.materialised ?? target, key);
+        }
+        if (index >= this.length) return undefined;
         return { value: this.element(index), writable: true, enumerable: true, configurable: true };
       },
     });
@@ -211,8 +223,17 @@ class CopyOnWriteList {
     return this.materialised !== undefined;
   }
 
+  /** Elements pushed in this draft (not in the committed list's indexes yet). */
+  get appendedElements(): readonly unknown[] {
+    return this.appended;
+  }
+
+  private get length(): number {
+    return this.original.length + this.appended.length;
+  }
+
   private element(index: number): unknown {
-    if (index >= this.original.length) return undefined;
+    if (index >= this.original.length) return this.appended[index - this.original.length];
     if (!this.touched.has(index)) {
       this.work.elementCopies += 1;
       this.touched.set(index, copyState(this.original[index]));
@@ -222,21 +243,25 @@ class CopyOnWriteList {
 
   private materialise(): unknown[] {
     if (!this.materialised) {
-      this.materialised = this.original.map((_, index) => this.element(index));
+      this.materialised = [...this.original.map((_, index) => this.element(index)), ...this.appended];
     }
     return this.materialised;
   }
 
-  /** The committed list: the original with touched elements written back, or the new list. */
+  /** The committed list: the original with touched elements written back and appends added, or the new list. */
   commit(): unknown[] {
     if (this.materialised) return this.materialised;
-    if (this.touched.size === 0) return this.original;
     let keysChanged = false;
     for (const [index, element] of this.touched) {
       if (!sameIndexedKeys(this.original[index], element)) keysChanged = true;
       this.original[index] = element;
     }
     if (keysChanged) dropIndexes(this.original);
+    if (this.appended.length > 0) {
+      const from = this.original.length;
+      this.original.push(...this.appended);
+      extendIndexes(this.original, from);
+    }
     return this.original;
   }
 }
@@ -259,6 +284,23 @@ const indexCache = new WeakMap<readonly unknown[], Map<string, unknown>>();
 
 function dropIndexes(list: readonly unknown[]): void {
   indexCache.delete(list);
+}
+
+/** After appends from position `from`: lookup indexes (`by:<key>`) take the new elements; other indexes are rebuilt when next used. */
+function extendIndexes(list: readonly unknown[], from: number): void {
+  const cache = indexCache.get(list);
+  if (!cache) return;
+  for (const [name, index] of cache) {
+    if (!name.startsWith('by:') || !(index instanceof Map)) {
+      cache.delete(name);
+      continue;
+    }
+    const key = name.slice(3);
+    for (let position = from; position < list.length; position += 1) {
+      const id = (list[position] as Record<string, unknown>)[key];
+      if (typeof id === 'string' && !index.has(id)) index.set(id, position);
+    }
+  }
 }
 
 /**
@@ -290,7 +332,10 @@ export function findBy<T>(list: readonly T[], key: keyof T & string, value: stri
     return positions;
   });
   const position = index.get(value);
-  if (position === undefined) return undefined;
+  if (position === undefined) {
+    const pushed = listTargets.get(list)?.appendedElements ?? [];
+    return pushed.find((candidate) => (candidate as Record<string, unknown>)[key] === value) as T | undefined;
+  }
   const element = list[position];
   // A materialised draft list may have moved elements: confirm, and fall back to a scan.
   if (element !== undefined && (element as Record<string, unknown>)[key] === value) return element;

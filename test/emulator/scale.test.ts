@@ -13,9 +13,10 @@ function organization(items: number): Record<string, unknown> {
     organization: { id: ORG },
     users: [
       { username: 'admin', role: 'org_admin', password: 'admin-password' },
+      { username: 'signer', password: 'signer-password' },
       ...Array.from({ length: items / 10 }, (_, index) => ({ username: `user${index}`, tasks: [{ id: `t${index}` }] })),
     ],
-    tokens: [{ token: 'admin-token', username: 'admin' }],
+    tokens: [{ token: 'admin-token', username: 'admin' }, ...Array.from({ length: items / 10 }, (_, index) => ({ token: `token${index}`, username: `user${index}` }))],
     groups: Array.from({ length: items / 10 }, (_, index) => ({ id: `g${index}`, owner: `user${index}` })),
     items: Array.from({ length: items }, (_, index) => ({ id: `item${index}`, owner: `user${index % (items / 10)}`, access: index % 3 === 0 ? 'private' : 'org' })),
   };
@@ -54,6 +55,8 @@ describe('indexed store', () => {
       ['/community/groups/g3'],
       [`/search?q=orgid:${ORG}&num=100&start=101`],
       [`/community/groups?q=orgid:${ORG}&num=10`],
+      // A new token is appended, not a copy of every token.
+      ['/generateToken', { username: 'signer', password: 'signer-password' }],
     ];
     const small = await started(200);
     const large = await started(20_000);
@@ -77,6 +80,16 @@ describe('indexed store', () => {
     }
     expect(pages).toBe(50);
     expect(emulator.store.work.elementCopies - before).toBe(5_000);
+  });
+
+  it('finds a token issued after the index was built', async () => {
+    const emulator = await started(2_000);
+    await workOf(emulator, '/content/items/item1');
+    const issued = await fetch(`${emulator.url}/generateToken`, { method: 'POST', body: new URLSearchParams({ f: 'json', username: 'signer', password: 'signer-password' }) });
+    const { token } = (await issued.json()) as { token: string };
+    const self = await fetch(`${emulator.url}/portals/self?f=json`, { headers: { 'x-esri-authorization': `Bearer ${token}` } });
+    expect(await self.json()).toMatchObject({ user: { username: 'signer' } });
+    expect(emulator.state().tokens.at(-1)).toMatchObject({ token, username: 'signer' });
   });
 
   it('keeps writes visible to later indexed reads', async () => {
