@@ -21,6 +21,7 @@ export const TIMESTAMP_THRESHOLD = 1e11;
 
 export const ACCESS_MODES: readonly AccessMode[] = ['send', 'receive', 'sendAndReceive'];
 
+/** Gate, default administrator, the collaboration; and the host check when `hostOnly`. */
 export function collaborationFor(request: RouteRequest, operation: string, hostOnly: boolean): Collaboration {
   const { state, caller, pathParams } = request;
   requireVersion(state.organization, operation, COLLABORATION_OPERATIONS_SINCE);

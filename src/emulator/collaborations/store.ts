@@ -23,7 +23,6 @@ export function findWorkspace(collaboration: Collaboration, workspaceId: string)
   return workspace;
 }
 
-/** Gate, default administrator, the collaboration; and the host check when `hostOnly`. */
 export const collaborationView = (collaboration: Collaboration): Record<string, unknown> => ({
   id: collaboration.id,
   name: collaboration.name,

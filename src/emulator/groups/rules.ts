@@ -15,5 +15,4 @@ export function mayManageGroup(caller: Caller, group: Group): boolean {
   );
 }
 
-/** The documented group object, with the caller's membership. */
 export const groupsNeedQuery = (): PortalApiError => new PortalApiError(400, "'q' parameter is required", undefined, []);

@@ -14,6 +14,7 @@ export function findGroup(state: EmulatorState, groupId: string): Group {
   return group;
 }
 
+/** The documented group object, with the caller's membership. */
 export function groupView(group: Group, caller: Caller): Record<string, unknown> {
   const username = caller.user.username;
   const memberType =
