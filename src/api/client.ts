@@ -11,7 +11,7 @@ import { encodeForm, type Params } from './encoding.js';
 import { ApiError, ApiNetworkError, CredentialsError, isMissingPrivilege, isTokenError, type ApiErrorFields, type NetworkFailure } from './errors.js';
 import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
-import { RetryPolicy, isTransient } from './retry.js';
+import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
 import { Transport, classifyNetworkFailure, describeCause, nameDoesNotResolve, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
@@ -56,6 +56,8 @@ export interface ApiClientOptions {
   /** Page size for lists (the portal allows at most 100). Default 100. */
   pageSize?: number;
   onRequest?: (event: RequestEvent) => void;
+  /** Told before each wait for a retry (Retry-After or backoff). */
+  onRetryWait?: (wait: RetryWait) => void;
   /** For tests: how to wait between retries, and the jitter source. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -99,6 +101,7 @@ class HttpApiClient implements ApiClient {
   private readonly referer: string;
   private readonly pageSize: number;
   private readonly onRequest: ((event: RequestEvent) => void) | undefined;
+  private readonly onRetryWait: ((wait: RetryWait) => void) | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
   /** Strings that must never appear in an error: credentials and every token seen. */
   private readonly secrets = new Secrets();
@@ -117,6 +120,7 @@ class HttpApiClient implements ApiClient {
     });
     this.pageSize = Math.min(100, Math.max(1, options.pageSize ?? 100));
     this.onRequest = options.onRequest;
+    this.onRetryWait = options.onRetryWait;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.tokens = new TokenProvider(options.credentials, (path, form) => this.tokenEndpoint(path, form), {
       referer: this.referer,
@@ -192,7 +196,7 @@ class HttpApiClient implements ApiClient {
         this.emit({ method: spec.method, path: spec.path, attempt, failure, ms: performance.now() - startedAt });
         if (this.retry.mayRetryNetworkFailure(failure, spec.idempotent, nameDoesNotResolve(cause), retries)) {
           retries += 1;
-          await this.sleep(this.retry.delay(retries));
+          await this.waitToRetry(spec, retries, this.retry.delay(retries), false);
           continue;
         }
         throw this.networkError(spec, failure, cause);
@@ -220,7 +224,7 @@ class HttpApiClient implements ApiClient {
       const transient = isTransient(error);
       if (transient && spec.idempotent && retries < this.retry.maxRetries) {
         retries += 1;
-        await this.sleep(this.retry.delay(retries, error.retryAfterMs));
+        await this.waitToRetry(spec, retries, this.retry.delay(retries, error.retryAfterMs), error.retryAfterMs !== undefined);
         continue;
       }
       if (transient && !spec.idempotent) {
@@ -288,6 +292,15 @@ class HttpApiClient implements ApiClient {
         ? 'The outcome is unknown: the portal may or may not have performed this request. It is not repeated automatically because it is not idempotent; check the portal before running apply again.'
         : undefined,
     });
+  }
+
+  private async waitToRetry(spec: CallSpec, retry: number, ms: number, retryAfter: boolean): Promise<void> {
+    try {
+      this.onRetryWait?.({ method: spec.method, path: spec.path, ms, retryAfter, retry });
+    } catch {
+      // An observer must not break a request.
+    }
+    await this.sleep(ms);
   }
 
   private emit(event: RequestEvent): void {

@@ -18,3 +18,4 @@ export {
 export type { ApiErrorFields, NetworkFailure } from './errors.js';
 export { createLiveReader } from './reader.js';
 export { isLoopbackHost, normalizeBaseUrl } from './url.js';
+export { describeRetryWait, type RetryWait } from './retry.js';

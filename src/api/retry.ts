@@ -41,3 +41,21 @@ export class RetryPolicy {
 export function isTransient(error: ApiError): boolean {
   return error.messageCode !== 'GWM_0003' && (RETRYABLE_CODES.has(error.httpStatus ?? 0) || RETRYABLE_CODES.has(error.code ?? 0));
 }
+
+/** A wait before a retry, told to whoever shows progress (the CLI, on a terminal or with --verbose). */
+export interface RetryWait {
+  method: string;
+  path: string;
+  /** How long the wait lasts, in milliseconds. */
+  ms: number;
+  /** True when the portal asked for it (Retry-After), false for the client's own backoff. */
+  retryAfter: boolean;
+  /** The retry it leads to (1-based). */
+  retry: number;
+}
+
+/** "Waiting 30s before retrying POST /x, as the portal asked (Retry-After)". */
+export function describeRetryWait(wait: RetryWait): string {
+  const seconds = wait.ms >= 1000 ? `${Math.round(wait.ms / 100) / 10}s` : `${wait.ms}ms`;
+  return `Waiting ${seconds} before retrying ${wait.method} ${wait.path}${wait.retryAfter ? ', as the portal asked (Retry-After)' : ` (retry ${wait.retry})`}.`;
+}

@@ -1,4 +1,7 @@
 /** The process edges a command may touch, passed in so commands can run inside tests. */
+import { InterruptHandling } from './interrupts.js';
+import type { StateStore } from '../state/index.js';
+
 export interface CommandIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
@@ -10,16 +13,22 @@ export interface CommandIO {
   /** Ask a yes/no question on the TTY; absent when there is no TTY. */
   confirm?: (question: string) => Promise<boolean>;
   /**
-   * Ctrl-C during a long command: the first calls `stop` (finish what is in flight, then
+   * While writing to the portal: the first Ctrl-C calls `stop` (finish what is in flight, then
    * stop); a second one ends the process at once. Returns the function that removes the hook.
    */
   onInterrupt?: (stop: () => void) => () => void;
+  /** What an interrupt now would leave behind, e.g. "nothing was changed" (outside onInterrupt). */
+  interruptNote?: (note: string) => void;
+  /** The store with its locks released by an interrupt that ends the process. */
+  guardLocks?: (store: StateStore) => StateStore;
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {
   // Loaded only when a question is asked: every command pays for what it imports at start-up.
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // The terminal is in raw mode while asking: Ctrl-C reaches readline, not the process.
+  rl.on('SIGINT', () => void process.emit('SIGINT'));
   try {
     return (await rl.question(`${question} Only 'yes' is accepted: `)).trim() === 'yes';
   } finally {
@@ -27,37 +36,41 @@ async function askOnTerminal(question: string): Promise<boolean> {
   }
 }
 
-function interruptHook(stop: () => void): () => void {
-  let interrupts = 0;
-  const handler = (): void => {
-    interrupts += 1;
-    if (interrupts === 1) {
-      process.stderr.write('\nInterrupted: finishing the operations in flight and recording them. Press Ctrl-C again to stop at once.\n');
-      stop();
-    } else {
-      process.stderr.write('\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n');
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+/**
+ * A stream whose reader went away (`portalctl plan | head`) is closed quietly: later output is
+ * dropped, the command goes on to its normal end (an apply still records what it applied).
+ */
+function quietWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  stream.on('error', () => {
+    open = false;
+  });
+  return (text) => {
+    if (open && !stream.destroyed) stream.write(text);
   };
 }
 
-export function processIO(options: { color?: boolean } = {}): CommandIO {
+export function processIO(options: { color?: boolean; interrupts?: boolean } = {}): CommandIO {
   const isTTY = Boolean(process.stdout.isTTY);
   const interactive = isTTY && Boolean(process.stdin.isTTY);
-  return {
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+  const stdout = quietWriter(process.stdout);
+  const stderr = quietWriter(process.stderr);
+  const io: CommandIO = {
+    stdout,
+    stderr,
     env: process.env,
     cwd: process.cwd(),
     color: isTTY && options.color !== false && !process.env['NO_COLOR'],
     isTTY: interactive,
     ...(interactive ? { confirm: askOnTerminal } : {}),
-    onInterrupt: interruptHook,
+  };
+  if (options.interrupts === false) return io;
+  const interrupts = new InterruptHandling(stderr);
+  interrupts.install();
+  return {
+    ...io,
+    onInterrupt: (stop) => interrupts.gracefully(stop),
+    interruptNote: (note) => interrupts.setNote(note),
+    guardLocks: (store) => interrupts.trackLocks(store),
   };
 }

@@ -12,9 +12,10 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 
 type Runner = (io: CommandIO) => Promise<number>;
 
-async function run(program: Command, runner: Runner): Promise<void> {
+async function run(program: Command, runner: Runner, { interrupts = true }: { interrupts?: boolean } = {}): Promise<void> {
   const globals = program.opts<{ verbose?: boolean; color?: boolean }>();
-  const io = processIO({ color: globals.color });
+  // Every command but the emulator (which stops itself on SIGINT) says what an interrupt left behind.
+  const io = processIO({ color: globals.color, interrupts });
   try {
     process.exitCode = await runner(io);
   } catch (error) {
@@ -138,7 +139,7 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .option('--host <address>', 'address to bind to', '127.0.0.1')
     .option('--data <file>', 'organization data file (YAML or JSON)')
     .action((opts: { port: string; host: string; data?: string }) =>
-      run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io)),
+      run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false }),
     );
 
   program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh') => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io)));

@@ -11,3 +11,6 @@ export class PortalctlError extends Error {
 
 /** Wrong command-line usage (bad flag value, conflicting options). */
 export class UsageError extends PortalctlError {}
+
+/** The user interrupted the command (Ctrl-C, SIGTERM): exit code 130 (README "Exit codes"). */
+export class InterruptedError extends PortalctlError {}

@@ -4,7 +4,7 @@
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
  */
 import type { ApiClient } from '../api/index.js';
-import { PortalctlError } from '../core/errors.js';
+import { InterruptedError, PortalctlError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
 import { newState, StateWriter, withStateLock, type StateDocument, type StateStore } from '../state/index.js';
 import type { LoadedConfig } from './config/index.js';
@@ -21,7 +21,10 @@ export class ApplyCancelledError extends PortalctlError {}
 export type { SaveInvitation };
 
 /** How to execute: everything but where requests go and where successes are recorded. */
-export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'>;
+export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'> & {
+  /** Told when writing to the portal starts, and when it ended and the result is being checked. */
+  onPhase?: (phase: 'writing' | 'checking', result?: ExecuteResult) => void;
+};
 
 export interface ApplyRequest extends ExecutionOptions {
   config: LoadedConfig;
@@ -84,6 +87,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const { prepared, client, store, url } = request;
   const byAddress = new Map(prepared.objects.map((obj) => [obj.address, obj]));
   const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }));
+  request.onPhase?.('writing');
   const result = await executePlan(prepared.plan.operations, {
     ...request,
     client,
@@ -91,6 +95,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     idsOf: (address) => byAddress.get(address)?.ids,
   });
   await writer.idle();
+  request.onPhase?.('checking', result);
 
   // The same targets: operations left out on purpose are not a failure to converge.
   const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets });
@@ -112,7 +117,7 @@ function withObserved(state: StateDocument, after: PreparedPlan): StateDocument 
 
 /** The error an apply ends with, or undefined when it applied everything and converged. */
 export function applyFailure({ result, after }: ApplyResult): PortalctlError | undefined {
-  if (result.interrupted) return new ApplyFailedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
+  if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
     return new ApplyFailedError(`${result.failed.length} operation(s) failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
   }

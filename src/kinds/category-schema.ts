@@ -6,6 +6,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckContext, ConfigContribution, DesiredObject, JsonSchema } from './contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { deepEqual } from '../core/json.js';
+import { withArticle } from '../core/words.js';
 import { characterCount, isObject, problem } from './support.js';
 
 export const maxTrees = 5;
@@ -124,7 +125,7 @@ export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limit
         diagnostics.push(
           problem(ctx, obj, path, {
             code: 'category-schema/too-many-categories',
-            message: `A ${limits.owner} holds at most ${maxCategories} categories and subcategories; this is number ${categories}.`,
+            message: `${withArticle(limits.owner, { capital: true })} holds at most ${maxCategories} categories and subcategories; this is number ${categories}.`,
             value: node['title'],
             expected: `at most ${maxCategories} categories`,
           }),
@@ -168,7 +169,7 @@ function checkNodeText(
       diagnostics.push(
         problem(ctx, obj, [...path, 'title'], {
           code: 'category-schema/title-too-long',
-          message: `A ${limits.owner} category title has ${wording} 100 characters; this one has ${length}.`,
+          message: `${withArticle(limits.owner, { capital: true })} category title has ${wording} 100 characters; this one has ${length}.`,
           value: title,
           expected: `at most ${titleLimit(limits)} characters`,
         }),
@@ -202,7 +203,7 @@ function checkNodeText(
       diagnostics.push(
         problem(ctx, obj, [...path, 'description'], {
           code: 'category-schema/description-too-long',
-          message: `A ${limits.owner} category description has ${wording} 300 characters; this one has ${length}.`,
+          message: `${withArticle(limits.owner, { capital: true })} category description has ${wording} 300 characters; this one has ${length}.`,
           value: description,
           expected: `at most ${descriptionLimit(limits)} characters`,
         }),

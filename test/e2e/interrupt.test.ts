@@ -84,12 +84,12 @@ describe('interrupted applies', () => {
     await expectConvergedWithoutDuplicates();
   });
 
-  it('SIGINT mid-apply: in-flight operations finish and are recorded, exit 1, then apply converges', async () => {
+  it('SIGINT mid-apply: in-flight operations finish and are recorded, exit 130, then apply converges', async () => {
     const first = portal.start(['apply', config, '--auto-approve', '--parallelism', '2']);
     await waitFor(async () => (await writeCount()) >= 12, 'some writes');
     first.child.kill('SIGINT');
     const interrupted = await first.done;
-    expect(interrupted.code).toBe(1);
+    expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/interrupted/i);
     expect(interrupted.stdout).toMatch(/Apply finished: \d+ applied, 0 failed, \d+ skipped/);
     expect(await portal.store.currentLock()).toBeUndefined();

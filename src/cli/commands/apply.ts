@@ -8,8 +8,10 @@ import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { UsageError } from '../../core/errors.js';
-import { saveInvitationFile } from '../invites.js';
+import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
+import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { assertTargetsMatch } from '../targets.js';
 import { parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
 
 export { ApplyCancelledError } from '../../engine/apply.js';
@@ -28,15 +30,21 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   if (options.plan && options.target?.length) throw new UsageError('--target cannot be combined with --plan: the saved plan already fixes its targets.');
   const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
-  const saved = options.plan ? parsePlanFile(await readFile(resolve(io.cwd, options.plan), 'utf8'), options.plan) : undefined;
+  const planFile = options.plan;
+  const saved = planFile
+    ? parsePlanFile(await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8')), planFile)
+    : undefined;
   const text = options.format !== 'json';
   const invitesDir = resolve(io.cwd, options.invitesDir);
 
   // A saved plan is applied with the config it was made from, unless paths are given.
   const applied = await withSession(paths.length || !saved ? paths : saved.sources, options, io, async ({ config, url, store, client }) => {
     if (!client) throw new Error('apply always reads the portal');
+    assertTargetsMatch(options.target ?? [], config);
     // Shown before any change: the warnings and, on text output, the plan; asked unless approved beforehand.
     const confirm = async ({ plan, warnings }: PreparedPlan): Promise<boolean> => {
+      // Before any write: an invitation's file must have a safe place to go.
+      if (plan.operations.some((op) => op.request.response === 'file')) await assertPrivateInvitesDir(invitesDir);
       printWarnings(warnings, io);
       if (text) io.stdout(renderPlanText(redactPlan(plan, config.redact), { color: io.color }));
       if (!saved && !options.autoApprove) {
@@ -47,7 +55,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
       return true;
     };
     let stop = false;
-    const removeHook = io.onInterrupt?.(() => (stop = true));
+    let removeHook: (() => void) | undefined;
     try {
       return await applyConfig({
         config,
@@ -62,6 +70,15 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         confirm,
         saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
         stopRequested: () => stop,
+        onPhase: (phase, result) => {
+          if (phase === 'writing') {
+            removeHook = io.onInterrupt?.(() => (stop = true));
+            return;
+          }
+          removeHook?.();
+          removeHook = undefined;
+          io.interruptNote?.(`${result?.applied.length ?? 0} operation(s) were applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+        },
         onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
       });
     } finally {

@@ -1,5 +1,5 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
-import { createApiClient, credentialsFromEnv, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
+import { createApiClient, credentialsFromEnv, describeRetryWait, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
 import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/pipeline.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
@@ -35,7 +35,7 @@ export function portalUrl(config: LoadedConfig | undefined, options: SharedOptio
 
 /** `--state` (file or postgres:// URL; else PORTALCTL_STATE, else the default file) and `--state-name`. */
 export function stateStore(options: SharedOptions, io: CommandIO): StateStore {
-  return openStateStore(options.state, {
+  const store = openStateStore(options.state, {
     name: options.stateName ?? 'default',
     cwd: io.cwd,
     env: io.env,
@@ -45,6 +45,8 @@ export function stateStore(options: SharedOptions, io: CommandIO): StateStore {
       if (kind === 'takeover' || io.isTTY || options.verbose) io.stderr(`${message}\n`);
     },
   });
+  // An interrupt that ends the command releases the locks it holds.
+  return io.guardLocks ? io.guardLocks(store) : store;
 }
 
 /** This run's command line as the state's history and lock record show it, never with a password. */
@@ -57,6 +59,10 @@ export function connect(url: string, options: SharedOptions, io: CommandIO): Api
     url,
     credentials: credentialsFromEnv(io.env),
     ...(options.insecure ? { insecure: true } : {}),
+    // A wait the portal asked for (Retry-After) is said while it lasts; backoff waits only with --verbose.
+    ...(io.isTTY || options.verbose
+      ? { onRetryWait: (wait) => (wait.retryAfter || options.verbose) && io.stderr(`${describeRetryWait(wait)}\n`) }
+      : {}),
     ...(options.verbose
       ? {
           onRequest: (event) =>

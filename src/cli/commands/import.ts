@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
+import { fileErrorReason } from '../files.js';
 import { resolve } from 'node:path';
 import { importPortal } from '../../engine/import.js';
-import { PortalctlError } from '../../core/errors.js';
+import { PortalctlError, UsageError } from '../../core/errors.js';
 import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
 import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
@@ -32,7 +33,7 @@ export async function importCommand(options: ImportOptions, io: CommandIO): Prom
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new OutputExistsError(`${options.out} already exists; nothing was written. Pass --force to overwrite it.`);
     }
-    throw error;
+    throw new UsageError(`Could not write the config to ${options.out}: ${fileErrorReason(error)}.`, { cause: error });
   }
   const skipped = result.skipped.length > 0 ? `; skipped (not readable with this token): ${result.skipped.map((entry) => entry.kind).join(', ')}` : '';
   io.stderr(`Imported ${result.objects} object(s) from ${url} to ${options.out}${skipped}.\n`);

@@ -5,7 +5,9 @@ import { planSession } from '../../engine/pipeline.js';
 import { renderPlan } from '../../engine/render/plan.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { UsageError } from '../../core/errors.js';
+import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { assertTargetsMatch } from '../targets.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
 export interface PlanOptions extends SharedOptions {
@@ -24,11 +26,22 @@ export function parseRefresh(value: string): boolean {
 
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
   const refresh = parseRefresh(options.refresh);
-  const { plan, config, warnings } = await withSession(paths, options, io, (session) => planSession(session, options.target ?? []), { refresh });
+  const targets = options.target ?? [];
+  const { plan, config, warnings } = await withSession(
+    paths,
+    options,
+    io,
+    (session) => {
+      assertTargetsMatch(targets, session.config);
+      return planSession(session, targets);
+    },
+    { refresh },
+  );
   printWarnings(warnings, io);
 
   if (options.out) {
-    await writeFile(resolve(io.cwd, options.out), serializePlan(plan, config.redact), { mode: 0o600 });
+    const out = options.out;
+    await withFile('Could not write the plan to', out, () => writeFile(resolve(io.cwd, out), serializePlan(plan, config.redact), { mode: 0o600 }));
     io.stderr(`Saved the plan to ${options.out}; apply it with: portalctl apply --plan ${options.out}\n`);
   }
   io.stdout(renderPlan(redactPlan(plan, config.redact), options.format, { color: io.color, ...(options.out ? { savedTo: options.out } : {}) }));

@@ -3,6 +3,7 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonSchema } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
+import { withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
 import type { KindSet } from '../registry.js';
@@ -53,9 +54,7 @@ function allowedProperties(schema: JsonSchema, schemaPath: string): string[] {
   return typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [];
 }
 
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
+const article = (type: string): string => withArticle(type);
 
 function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');

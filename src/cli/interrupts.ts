@@ -1,0 +1,127 @@
+/**
+ * Ctrl-C and SIGTERM, at any phase of a command (README "Exit codes": an interrupt exits 130).
+ *
+ * While a command is writing to the portal it registers a graceful stop: the first interrupt
+ * lets the operations in flight finish and be recorded, and starts no new one. At any other
+ * time (reading the portal, waiting for a lock, checking the result) there is nothing to finish:
+ * the interrupt says what was left behind, releases the state locks this process holds, and
+ * ends the process. A second interrupt always ends it at once (still releasing the locks).
+ */
+import type { StateLock, StateStore } from '../state/index.js';
+
+/** How long releasing the locks may take before the process ends anyway (a database that stopped answering). */
+const RELEASE_LIMIT_MS = 5_000;
+
+export const INTERRUPTED_EXIT_CODE = 130;
+
+interface HeldLock {
+  store: StateStore;
+  lock: StateLock;
+}
+
+export class InterruptHandling {
+  private interrupts = 0;
+  private graceful: (() => void) | undefined;
+  private note = 'nothing was changed';
+  private readonly held = new Set<HeldLock>();
+  private installed = false;
+
+  constructor(
+    private readonly stderr: (text: string) => void,
+    private readonly exit: (code: number) => never = (code) => process.exit(code),
+  ) {}
+
+  /** Starts listening for SIGINT and SIGTERM; `remove` stops. */
+  install(): () => void {
+    if (this.installed) return () => undefined;
+    this.installed = true;
+    const handler = (): void => void this.interrupted();
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      this.installed = false;
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  }
+
+  /** What an interrupt now would leave behind, completing "Interrupted: ..." (default: nothing was changed). */
+  setNote(note: string): void {
+    this.note = note;
+  }
+
+  /** While registered, the first interrupt calls `stop` instead of ending the process. */
+  gracefully(stop: () => void): () => void {
+    this.graceful = stop;
+    return () => {
+      if (this.graceful === stop) this.graceful = undefined;
+    };
+  }
+
+  /** The store with its locks remembered, so that an interrupt can release them. */
+  trackLocks(store: StateStore): StateStore {
+    const held = this.held;
+    return {
+      describe: () => store.describe(),
+      read: () => store.read(),
+      write: (state) => store.write(state),
+      importState: (state) => store.importState(state),
+      history: () => store.history(),
+      readSerial: (serial) => store.readSerial(serial),
+      lock: async (request) => {
+        const lock = await store.lock(request);
+        held.add({ store, lock });
+        return lock;
+      },
+      unlock: async (lock) => {
+        for (const entry of held) if (entry.lock === lock) held.delete(entry);
+        await store.unlock(lock);
+      },
+      forceUnlock: (lockId) => store.forceUnlock(lockId),
+      currentLock: () => store.currentLock(),
+      lockStatus: () => store.lockStatus(),
+      close: () => store.close(),
+    };
+  }
+
+  private async interrupted(): Promise<void> {
+    this.interrupts += 1;
+    if (this.interrupts === 1 && this.graceful) {
+      this.stderr('\nInterrupted: finishing the operations in flight and recording them. Press Ctrl-C again to stop at once.\n');
+      this.graceful();
+      return;
+    }
+    if (this.interrupts > 1 && this.wasGraceful()) {
+      this.stderr('\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n');
+    } else if (this.interrupts > 1) {
+      this.exit(INTERRUPTED_EXIT_CODE);
+    } else {
+      this.stderr(`\nInterrupted: ${this.note}.\n`);
+    }
+    await this.releaseLocks();
+    this.exit(INTERRUPTED_EXIT_CODE);
+  }
+
+  private gracefulSeen = false;
+
+  private wasGraceful(): boolean {
+    this.gracefulSeen ||= this.graceful !== undefined;
+    return this.gracefulSeen;
+  }
+
+  private async releaseLocks(): Promise<void> {
+    const releases = [...this.held].map(async ({ store, lock }) => {
+      try {
+        await store.unlock(lock);
+        this.stderr(`Released the state lock on ${store.describe()}.\n`);
+      } catch (error) {
+        this.stderr(`Could not release the state lock on ${store.describe()} (${(error as Error).message}); remove it with: portalctl state unlock ${lock.info.id}\n`);
+      }
+    });
+    this.held.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_LIMIT_MS)));
+    await Promise.race([Promise.all(releases), limit]);
+    clearTimeout(timer);
+  }
+}

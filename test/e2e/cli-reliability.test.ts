@@ -1,0 +1,184 @@
+/**
+ * The CLI's edges through the real binary: a reader that goes away (broken pipe), interrupts
+ * while the portal is read, targets that match nothing, files that cannot be read or written,
+ * messages printed once and in good English, the invites directory, Retry-After notices.
+ */
+import { chmod, mkdir, readdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { PostgresStateStore } from '../../src/state/index.js';
+import { CONFIG_HEADER, REPO_ROOT, startCliPortal, THREE_CHANGES, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+
+const INVITATION = `${CONFIG_HEADER}collaborations:
+  - id: c0ffee
+    participants:
+      - guestPortalUrl: https://partner.example.org/portal
+        workspaces: { w1: sendAndReceive }
+`;
+
+const noStackTrace = (result: CliResult): void => {
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.stderr).not.toMatch(/EPIPE|ENOENT|node:internal/);
+};
+
+describe('CLI reliability', () => {
+  let portal: CliPortal;
+  let config: string;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+    config = await portal.writeConfig(THREE_CHANGES);
+  });
+  afterEach(async () => portal.dispose());
+
+  it('a reader that goes away (plan | head) ends the command quietly', async () => {
+    for (const args of [['plan', config, '--format', 'json'], ['schema']]) {
+      const running = portal.start(args);
+      // The read end is closed before the child writes anything: every write meets a broken pipe.
+      running.child.stdout?.destroy();
+      const result = await running.done;
+      expect(result.stderr, args.join(' ')).toBe('');
+      expect(result.code, args.join(' ')).toBe(0);
+    }
+  });
+
+  it('Ctrl-C or SIGTERM while the portal is read: says nothing was changed, releases the lock, exits 130', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      await portal.clearRequests();
+      await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
+      const running = portal.start(['apply', config, '--auto-approve']);
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+      expect(await portal.store.currentLock()).toBeDefined();
+      running.child.kill(signal);
+      const result = await running.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('Interrupted: nothing was changed.');
+      expect(result.stderr).toContain('Released the state lock');
+      noStackTrace(result);
+      expect(await portal.store.currentLock()).toBeUndefined();
+      expect(await portal.requests({ writesOnly: true })).toEqual([]);
+      await portal.clearFaults();
+    }
+    // The lock is free: the next apply runs at once.
+    const again = await portal.run(['apply', config, '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('Ctrl-C while plan reads the portal says so and exits 130', async () => {
+    await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
+    const running = portal.start(['plan', config]);
+    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+    running.child.kill('SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('Interrupted: nothing was changed.');
+  });
+
+  it('a --target that matches no declared object is an error naming it and the closest addresses', async () => {
+    const plan = await portal.run(['plan', config, '--target', 'user[jsmiht]']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('--target "user[jsmiht]" matches no declared object; the closest: user[jsmith].task[a1b2c3]');
+    expect(plan.stdout).not.toContain('No changes');
+
+    const apply = await portal.run(['apply', config, '--auto-approve', '--target', 'organization.securityPolicyy']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('--target "organization.securityPolicyy" matches no declared object; the closest: organization.securityPolicy');
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+
+    // A prefix of a declared address still targets it.
+    const prefix = await portal.run(['plan', config, '--target', 'user[jsmith]', '--detailed-exitcode']);
+    expect(prefix.code).toBe(2);
+  });
+
+  it('a missing --plan file and a bad --out path get clear messages, not Node errors', async () => {
+    const missing = await portal.run(['apply', '--plan', 'no-such-plan.json']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('Error: Could not read the plan file no-such-plan.json: no such file or directory.\n');
+
+    const out = await portal.run(['plan', config, '--out', 'no-such-dir/plan.json']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('Error: Could not write the plan to no-such-dir/plan.json: no such file or directory.');
+    noStackTrace(out);
+
+    const directory = await portal.run(['plan', config, '--out', '.']);
+    expect(directory.code).toBe(1);
+    expect(directory.stderr).toContain('Error: Could not write the plan to .: it is a directory.');
+
+    const imported = await portal.run(['import', '--out', 'no-such-dir/portal.yaml']);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('Error: Could not write the config to no-such-dir/portal.yaml: no such file or directory.');
+  });
+
+  it('config errors are printed once', async () => {
+    const invalid = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r1, name: 5 }\n`, 'invalid');
+    const plan = await portal.run(['plan', invalid]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr.split('roles[0].name must be a string').length - 1).toBe(1);
+    expect(plan.stderr).toContain('Error: invalid configuration (1 error above); nothing was sent to the portal.');
+  });
+
+  it('"An organization", not "A organization"', async () => {
+    const result = await portal.run(['validate', join(REPO_ROOT, 'test/config/fixtures/rules/organization-too-many-categories.yaml')]);
+    expect(result.stdout).toContain('An organization holds at most');
+    expect(result.stdout).not.toMatch(/\bA organization\b/);
+  });
+
+  it('a Retry-After wait is said while it lasts (--verbose)', async () => {
+    await portal.fault({ path: '/portals/self/securityPolicy/update', status: 429, retryAfter: 1 });
+    const apply = await portal.run(['apply', config, '--auto-approve', '--verbose']);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stderr).toContain('Waiting 1s before retrying POST /portals/self/securityPolicy/update, as the portal asked (Retry-After).');
+    // The notice comes before the retried request.
+    expect(apply.stderr.indexOf('Waiting 1s')).toBeLessThan(apply.stderr.lastIndexOf('POST /portals/self/securityPolicy/update 200'));
+  });
+
+  it('an invites directory others can write, or a symbolic link, is refused before anything is sent', async () => {
+    const inviting = await portal.writeConfig(INVITATION, 'inviting');
+    const open = join(portal.dir, 'open-invites');
+    await mkdir(open);
+    await chmod(open, 0o777);
+    const shared = await portal.run(['apply', inviting, '--auto-approve', '--invites-dir', 'open-invites']);
+    expect(shared.code).toBe(1);
+    expect(shared.stderr).toContain(`The invites directory ${open} can be written by everyone (mode 777).`);
+    expect(shared.stderr).toContain('Nothing was sent.');
+
+    const real = join(portal.dir, 'private');
+    await mkdir(real, { mode: 0o700 });
+    await symlink(real, join(portal.dir, 'linked'));
+    const linked = await portal.run(['apply', inviting, '--auto-approve', '--invites-dir', 'linked']);
+    expect(linked.code).toBe(1);
+    expect(linked.stderr).toContain('is a symbolic link');
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+
+    const fine = await portal.run(['apply', inviting, '--auto-approve', '--invites-dir', 'private']);
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(await readdir(real)).toEqual(['collaboration-partner.example.org.invite']);
+  });
+});
+
+describe('interrupts with the state in PostgreSQL', () => {
+  const url = inject('postgresUrl');
+  let portal: CliPortal;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+  });
+  afterEach(async () => portal.dispose());
+
+  it('Ctrl-C while the portal is read releases the database lock', async () => {
+    const config = await portal.writeConfig(THREE_CHANGES);
+    const name = `interrupt-${process.pid}-${Date.now()}`;
+    const store = new PostgresStateStore({ url, name });
+    try {
+      await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
+      const running = portal.start(['apply', config, '--auto-approve', '--state-name', name], { state: url });
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+      expect(await store.currentLock()).toBeDefined();
+      running.child.kill('SIGINT');
+      const result = await running.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('Interrupted: nothing was changed.');
+      expect(await store.currentLock()).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+});
