@@ -3,10 +3,13 @@
  * confirm -> execute -> record -> re-plan. It returns an ApplyResult value; the CLI renders it
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
  */
-import type { ApiClient } from '../api/index.js';
+import { createLiveReader, type ApiClient } from '../api/index.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
-import { newState, StateWriter, withStateLock, type StateDocument, type StateStore } from '../state/index.js';
+import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type StateStore } from '../state/index.js';
+import { readRecovery, removeRecovery, RECOVERY_FORMAT, writeRecovery } from '../state/recovery.js';
+import { checkUnknownOutcomes, type UnknownOutcomeCheck } from './unknown-outcomes.js';
+import { concealer } from './state-values.js';
 import type { LoadedConfig } from './config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
@@ -17,6 +20,8 @@ export class DestructiveRefusedError extends PortalctlError {}
 export class ApplyFailedError extends PortalctlError {}
 export class NotConvergedError extends PortalctlError {}
 export class ApplyCancelledError extends PortalctlError {}
+/** Operations were applied on the portal but the state could not record them. */
+export class NotRecordedError extends PortalctlError {}
 
 export type { SaveInvitation };
 
@@ -24,6 +29,14 @@ export type { SaveInvitation };
 export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'> & {
   /** Told when writing to the portal starts, and when it ended and the result is being checked. */
   onPhase?: (phase: 'writing' | 'checking', result?: ExecuteResult) => void;
+  /**
+   * Where operations applied but not recorded are kept when the state cannot be written (the
+   * system's temporary directory when this place cannot take it either); read back first by the
+   * next apply. Absent: no recovery file.
+   */
+  recoveryFile?: string;
+  /** Told, in a sentence, what was recovered (a recovery file recorded, an unknown outcome settled). */
+  onNotice?: (message: string) => void;
 };
 
 export interface ApplyRequest extends ExecutionOptions {
@@ -50,9 +63,11 @@ export interface ApplyResult {
   after: PreparedPlan;
   /** The recorded state afterwards (unchanged when there was nothing to do). */
   state: StateDocument | undefined;
+  /** When operations were applied but not recorded: the recovery file that keeps them (undefined: none could be written). */
+  recovery?: { file: string | undefined; addresses: string[] };
 }
 
-const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped: [], interrupted: false, invitations: {} });
+const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} });
 
 function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): void {
   const destructive = plan.operations.filter((op) => op.destructive);
@@ -67,15 +82,83 @@ function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): voi
 export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
-    const prepared = await preparePlan({ config, url, recorded: await store.read(), client, targets: saved?.targets ?? request.targets });
+    const recorded = await recordRecoveryFile(store, await store.read(), request);
+    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
+    const settled = await settleUnknownOutcomes(prepared, request);
     if (prepared.plan.operations.length === 0) {
-      return { prepared, result: nothingExecuted(), invitations: {}, after: prepared, state: prepared.recorded };
+      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state: settled.state };
     }
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
     if (request.confirm && !(await request.confirm(prepared))) throw new ApplyCancelledError('Apply cancelled; nothing was changed.');
-    return applyPlan({ ...request, prepared });
+    const applied = await applyPlan({ ...request, prepared: { ...prepared, recorded: settled.state } });
+    return { ...applied, invitations: { ...settled.invitations, ...applied.invitations } };
   });
+}
+
+/**
+ * A recovery file left by an apply that could not write the state is recorded first (same
+ * lineage, or no state yet), then removed. A file of another state is left alone and named.
+ */
+async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
+  if (!request.recoveryFile) return recorded;
+  const found = await readRecovery(request.recoveryFile).catch((error: unknown) => {
+    throw new PortalctlError((error as Error).message, { cause: error });
+  });
+  if (!found) return recorded;
+  const { path, document } = found;
+  if (recorded && recorded.lineage !== document.lineage) {
+    request.onNotice?.(`The recovery file ${path} belongs to another state (lineage ${document.lineage}, not ${recorded.lineage}); it was left as it is.`);
+    return recorded;
+  }
+  let state: StateDocument = recorded ?? { ...newState(document.portal), lineage: document.lineage };
+  for (const [address, entry] of Object.entries(document.resources)) state = recordOperation(state, address, entry);
+  for (const [address, mark] of Object.entries(document.unknownOutcomes)) state = markUnknownOutcome(state, address, mark);
+  const written = await store.write(state);
+  await removeRecovery(path);
+  const count = Object.keys(document.resources).length + Object.keys(document.unknownOutcomes).length;
+  request.onNotice?.(`Recorded ${count} operation(s) kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
+  return written;
+}
+
+/**
+ * Unknown outcomes the live portal shows performed are recorded (the mark is cleared), and a
+ * lost answer is got again (E13: the invitation file, into the invites directory). Nothing is
+ * sent again; the operations to retry are in the plan.
+ */
+async function settleUnknownOutcomes(
+  prepared: PreparedPlan,
+  request: Pick<ApplyRequest, 'client' | 'store' | 'saveInvitation' | 'onNotice' | 'url'>,
+): Promise<{ state: StateDocument | undefined; invitations: Record<string, string> }> {
+  const checks = checkUnknownOutcomes(prepared.plan, prepared.objects, prepared.basis, prepared.recorded).filter(
+    (check): check is UnknownOutcomeCheck & { object: NonNullable<UnknownOutcomeCheck['object']> } => check.verdict === 'performed' && check.object !== undefined,
+  );
+  const invitations: Record<string, string> = {};
+  if (checks.length === 0 || !prepared.recorded) return { state: prepared.recorded, invitations };
+  const writer = new StateWriter(request.store, prepared.recorded, { conceal: concealer(prepared.config.redact) });
+  const reader = createLiveReader(request.client);
+  for (const { address, mark, object } of checks) {
+    const kind = prepared.config.kinds.byName.get(object.kind);
+    const answer = kind?.recoverAnswer ? await kind.recoverAnswer(object, reader) : undefined;
+    let saved: string | undefined;
+    if (answer && request.saveInvitation) {
+      if ('file' in answer) {
+        saved = await request.saveInvitation(answer.file.filename, new TextEncoder().encode(answer.file.content));
+      } else {
+        const response = await request.client.send(answer.request);
+        if (response?.type === 'file') saved = await request.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
+      }
+    }
+    if (saved !== undefined) invitations[address] = saved;
+    await writer.record(address, { kind: object.kind, ids: { ...object.ids }, value: object.value, status: 'present', appliedAt: mark.since });
+    request.onNotice?.(
+      `${address}: the outcome of ${mark.operation} was unknown (${mark.reason}); the portal shows it performed, so it was recorded and not sent again` +
+        (saved !== undefined ? `. Recovered its invitation file from the portal: ${saved}` : '') +
+        '.',
+    );
+  }
+  await writer.idle();
+  return { state: writer.state, invitations };
 }
 
 /**
@@ -86,7 +169,8 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
 export async function applyPlan(request: ExecutionOptions & { prepared: PreparedPlan; client: ApiClient; store: StateStore; url: string }): Promise<ApplyResult> {
   const { prepared, client, store, url } = request;
   const byAddress = new Map(prepared.objects.map((obj) => [obj.address, obj]));
-  const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }));
+  const conceal = concealer(prepared.config.redact);
+  const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
   request.onPhase?.('writing');
   const result = await executePlan(prepared.plan.operations, {
     ...request,
@@ -97,26 +181,69 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   await writer.idle();
   request.onPhase?.('checking', result);
 
+  if (result.recordingFailure !== undefined) {
+    // The state cannot be written: no re-plan (it would record too); keep what was applied.
+    const recovery = await keepUnrecorded(result, writer.state, store, request.recoveryFile, conceal);
+    return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery };
+  }
+
   // The same targets: operations left out on purpose are not a failure to converge.
   const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets });
-  await writer.update((state) => withObserved(state, after));
+  await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };
 }
 
+/** Writes the operations applied but not recorded (and unknown outcomes the state could not take) to the recovery file. */
+async function keepUnrecorded(
+  result: ExecuteResult,
+  state: StateDocument,
+  store: StateStore,
+  recoveryFile: string | undefined,
+  conceal: (value: JsonValue) => JsonValue,
+): Promise<ApplyResult['recovery']> {
+  const addresses = result.unrecorded.map(({ op }) => op.address);
+  if (addresses.length === 0 || !recoveryFile) return addresses.length ? { file: undefined, addresses } : undefined;
+  const file = await writeRecovery(recoveryFile, {
+    format: RECOVERY_FORMAT,
+    state: store.describe(),
+    lineage: state.lineage,
+    portal: state.portal,
+    createdAt: new Date().toISOString(),
+    resources: Object.fromEntries(result.unrecorded.map(({ op, entry }) => [op.address, { ...entry, value: conceal(entry.value) }])),
+    unknownOutcomes: {},
+  });
+  return { file, addresses };
+}
+
 /** The state with what the re-plan read for every declared object. */
-function withObserved(state: StateDocument, after: PreparedPlan): StateDocument {
+function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue): StateDocument {
   const observedAt = new Date().toISOString();
   const resources = { ...state.resources };
   for (const obj of after.objects) {
     if (!after.basis.has(obj.address)) continue;
-    const live = after.basis.get(obj.address) as JsonValue;
+    const live = conceal(after.basis.get(obj.address) as JsonValue);
     resources[obj.address] = { ...resources[obj.address], kind: obj.kind, ids: { ...obj.ids }, value: live, status: live === null ? 'absent' : 'present', observedAt };
   }
   return { ...state, resources };
 }
 
 /** The error an apply ends with, or undefined when it applied everything and converged. */
-export function applyFailure({ result, after }: ApplyResult): PortalctlError | undefined {
+export function applyFailure({ result, after, recovery }: ApplyResult): PortalctlError | undefined {
+  if (result.recordingFailure !== undefined) {
+    const cause = result.recordingFailure instanceof Error ? result.recordingFailure.message : String(result.recordingFailure);
+    const unrecorded = result.unrecorded.map(({ op }) => op.address);
+    const kept = recovery?.file
+      ? ` They are kept in ${recovery.file}; the next apply records them first.`
+      : unrecorded.length
+        ? ' No recovery file could be written either: the next apply reads the portal and finds them applied.'
+        : '';
+    return new NotRecordedError(
+      `The state could not be written (${cause}), so no further write was sent.` +
+        (unrecorded.length ? ` ${unrecorded.length} operation(s) were applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+        ' Fix the cause (free space, the database) and run apply again.',
+      { cause: result.recordingFailure },
+    );
+  }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
     return new ApplyFailedError(`${result.failed.length} operation(s) failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);

@@ -2,6 +2,15 @@
  * Runs a plan's operations: dependencies first, independent ones concurrently (up to
  * `parallelism`), a failure skips only its dependents, and every success is recorded at once.
  * A stop request (first Ctrl-C) lets the operations in flight finish and starts no new one.
+ *
+ * Unknown outcomes: a request that must not be repeated (E13 creates one more invitation per
+ * call) is marked "in flight" in the state before it is sent, so a crash leaves the mark; a
+ * request whose answer never came (timeout, dropped connection) is marked at once. The next
+ * run checks the live portal for those addresses before planning them (unknown-outcomes.ts).
+ *
+ * The state is the only record of what was applied: at the first failure to record one (full
+ * disk, database gone), no new write is sent; the operations applied but not recorded are
+ * returned as `unrecorded` for the recovery file.
  * It sends through the API client and records through the state writer it is given: nothing
  * calls back up into the apply use case.
  *
@@ -10,9 +19,9 @@
  * place until the state write was on disk made every write wait for a file commit as well as
  * for the portal, and a 1,000-write apply ran at a third of the speed the portal allowed.
  */
-import { isNotFound, type ApiClient } from '../api/index.js';
+import { ApiNetworkError, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
-import type { StateEntry } from '../state/index.js';
+import type { StateEntry, UnknownOutcome } from '../state/index.js';
 import type { PlannedOperation } from './plan.js';
 
 /** Stores an invitation file (E13's answer) and returns where; supplied by the CLI, which owns the file system. */
@@ -21,8 +30,12 @@ export type SaveInvitation = (filename: string, content: Uint8Array) => Promise<
 export interface ExecuteOptions {
   /** Where requests go: the API client. */
   client: Pick<ApiClient, 'send'>;
-  /** Where successes are recorded: the state writer. */
-  recorder: { record(address: string, entry: StateEntry): Promise<unknown> };
+  /** Where successes (and unknown outcomes) are recorded: the state writer. */
+  recorder: {
+    record(address: string, entry: StateEntry): Promise<unknown>;
+    markUnknown?(address: string, mark: UnknownOutcome): Promise<unknown>;
+    clearUnknown?(address: string): Promise<unknown>;
+  };
   parallelism: number;
   /** The ids of the object at an address, recorded with it. */
   idsOf?: (address: string) => Readonly<Record<string, string>> | undefined;
@@ -36,16 +49,31 @@ export interface ExecuteOptions {
 export type OperationOutcome =
   | { status: 'applied'; op: PlannedOperation }
   | { status: 'failed'; op: PlannedOperation; error: unknown }
-  | { status: 'skipped'; op: PlannedOperation; reason: string };
+  | { status: 'skipped'; op: PlannedOperation; reason: string }
+  /** Applied on the portal, but the state could not record it. */
+  | { status: 'unrecorded'; op: PlannedOperation; error: unknown; entry: StateEntry };
+
+/** The request was sent and no answer came: the portal may or may not have performed it. */
+export class UnknownOutcomeError extends PortalctlError {}
+
+/** The state could not record an operation (or its in-flight mark): no new write is sent. */
+export class RecordingError extends PortalctlError {}
 
 export interface ExecuteResult {
   applied: PlannedOperation[];
   failed: { op: PlannedOperation; error: unknown }[];
   skipped: { op: PlannedOperation; reason: string }[];
+  /** Applied on the portal but not recorded in the state, with what the record would have been. */
+  unrecorded: { op: PlannedOperation; error: unknown; entry: StateEntry }[];
+  /** The first failure to write the state, when there was one: it stopped the apply. */
+  recordingFailure?: unknown;
   interrupted: boolean;
   /** Saved invitation files, by address. */
   invitations: Record<string, string>;
 }
+
+/** At most this many answered operations wait for their record before new writes wait too (or `parallelism`, when larger). */
+const MAX_UNRECORDED = 16;
 
 /** Sends one operation; returns the invitation file it saved, if any. */
 async function send(op: PlannedOperation, options: ExecuteOptions): Promise<string | undefined> {
@@ -59,18 +87,42 @@ async function send(op: PlannedOperation, options: ExecuteOptions): Promise<stri
   return options.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
 }
 
-function record(op: PlannedOperation, options: ExecuteOptions): Promise<unknown> {
-  return options.recorder.record(op.address, {
+function entryOf(op: PlannedOperation, options: ExecuteOptions): StateEntry {
+  return {
     kind: op.kind,
     ids: { ...(options.idsOf?.(op.address) ?? {}) },
     value: op.after,
     status: op.action === 'delete' ? 'absent' : 'present',
     appliedAt: new Date().toISOString(),
-  });
+  };
 }
 
+function unknownMark(op: PlannedOperation, options: ExecuteOptions, reason: string): UnknownOutcome {
+  return {
+    kind: op.kind,
+    ids: { ...(options.idsOf?.(op.address) ?? {}) },
+    operation: `${op.operation.id} ${op.operation.name}`,
+    value: op.after,
+    reason,
+    since: new Date().toISOString(),
+  };
+}
+
+/** No answer came to a request that reached the portal (or may have): its outcome is unknown. */
+function outcomeUnknown(error: unknown): error is ApiNetworkError {
+  return error instanceof ApiNetworkError && error.failure !== 'unreachable';
+}
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 export async function executePlan(operations: readonly PlannedOperation[], options: ExecuteOptions): Promise<ExecuteResult> {
-  const result: ExecuteResult = { applied: [], failed: [], skipped: [], interrupted: false, invitations: {} };
+  const result: ExecuteResult = { applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} };
+  /** Set at the first failure to write the state: no new write is sent after it. */
+  let recordingFailed = false;
+  const recordingFailure = (error: unknown): void => {
+    if (!recordingFailed) result.recordingFailure = error;
+    recordingFailed = true;
+  };
   const inPlan = new Set(operations.map((op) => op.address));
   const done = new Set<string>();
   const blockedBy = new Map<string, string>();
@@ -79,11 +131,20 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
   const sending = new Set<Promise<void>>();
   /** Operations not yet finished (request in flight, or answered and being recorded). */
   const running = new Set<Promise<void>>();
+  /**
+   * Answered operations whose record is not yet written. New writes wait while this many are
+   * pending: records are group-committed in the background (holding each place until its record
+   * was on disk made applies three times slower), but a state that cannot be written (full disk,
+   * database gone) must stop the apply after a bounded number of unrecorded writes.
+   */
+  let awaitingRecord = 0;
+  const recordBacklog = Math.max(options.parallelism, MAX_UNRECORDED);
 
   const finish = (outcome: OperationOutcome): void => {
     options.onDone?.(outcome, outcome.status === 'applied' ? result.invitations[outcome.op.address] : undefined);
     if (outcome.status === 'applied') result.applied.push(outcome.op);
     else if (outcome.status === 'failed') result.failed.push({ op: outcome.op, error: outcome.error });
+    else if (outcome.status === 'unrecorded') result.unrecorded.push({ op: outcome.op, error: outcome.error, entry: outcome.entry });
     else result.skipped.push({ op: outcome.op, reason: outcome.reason });
   };
 
@@ -107,8 +168,25 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
     return undefined;
   };
 
+  /** Marks a request that must not be repeated as in flight; false (and the apply stops) when the state cannot take the mark. */
+  const markInFlight = async (op: PlannedOperation): Promise<boolean> => {
+    if (op.request.idempotent !== false || !options.recorder.markUnknown) return true;
+    try {
+      await options.recorder.markUnknown(op.address, unknownMark(op, options, 'in flight'));
+      return true;
+    } catch (error) {
+      recordingFailure(error);
+      return false;
+    }
+  };
+
   const start = (op: PlannedOperation): void => {
-    const sent = send(op, options);
+    let marked: Promise<boolean> | undefined;
+    const sent = (async () => {
+      marked = markInFlight(op);
+      if (!(await marked)) throw new RecordingError(`not sent: the state could not record that it was in flight (${describeError(result.recordingFailure)})`);
+      return send(op, options);
+    })();
     const slot = sent.then(
       () => undefined,
       () => undefined,
@@ -116,27 +194,66 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
     sending.add(slot);
     void slot.finally(() => sending.delete(slot));
     const task = (async () => {
+      let invitation: string | undefined;
       try {
-        const invitation = await sent;
-        if (invitation !== undefined) result.invitations[op.address] = invitation;
-        await record(op, options);
-        done.add(op.address);
-        finish({ status: 'applied', op });
+        invitation = await sent;
       } catch (error) {
         blockedBy.set(op.address, op.address);
+        if (error instanceof RecordingError) {
+          finish({ status: 'skipped', op, reason: error.message });
+          return;
+        }
+        if (outcomeUnknown(error)) {
+          // Recorded at once: the next run checks the portal before planning this address again.
+          const reason = describeError(error).split('\n')[0] ?? 'no answer';
+          const recorded = options.recorder.markUnknown?.(op.address, unknownMark(op, options, `no answer: ${reason}`)).then(
+            () => true,
+            (recordError: unknown) => (recordingFailure(recordError), false),
+          );
+          const kept = recorded ? await recorded : false;
+          finish({
+            status: 'failed',
+            op,
+            error: new UnknownOutcomeError(
+              `${reason}. The outcome is unknown: the portal may or may not have performed it. ` +
+                (kept ? 'It is recorded as such; the next apply checks the portal before doing anything for this address.' : 'Check the portal before running apply again.'),
+              { cause: error },
+            ),
+          });
+          return;
+        }
+        // The portal answered: nothing was done, so an in-flight mark is cleared.
+        if (marked && op.request.idempotent === false) await options.recorder.clearUnknown?.(op.address).catch(recordingFailure);
         finish({ status: 'failed', op, error });
+        return;
       }
+      if (invitation !== undefined) result.invitations[op.address] = invitation;
+      const entry = entryOf(op, options);
+      awaitingRecord += 1;
+      try {
+        await options.recorder.record(op.address, entry);
+      } catch (error) {
+        recordingFailure(error);
+        blockedBy.set(op.address, op.address);
+        finish({ status: 'unrecorded', op, error, entry });
+        return;
+      } finally {
+        awaitingRecord -= 1;
+      }
+      done.add(op.address);
+      finish({ status: 'applied', op });
     })();
     running.add(task);
     void task.finally(() => running.delete(task));
   };
 
   for (;;) {
+    if (recordingFailed) break;
     if (options.stopRequested?.()) {
       result.interrupted = pending.length > 0;
       break;
     }
-    while (sending.size < Math.max(1, options.parallelism)) {
+    while (sending.size < Math.max(1, options.parallelism) && awaitingRecord < recordBacklog) {
       const op = takeReady();
       if (!op) break;
       start(op);
@@ -146,7 +263,12 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
   }
   await Promise.all(running);
   for (const op of pending.splice(0)) {
-    finish({ status: 'skipped', op, reason: result.interrupted ? 'apply was interrupted' : 'a dependency did not complete' });
+    const reason = result.interrupted
+      ? 'apply was interrupted'
+      : recordingFailed
+        ? 'not sent: the state could not be written'
+        : 'a dependency did not complete';
+    finish({ status: 'skipped', op, reason });
   }
   return result;
 }

@@ -13,6 +13,8 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
+import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
+import { revealRecorded } from './state-values.js';
 
 /** How many reads run at once while refreshing. */
 const READ_CONCURRENCY = 8;
@@ -86,9 +88,13 @@ export async function planSession(session: PortalSession, targets: readonly stri
   return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets });
 }
 
-function recordedValues(state: StateDocument | undefined): Record<string, RecordedValue> {
+/** Recorded values, with fingerprints of referenced values revealed by the desired or live value they match (state-values.ts). */
+function recordedValues(state: StateDocument | undefined, objects: readonly DesiredObject[], basis: ReadonlyMap<string, JsonValue>): Record<string, RecordedValue> {
+  const desired = new Map(objects.map((obj) => [obj.address, obj.value]));
   const values: Record<string, RecordedValue> = {};
-  for (const [address, entry] of Object.entries(state?.resources ?? {})) values[address] = { kind: entry.kind, value: entry.value };
+  for (const [address, entry] of Object.entries(state?.resources ?? {})) {
+    values[address] = { kind: entry.kind, value: revealRecorded(entry.value, [desired.get(address), basis.get(address)]) };
+  }
   return values;
 }
 
@@ -123,7 +129,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
     basis = await readLive(objects, config.kinds.byName, reader, READ_CONCURRENCY);
   } else {
-    basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, entry.value]));
+    const desired = new Map(objects.map((obj) => [obj.address, obj.value]));
+    basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, revealRecorded(entry.value, [desired.get(address)])]));
     for (const prune of config.prunes) {
       warnings.push({
         severity: 'warning',
@@ -134,10 +141,10 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     }
   }
 
-  const plan = buildPlan({
+  const built = buildPlan({
     objects,
     basis,
-    recorded: recordedValues(recorded),
+    recorded: recordedValues(recorded, objects, basis),
     kinds: config.kinds.byName,
     portal: portal?.id ? { url, id: portal.id } : { url },
     refreshed: Boolean(client),
@@ -146,6 +153,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     sources: config.sources,
     ...(caller ? { caller } : {}),
   });
+  // Operations whose outcome is unknown are judged against the live portal before anything else.
+  const plan = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
   return { plan, config, objects, basis, recorded, portal, warnings };
 }
 

@@ -3,7 +3,7 @@
  * `{ guestPortalUrl, workspaces: { <workspaceId>: send|receive|sendAndReceive }, expirationHours? }`.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { Change, DesiredObject, DiscoveredObject, Kind, PortalFacts } from './contract.js';
+import type { Change, DesiredObject, DiscoveredObject, Kind, PortalFacts, RecoveredAnswer } from './contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { deepEqual } from '../core/json.js';
@@ -61,6 +61,44 @@ async function readInvitation(obj: DesiredObject, reader: LiveReader): Promise<J
     .map((invitation) => ({ guestPortalUrl: invitationGuestUrl(invitation) ?? null, workspaces: invitationAccess(invitation), standing: 'invited' }));
   const wanted = isObject(obj.value) ? accessModesOf(obj.value['workspaces']) : {};
   return pending.find((entry) => deepEqual(entry['workspaces'], wanted)) ?? pending[0] ?? null;
+}
+
+/**
+ * The file of a pending invitation whose answer was lost: its `invitationString` (the content of
+ * the `.invite` file), or, when the portal does not give it, the invitation's `refresh`
+ * operation, which answers with the file (and extends its expiry by 72 hours).
+ */
+async function recoverInvitationFile(obj: DesiredObject, reader: LiveReader): Promise<RecoveredAnswer | undefined> {
+  const url = obj.ids['guestPortalUrl'];
+  const wanted = isObject(obj.value) ? accessModesOf(obj.value['workspaces']) : {};
+  const invitations = ((await reader.list(invitationsPath(obj.ids), INVITATIONS_FIELD)) ?? []).filter(
+    (invitation) => isOpen(invitation) && samePortalUrl(invitationGuestUrl(invitation), url),
+  );
+  // The newest with the declared access: the one the lost answer created.
+  const invitation = [...invitations].reverse().find((candidate) => deepEqual(invitationAccess(candidate), wanted)) ?? invitations[invitations.length - 1];
+  if (!invitation) return undefined;
+  const config = isObject(invitation['config']) ? invitation['config'] : {};
+  const host = (() => {
+    try {
+      return new URL(String(url)).hostname;
+    } catch {
+      return 'guest';
+    }
+  })();
+  const filename = typeof config['invitationRequestFilename'] === 'string' ? config['invitationRequestFilename'] : `collaboration-${host}.invite`;
+  if (typeof invitation['invitationString'] === 'string' && invitation['invitationString'] !== '') {
+    return { file: { filename, content: invitation['invitationString'] } };
+  }
+  if (typeof invitation['id'] !== 'string' || invitation['id'] === '') return undefined;
+  return {
+    request: {
+      method: 'POST',
+      path: `${invitationsPath(obj.ids)}/${encodeURIComponent(invitation['id'])}/refresh`,
+      form: {},
+      response: 'file',
+      idempotent: true,
+    },
+  };
 }
 
 function sameAccess(desired: DesiredObject, live: JsonObject): boolean {
@@ -178,6 +216,7 @@ export const collaborationInvitation = {
   inSync: invitationInSync,
   warnings: invitationWarnings,
   change: invitationChange,
+  recoverAnswer: recoverInvitationFile,
   discover: discoverInvitations,
   /** The workspaces it names, when their info is declared: the guest is invited to their final state. */
   dependsOn(obj, all) {

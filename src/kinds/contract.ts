@@ -203,6 +203,14 @@ export interface KindReconciler {
    */
   warnings?(desired: DesiredObject, live: JsonValue): string[];
 
+  /**
+   * For operations whose answer carries something only that answer gives (E13's invitation
+   * file): how to get it again from the live portal when the answer was lost (unknown outcome,
+   * the process killed in flight) but the portal shows the operation was performed. Either the
+   * file itself, read from the live portal, or a request whose answer is the file.
+   */
+  recoverAnswer?(obj: DesiredObject, reader: LiveReader): Promise<RecoveredAnswer | undefined>;
+
   /** Addresses this object must wait for (a role before a federation that names it). */
   dependsOn(obj: DesiredObject, all: readonly DesiredObject[]): string[];
 
@@ -219,6 +227,9 @@ export interface KindReconciler {
    */
   discover?(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]>;
 }
+
+/** A lost answer, got again: a file read from the live portal, or the request that answers with it. */
+export type RecoveredAnswer = { file: { filename: string; content: string } } | { request: ApiRequest };
 
 /** One step from the top of the config down to an entry: a container (src/kinds/containers.ts) and, for lists, the entry's key. */
 export interface ConfigStep {

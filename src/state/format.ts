@@ -21,8 +21,13 @@
  * ```
  *
  * Resources are keyed by address and written sorted, so diffs of the file are stable. The
- * state never holds secrets: values are the managed fields with `${...}` references as
- * declared, never resolved secrets, and never tokens.
+ * state never holds secrets: a value that came from a `${env:}`/`${file:}` reference is
+ * recorded as its fingerprint (`sha256:<hex> ${env:NAME}`), never in clear, and never tokens.
+ *
+ * `unknownOutcomes` (absent when empty) names the operations whose outcome is not known: a
+ * request that must not be repeated (E13) is marked "in flight" before it is sent, and any
+ * request whose answer never came is marked at once. The next run reads the live portal for
+ * that address before it plans anything for it (engine/unknown-outcomes.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '../core/json.js';
@@ -50,12 +55,28 @@ export interface StateEntry {
   observedAt?: string;
 }
 
+/** An operation whose outcome is not known, at its address. */
+export interface UnknownOutcome {
+  kind: string;
+  ids: Record<string, string>;
+  /** The spec operation, e.g. "E13 Invite collaboration participant". */
+  operation: string;
+  /** The value the operation was setting. */
+  value: JsonValue;
+  /** "in flight" (marked before sending) or why no answer came. */
+  reason: string;
+  /** ISO 8601 time of the mark. */
+  since: string;
+}
+
 export interface StateDocument {
   formatVersion: typeof STATE_FORMAT_VERSION;
   lineage: string;
   serial: number;
   portal: StatePortal;
   resources: Record<string, StateEntry>;
+  /** Operations whose outcome is not known, by address; absent when there is none. */
+  unknownOutcomes?: Record<string, UnknownOutcome>;
 }
 
 /** A fresh state: new lineage, serial 0 (the first write makes it 1). */
@@ -69,17 +90,32 @@ export function newState(portal: StatePortal): StateDocument {
   };
 }
 
-/** Record what an operation applied or observed at one address. Pure: returns a new state. */
+/** Record what an operation applied or observed at one address (its outcome is then known). Pure: returns a new state. */
 export function recordOperation(state: StateDocument, address: string, entry: StateEntry): StateDocument {
-  return { ...state, resources: { ...state.resources, [address]: { ...entry, ids: { ...entry.ids } } } };
+  return clearUnknownOutcome({ ...state, resources: { ...state.resources, [address]: { ...entry, ids: { ...entry.ids } } } }, address);
 }
 
-/** Forget an address entirely (e.g. it is no longer managed). Pure. */
+/** Mark an operation's outcome as unknown at `address`. Pure. */
+export function markUnknownOutcome(state: StateDocument, address: string, mark: UnknownOutcome): StateDocument {
+  return { ...state, unknownOutcomes: { ...state.unknownOutcomes, [address]: { ...mark, ids: { ...mark.ids } } } };
+}
+
+/** The outcome at `address` is known again (recorded, or the portal answered). Pure. */
+export function clearUnknownOutcome(state: StateDocument, address: string): StateDocument {
+  if (!state.unknownOutcomes || !(address in state.unknownOutcomes)) return state;
+  const { [address]: _cleared, ...rest } = state.unknownOutcomes;
+  const next: StateDocument = { ...state };
+  if (Object.keys(rest).length > 0) next.unknownOutcomes = rest;
+  else delete next.unknownOutcomes;
+  return next;
+}
+
+/** Forget an address entirely (e.g. it is no longer managed), with any unknown outcome there. Pure. */
 export function forgetResource(state: StateDocument, address: string): StateDocument {
-  if (!(address in state.resources)) return state;
+  if (!(address in state.resources)) return clearUnknownOutcome(state, address);
   const resources = { ...state.resources };
   delete resources[address];
-  return { ...state, resources };
+  return clearUnknownOutcome({ ...state, resources }, address);
 }
 
 /** Move an address's record to another address (`state mv`). Pure; throws when `from` is unknown or `to` is taken. */
@@ -129,12 +165,14 @@ export function assertSamePortal(state: StateDocument, url: string, id?: string)
 
 /** Stable text: resources sorted by address, two-space indent, trailing newline. */
 export function serializeState(state: StateDocument): string {
-  const resources: Record<string, StateEntry> = {};
-  for (const address of Object.keys(state.resources).sort()) {
-    const entry = state.resources[address];
-    if (entry) resources[address] = entry;
-  }
-  return `${JSON.stringify({ ...state, resources }, null, 2)}\n`;
+  const sorted = <T>(record: Record<string, T>): Record<string, T> => {
+    const out: Record<string, T> = {};
+    for (const key of Object.keys(record).sort()) out[key] = record[key] as T;
+    return out;
+  };
+  const { unknownOutcomes, ...rest } = state;
+  const document = { ...rest, resources: sorted(state.resources), ...(unknownOutcomes && Object.keys(unknownOutcomes).length > 0 ? { unknownOutcomes: sorted(unknownOutcomes) } : {}) };
+  return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 /** Parse and validate a state file's text; throws StateCorruptError naming `file`. */
@@ -202,6 +240,20 @@ function findProblem(data: unknown): string | undefined {
     for (const field of ['appliedAt', 'observedAt']) {
       const time = entry[field];
       if (time !== undefined && (typeof time !== 'string' || Number.isNaN(Date.parse(time)))) return `${where}.${field} is not a date`;
+    }
+  }
+  const unknown = data['unknownOutcomes'];
+  if (unknown !== undefined) {
+    if (!isRecord(unknown)) return 'unknownOutcomes is not an object';
+    for (const [address, mark] of Object.entries(unknown)) {
+      const where = `unknownOutcomes["${address}"]`;
+      if (!isRecord(mark)) return `${where} is not an object`;
+      if (typeof mark['kind'] !== 'string' || mark['kind'] === '') return `${where}.kind is missing`;
+      const ids = mark['ids'];
+      if (!isRecord(ids) || !Object.values(ids).every((id) => typeof id === 'string')) return `${where}.ids is not an object of strings`;
+      if (typeof mark['operation'] !== 'string' || typeof mark['reason'] !== 'string') return `${where} needs operation and reason`;
+      if (!('value' in mark) || !isJsonValue(mark['value'])) return `${where}.value is missing or not JSON`;
+      if (typeof mark['since'] !== 'string' || Number.isNaN(Date.parse(mark['since']))) return `${where}.since is not a date`;
     }
   }
   return undefined;

@@ -2,7 +2,9 @@
 export {
   STATE_FORMAT_VERSION,
   assertSamePortal,
+  clearUnknownOutcome,
   forgetResource,
+  markUnknownOutcome,
   moveResource,
   newState,
   parseState,
@@ -12,7 +14,7 @@ export {
   stateFromValue,
   validateState,
 } from './format.js';
-export type { ResourceStatus, StateDocument, StateEntry, StatePortal } from './format.js';
+export type { ResourceStatus, StateDocument, StateEntry, StatePortal, UnknownOutcome } from './format.js';
 export { DEFAULT_STATE_FILE, FileStateStore, writeFileAtomic } from './file-store.js';
 export type { FileStateStoreOptions } from './file-store.js';
 export { PostgresStateStore, POSTGRES_SCHEMA_VERSION, advisoryLockKey, migrateSchema } from './postgres-store.js';

@@ -4,7 +4,8 @@
  * record resolves only once its change is on disk, and a 1,000-operation apply does not pay
  * for 1,000 fsyncs when operations finish faster than the disk.
  */
-import { forgetResource, recordOperation, type StateDocument, type StateEntry } from './format.js';
+import type { JsonValue } from '../core/json.js';
+import { clearUnknownOutcome, forgetResource, markUnknownOutcome, recordOperation, type StateDocument, type StateEntry, type UnknownOutcome } from './format.js';
 import type { StateStore } from './store.js';
 
 interface PendingChange {
@@ -20,11 +21,16 @@ export class StateWriter {
   private pending: PendingChange[] = [];
   private flushing: Promise<void> | undefined;
 
+  /** What the state may hold of a value (referenced secrets fingerprinted); applied to every recorded value. */
+  readonly conceal: (value: JsonValue) => JsonValue;
+
   constructor(
     private readonly store: StateStore,
     initial: StateDocument,
+    options: { conceal?: (value: JsonValue) => JsonValue } = {},
   ) {
     this.latest = initial;
+    this.conceal = options.conceal ?? ((value) => value);
   }
 
   /** The last state written (or the initial one). */
@@ -33,7 +39,18 @@ export class StateWriter {
   }
 
   record(address: string, entry: StateEntry): Promise<StateDocument> {
-    return this.enqueue((state) => recordOperation(state, address, entry), { address, entry });
+    const kept = { ...entry, value: this.conceal(entry.value) };
+    return this.enqueue((state) => recordOperation(state, address, kept), { address, entry: kept });
+  }
+
+  /** Marks the outcome at `address` as unknown (before a request that must not be repeated, or when no answer came). */
+  markUnknown(address: string, mark: UnknownOutcome): Promise<StateDocument> {
+    return this.update((state) => markUnknownOutcome(state, address, { ...mark, value: this.conceal(mark.value) }));
+  }
+
+  /** The outcome at `address` is known after all (the portal answered with a refusal). */
+  clearUnknown(address: string): Promise<StateDocument> {
+    return this.update((state) => clearUnknownOutcome(state, address));
   }
 
   forget(address: string): Promise<StateDocument> {
@@ -98,6 +115,8 @@ function applyBatch(state: StateDocument, batch: readonly PendingChange[]): Stat
     if (item.recorded) {
       resources ??= { ...next.resources };
       resources[item.recorded.address] = { ...item.recorded.entry, ids: { ...item.recorded.entry.ids } };
+      // A recorded success is a known outcome.
+      if (next.unknownOutcomes?.[item.recorded.address]) next = clearUnknownOutcome(next, item.recorded.address);
       continue;
     }
     if (resources) next = { ...next, resources };

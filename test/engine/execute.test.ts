@@ -64,10 +64,56 @@ describe('executePlan', () => {
     ]);
   });
 
-  it('a failed record counts as a failed operation', async () => {
-    const result = await run([op('a'), op('b', ['a'])], { send: async () => {}, record: async () => Promise.reject(new Error('disk full')) }, 1);
-    expect(result.failed.map((f) => f.op.address)).toEqual(['a']);
-    expect(result.skipped.map((s) => s.op.address)).toEqual(['b']);
+  it('a failed record: the operation is applied but not recorded (not failed), and no new write is sent', async () => {
+    const sent: string[] = [];
+    const result = await run(
+      [op('a'), op('b', ['a']), op('c'), op('d')],
+      {
+        send: async (o) => {
+          sent.push(o.address);
+          for (let i = 0; i < 3; i++) await tick();
+        },
+        record: async () => {
+          await tick();
+          throw new Error('disk full');
+        },
+      },
+      1,
+    );
+    // c went out while a's record was being written; nothing was sent once that record failed.
+    expect(sent).toEqual(['a', 'c']);
+    expect(result.unrecorded.map((u) => [u.op.address, String(u.error)])).toEqual([
+      ['a', 'Error: disk full'],
+      ['c', 'Error: disk full'],
+    ]);
+    expect(result.failed).toEqual([]);
+    expect(String(result.recordingFailure)).toBe('Error: disk full');
+    expect(result.skipped.map((s) => [s.op.address, s.reason])).toEqual([
+      ['b', 'not sent: the state could not be written'],
+      ['d', 'not sent: the state could not be written'],
+    ]);
+  });
+
+  it('bounds the answered-but-unrecorded operations (16, or the parallelism when larger)', async () => {
+    let unrecorded = 0;
+    let peak = 0;
+    await run(
+      Array.from({ length: 40 }, (_, n) => op(`op${n}`)),
+      {
+        send: async () => {
+          unrecorded++;
+          peak = Math.max(peak, unrecorded);
+        },
+        record: async () => {
+          for (let i = 0; i < 50; i++) await tick();
+          unrecorded--;
+        },
+      },
+      2,
+    );
+    // Awaiting a record, or answered and about to: at most 16 + the 2 in flight.
+    expect(peak).toBeGreaterThan(2);
+    expect(peak).toBeLessThanOrEqual(18);
   });
 
   it('on a stop request finishes the operations in flight and starts no new one', async () => {

@@ -8,6 +8,7 @@ import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { UsageError } from '../../core/errors.js';
+import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -24,6 +25,17 @@ export interface ApplyOptions extends SharedOptions {
   target?: string[];
   format: 'text' | 'json';
   invitesDir: string;
+}
+
+/**
+ * Where operations applied but not recorded are kept (README "The state"): beside a state file
+ * as `<file>.recovery.json`; for a PostgreSQL state, `portalctl-<state name>.recovery.json` in
+ * the current directory.
+ */
+function recoveryFileFor(options: ApplyOptions, io: CommandIO): string {
+  const spec = stateSpec(options.state, io.env);
+  if (isPostgresUrl(spec)) return resolve(io.cwd, `portalctl-${options.stateName ?? 'default'}.recovery.json`);
+  return `${resolve(io.cwd, spec)}.recovery.json`;
 }
 
 export async function applyCommand(paths: string[], options: ApplyOptions, io: CommandIO): Promise<number> {
@@ -69,6 +81,8 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         parallelism,
         confirm,
         saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
+        recoveryFile: recoveryFileFor(options, io),
+        onNotice: (message) => io.stderr(`${message}\n`),
         stopRequested: () => stop,
         onPhase: (phase, result) => {
           if (phase === 'writing') {

@@ -9,6 +9,7 @@ export function renderOutcomeLine(outcome: OperationOutcome, invitation: string 
   const { op } = outcome;
   if (outcome.status === 'applied') return `applied  ${op.address}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
   if (outcome.status === 'failed') return `FAILED   ${op.address}  (${op.operation.id}): ${message(outcome.error)}\n`;
+  if (outcome.status === 'unrecorded') return `applied  ${op.address}  (${op.operation.id}), NOT RECORDED: ${message(outcome.error)}\n`;
   return `skipped  ${op.address}: ${outcome.reason}\n`;
 }
 
@@ -20,6 +21,8 @@ function renderApplyJson(applied: ApplyResult): string {
       applied: result.applied.map((op) => op.address),
       failed: result.failed.map(({ op, error }) => ({ address: op.address, error: message(error) })),
       skipped: result.skipped.map(({ op, reason }) => ({ address: op.address, reason })),
+      unrecorded: result.unrecorded.map(({ op, error }) => ({ address: op.address, error: message(error) })),
+      ...(applied.recovery ? { recoveryFile: applied.recovery.file ?? null } : {}),
       interrupted: result.interrupted,
       invitations: applied.invitations,
       converged: after.plan.operations.length === 0,
@@ -33,8 +36,9 @@ function renderApplyJson(applied: ApplyResult): string {
 function renderApplyText(applied: ApplyResult): string {
   const { result, after, prepared } = applied;
   if (prepared.plan.operations.length === 0) return `${NO_CHANGES}\n`;
-  const summary = `\nApply finished: ${result.applied.length} applied, ${result.failed.length} failed, ${result.skipped.length} skipped.\n`;
-  const converged = !result.interrupted && result.failed.length === 0 && after.plan.operations.length === 0;
+  const unrecorded = result.unrecorded.length ? `, ${result.unrecorded.length} applied but not recorded` : '';
+  const summary = `\nApply finished: ${result.applied.length} applied, ${result.failed.length} failed, ${result.skipped.length} skipped${unrecorded}.\n`;
+  const converged = !result.interrupted && result.failed.length === 0 && result.unrecorded.length === 0 && after.plan.operations.length === 0;
   return converged ? `${summary}The portal now matches the configuration.\n` : summary;
 }
 

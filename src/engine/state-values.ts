@@ -1,0 +1,55 @@
+/**
+ * No value that came from a `${env:}` / `${file:}` reference is recorded in clear (README "The
+ * state"). A string holding one is recorded as its fingerprint, `sha256:<hex>:<the string with
+ * the reference text in place of the value>`, e.g. `sha256:9f86…:Edits ${env:ROLE_NOTE}`.
+ *
+ * Comparisons need the clear value: when a plan is made, a recorded fingerprint is replaced (in
+ * memory only) by the desired or live string whose sha256 it is; one that matches neither stays
+ * a fingerprint, which equals nothing, so it reads as a change, as it is.
+ */
+import { createHash } from 'node:crypto';
+import type { JsonValue } from '../core/json.js';
+
+const FINGERPRINT = /^sha256:([0-9a-f]{64}):/;
+
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+function mapStrings(value: JsonValue, map: (text: string) => string): JsonValue {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((child) => mapStrings(child, map));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, mapStrings(child, map)]));
+  return value;
+}
+
+function collectStrings(value: JsonValue | undefined, into: Map<string, string>): void {
+  if (typeof value === 'string') into.set(hashOf(value), value);
+  else if (Array.isArray(value)) for (const child of value) collectStrings(child, into);
+  else if (value !== null && typeof value === 'object') for (const child of Object.values(value)) collectStrings(child, into);
+}
+
+/** What the state may hold of `value`: every string that holds a referenced value, fingerprinted. `redact` puts the reference text back. */
+export function concealer(redact: <T>(value: T) => T): (value: JsonValue) => JsonValue {
+  return (value) =>
+    mapStrings(value, (text) => {
+      const redacted = redact(text);
+      return redacted === text ? text : `sha256:${hashOf(text)}:${redacted}`;
+    });
+}
+
+/** The recorded value with each fingerprint replaced by the candidate string it is the fingerprint of. */
+export function revealRecorded(recorded: JsonValue, candidates: readonly (JsonValue | undefined)[]): JsonValue {
+  if (!containsFingerprint(recorded)) return recorded;
+  const known = new Map<string, string>();
+  for (const candidate of candidates) collectStrings(candidate, known);
+  return mapStrings(recorded, (text) => {
+    const match = FINGERPRINT.exec(text);
+    return match ? (known.get(match[1] as string) ?? text) : text;
+  });
+}
+
+function containsFingerprint(value: JsonValue): boolean {
+  if (typeof value === 'string') return FINGERPRINT.test(value);
+  if (Array.isArray(value)) return value.some(containsFingerprint);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(containsFingerprint);
+  return false;
+}

@@ -1,0 +1,82 @@
+/**
+ * The recovery file: what an apply performed on the portal but could not record in the state
+ * (a full disk, a database that went away). It is written next to the state when it can be,
+ * else into the system's temporary directory, and the next apply records it into the state
+ * first, so that nothing applied is forgotten and no request that must not be repeated (E13)
+ * is sent again. It holds what the state would have held: never a secret.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonValue } from '../core/json.js';
+import { writeFileAtomic } from './file-store.js';
+import type { StateEntry, StatePortal, UnknownOutcome } from './format.js';
+
+export const RECOVERY_FORMAT = 'portalctl-recovery/1';
+
+export interface RecoveryDocument {
+  format: typeof RECOVERY_FORMAT;
+  /** Where the state lives (password-free). */
+  state: string;
+  /** The lineage of the state the records belong to. */
+  lineage: string;
+  portal: StatePortal;
+  createdAt: string;
+  /** Applied but not recorded, by address. */
+  resources: Record<string, StateEntry>;
+  /** Outcomes not known that the state could not take, by address. */
+  unknownOutcomes: Record<string, UnknownOutcome>;
+}
+
+/** The places a recovery file for `preferred` is looked for, in order: itself, then the temporary directory. */
+export function recoveryLocations(preferred: string): string[] {
+  const digest = createHash('sha256').update(preferred).digest('hex').slice(0, 16);
+  return [preferred, join(tmpdir(), `portalctl-recovery-${digest}.json`)];
+}
+
+/** Writes the recovery file at the first place that takes it; returns where, or undefined when none did. */
+export async function writeRecovery(preferred: string, document: RecoveryDocument): Promise<string | undefined> {
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  for (const path of recoveryLocations(preferred)) {
+    try {
+      await writeFileAtomic(path, text);
+      return path;
+    } catch {
+      // The next place: a full disk or a read-only directory must not lose the records.
+    }
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The recovery file found for `preferred`, with where it is; undefined when there is none. Throws on a file that is not one. */
+export async function readRecovery(preferred: string): Promise<{ path: string; document: RecoveryDocument } | undefined> {
+  for (const path of recoveryLocations(preferred)) {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      continue;
+    }
+    let data: JsonValue;
+    try {
+      data = JSON.parse(text) as JsonValue;
+    } catch {
+      throw new Error(`The recovery file ${path} is not valid JSON; inspect it, then remove it.`);
+    }
+    if (!isRecord(data) || data['format'] !== RECOVERY_FORMAT || typeof data['lineage'] !== 'string' || !isRecord(data['resources'])) {
+      throw new Error(`${path} is not a portalctl recovery file; inspect it, then remove it.`);
+    }
+    const document = data as unknown as RecoveryDocument;
+    return { path, document: { ...document, unknownOutcomes: isRecord(data['unknownOutcomes']) ? document.unknownOutcomes : {} } };
+  }
+  return undefined;
+}
+
+export async function removeRecovery(path: string): Promise<void> {
+  await rm(path, { force: true });
+}

@@ -1,0 +1,63 @@
+/**
+ * A value that came from a `${env:}` / `${file:}` reference is never recorded in clear: the
+ * state holds its fingerprint with the reference text, `state show` prints no secret, and plan
+ * and drift still compare correctly (in sync after apply, a change once the value changes).
+ */
+import { readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+
+const NOTE = 'hunter2-do-not-record';
+const FILE_NOTE = 'from-a-file-do-not-record';
+
+describe('referenced values in the state', () => {
+  let portal: CliPortal;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+  });
+  afterEach(async () => portal.dispose());
+
+  it('are recorded as fingerprints, shown nowhere, and compared correctly', async () => {
+    const config = await portal.writeConfig({
+      'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: "Analyst \${file:name.txt}", description: "Edits \${env:ROLE_NOTE} data" }\n`,
+      'name.txt': FILE_NOTE,
+    });
+    const env = { ROLE_NOTE: NOTE };
+    const apply = await portal.run(['apply', config, '--auto-approve'], { env });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).not.toContain(NOTE);
+
+    const text = await readFile(portal.statePath, 'utf8');
+    expect(text).not.toContain(NOTE);
+    expect(text).not.toContain(FILE_NOTE);
+    expect(text).toMatch(/"description": "sha256:[0-9a-f]{64}:Edits \$\{env:ROLE_NOTE\} data"/);
+    expect(text).toMatch(/"name": "sha256:[0-9a-f]{64}:Analyst \$\{file:name\.txt\}"/);
+    // The backup and the history hold no secret either.
+    const show = await portal.run(['state', 'show'], { env });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('${env:ROLE_NOTE}');
+    expect(show.stdout).not.toContain(NOTE);
+
+    // The portal has the clear value; plan and drift see no difference.
+    expect((await portal.state()).roles.find((role) => role.id === 'r7HkQ2')?.description).toBe(`Edits ${NOTE} data`);
+    const plan = await portal.run(['plan', config, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout).toBe(0);
+    const drift = await portal.run(['drift', config], { env });
+    expect(drift.code, drift.stdout).toBe(0);
+    const offline = await portal.run(['plan', config, '--refresh=false', '--detailed-exitcode'], { env });
+    expect(offline.code, offline.stdout).toBe(0);
+
+    // Another value: a change to make, and no secret shown in the plan.
+    const changed = await portal.run(['plan', config, '--detailed-exitcode'], { env: { ROLE_NOTE: 'another-value' } });
+    expect(changed.code).toBe(2);
+    expect(changed.stdout).not.toContain('another-value');
+    const offlineChanged = await portal.run(['plan', config, '--refresh=false', '--detailed-exitcode'], { env: { ROLE_NOTE: 'another-value' } });
+    expect(offlineChanged.code).toBe(2);
+
+    // Changed on the portal, outside portalctl: drift (exit 3).
+    const state = await portal.state();
+    await portal.replaceState({ ...state, roles: state.roles.map((role) => (role.id === 'r7HkQ2' ? { ...role, description: 'Edited by hand' } : role)) });
+    const drifted = await portal.run(['drift', config], { env });
+    expect(drifted.code, drifted.stdout).toBe(3);
+  });
+});

@@ -1,0 +1,199 @@
+/**
+ * Unknown outcomes through the real CLI and engine: an E13 invitation whose answer never came
+ * (the process killed while it was in flight, a timeout, a dropped connection) is recorded as
+ * such at once; the next run looks the invitation up on the portal, recovers its file when it
+ * exists, sends it again (once) when it does not, and never makes two invitations for one
+ * declared participant. And: the state could not be written mid-apply, so no further write was
+ * sent, and the next apply converges without repeating anything.
+ */
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/index.js';
+import type { EmulatorState } from '../../src/emulator/index.js';
+import { applyConfig } from '../../src/engine/apply.js';
+import { saveInvitationFile } from '../../src/cli/invites.js';
+import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
+import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+
+const GUEST = 'https://partner.example.org/portal';
+const ADDRESS = `collaboration[c0ffee].invitation[${GUEST}]`;
+const INVITATION = `collaborations:
+  - id: c0ffee
+    participants:
+      - guestPortalUrl: ${GUEST}
+        workspaces: { w1: sendAndReceive }
+`;
+const INVITE_PATH = '/portals/self/collaborations/c0ffee/inviteParticipant';
+
+const invitationsFor = (state: EmulatorState): unknown[] =>
+  (state.collaborations.find((collaboration) => collaboration.id === 'c0ffee')?.invitations ?? []).filter(
+    (invitation) => (invitation as { guestPortalUrl: string }).guestPortalUrl === GUEST,
+  );
+
+describe('unknown outcomes through the CLI', () => {
+  let portal: CliPortal;
+  let config: string;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+    config = await portal.writeConfig(`${CONFIG_HEADER}${INVITATION}`);
+  });
+  afterEach(async () => portal.dispose());
+
+  const invites = async () => (await portal.requests({ writesOnly: true })).filter((entry) => entry.path === INVITE_PATH);
+
+  it('killed while the invitation was in flight: the mark survives, the next run recovers the file and invites no one twice', async () => {
+    await portal.fault({ path: '*/inviteParticipant', delayMs: 1500 });
+    const first = portal.start(['apply', config, '--auto-approve']);
+    await waitFor(async () => (await invites()).length === 1, 'the invitation to be in flight');
+    // Marked in the state before it was sent.
+    const marked = await portal.recorded();
+    expect(marked?.unknownOutcomes?.[ADDRESS]).toMatchObject({ reason: 'in flight', operation: 'E13 Invite collaboration participant' });
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    // The portal performed it after all: the answer (the file) went to a dead process.
+    await waitFor(async () => invitationsFor(await portal.state()).length === 1, 'the portal to create the invitation');
+    await portal.run(['state', 'unlock']);
+
+    const plan = await portal.run(['plan', config, '--format', 'json']);
+    const planned = JSON.parse(plan.stdout) as { operations: unknown[]; warnings: { address: string; message: string }[] };
+    expect(planned.operations).toEqual([]);
+    expect(planned.warnings.find((warning) => warning.address === ADDRESS)?.message).toMatch(/unknown .*the portal shows it performed; apply records it and recovers the invitation file/);
+
+    const second = await portal.run(['apply', config, '--auto-approve']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`${ADDRESS}: the outcome of E13 Invite collaboration participant was unknown (in flight)`);
+    expect(second.stderr).toMatch(/Recovered its invitation file from the portal: .*invites\/collaboration-partner\.example\.org\.invite/);
+    const files = await readdir(join(portal.dir, 'invites'));
+    expect(files).toEqual(['collaboration-partner.example.org.invite']);
+    const content = JSON.parse(await readFile(join(portal.dir, 'invites', files[0] as string), 'utf8')) as { invitationRequest: { guestPortalUrl: string } };
+    expect(content.invitationRequest.guestPortalUrl).toBe(GUEST);
+    expect((await stat(join(portal.dir, 'invites', files[0] as string))).mode & 0o777).toBe(0o600);
+
+    expect(await invites()).toHaveLength(1);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+    const recorded = await portal.recorded();
+    expect(recorded?.unknownOutcomes).toBeUndefined();
+    expect(recorded?.resources[ADDRESS]?.status).toBe('present');
+    const after = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(after.code).toBe(0);
+  });
+
+  it('a dropped connection: recorded as unknown, planned again as a retry, sent once more, one invitation in the end', async () => {
+    await portal.fault({ path: '*/inviteParticipant', drop: true });
+    const first = await portal.run(['apply', config, '--auto-approve']);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(/FAILED\s+collaboration\[c0ffee\]\.invitation\[https:\/\/partner\.example\.org\/portal\].*outcome is unknown.*recorded as such/);
+    expect((await portal.recorded())?.unknownOutcomes?.[ADDRESS]?.reason).toMatch(/^no answer: /);
+
+    const plan = await portal.run(['plan', config]);
+    expect(plan.stdout).toContain('planned again as the retry of an unknown outcome');
+
+    const second = await portal.run(['apply', config, '--auto-approve']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await invites()).toHaveLength(2);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+    expect(await readdir(join(portal.dir, 'invites'))).toEqual(['collaboration-partner.example.org.invite']);
+  });
+});
+
+describe('unknown outcomes in the engine', () => {
+  let portal: TestPortal;
+  beforeEach(async () => {
+    portal = await startTestPortal();
+  });
+  afterEach(async () => portal.close());
+
+  it('a timeout on E13: the portal created it late; the next apply recovers the file instead of inviting again', async () => {
+    const config = await portal.config(`${HEADER}${INVITATION}`);
+    await portal.fault({ path: '*/inviteParticipant', delayMs: 1500 });
+    const impatient = createApiClient({ url: portal.url, credentials: { type: 'token', token: 'admin-token' }, timeoutMs: 300, maxRetries: 0 });
+    const invitesDir = join(portal.dir, 'invites');
+    const request = {
+      config,
+      url: portal.url,
+      store: portal.store,
+      lockTimeoutMs: 0,
+      targets: [],
+      parallelism: 2,
+      allowDestructive: false,
+      saveInvitation: (filename: string, content: Uint8Array) => saveInvitationFile(invitesDir, filename, content),
+    };
+    try {
+      const first = await applyConfig({ ...request, client: impatient });
+      expect(first.result.failed.map(({ op }) => op.address)).toEqual([ADDRESS]);
+      expect(String(first.result.failed[0]?.error)).toMatch(/no answer within 300 ms.*outcome is unknown/s);
+    } finally {
+      await impatient.close();
+    }
+    expect((await portal.store.read())?.unknownOutcomes?.[ADDRESS]?.reason).toMatch(/^no answer: .*no answer within 300 ms/);
+    await waitFor(async () => invitationsFor(await portal.state()).length === 1, 'the late invitation');
+
+    const notices: string[] = [];
+    const second = await applyConfig({ ...request, client: portal.client, onNotice: (message) => notices.push(message) });
+    expect(second.prepared.plan.operations).toEqual([]);
+    expect(Object.keys(second.invitations)).toEqual([ADDRESS]);
+    expect(notices.join('\n')).toContain('Recovered its invitation file from the portal');
+    expect((await portal.requests({ writesOnly: true })).filter((entry) => entry.path === INVITE_PATH)).toHaveLength(1);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+    expect((await portal.store.read())?.unknownOutcomes).toBeUndefined();
+  });
+});
+
+describe('the state cannot be written mid-apply', () => {
+  const ITEMS = 12;
+  const itemId = (n: number): string => `e2e${n.toString(16).padStart(29, '0')}`;
+  let portal: CliPortal;
+  beforeEach(async () => {
+    const sample = parse(await readFile(SAMPLE_ORG, 'utf8')) as EmulatorState & { items: unknown[] };
+    const items = Array.from({ length: ITEMS }, (_, n) => ({ id: itemId(n), title: `Layer ${n}`, owner: 'publisher1', access: 'org' }));
+    portal = await startCliPortal({ data: { ...sample, items: [...sample.items, ...items] } as EmulatorState });
+  });
+  afterEach(async () => portal.dispose());
+
+  it('stops sending at the first recording failure, keeps what was applied in a recovery file, and the next apply repeats nothing', async () => {
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}items:\n${Array.from({ length: ITEMS }, (_, n) => `  - { id: ${itemId(n)}, status: deprecated }\n`).join('')}${INVITATION}`,
+    );
+    await portal.latency(150);
+    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1']);
+    await waitFor(async () => ((await portal.recorded().catch(() => undefined))?.serial ?? 0) >= 2, 'two recorded writes');
+    // The state file's place now refuses every write (a directory stands where the file was).
+    const aside = join(portal.dir, 'state-aside.json');
+    await rename(portal.statePath, aside);
+    await mkdir(portal.statePath);
+    await writeFile(join(portal.statePath, 'occupied'), '');
+    const failed = await running.done;
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).not.toMatch(/\n\s+at /);
+    const sent = (await portal.requests({ writesOnly: true })).filter((entry) => entry.response?.status === 200);
+    expect(sent.length).toBeLessThan(ITEMS + 1);
+    expect(failed.stderr).toContain('so no further write was sent');
+    const notRecorded = /(\d+) operation\(s\) were applied on the portal but not recorded: (.*?)\. They are kept/.exec(failed.stderr);
+    expect(notRecorded, failed.stderr).not.toBeNull();
+    expect(failed.stderr).toContain(`They are kept in ${portal.statePath}.recovery.json; the next apply records them first.`);
+    expect(failed.stdout).toMatch(/NOT RECORDED/);
+    const recovery = JSON.parse(await readFile(`${portal.statePath}.recovery.json`, 'utf8')) as { resources: Record<string, unknown> };
+    expect(Object.keys(recovery.resources).sort()).toEqual((notRecorded?.[2] ?? '').split(', ').sort());
+
+    // The place is fixed; the next apply records the recovery file first and converges.
+    await rm(portal.statePath, { recursive: true });
+    await rename(aside, portal.statePath);
+    await portal.run(['state', 'unlock']);
+    await portal.latency(0);
+    const again = await portal.run(['apply', config, '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Recorded \d+ operation\(s\) kept in the recovery file/);
+    for (const address of Object.keys(recovery.resources)) expect((await portal.recorded())?.resources[address]?.appliedAt).toBeDefined();
+    // Nothing was sent twice.
+    const writes = (await portal.requests({ writesOnly: true })).filter((entry) => entry.response?.status === 200);
+    const perPath = new Map<string, number>();
+    for (const write of writes) perPath.set(`${write.path} ${JSON.stringify(write.params)}`, (perPath.get(`${write.path} ${JSON.stringify(write.params)}`) ?? 0) + 1);
+    expect([...perPath.values()].every((count) => count === 1)).toBe(true);
+    expect(writes.filter((entry) => entry.path === INVITE_PATH)).toHaveLength(1);
+    const plan = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(plan.code).toBe(0);
+  });
+});
