@@ -44,7 +44,7 @@ Credentials come from the environment, never from a flag or the YAML:
 A PostgreSQL state's password comes from its URL or PGPASSWORD and is never printed.
 
 Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan --detailed-exitcode)
-or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift).`,
+or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.`,
     );
 
   const targetOption = () => new Option('--target <address...>', 'keep only operations whose address starts with ADDRESS');

@@ -41,7 +41,8 @@ export function checkUnknownOutcomes(
   const byAddress = new Map(objects.map((obj) => [obj.address, obj]));
   return Object.entries(recorded?.unknownOutcomes ?? {}).map(([address, mark]) => {
     const object = byAddress.get(address);
-    if (!object || !plan.refreshed || !basis.has(address)) return { address, mark, verdict: 'unchecked' };
+    if (!object) return { address, mark, verdict: 'unchecked' };
+    if (!plan.refreshed || !basis.has(address)) return { address, mark, verdict: 'unchecked', object };
     if (planned.has(address)) return { address, mark, verdict: 'retry', object };
     return { address, mark, verdict: 'performed', object, live: basis.get(address) as JsonValue };
   });
@@ -55,7 +56,9 @@ function warningFor(check: UnknownOutcomeCheck): PlanWarning {
       ? `${what}: the portal does not show it performed, so it is planned again as the retry of an unknown outcome.`
       : check.verdict === 'performed'
         ? `${what}: the portal shows it performed; apply records it${mark.operation.startsWith('E13') ? ' and recovers the invitation file' : ''} without sending it again.`
-        : `${what}, and it could not be checked (the address is not declared${check.object ? ' or was not read' : ''}). Check the portal, then forget it with \`portalctl state rm ${address}\` if it is done.`;
+        : check.object
+          ? `${what}; it is checked against the portal when the portal is read (not with --refresh=false).`
+          : `${what}, and the address is no longer declared, so it is not checked. Check the portal, then forget it with \`portalctl state rm ${address}\`.`;
   return { address, kind: mark.kind, message };
 }
 

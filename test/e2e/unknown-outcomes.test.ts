@@ -86,6 +86,8 @@ describe('unknown outcomes through the CLI', () => {
     expect(first.code).toBe(1);
     expect(first.stdout).toMatch(/FAILED\s+collaboration\[c0ffee\]\.invitation\[https:\/\/partner\.example\.org\/portal\].*outcome is unknown.*recorded as such/);
     expect((await portal.recorded())?.unknownOutcomes?.[ADDRESS]?.reason).toMatch(/^no answer: /);
+    const listed = await portal.run(['state', 'list']);
+    expect(listed.stdout).toContain(`${ADDRESS}\tcollaboration.invitation\toutcome unknown (no answer: `);
 
     const plan = await portal.run(['plan', config]);
     expect(plan.stdout).toContain('planned again as the retry of an unknown outcome');

@@ -78,6 +78,10 @@ async function runAction(action: string, args: readonly string[], options: State
       for (const [address, entry] of Object.entries(state.resources).sort(([a], [b]) => (a < b ? -1 : 1))) {
         io.stdout(`${address}\t${entry.kind}\t${entry.status ?? 'present'}\t${entry.appliedAt ?? entry.observedAt ?? ''}\n`);
       }
+      // Outcomes not known are listed apart: the next plan checks them against the portal first.
+      for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+        io.stdout(`${address}\t${mark.kind}\toutcome unknown (${mark.reason})\t${mark.since}\n`);
+      }
       return 0;
     }
     case 'rm':
