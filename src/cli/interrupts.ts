@@ -84,29 +84,27 @@ export class InterruptHandling {
     };
   }
 
+  private gracefulSeen = false;
+  private releasing = false;
+
   private async interrupted(): Promise<void> {
     this.interrupts += 1;
     if (this.interrupts === 1 && this.graceful) {
+      this.gracefulSeen = true;
       this.stderr('\nInterrupted: finishing the operations in flight and recording them. Press Ctrl-C again to stop at once.\n');
       this.graceful();
       return;
     }
-    if (this.interrupts > 1 && this.wasGraceful()) {
-      this.stderr('\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n');
-    } else if (this.interrupts > 1) {
-      this.exit(INTERRUPTED_EXIT_CODE);
-    } else {
-      this.stderr(`\nInterrupted: ${this.note}.\n`);
-    }
+    // Another interrupt while the locks are being released: end now.
+    if (this.releasing) this.exit(INTERRUPTED_EXIT_CODE);
+    this.releasing = true;
+    this.stderr(
+      this.gracefulSeen
+        ? '\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n'
+        : `\nInterrupted: ${this.note}.\n`,
+    );
     await this.releaseLocks();
     this.exit(INTERRUPTED_EXIT_CODE);
-  }
-
-  private gracefulSeen = false;
-
-  private wasGraceful(): boolean {
-    this.gracefulSeen ||= this.graceful !== undefined;
-    return this.gracefulSeen;
   }
 
   private async releaseLocks(): Promise<void> {

@@ -117,6 +117,9 @@ describe('interrupted applies', () => {
     const stopped = await first.done;
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/Stopped at once/);
+    // Even stopped at once, the lock is released.
+    expect(stopped.stderr).toContain('Released the state lock');
+    expect(await portal.store.currentLock()).toBeUndefined();
     await portal.clearFaults();
 
     await portal.latency(0);
