@@ -152,6 +152,8 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
       run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io)),
     );
 
+  program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh') => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io)));
+
   return program;
 }
 
