@@ -56,7 +56,7 @@ export function valueLines(before: JsonValue, after: JsonValue, style: ValueStyl
   if (deepEqual(before, after)) return [];
   if (isForestChange(before, after)) return categoryTreeLines(before, after, depth, style);
   if (isObject(before) && isObject(after)) return objectLines(before, after, depth, style);
-  if (before === null) return wholeValue('+', isNested(after) ? undefined : '(value)', after, depth, style);
-  if (after === null) return wholeValue('-', isNested(before) ? undefined : '(value)', before, depth, style);
+  if (before === null && isNested(after)) return wholeValue('+', undefined, after, depth, style);
+  if (after === null && isNested(before)) return wholeValue('-', undefined, before, depth, style);
   return fieldLines('(value)', before, after, depth, style);
 }

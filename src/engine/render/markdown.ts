@@ -68,6 +68,7 @@ export function operationSections(plan: Plan, style: ValueStyle): string[] {
     '```',
     '',
     '</details>',
+    '',
   ]);
 }
 
@@ -81,6 +82,7 @@ export function driftSections(drift: readonly DriftEntry[], style: ValueStyle): 
     '```',
     '',
     '</details>',
+    '',
   ]);
 }
 
