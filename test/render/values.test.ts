@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { redactor, resolveReferences } from '../../src/engine/config/references.js';
 import { buildPlan } from '../../src/engine/plan.js';
+import { renderOutcomeLine } from '../../src/engine/render/apply.js';
 import { valueLines } from '../../src/engine/render/diff.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import { redactPlan } from '../../src/engine/render/redact.js';
@@ -141,5 +142,13 @@ describe('terminal text', () => {
     expect(markdown).toContain('| ✏️ update | `fake[idp]` | Partner IdP | E0 fake update |  |');
     expect(markdown).toContain('~ fake[idp] — Partner IdP\n-   x: 1\n+   x: 2');
     expect(JSON.parse(JSON.stringify(plan)).operations[0].label).toBe('Partner IdP');
+  });
+
+  it('names the object in the lines apply prints as it goes', () => {
+    const op = shownPlan({ x: 2 }, { x: 1 }, redactor([])).operations[0];
+    if (!op) throw new Error('no operation planned');
+    expect(renderOutcomeLine({ status: 'applied', op }, undefined)).toBe('applied  fake[idp] — Partner IdP  (E0)\n');
+    expect(renderOutcomeLine({ status: 'failed', op, error: new Error('HTTP 500') }, undefined)).toBe('FAILED   fake[idp] — Partner IdP  (E0): HTTP 500\n');
+    expect(renderOutcomeLine({ status: 'skipped', op, reason: 'after a failure' }, undefined)).toBe('skipped  fake[idp] — Partner IdP: after a failure\n');
   });
 });
