@@ -102,6 +102,12 @@ describe('nested values', () => {
     ]);
   });
 
+  it('never shows the values inside a secret-like field', () => {
+    const shown = lines({ secrets: { apiKey: 'old-one-12345', other: 'old-two-12345' } }, { secrets: { apiKey: 'new-one-12345', other: 'old-two-12345' } }).join('\n');
+    expect(shown).not.toMatch(/old-one|old-two|new-one/);
+    expect(shown).toMatch(/^- secrets:\n- {3}apiKey: "\(hidden: 13 bytes, sha256 [0-9a-f]{4}…\)"/);
+  });
+
   it('counts unchanged fields of an updated object instead of listing them', () => {
     expect(lines({ a: 1, b: 2, c: 3, d: 4 }, { a: 1, b: 2, c: 3, d: 5 })).toEqual(['~ d: 4 -> 5', '  # (3 unchanged fields hidden)']);
   });

@@ -6,7 +6,7 @@
 import { deepEqual, type JsonValue } from '../../core/json.js';
 import { changeLine, line, type DiffLine } from './lines.js';
 import { categoryTreeLines, isCategoryForest } from './tree.js';
-import { DEFAULT_VALUE_STYLE, inlineValue, isNested, yamlLines, type ValueStyle } from './values.js';
+import { DEFAULT_VALUE_STYLE, inlineValue, isNested, isSecretLike, yamlLines, type ValueStyle } from './values.js';
 
 type JsonObject = { [key: string]: JsonValue };
 const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -26,6 +26,8 @@ function wholeValue(mark: '+' | '-', key: string | undefined, value: JsonValue, 
 function fieldLines(key: string, before: JsonValue | undefined, after: JsonValue | undefined, depth: number, style: ValueStyle): DiffLine[] {
   if (before === undefined && after !== undefined) return wholeValue('+', key, after, depth, style);
   if (after === undefined && before !== undefined) return wholeValue('-', key, before, depth, style);
+  // Inside a secret-like field every value is one (`secrets: { a: … }`): shown whole, so hidden whole.
+  if (isSecretLike(key) && (isNested(before) || isNested(after))) return [...wholeValue('-', key, before as JsonValue, depth, style), ...wholeValue('+', key, after as JsonValue, depth, style)];
   if (isObject(before) && isObject(after)) return [line('~', depth, `${key}:`), ...objectLines(before, after, depth + 1, style)];
   if (isForestChange(before, after)) return [line('~', depth, `${key}:`), ...categoryTreeLines(before ?? null, after ?? null, depth + 1, style)];
   if (isScalarList(before) && isScalarList(after) && (before.length > 0 || after.length > 0)) {

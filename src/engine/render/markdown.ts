@@ -136,10 +136,13 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   return fitted(head, body, maxLength, options.fullPlanHint ?? DEFAULT_HINT);
 }
 
-/** The whole comment, or its first lines and a note when it is longer than `maxLength`. */
+/** Room left under the cap for what a CI job wraps around the comment (its marker line). */
+const WRAPPER_ROOM = 200;
+
+/** The whole comment, or its first lines and a note when it is longer than `maxLength` (less room for a wrapper). */
 export function fitted(head: string[], body: string[], maxLength: number, hint: string): string {
   const full = [...head, ...body].join('\n') + '\n';
-  if (full.length <= maxLength) return full;
+  if (full.length <= maxLength - WRAPPER_ROOM) return full;
   return truncate(head, body, maxLength, hint);
 }
 
@@ -152,7 +155,7 @@ function truncate(head: string[], body: string[], maxLength: number, hint: strin
   let openDetails = 0;
   let inFence = false;
   let shown = 0;
-  const budget = maxLength - note(body.length).length - 64;
+  const budget = maxLength - note(body.length).length - WRAPPER_ROOM;
   for (const line of body) {
     if (length + line.length + 1 > budget) break;
     kept.push(line);

@@ -89,7 +89,8 @@ function shownValue(value: JsonValue, key: string | undefined, style: ValueStyle
   }
   if (Array.isArray(value)) return value.map((child) => shownValue(child, key, style));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([childKey, child]) => [childKey, shownValue(child, childKey, style)]));
+    // Below a secret-like key, every value is secret.
+    return Object.fromEntries(Object.entries(value).map(([childKey, child]) => [childKey, shownValue(child, isSecretLike(key) ? key : childKey, style)]));
   }
   return value;
 }
