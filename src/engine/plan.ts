@@ -18,6 +18,8 @@ export type { JsonPatchOperation };
 
 export interface PlannedOperation {
   address: string;
+  /** The object's name as a person knows it (item title and owner, group title, …), when known. */
+  label?: string;
   kind: string;
   action: Action;
   /** The spec operation used, e.g. `{ id: 'E8', name: 'securityPolicy update' }`. */
