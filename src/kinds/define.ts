@@ -73,7 +73,10 @@ interface KindSpecBase extends Omit<KindDefinition, 'check'> {
   request: RequestSpec;
   /** The object as a person knows it (title, owner, full name), from its live record. */
   label?(record: JsonObject, obj: DesiredObject): string | undefined;
-  /** A list that names the objects when their own record does not (a group's title for its schema). */
+  /**
+   * A list that names the objects (a group's title for its schema), or their owner beside their
+   * own label (a task's user); read once, and only when it costs no more than one read per object.
+   */
   labelList?: ListSource & { labelOf(entry: JsonObject): string | undefined };
   dependsOn?: KindReconciler['dependsOn'];
   warnings?: KindReconciler['warnings'];
@@ -235,17 +238,15 @@ export function defineKind(spec: KindSpec): Kind {
       return project(record, obj);
     },
     async label(obj, reader, context) {
-      if (label) {
-        // The same memoised reads as `read`: no request of its own.
-        const { record } = await recordOf(live, obj, reader, context);
-        const text = record ? label(record, obj) : undefined;
-        if (text) return text;
-      }
+      // The same memoised reads as `read`: no request of its own.
+      const { record } = label ? await recordOf(live, obj, reader, context) : {};
+      const own = record && label ? label(record, obj) : undefined;
+      let listed: string | undefined;
       if (labelList && (await listPays(reader, await labelList.path(obj, reader), labelList.itemsField, context?.declared ?? 1))) {
         const { entry } = await entryOf(labelList, obj, reader);
-        return entry ? labelList.labelOf(entry) : undefined;
+        listed = entry ? labelList.labelOf(entry) : undefined;
       }
-      return undefined;
+      return own && listed ? `${own} (${listed})` : (own ?? listed);
     },
     inSync,
     change,

@@ -100,6 +100,14 @@ export const userTask = defineKind({
     form: () => ({}),
   },
   label: (record) => textOf(record['title']),
+  // The member's full name, from the organization's user list.
+  labelList: {
+    path: () => '/portals/self/users',
+    itemsField: 'users',
+    keyOf: (entry) => textOf(entry['username']),
+    idOf: (obj) => obj.ids['username'],
+    labelOf: (entry) => textOf(entry['fullName']),
+  },
   discover: discoverUserTasks,
 });
 

@@ -23,6 +23,8 @@ items:
   - { id: ${FLOODS}, status: none }
 roles:
   - { id: r7HkQ2, description: Edits field data and reviews it }
+users:
+  - { username: jsmith, tasks: [{ id: a1b2c3, enabled: true }] }
 `;
 
 const reads = async (portal: TestPortal): Promise<string[]> =>
@@ -37,13 +39,14 @@ describe('labels and request economy against the emulator', () => {
     await portal.close();
   });
 
-  it('labels each operation with the title and owner, group title or role name, and puts it in the plan value', async () => {
+  it('labels each operation with the title and owner, group title, role name or task and full name, and puts it in the plan value', async () => {
     const prepared = await portal.plan(await portal.config(CONFIG));
     expect(prepared.plan.operations.map((op) => [op.address, op.label])).toEqual([
       [`group[${GROUP}].categorySchema`, 'Public Works Field Data (owner jsmith)'],
       [`item[${PARCELS}].status`, 'Parcels 2019 (owner publisher1)'],
       [`item[${FLOODS}].status`, 'Flood Zones (owner jsmith)'],
       ['role[r7HkQ2]', 'Field Analyst'],
+      ['user[jsmith].task[a1b2c3]', 'Survey culverts (Jane Smith)'],
     ]);
     expect(JSON.parse(JSON.stringify(prepared.plan)).operations[1]).toMatchObject({ label: 'Parcels 2019 (owner publisher1)' });
   });
