@@ -9,6 +9,8 @@ export interface CommandIO {
   cwd: string;
   /** Colour and progress only on a TTY (and not with --no-color). */
   color: boolean;
+  /** The terminal's width in columns when stdout is a terminal; renderings fit values to it. */
+  width?: number;
   isTTY: boolean;
   /** Ask a yes/no question on the TTY; absent when there is no TTY. */
   confirm?: (question: string) => Promise<boolean>;
@@ -50,8 +52,14 @@ function quietWriter(stream: NodeJS.WriteStream): (text: string) => void {
   };
 }
 
+/** Colour only on a terminal, and never with --no-color or NO_COLOR set (https://no-color.org). */
+export function wantsColor(isTTY: boolean, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
+  return isTTY && flag !== false && !env['NO_COLOR'];
+}
+
 export function processIO(options: { color?: boolean; interrupts?: boolean } = {}): CommandIO {
   const isTTY = Boolean(process.stdout.isTTY);
+  const columns = isTTY ? process.stdout.columns : undefined;
   const interactive = isTTY && Boolean(process.stdin.isTTY);
   const stdout = quietWriter(process.stdout);
   const stderr = quietWriter(process.stderr);
@@ -60,7 +68,8 @@ export function processIO(options: { color?: boolean; interrupts?: boolean } = {
     stderr,
     env: process.env,
     cwd: process.cwd(),
-    color: isTTY && options.color !== false && !process.env['NO_COLOR'],
+    color: wantsColor(isTTY, options.color, process.env),
+    ...(columns ? { width: columns } : {}),
     isTTY: interactive,
     ...(interactive ? { confirm: askOnTerminal } : {}),
   };

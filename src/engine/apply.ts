@@ -83,7 +83,7 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
     const recorded = await recordRecoveryFile(store, await store.read(), request);
-    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets });
+    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets, parallelism: request.parallelism });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     const settled = await settleUnknownOutcomes(prepared, request);
     if (prepared.plan.operations.length === 0) {
@@ -187,10 +187,29 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery };
   }
 
-  // The same targets: operations left out on purpose are not a failure to converge.
-  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets });
+  // The same targets: operations left out on purpose are not a failure to converge. Only what was
+  // written (or tried) and what depends on it is read again; the rest was just read and not touched.
+  const after = await preparePlan({
+    config: prepared.config,
+    url,
+    recorded: writer.state,
+    client,
+    targets: prepared.plan.targets,
+    parallelism: request.parallelism,
+    verify: { addresses: touchedBy(prepared, result), previous: prepared },
+  });
   await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };
+}
+
+/** The addresses an execution wrote or tried to write, and the objects that depend on them. */
+function touchedBy(prepared: PreparedPlan, result: ExecuteResult): Set<string> {
+  const touched = new Set([...result.applied, ...result.failed.map(({ op }) => op)].map((op) => op.address));
+  for (const obj of prepared.objects) {
+    const kind = prepared.config.kinds.byName.get(obj.kind);
+    if (kind?.dependsOn(obj, prepared.objects).some((address) => touched.has(address))) touched.add(obj.address);
+  }
+  return touched;
 }
 
 /** Writes the operations applied but not recorded (and unknown outcomes the state could not take) to the recovery file. */

@@ -44,6 +44,6 @@ export async function planCommand(paths: string[], options: PlanOptions, io: Com
     await withFile('Could not write the plan to', out, () => writeFile(resolve(io.cwd, out), serializePlan(plan, config.redact), { mode: 0o600 }));
     io.stderr(`Saved the plan to ${options.out}; apply it with: portalctl apply --plan ${options.out}\n`);
   }
-  io.stdout(renderPlan(redactPlan(plan, config.redact), options.format, { color: io.color, ...(options.out ? { savedTo: options.out } : {}) }));
+  io.stdout(renderPlan(redactPlan(plan, config.redact), options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), ...(options.out ? { savedTo: options.out } : {}) }));
   return options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
 }
