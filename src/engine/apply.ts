@@ -11,6 +11,7 @@ import type { LoadedConfig } from './config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
 import { assertPlanCurrent } from './plan-file.js';
+import { refuseOverThresholds } from './safety.js';
 import type { Plan } from './plan.js';
 
 export class DestructiveRefusedError extends PortalctlError {}
@@ -33,6 +34,8 @@ export interface ApplyRequest extends ExecutionOptions {
   saved?: Plan;
   targets: readonly string[];
   allowDestructive: boolean;
+  /** `--force`: apply even when a kind's updates or removals exceed its change thresholds (safety.ts). */
+  force?: boolean;
   /** Asked with the plan once it is known to be safe and non-empty; false cancels. Absent: approved. */
   confirm?: (prepared: PreparedPlan) => Promise<boolean>;
 }
@@ -70,6 +73,7 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
       return { prepared, result: nothingExecuted(), invitations: {}, after: prepared, state: prepared.recorded };
     }
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
+    refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
     if (request.confirm && !(await request.confirm(prepared))) throw new ApplyCancelledError('Apply cancelled; nothing was changed.');
     return applyPlan({ ...request, prepared });
   });

@@ -42,6 +42,8 @@ export interface DeclaredObject {
 export interface DocumentDeclarations {
   /** The document's `portal:` block, when it has a valid one. */
   portal?: { value: JsonObject; source: ParsedSource };
+  /** The document's `safety:` block (change thresholds per kind), when it has a valid one. */
+  safety?: { value: JsonObject; source: ParsedSource };
   objects: DeclaredObject[];
   prunes: PruneDeclaration[];
 }
@@ -124,6 +126,7 @@ export function extractDeclarations(checked: CheckedSource, kinds: KindSet): Doc
   const { source, tainted } = checked;
   const found: DocumentDeclarations = { objects: [], prunes: [] };
   if (isObject(source.data) && isObject(source.data['portal']) && !tainted.has('/portal')) found.portal = { value: source.data['portal'], source };
+  if (isObject(source.data) && isObject(source.data['safety']) && !tainted.has('/safety')) found.safety = { value: source.data['safety'], source };
   for (const { container, entry, scope, path } of containerEntries(kinds, source.data)) {
     const entryPointer = pointer(path);
     for (const { kind, contribution } of contributionsOf(kinds, container.name)) {
