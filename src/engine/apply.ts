@@ -67,7 +67,7 @@ function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): voi
 export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
-    const prepared = await preparePlan({ config, url, recorded: await store.read(), client, targets: saved?.targets ?? request.targets });
+    const prepared = await preparePlan({ config, url, recorded: await store.read(), client, targets: saved?.targets ?? request.targets, digest: saved !== undefined });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     if (prepared.plan.operations.length === 0) {
       return { prepared, result: nothingExecuted(), invitations: {}, after: prepared, state: prepared.recorded };
@@ -97,7 +97,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   await writer.idle();
 
   // The same targets: operations left out on purpose are not a failure to converge.
-  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets });
+  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets, digest: false });
   await writer.update((state) => withObserved(state, after));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };
 }

@@ -5,7 +5,7 @@
  */
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
-import { assertSamePortal, type StateDocument, type StateStore } from '../state/index.js';
+import { assertSamePortal, type StateDocument, type StateEntry, type StateStore } from '../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
@@ -58,6 +58,8 @@ export interface PlanRequest {
   /** The API client; absent for `--refresh=false`, which plans against the recorded state. */
   client?: ApiClient;
   targets?: readonly string[];
+  /** False when the plan is neither saved, printed as JSON nor checked against a saved one: no basis digest (see Plan). */
+  digest?: boolean;
 }
 
 export interface PreparedPlan {
@@ -81,15 +83,22 @@ export interface PortalSession {
 }
 
 /** The plan of a session: the recorded state read, then prepared (read-only: no lock). */
-export async function planSession(session: PortalSession, targets: readonly string[] = []): Promise<PreparedPlan> {
+export async function planSession(session: PortalSession, targets: readonly string[] = [], options: { digest?: boolean } = {}): Promise<PreparedPlan> {
   const { config, url, client } = session;
-  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets });
+  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets, ...options });
 }
 
-function recordedValues(state: StateDocument | undefined): Record<string, RecordedValue> {
-  const values: Record<string, RecordedValue> = {};
-  for (const [address, entry] of Object.entries(state?.resources ?? {})) values[address] = { kind: entry.kind, value: entry.value };
-  return values;
+/** The recorded entries as the plan reads them (a state entry is a recorded value: kind and value), without a copy. */
+function recordedValues(state: StateDocument | undefined): Readonly<Record<string, RecordedValue>> {
+  return state?.resources ?? {};
+}
+
+/** Without refresh the recorded values are the basis; one pass, no intermediate arrays. */
+function recordedBasis(state: StateDocument | undefined): Map<string, JsonValue> {
+  const basis = new Map<string, JsonValue>();
+  const resources = state?.resources ?? {};
+  for (const address in resources) basis.set(address, (resources[address] as StateEntry).value);
+  return basis;
 }
 
 /** Everything a plan needs, from config and state to the plan value itself. */
@@ -123,7 +132,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
     basis = await readLive(objects, config.kinds.byName, reader, READ_CONCURRENCY);
   } else {
-    basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, entry.value]));
+    basis = recordedBasis(recorded);
     for (const prune of config.prunes) {
       warnings.push({
         severity: 'warning',
@@ -145,6 +154,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     targets: request.targets ?? [],
     sources: config.sources,
     ...(caller ? { caller } : {}),
+    ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
   return { plan, config, objects, basis, recorded, portal, warnings };
 }

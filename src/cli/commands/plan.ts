@@ -24,7 +24,7 @@ export function parseRefresh(value: string): boolean {
 
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
   const refresh = parseRefresh(options.refresh);
-  const { plan, config, warnings } = await withSession(paths, options, io, (session) => planSession(session, options.target ?? []), { refresh });
+  const { plan, config, warnings } = await withSession(paths, options, io, (session) => planSession(session, options.target ?? [], { digest: options.out !== undefined || options.format === 'json' }), { refresh });
   printWarnings(warnings, io);
 
   if (options.out) {

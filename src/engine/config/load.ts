@@ -9,7 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
 import type { KindSet } from '../registry.js';
-import { checkSchema, extractDeclarations, type DocumentDeclarations, type Origin, type ResolvedSource } from './extract.js';
+import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
@@ -90,7 +90,6 @@ export interface MergedDeclarations {
   safety: SafetySettings;
   objects: DesiredObject[];
   prunes: PruneDeclaration[];
-  origins: WeakMap<DesiredObject, Origin>;
   diagnostics: Diagnostic[];
 }
 
@@ -140,23 +139,24 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
   const portal = mergePortal(documents, diagnostics);
   const safety = mergeSafety(documents, diagnostics);
   const byAddress = new Map<string, DesiredObject>();
-  const origins = new WeakMap<DesiredObject, Origin>();
   const byCollection = new Map<string, PruneDeclaration>();
-  for (const { object, origin } of documents.flatMap((document) => document.objects)) {
-    const first = byAddress.get(object.address);
-    if (first) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'config/duplicate-object',
-        message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
-        address: object.address,
-        location: object.source,
-        expected: 'each object declared once across all files',
-      });
-      continue;
+  // Plain loops: a large organization has tens of thousands of objects, and no copy is needed.
+  for (const document of documents) {
+    for (const object of document.objects) {
+      const first = byAddress.get(object.address);
+      if (first) {
+        diagnostics.push({
+          severity: 'error',
+          code: 'config/duplicate-object',
+          message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
+          address: object.address,
+          location: object.source,
+          expected: 'each object declared once across all files',
+        });
+        continue;
+      }
+      byAddress.set(object.address, object);
     }
-    byAddress.set(object.address, object);
-    origins.set(object, origin);
   }
   for (const prune of documents.flatMap((document) => document.prunes)) {
     const first = byCollection.get(prune.collection);
@@ -173,7 +173,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
     }
     byCollection.set(prune.collection, prune);
   }
-  return { portal, safety, objects: [...byAddress.values()], prunes: [...byCollection.values()], origins, diagnostics };
+  return { portal, safety, objects: [...byAddress.values()], prunes: [...byCollection.values()], diagnostics };
 }
 
 export interface LoadOptions {
@@ -255,8 +255,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     diagnostics: [...diagnostics, ...merged.diagnostics].map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
     redact,
     locate(obj, path) {
-      const origin = merged.origins.get(obj);
-      return origin ? origin.source.locate([...origin.path, ...path]) : obj.source;
+      return obj instanceof DeclaredObject ? obj.locate(path) : obj.source;
     },
   };
 }
