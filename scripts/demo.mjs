@@ -16,9 +16,12 @@ const emulator = await startEmulator({ port: 0, data: join(root, 'examples', 'em
 const work = await mkdtemp(join(tmpdir(), 'portalctl-demo-'));
 const env = { ...process.env, PORTALCTL_TOKEN: 'admin-token' };
 const shared = ['--portal', emulator.url, '--state', join(work, 'portalctl.state.json')];
+// Colour only on a terminal, and never with NO_COLOR (https://no-color.org); the CLI decides the same for itself.
+const colour = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const bold = (text) => (colour ? `\x1b[1m${text}\x1b[0m` : text);
 
 function portalctl(title, args, expected = [0]) {
-  process.stdout.write(`\n\x1b[1m$ portalctl ${args.join(' ')}\x1b[0m   # ${title}\n`);
+  process.stdout.write(`\n${bold(`$ portalctl ${args.join(' ')}`)}   # ${title}\n`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: 'inherit' });
     child.on('error', reject);

@@ -3,7 +3,7 @@
  * The portalctl command line. Only this room touches argv, stdout, stderr and the process.
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
  */
-import { Argument, Command, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
@@ -141,6 +141,8 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .action((opts: { port: string; host: string; data?: string }) =>
       run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io)),
     );
+
+  program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh') => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io)));
 
   return program;
 }

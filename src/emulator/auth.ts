@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PortalApiError } from './errors.js';
-import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type User } from './model.js';
+import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type Token, type User } from './model.js';
+import { findBy } from './store.js';
 import type { Caller } from './routes/types.js';
 
 /** What a default administrator (org_admin) holds; `hasPrivilege` is true for anything else as well. */
@@ -82,7 +83,21 @@ function rolePrivileges(state: EmulatorState, user: User): string[] {
 }
 
 export function findCustomRole(state: EmulatorState, user: User): Role | undefined {
-  return state.roles.find((role) => role.id === user.role);
+  return findBy(state.roles, 'id', user.role);
+}
+
+/** The caller behind a token: its user, or for an app token the app acting with its own privileges. */
+export function callerForToken(state: EmulatorState, token: Token): Caller {
+  const client = token.clientId !== undefined ? state.oauthClients.find((candidate) => candidate.clientId === token.clientId) : undefined;
+  if (token.clientId !== undefined && !client) throw invalidToken();
+  if (client) {
+    const privileges = new Set(client.privileges);
+    const standIn: User = { username: client.clientId, fullName: client.title, role: 'org_user', level: 2, tags: [], licences: [], tasks: [] };
+    return { user: standIn, app: client, isDefaultAdmin: false, hasPrivilege: (privilege) => privileges.has(privilege) };
+  }
+  const user = state.users.find((candidate) => candidate.username === token.username);
+  if (!user) throw invalidToken();
+  return callerFor(state, user);
 }
 
 export function callerFor(state: EmulatorState, user: User): Caller {
@@ -101,21 +116,25 @@ export const tokenRequired = (): PortalApiError => new PortalApiError(499, 'Toke
 export const invalidToken = (): PortalApiError => new PortalApiError(498, 'Invalid token.', undefined, []);
 
 /**
- * The user behind a token. Missing token: 499. Unknown, expired, orphaned, or referer-bound
+ * The caller behind a token. Missing token: 499. Unknown, expired, orphaned, or referer-bound
  * and used with another Referer: 498.
  */
-export function authenticate(state: EmulatorState, token: string | undefined, referer: string | undefined, now: number): User {
+export function authenticate(state: EmulatorState, token: string | undefined, referer: string | undefined, now: number): Caller {
   if (token === undefined || token === '') throw tokenRequired();
-  const record = state.tokens.find((candidate) => candidate.token === token);
-  if (!record) throw invalidToken();
+  const record = findBy(state.tokens, 'token', token);
+  // A refresh token only buys new tokens at oauth2/token; it is no access token.
+  if (!record || record.refreshOf !== undefined) throw invalidToken();
   if (record.expires !== undefined && record.expires <= now) throw invalidToken();
   if (record.referer !== undefined && record.referer !== referer) throw invalidToken();
-  const user = state.users.find((candidate) => candidate.username === record.username);
-  if (!user) throw invalidToken();
-  return user;
+  return callerForToken(state, record);
 }
 
-/** The token of a request: the `token` field (form or query) first, then an Authorization Bearer header. */
+/**
+ * The token of a request, in the documented ways only: the `token` field (form or query), or a
+ * `Bearer` token in `X-Esri-Authorization` or `Authorization` (the emulator has no web-tier
+ * authentication, so the standard header is allowed too). Anything else (another scheme, a bare
+ * header value, a cookie, `access_token`) is no token at all.
+ */
 export function requestToken(params: Readonly<Record<string, string>>, headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
   const fromParams = params['token'];
   if (fromParams !== undefined && fromParams !== '') return fromParams;
@@ -157,7 +176,7 @@ export function generateToken(
 ): { token: string; expires: number; ssl: boolean } {
   const username = params['username'] ?? '';
   const password = params['password'] ?? '';
-  const user = draft.users.find((candidate) => candidate.username === username);
+  const user = findBy(draft.users, 'username', username);
   if (!user || user.password === undefined || user.password !== password || password === '') {
     throw unableToGenerateToken('Invalid username or password.');
   }
@@ -192,22 +211,58 @@ export class OAuthError extends PortalApiError {
   }
 }
 
-/** `POST /oauth2/token` with the client-credentials grant; the token acts as the client's user. */
-export function oauthToken(
-  draft: EmulatorState,
-  params: Readonly<Record<string, string>>,
-  now: number,
-): { access_token: string; expires_in: number } {
+const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
+
+/** The answer of `oauth2/token`: user grants add username, ssl and (for a code) a refresh token. */
+export type OAuthAnswer = { access_token: string; expires_in: number } & Partial<{
+  username: string;
+  ssl: boolean;
+  refresh_token: string;
+  refresh_token_expires_in: number;
+}>;
+
+/**
+ * `POST /oauth2/token`. client_credentials: `{access_token, expires_in}` (seconds), a token acting
+ * with the app's privileges. authorization_code (a code the data file gives the client, usable
+ * once): a user token plus a refresh token. refresh_token: a new user token. As documented,
+ * username and ssl come with user tokens and refresh tokens only with the code grant.
+ */
+export function oauthToken(draft: EmulatorState, params: Readonly<Record<string, string>>, now: number): OAuthAnswer {
   const grantType = params['grant_type'] ?? '';
-  if (grantType !== 'client_credentials') {
-    throw new OAuthError('unsupported_grant_type', `Unsupported grant_type "${grantType}"; the emulator supports client_credentials.`);
-  }
-  const client = draft.oauthClients.find((candidate) => candidate.clientId === params['client_id']);
+  const client = findBy(draft.oauthClients, 'clientId', params['client_id'] ?? '');
   if (!client) throw new OAuthError('invalid_client', 'Invalid client_id');
-  if (client.clientSecret !== params['client_secret']) throw new OAuthError('invalid_client', 'Invalid client_secret');
   const minutes = positiveMinutes(params['expiration'], 120, (detail) => new OAuthError('invalid_request', detail));
-  const expiresInSeconds = Math.round(minutes * 60);
-  const token = newTokenValue();
-  draft.tokens.push({ token, username: client.username, expires: now + expiresInSeconds * 1000 });
-  return { access_token: token, expires_in: expiresInSeconds };
+  const expiresIn = Math.round(minutes * 60);
+  const issue = (username: string, appId?: string): string => {
+    const token = newTokenValue();
+    draft.tokens.push({ token, username, ...(appId !== undefined ? { clientId: appId } : {}), expires: now + expiresIn * 1000 });
+    return token;
+  };
+  switch (grantType) {
+    case 'client_credentials':
+      if (client.clientSecret !== params['client_secret']) throw new OAuthError('invalid_client', 'Invalid client_secret');
+      return { access_token: issue(client.username, client.clientId), expires_in: expiresIn };
+    case 'authorization_code': {
+      const index = client.authorizationCodes.findIndex((candidate) => candidate.code === params['code']);
+      const grant = client.authorizationCodes[index];
+      if (!grant) throw new OAuthError('invalid_grant', 'Invalid authorization code');
+      client.authorizationCodes.splice(index, 1);
+      const refresh = newTokenValue();
+      draft.tokens.push({ token: refresh, username: grant.username, refreshOf: client.clientId, expires: now + REFRESH_TOKEN_SECONDS * 1000 });
+      const answer = { access_token: issue(grant.username), expires_in: expiresIn, username: grant.username, ssl: false };
+      return { ...answer, refresh_token: refresh, refresh_token_expires_in: REFRESH_TOKEN_SECONDS };
+    }
+    case 'refresh_token': {
+      const record = findBy(draft.tokens, 'token', params['refresh_token'] ?? '');
+      if (!record || record.refreshOf !== client.clientId || (record.expires !== undefined && record.expires <= now)) {
+        throw new OAuthError('invalid_grant', 'Invalid refresh_token');
+      }
+      return { access_token: issue(record.username), expires_in: expiresIn, username: record.username, ssl: false };
+    }
+    default:
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `Unsupported grant_type "${grantType}"; the emulator supports client_credentials, authorization_code and refresh_token.`,
+      );
+  }
 }

@@ -12,6 +12,7 @@
  *                                shifts it, `{}` returns to real time
  */
 import { EmulatorDataError, parseEmulatorState } from './data.js';
+import { isRecord } from './json.js';
 import type { EmulatorState } from './model.js';
 import type { EmulatorClock, EmulatorStore } from './store.js';
 
@@ -200,14 +201,19 @@ export class RequestLog {
 }
 
 /** Hides token values in a form body (`token=...`) and in JSON text (`"token": "..."`). */
+/** Request fields that carry a secret; the request log shows them as "***". */
+const SECRET_FIELDS = ['token', 'access_token', 'refresh_token', 'password', 'client_secret', 'code'] as const;
+const SECRET_FORM_FIELD = new RegExp(`(^|&)(${SECRET_FIELDS.join('|')})=[^&]*`, 'g');
+const SECRET_JSON_FIELD = new RegExp(`("(?:${SECRET_FIELDS.join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
+
 export function redactTokens(body: string): string {
   const cut = body.length > LOGGED_BODY_LIMIT ? `${body.slice(0, LOGGED_BODY_LIMIT)}...[cut]` : body;
-  return cut.replace(/(^|&)(token|access_token|password|client_secret)=[^&]*/g, '$1$2=***').replace(/("(?:token|access_token|password|client_secret)"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"');
+  return cut.replace(SECRET_FORM_FIELD, '$1$2=***').replace(SECRET_JSON_FIELD, '$1"***"');
 }
 
 export function redactParams(params: Readonly<Record<string, string>>): Record<string, string> {
   const redacted: Record<string, string> = { ...params };
-  for (const secret of ['token', 'password', 'client_secret']) {
+  for (const secret of SECRET_FIELDS) {
     if (secret in redacted) redacted[secret] = '***';
   }
   return redacted;
@@ -317,6 +323,6 @@ function parseJson(text: string): unknown {
 
 function objectBody(text: string): Record<string, unknown> {
   const value = text.trim() === '' ? {} : parseJson(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ControlError(400, 'The body must be a JSON object.');
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new ControlError(400, 'The body must be a JSON object.');
+  return value;
 }

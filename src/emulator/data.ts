@@ -3,8 +3,10 @@
  * empty and most omitted fields to a documented default, so a data file only states what a test
  * cares about. Unknown fields are rejected: they are almost always typos.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from './json.js';
 import type {
   AccessMode,
   CategoryNode,
@@ -90,8 +92,9 @@ export function parseEmulatorState(document: unknown, source: string): EmulatorS
     groups: o.optional('groups')?.array(readGroup) ?? [],
     items: o.optional('items')?.array(readItem) ?? [],
     federation: o.optional('federation') ? readFederation(o.required('federation')) : null,
-    collaborations: o.optional('collaborations')?.array((c) => readCollaboration(c, organization.id)) ?? [],
+    collaborations: [],
   };
+  state.collaborations = o.optional('collaborations')?.array((c) => readCollaboration(c, organization, state.users)) ?? [];
   checkReferences(state, root);
   return state;
 }
@@ -126,7 +129,7 @@ function unique(root: Field, list: string, values: string[], key: string): void 
 function readOrganization(field: Field): Organization {
   const o = field.object([
     'id', 'name', 'edition', 'version', 'access', 'isVerified', 'hostname', 'categorySchema',
-    'memberCategorySchema', 'securityPolicy', 'resources', 'quotas',
+    'memberCategorySchema', 'securityPolicy', 'resources', 'quotas', 'collaborationPortalId', 'securityPolicyModified',
   ]);
   const id = o.required('id').string();
   const version = o.optional('version');
@@ -134,23 +137,33 @@ function readOrganization(field: Field): Organization {
     version.failHere(`must be a string; quote it ("${String(version.value)}") so that e.g. "10.10" is not read as 10.1`);
   }
   const quotas = o.optional('quotas')?.object(['level1', 'level2']);
+  const edition = o.optional('edition')?.oneOf(['self-managed', 'hosted'] as const) ?? 'self-managed';
+  const securityPolicy = o.optional('securityPolicy')?.let(readPasswordPolicy) ?? {};
   return {
     id,
     name: o.optional('name')?.string() ?? id,
-    edition: o.optional('edition')?.oneOf(['self-managed', 'hosted'] as const) ?? 'self-managed',
-    version: version?.string() ?? '11.3',
+    edition,
+    version: version?.string() ?? (edition === 'hosted' ? '2024.1' : '11.3'),
     access: o.optional('access')?.oneOf(['public', 'private'] as const) ?? 'public',
     isVerified: o.optional('isVerified')?.boolean() ?? false,
     hostname: o.optional('hostname')?.string() ?? 'portal.example.com',
     categorySchema: o.optional('categorySchema')?.array(readCategoryNode) ?? [],
     memberCategorySchema: o.optional('memberCategorySchema') ? o.required('memberCategorySchema').array(readCategoryNode) : null,
-    securityPolicy: o.optional('securityPolicy')?.let(readPasswordPolicy) ?? {},
+    securityPolicy,
+    securityPolicyModified: o.optional('securityPolicyModified')?.integer() ?? (Object.keys(securityPolicy).length > 0 ? 0 : -1),
+    collaborationPortalId: o.optional('collaborationPortalId')?.string() ?? guidFor(id),
     resources: o.optional('resources')?.array(readResource) ?? [],
     quotas: {
       ...(quotas?.optional('level1') ? { level1: quotas.required('level1').integer() } : {}),
       ...(quotas?.optional('level2') ? { level2: quotas.required('level2').integer() } : {}),
     },
   };
+}
+
+/** A stable GUID-form id derived from a short id (collaboration portal ids are GUIDs). */
+export function guidFor(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 function readCategoryNode(field: Field): CategoryNode {
@@ -194,7 +207,7 @@ function readRole(field: Field): Role {
 }
 
 function readUser(field: Field): User {
-  const o = field.object(['username', 'fullName', 'role', 'level', 'password', 'licences', 'tasks']);
+  const o = field.object(['username', 'fullName', 'role', 'level', 'password', 'licences', 'tasks', 'tags']);
   const username = o.required('username').string();
   const password = o.optional('password')?.string();
   return {
@@ -202,6 +215,7 @@ function readUser(field: Field): User {
     fullName: o.optional('fullName')?.string() ?? username,
     role: o.optional('role')?.string() ?? 'org_user',
     level: o.optional('level')?.oneOf([1, 2] as const) ?? 2,
+    tags: o.optional('tags')?.array((t) => t.string()) ?? [],
     ...(password !== undefined ? { password } : {}),
     licences: o.optional('licences')?.array(readLicence) ?? [],
     tasks: o.optional('tasks')?.array(readTask) ?? [],
@@ -214,16 +228,26 @@ function readLicence(field: Field): Licence {
 }
 
 function readTask(field: Field): Task {
-  const o = field.object(['id', 'title', 'active']);
+  const o = field.object(['id', 'title', 'active', 'type', 'itemId']);
   const id = o.required('id').string();
-  return { id, title: o.optional('title')?.string() ?? id, active: o.optional('active')?.boolean() ?? true };
+  return {
+    id,
+    title: o.optional('title')?.string() ?? id,
+    active: o.optional('active')?.boolean() ?? true,
+    type: o.optional('type')?.string() ?? 'ExecuteNotebook',
+    itemId: o.optional('itemId')?.string() ?? '',
+  };
 }
 
 function readToken(field: Field): Token {
-  const o = field.object(['token', 'username', 'expires', 'referer']);
+  const o = field.object(['token', 'username', 'expires', 'referer', 'clientId', 'refreshOf']);
   const expires = o.optional('expires')?.integer();
   const referer = o.optional('referer')?.string();
+  const clientId = o.optional('clientId')?.string();
+  const refreshOf = o.optional('refreshOf')?.string();
   return {
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(refreshOf !== undefined ? { refreshOf } : {}),
     token: o.required('token').string(),
     username: o.required('username').string(),
     ...(expires !== undefined ? { expires } : {}),
@@ -232,24 +256,39 @@ function readToken(field: Field): Token {
 }
 
 function readOAuthClient(field: Field): OAuthClient {
-  const o = field.object(['clientId', 'clientSecret', 'username']);
-  return { clientId: o.required('clientId').string(), clientSecret: o.required('clientSecret').string(), username: o.required('username').string() };
+  const o = field.object(['clientId', 'clientSecret', 'username', 'title', 'privileges', 'authorizationCodes']);
+  const clientId = o.required('clientId').string();
+  return {
+    clientId,
+    clientSecret: o.required('clientSecret').string(),
+    username: o.required('username').string(),
+    title: o.optional('title')?.string() ?? clientId,
+    privileges: o.optional('privileges')?.array((p) => p.string()) ?? [],
+    authorizationCodes:
+      o.optional('authorizationCodes')?.array((entry) => {
+        const e = entry.object(['code', 'username']);
+        return { code: e.required('code').string(), username: e.required('username').string() };
+      }) ?? [],
+  };
 }
 
 function readGroup(field: Field): Group {
-  const o = field.object(['id', 'title', 'owner', 'managers', 'categorySchema']);
+  const o = field.object(['id', 'title', 'owner', 'managers', 'members', 'access', 'tags', 'categorySchema']);
   const id = o.required('id').string();
   return {
     id,
     title: o.optional('title')?.string() ?? id,
     owner: o.required('owner').string(),
     managers: o.optional('managers')?.array((m) => m.string()) ?? [],
+    members: o.optional('members')?.array((m) => m.string()) ?? [],
+    access: o.optional('access')?.oneOf(['private', 'org', 'public'] as const) ?? 'org',
+    tags: o.optional('tags')?.array((t) => t.string()) ?? [],
     categorySchema: o.optional('categorySchema')?.array(readCategoryNode) ?? [],
   };
 }
 
 function readItem(field: Field): Item {
-  const o = field.object(['id', 'title', 'owner', 'access', 'contentStatus']);
+  const o = field.object(['id', 'title', 'owner', 'access', 'contentStatus', 'type', 'tags', 'categories', 'created']);
   const id = o.required('id').string();
   const status = o.optional('contentStatus')?.oneOf(['org_authoritative', 'public_authoritative', 'deprecated'] as const);
   return {
@@ -258,6 +297,10 @@ function readItem(field: Field): Item {
     owner: o.required('owner').string(),
     access: o.optional('access')?.oneOf(['private', 'org', 'public', 'shared'] as const) ?? 'private',
     ...(status !== undefined ? { contentStatus: status } : {}),
+    type: o.optional('type')?.string() ?? 'Web Map',
+    tags: o.optional('tags')?.array((t) => t.string()) ?? [],
+    categories: o.optional('categories')?.array((c) => c.string()) ?? [],
+    created: o.optional('created')?.integer() ?? 0,
   };
 }
 
@@ -265,7 +308,7 @@ function readFederation(field: Field): Federation {
   const o = field.object([
     'id', 'name', 'discoveryServiceUrl', 'metadataServiceUrl', 'certificate', 'entityId', 'userCreditAssignment',
     'groups', 'encryptionSupported', 'supportSignedRequest', 'supportsLogoutRequest', 'updateProfileAtSignin',
-    'updateGroupsAtSignin', 'signUpMode', 'roleId', 'level', 'userLicenseType', 'userType',
+    'updateGroupsAtSignin', 'signUpMode', 'roleId', 'level', 'userLicenseType', 'userType', 'useSHA256',
   ]);
   const optionalString = (key: string): Record<string, string> => {
     const value = o.optional(key)?.string();
@@ -287,6 +330,7 @@ function readFederation(field: Field): Federation {
     supportsLogoutRequest: o.optional('supportsLogoutRequest')?.boolean() ?? false,
     updateProfileAtSignin: o.optional('updateProfileAtSignin')?.boolean() ?? false,
     updateGroupsAtSignin: o.optional('updateGroupsAtSignin')?.boolean() ?? false,
+    useSHA256: o.optional('useSHA256')?.boolean() ?? false,
     signUpMode: o.optional('signUpMode')?.oneOf(['Automatic', 'Invitation'] as const) ?? 'Invitation',
     ...optionalString('roleId'),
     ...optionalString('level'),
@@ -297,13 +341,16 @@ function readFederation(field: Field): Federation {
 
 const ACCESS_MODES = ['send', 'receive', 'sendAndReceive'] as const;
 
-function readCollaboration(field: Field, organizationId: string): Collaboration {
-  const o = field.object(['id', 'name', 'hostPortalId', 'workspaces', 'participants', 'invitations']);
+function readCollaboration(field: Field, organization: Organization, users: readonly User[]): Collaboration {
+  const o = field.object(['id', 'name', 'description', 'hostPortalId', 'ownerUsername', 'workspaces', 'participants', 'invitations']);
   const id = o.required('id').string();
+  const firstAdmin = users.find((user) => user.role === 'org_admin')?.username ?? '';
   return {
     id,
     name: o.optional('name')?.string() ?? id,
-    hostPortalId: o.optional('hostPortalId')?.string() ?? organizationId,
+    description: o.optional('description')?.string() ?? '',
+    hostPortalId: o.optional('hostPortalId')?.string() ?? organization.collaborationPortalId,
+    ownerUsername: o.optional('ownerUsername')?.string() ?? firstAdmin,
     workspaces: o.optional('workspaces')?.array(readWorkspace) ?? [],
     participants: o.optional('participants')?.array(readParticipant) ?? [],
     invitations: o.optional('invitations')?.array(readInvitation) ?? [],
@@ -320,10 +367,18 @@ function readWorkspace(field: Field): Workspace {
     config: o.optional('config')?.let(readWorkspaceConfig) ?? {},
     participantGroupLinks:
       o.optional('participantGroupLinks')?.array((link) => {
-        const l = link.object(['portalId', 'portalGroupId']);
-        return { portalId: l.required('portalId').string(), portalGroupId: l.required('portalGroupId').string() };
+        const l = link.object(['portalId', 'portalGroupId', 'accessMode']);
+        return {
+          portalId: l.required('portalId').string(),
+          portalGroupId: l.required('portalGroupId').string(),
+          accessMode: l.optional('accessMode')?.oneOf(ACCESS_MODES) ?? 'sendAndReceive',
+        };
       }) ?? [],
-    participantsWithoutGroupLinks: o.optional('participantsWithoutGroupLinks')?.array((p) => p.string()) ?? [],
+    participantsWithoutGroupLinks:
+      o.optional('participantsWithoutGroupLinks')?.array((entry) => {
+        const e = entry.object(['portalId', 'accessMode']);
+        return { portalId: e.required('portalId').string(), accessMode: e.optional('accessMode')?.oneOf(ACCESS_MODES) ?? 'sendAndReceive' };
+      }) ?? [],
   };
 }
 
@@ -347,22 +402,21 @@ function readWorkspaceModes(field: Field): Record<string, AccessMode> {
 }
 
 function readParticipant(field: Field): Participant {
-  const o = field.object(['portalId', 'url', 'name', 'workspaces']);
+  const o = field.object(['portalId', 'url', 'name', 'role']);
   const portalId = o.required('portalId').string();
   return {
     portalId,
     url: o.required('url').string(),
     name: o.optional('name')?.string() ?? portalId,
-    workspaces: o.optional('workspaces')?.let(readWorkspaceModes) ?? {},
+    role: o.optional('role')?.oneOf(['Host', 'Guest'] as const) ?? 'Guest',
   };
 }
 
 function readInvitation(field: Field): Invitation {
-  const o = field.object(['id', 'guestPortalUrl', 'status', 'workspaces', 'expiration', 'created']);
+  const o = field.object(['id', 'guestPortalUrl', 'workspaces', 'expiration', 'created']);
   return {
     id: o.required('id').string(),
     guestPortalUrl: o.required('guestPortalUrl').string(),
-    status: o.optional('status')?.oneOf(['pending'] as const) ?? 'pending',
     workspaces: o.optional('workspaces')?.let(readWorkspaceModes) ?? {},
     expiration: o.required('expiration').integer(),
     created: o.optional('created')?.integer() ?? 0,
@@ -421,8 +475,8 @@ class Field {
 
   /** An object whose keys must be among `allowed` (null: any key). */
   object(allowed: readonly string[] | null): ObjectField {
-    if (typeof this.value !== 'object' || this.value === null || Array.isArray(this.value)) return this.expected('a mapping');
-    const record = this.value as Record<string, unknown>;
+    if (!isRecord(this.value)) return this.expected('a mapping');
+    const record = this.value;
     if (allowed) {
       const unknownKey = Object.keys(record).find((key) => !allowed.includes(key));
       if (unknownKey !== undefined) {

@@ -3,6 +3,8 @@
  * absent or unknown) a small page showing the JSON. Errors use the same format as successes.
  * File results are sent as downloads.
  */
+import { isRecord } from './json.js';
+
 export type ResponseFormat = 'html' | 'json' | 'pjson';
 
 export interface HttpAnswer {
@@ -24,10 +26,9 @@ export function renderJson(format: ResponseFormat, body: unknown, status = 200):
 }
 
 function envelopeCode(body: unknown): number | undefined {
-  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
-  const error: unknown = body.error;
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
+  const error = isRecord(body) ? body['error'] : undefined;
+  const code = isRecord(error) ? error['code'] : undefined;
+  return typeof code === 'number' ? code : undefined;
 }
 
 function renderJsonBody(format: ResponseFormat, body: unknown, status: number): HttpAnswer {
@@ -42,7 +43,7 @@ function renderJsonBody(format: ResponseFormat, body: unknown, status: number): 
 }
 
 function htmlPage(body: unknown): string {
-  const isError = typeof body === 'object' && body !== null && 'error' in body;
+  const isError = isRecord(body) && 'error' in body;
   return [
     '<!DOCTYPE html>',
     '<html><head><meta charset="utf-8"><title>Portal emulator</title></head><body>',
@@ -60,9 +61,12 @@ export function escapeHtml(text: string): string {
 /** A download: the result's content type and `Content-Disposition: attachment; filename="..."`. */
 export function renderFile(file: { filename: string; contentType: string; body: string }): HttpAnswer {
   const asciiName = file.filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  // A plain name goes unquoted, as in the documented header; anything else is quoted.
+  const plain = /^[A-Za-z0-9._-]+$/.test(file.filename) ? `attachment; filename=${file.filename}` : undefined;
   const disposition =
-    asciiName === file.filename
+    plain ??
+    (asciiName === file.filename
       ? `attachment; filename="${asciiName}"`
-      : `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`;
+      : `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
   return { status: 200, headers: { 'content-type': file.contentType, 'content-disposition': disposition }, body: file.body };
 }

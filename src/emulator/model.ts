@@ -50,12 +50,23 @@ export interface Organization {
   resources: PortalResource[];
   /** Remaining seats per user level; a level that is absent is unlimited. */
   quotas: { level1?: number; level2?: number };
+  /**
+   * The organization's portal id in collaborations (GUID form with dashes, as in
+   * `collaborationHostPortalId` and `participants[].portalInfo.id`); distinct from the short `id`.
+   */
+  collaborationPortalId: string;
+  /** Epoch ms; -1 while the password policy was never customised (`passwordPolicy.type` "default"). */
+  securityPolicyModified: number;
 }
 
 export interface Task {
   id: string;
   title: string;
   active: boolean;
+  /** The task kind (ExecuteNotebook, UpdateInsightsWorkbook, ...). */
+  type: string;
+  /** The item the task runs (a notebook, ...). */
+  itemId: string;
 }
 
 /** A premium app licence and the lowest user level it is allowed at. */
@@ -72,6 +83,7 @@ export interface User {
   /** A built-in role, or the id of a custom role in `roles`. */
   role: BuiltInRole | string;
   level: 1 | 2;
+  tags: string[];
   /** For generateToken; never returned by any read. */
   password?: string;
   licences: Licence[];
@@ -92,13 +104,25 @@ export interface Token {
   expires?: number;
   /** Tokens made with client=referer are accepted only with this Referer header. */
   referer?: string;
+  /** Set for app tokens (oauth2/token client credentials): the app whose privileges apply. */
+  clientId?: string;
+  /** Set for refresh tokens (authorization_code grant): the app they were issued to. Never an access token. */
+  refreshOf?: string;
 }
 
-/** An OAuth application for the client-credentials grant; its tokens act as `username`. */
+/**
+ * An OAuth application for the client-credentials grant. Its tokens act with the app's own
+ * `privileges` (not its owner's), and `portals/self` shows them in `appInfo`.
+ */
 export interface OAuthClient {
   clientId: string;
   clientSecret: string;
+  /** The app's owner (`appInfo.appOwner`). */
   username: string;
+  title: string;
+  privileges: string[];
+  /** Codes for the authorization_code grant (as if the user had signed in); each works once. */
+  authorizationCodes: { code: string; username: string }[];
 }
 
 export interface Group {
@@ -106,6 +130,10 @@ export interface Group {
   title: string;
   owner: string;
   managers: string[];
+  /** Plain members (the owner and managers are members too). */
+  members: string[];
+  access: 'private' | 'org' | 'public';
+  tags: string[];
   categorySchema: CategoryNode[];
 }
 
@@ -116,6 +144,11 @@ export interface Item {
   access: 'private' | 'org' | 'public' | 'shared';
   /** Absent = no status. */
   contentStatus?: ItemStatus;
+  type: string;
+  tags: string[];
+  categories: string[];
+  /** Epoch milliseconds. */
+  created: number;
 }
 
 export interface Federation {
@@ -136,6 +169,7 @@ export interface Federation {
   roleId?: string;
   level?: string;
   userLicenseType?: string;
+  useSHA256: boolean;
   userType: 'platformonly' | 'both';
 }
 
@@ -145,30 +179,44 @@ export interface WorkspaceConfig {
   copyByRefIfCopyFail?: boolean;
 }
 
+/** A participant's group linked to a workspace, with the participant's access to that workspace. */
+export interface GroupLink {
+  /** A collaboration portal id (GUID form). */
+  portalId: string;
+  portalGroupId: string;
+  accessMode: AccessMode;
+}
+
+/** A participant that takes part in a workspace without a linked group. */
+export interface UnlinkedParticipant {
+  portalId: string;
+  accessMode: AccessMode;
+}
+
+/** Per-participant access lives here, never on the participant (documented shape). */
 export interface Workspace {
   id: string;
   name: string;
   description: string;
   config: WorkspaceConfig;
-  participantGroupLinks: { portalId: string; portalGroupId: string }[];
-  participantsWithoutGroupLinks: string[];
+  participantGroupLinks: GroupLink[];
+  participantsWithoutGroupLinks: UnlinkedParticipant[];
 }
 
 export interface Participant {
+  /** The participant's collaboration portal id (GUID form): `portalInfo.id`. */
   portalId: string;
   url: string;
   name: string;
-  /** Workspace id -> access mode. */
-  workspaces: Record<string, AccessMode>;
+  role: 'Host' | 'Guest';
 }
 
 export interface Invitation {
   id: string;
   guestPortalUrl: string;
-  status: 'pending';
-  /** Workspace id -> access mode. */
+  /** Workspace id -> access mode the guest is invited with. */
   workspaces: Record<string, AccessMode>;
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds; past it the invitation reads as status "expired". */
   expiration: number;
   created: number;
 }
@@ -176,8 +224,10 @@ export interface Invitation {
 export interface Collaboration {
   id: string;
   name: string;
-  /** The portal that hosts the collaboration; only its administrators may update or invite. */
+  description: string;
+  /** The portal that hosts the collaboration (GUID form); only its administrators may update or invite. */
   hostPortalId: string;
+  ownerUsername: string;
   workspaces: Workspace[];
   participants: Participant[];
   invitations: Invitation[];

@@ -1,53 +1,56 @@
 /**
  * `GET|POST /portals/self` (and `/portals/<organization id>`): the organization as the caller sees
- * it, with the caller's user and effective privileges. The natural pre-flight for a client.
+ * it (documented shape): `user` (role, roleId, privileges, level as a string) for a signed-in
+ * user, `appInfo` (with the app's privileges) for an app token. `currentVersion` is a string.
  */
-import { effectivePrivileges, findCustomRole } from './auth.js';
-import type { EmulatorState, User } from './model.js';
-import type { Route } from './routes/types.js';
+import type { EmulatorState } from './model.js';
+import type { Caller, Route } from './routes/types.js';
+import { userSummary } from './users/store.js';
 
-/**
- * The `role` a user is reported with: built-in roles as they are; a custom role as the built-in
- * role it is based on (admin if it holds any portal:admin privilege, publisher if it may
- * publish, user otherwise), with the custom role's id in `roleId`.
- */
-export function reportedRole(state: EmulatorState, user: User): { role: string; roleId?: string } {
-  const customRole = findCustomRole(state, user);
-  if (!customRole) return { role: user.role };
-  const privileges = customRole.privileges;
-  const base = privileges.some((p) => p.startsWith('portal:admin:'))
-    ? 'org_admin'
-    : privileges.some((p) => p.startsWith('portal:publisher:'))
-      ? 'org_publisher'
-      : 'org_user';
-  return { role: base, roleId: customRole.id };
-}
-
-export function portalSelf(state: EmulatorState, user: User): Record<string, unknown> {
+export function portalSelf(state: EmulatorState, caller: Caller): Record<string, unknown> {
   const organization = state.organization;
+  const hosted = organization.edition === 'hosted';
+  const urlKey = organization.id.toLowerCase();
   return {
-    id: organization.id,
-    name: organization.name,
-    isPortal: organization.edition === 'self-managed',
     access: organization.access,
-    isVerified: organization.isVerified,
+    allSSL: true,
+    canSearchPublic: true,
+    canSharePublic: true,
+    created: 0,
+    culture: 'en',
     currentVersion: organization.version,
-    portalHostname: organization.hostname,
+    customBaseUrl: hosted ? 'maps.arcgis.com' : organization.hostname,
     hasCategorySchema: organization.categorySchema.length > 0,
     hasMemberCategorySchema: organization.memberCategorySchema !== null,
-    user: {
-      username: user.username,
-      fullName: user.fullName,
-      ...reportedRole(state, user),
-      level: String(user.level),
-      orgId: organization.id,
-      privileges: effectivePrivileges(state, user),
-    },
+    id: organization.id,
+    isPortal: !hosted,
+    isVerified: organization.isVerified,
+    maxTokenExpirationMinutes: -1,
+    modified: 0,
+    name: organization.name,
+    portalHostname: organization.hostname,
+    portalMode: hosted ? 'multitenant' : 'singletenant',
+    portalName: organization.name,
+    region: 'WO',
+    supportsOAuth: true,
+    urlKey,
+    ...(caller.app
+      ? {
+          appInfo: {
+            appId: caller.app.clientId,
+            itemId: caller.app.clientId,
+            appOwner: caller.app.username,
+            orgId: organization.id,
+            appTitle: caller.app.title,
+            privileges: [...caller.app.privileges],
+          },
+        }
+      : { user: userSummary(state, caller.user as EmulatorState['users'][number]) }),
   };
 }
 
 export const portalSelfRoute: Route = {
   access: 'read',
   pattern: '/portals/:portalId',
-  handle: ({ state, caller }) => ({ type: 'json', body: portalSelf(state, caller.user) }),
+  handle: ({ state, caller }) => ({ type: 'json', body: portalSelf(state, caller) }),
 };

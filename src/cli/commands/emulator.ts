@@ -25,11 +25,33 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   } catch (error) {
     throw describeStartFailure(error, opts);
   }
+  if (!isLoopback(opts.host)) {
+    io.stderr(
+      `Warning: the emulator listens on ${opts.host}, reachable from other machines. Its control API ` +
+        `${emulator.controlUrl}/ (state, faults, reset, clock) has no authentication: anyone who can reach ` +
+        'this port can read and replace the whole organization, including its tokens.\n',
+    );
+  }
+  // Output piped to a reader that went away (`| head`): stop quietly instead of dying on EPIPE.
+  const stdoutClosed = new AbortController();
+  const onStdoutError = (error: NodeJS.ErrnoException): void => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') stdoutClosed.abort();
+  };
+  process.stdout.on('error', onStdoutError);
+  // The listener stays: an EPIPE of the last write may arrive after this command returns.
+  // Listen for the stop signals before saying "Press Ctrl+C", so an early Ctrl+C still stops cleanly.
+  const stopped = waitForStop(stop, stdoutClosed.signal);
   io.stdout(describeRunning(emulator, dataPath));
-  await waitForStop(stop);
+  await stopped;
   await emulator.close();
-  io.stdout('Emulator stopped.\n');
+  if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
   return 0;
+}
+
+/** Loopback hosts keep the unauthenticated control API on this machine. */
+export function isLoopback(host: string): boolean {
+  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) || name === '::ffff:127.0.0.1';
 }
 
 function parsePort(text: string): number {
@@ -76,17 +98,18 @@ function describeRunning(emulator: RunningEmulator, dataPath: string | undefined
   ].join('');
 }
 
-function waitForStop(stop: AbortSignal | undefined): Promise<void> {
+function waitForStop(...signals: (AbortSignal | undefined)[]): Promise<void> {
   return new Promise((resolvePromise) => {
+    const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
     const finish = (): void => {
       process.off('SIGINT', finish);
       process.off('SIGTERM', finish);
-      stop?.removeEventListener('abort', finish);
+      for (const signal of present) signal.removeEventListener('abort', finish);
       resolvePromise();
     };
     process.once('SIGINT', finish);
     process.once('SIGTERM', finish);
-    if (stop?.aborted) finish();
-    else stop?.addEventListener('abort', finish);
+    if (present.some((signal) => signal.aborted)) finish();
+    else for (const signal of present) signal.addEventListener('abort', finish);
   });
 }

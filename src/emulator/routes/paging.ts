@@ -17,10 +17,14 @@ function pagingInteger(params: Params, name: string, fallback: number): number {
   return Number.parseInt(text, 10);
 }
 
-export function page<T>(params: Params, all: readonly T[], key: string): Record<string, unknown> {
+/**
+ * One page of `all`; only the page's entries are viewed (a draft list copies only what it hands
+ * out), so paging through a large list costs O(page) per request, not O(list).
+ */
+export function page<T>(params: Params, all: readonly T[], key: string, view: (entry: T) => unknown = (entry) => entry): Record<string, unknown> {
   const start = pagingInteger(params, 'start', 1);
   const num = Math.min(pagingInteger(params, 'num', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
-  const entries = all.slice(start - 1, start - 1 + num);
+  const entries = all.slice(start - 1, start - 1 + num).map(view);
   const lastShown = start - 1 + num;
   return {
     total: all.length,

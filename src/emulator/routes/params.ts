@@ -102,8 +102,7 @@ export function checkMaxLength(name: string, value: string, max: number): string
   return value;
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isRecord } from '../json.js';
 
 export const success = (extra: Record<string, unknown> = {}): { type: 'json'; body: Record<string, unknown> } => ({
   type: 'json',
@@ -114,3 +113,27 @@ export const json = (body: Record<string, unknown>): { type: 'json'; body: Recor
   type: 'json',
   body,
 });
+
+/** One `field:value` term of a search query (`orgid:...`, `id:...`, `owner:...`), or free text. */
+export interface QueryTerm {
+  field: string | undefined;
+  value: string;
+}
+
+/**
+ * The `q` of `search` and `community/groups`, required by both (documented for search; the
+ * emulator is strict for groups as well, so clients always send it). Terms are joined by spaces
+ * or AND; quotes around a value are dropped.
+ */
+export function parseQuery(params: Params, missing: () => PortalApiError): QueryTerm[] {
+  const q = optionalParam(params, 'q');
+  if (q === undefined || q.trim() === '') throw missing();
+  const terms: QueryTerm[] = [];
+  for (const raw of q.trim().split(/\s+/)) {
+    if (raw.toUpperCase() === 'AND') continue;
+    const colon = raw.indexOf(':');
+    const unquote = (text: string): string => text.replace(/^"(.*)"$/, '$1');
+    terms.push(colon > 0 ? { field: raw.slice(0, colon).toLowerCase(), value: unquote(raw.slice(colon + 1)) } : { field: undefined, value: unquote(raw) });
+  }
+  return terms;
+}

@@ -2,12 +2,17 @@
  * The contract between the emulator's server (parsing, auth, formats, state commit) and its
  * routes by area (src/emulator/routes/<area>.ts).
  */
-import type { EmulatorState, Role, User } from '../model.js';
+import type { EmulatorState, OAuthClient, Role, User } from '../model.js';
 
-/** The authenticated user behind the request's token. */
+/** The authenticated user (or app) behind the request's token. */
 export interface Caller {
-  /** From the committed state: read it, never change it (change the user in `state`). */
+  /**
+   * From the committed state: read it, never change it (change the user in `state`). For an app
+   * token, a stand-in named after the app (so that no ownership rule grants the app anything).
+   */
   user: Readonly<User>;
+  /** Set for app tokens: the app, whose own privileges are the only ones that apply. */
+  app?: Readonly<OAuthClient>;
   /** The custom role, when the user has one. */
   customRole?: Readonly<Role>;
   /** True for the built-in org_admin role (the "default administrators"). */

@@ -7,6 +7,10 @@ const REMOVE_PARTICIPANT = '/portals/:portalId/collaborations/:collabId/particip
 const INVITE = '/portals/:portalId/collaborations/:collabId/inviteParticipant';
 const REMOVE_LINK = '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId/removePortalGroupLink';
 const WORKSPACE = '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId';
+/** Collaboration portal ids (GUID form) of the sample organization and its partners. */
+const SELF = '0c1d2e3f-4a5b-4c6d-8e9f-0123456789ab';
+const NEIGHBOR = '02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f';
+const FORMER = '7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
 
 const updateInfo = (params: Record<string, string>, state = sampleState(), workspaceId = 'w1', as = 'admin') =>
   call(state, UPDATE_INFO, { params, pathParams: { collabId: 'c0ffee', workspaceId }, as });
@@ -28,14 +32,19 @@ describe('E9 workspace updateInfo', () => {
     const state = sampleState();
     const params = { name: 'N'.repeat(100), description: 'D'.repeat(250), maxItemSizeInMB: '100', maxReplicationPackageSizeInMB: '', copyByRefIfCopyFail: 'true' };
     expect(body(updateInfo(params, state))).toEqual({ success: true });
-    expect(readWorkspace(state, 'w1')).toEqual({
+    expect(readWorkspace(state, 'w1')).toMatchObject({
       id: 'w1',
       name: 'N'.repeat(100),
       description: 'D'.repeat(250),
-      config: { maxItemSizeInMB: 100, copyByRefIfCopyFail: true },
-      participantGroupLinks: state.collaborations[0]!.workspaces[0]!.participantGroupLinks,
+      collaborationId: 'c0ffee',
+      config: { maxItemSizeInMB: 100, copyByRefIfCopyFail: true, bidirectionalSyncCapable: false },
+      participantGroupLinks: [
+        { portalId: SELF, portalGroupId: 'b4850fb244bf4fbc8b918c96f267b2cf', portalGroupName: 'Planning Department', accessMode: 'sendAndReceive' },
+        { portalId: NEIGHBOR, accessMode: 'sendAndReceive' },
+      ],
       participantsWithoutGroupLinks: [],
     });
+    expect(readWorkspace(state, 'w1')['config']).not.toHaveProperty('maxReplicationPackageSizeInMB');
   });
 
   it('limits name to 100 and description to 250 characters', () => {
@@ -73,28 +82,36 @@ describe('E9 workspace updateInfo', () => {
 describe('E11 remove participant', () => {
   it('removes the participant, its group links and its entries without links', () => {
     const state = sampleState();
-    state.collaborations[0]!.workspaces[1]!.participantsWithoutGroupLinks.push('02c2cef9');
-    expect(body(call(state, REMOVE_PARTICIPANT, { pathParams: { collabId: 'c0ffee', participantId: '02c2cef9' } }))).toEqual({ success: true });
+    state.collaborations[0]!.workspaces[1]!.participantsWithoutGroupLinks.push({ portalId: NEIGHBOR, accessMode: 'send' });
+    expect(body(call(state, REMOVE_PARTICIPANT, { pathParams: { collabId: 'c0ffee', participantId: NEIGHBOR } }))).toEqual({ success: true });
     const collaboration = state.collaborations[0]!;
-    expect(collaboration.participants.map((participant) => participant.portalId)).toEqual(['7d7d7d7d']);
-    expect(collaboration.workspaces[0]!.participantGroupLinks).toEqual([{ portalId: ORG_ID, portalGroupId: 'b4850fb244bf4fbc8b918c96f267b2cf' }]);
-    expect(collaboration.workspaces[1]!.participantsWithoutGroupLinks).toEqual([ORG_ID]);
+    expect(collaboration.participants.map((participant) => participant.portalId)).toEqual([SELF, FORMER]);
+    expect(collaboration.workspaces[0]!.participantGroupLinks).toEqual([{ portalId: SELF, portalGroupId: 'b4850fb244bf4fbc8b918c96f267b2cf', accessMode: 'sendAndReceive' }]);
+    expect(collaboration.workspaces[1]!.participantsWithoutGroupLinks).toEqual([
+      { portalId: SELF, accessMode: 'sendAndReceive' },
+      { portalId: FORMER, accessMode: 'receive' },
+    ]);
     const page = body(call(state, '/portals/:portalId/collaborations/:collabId/participants', { pathParams: { collabId: 'c0ffee' } }));
-    expect(page).toEqual({
-      total: 1,
+    // Documented participants carry no workspaces: access is read from the workspaces.
+    expect(page).toMatchObject({
+      total: 2,
       start: 1,
       num: 10,
       nextStart: -1,
-      participants: [{ portalInfo: { id: '7d7d7d7d', url: 'https://old-partner.example.net/portal', name: 'Former partner' }, workspaces: { w2: 'receive' } }],
+      participants: [
+        { collaborationRole: 'Host', portalInfo: { id: SELF } },
+        { collaborationId: 'c0ffee', collaborationRole: 'Guest', status: 'active', portalInfo: { id: FORMER, url: 'https://old-partner.example.net/portal', name: 'Former partner' } },
+      ],
     });
+    expect((page['participants'] as Record<string, unknown>[])[1]).not.toHaveProperty('workspaces');
   });
 
   it('answers 404 for an unknown participant, GWM_0003 off the host or for non admins, EMU_0006 before 10.5', () => {
-    const remove = (state: EmulatorState, participantId = '02c2cef9', as = 'admin') =>
+    const remove = (state: EmulatorState, participantId = NEIGHBOR, as = 'admin') =>
       call(state, REMOVE_PARTICIPANT, { pathParams: { collabId: 'c0ffee', participantId }, as });
     expectApiError(() => remove(sampleState(), 'nope'), { code: 404, messageCode: undefined });
     expectApiError(() => remove(notHost()), { code: 403, messageCode: 'GWM_0003' });
-    expectApiError(() => remove(sampleState(), '02c2cef9', 'steward'), { code: 403, messageCode: 'GWM_0003' });
+    expectApiError(() => remove(sampleState(), NEIGHBOR, 'steward'), { code: 403, messageCode: 'GWM_0003' });
     expectApiError(() => remove(atVersion('10.4.1')), { code: 400, messageCode: 'EMU_0006' });
   });
 });
@@ -113,16 +130,39 @@ describe('E13 invite participant', () => {
     expect(invitation).toEqual({
       id: expect.any(String) as unknown,
       guestPortalUrl: 'https://maps.other.example.org/portal',
-      status: 'pending',
       workspaces: { w1: 'sendAndReceive', w2: 'receive' },
       expiration: NOW + 24 * 3_600_000,
       created: NOW,
     });
-    expect(file).toMatchObject({ invitationId: invitation.id, collaboration: { id: 'c0ffee' }, host: { portalId: ORG_ID }, expiration: invitation.expiration });
+    // The file carries the documented invitation content, the same JSON as invitationString.
+    expect(file).toMatchObject({
+      invitationRequest: {
+        id: invitation.id,
+        collaborationId: 'c0ffee',
+        guestPortalUrl: 'https://maps.other.example.org/portal',
+        collaborationWorkspaceConfigs: {
+          accessMode: [
+            { collaborationWorkspaceId: 'w1', accessMode: 'sendAndReceive' },
+            { collaborationWorkspaceId: 'w2', accessMode: 'receive' },
+          ],
+        },
+      },
+    });
     const list = body(call(state, '/portals/:portalId/collaborations/:collabId/invitations', { pathParams: { collabId: 'c0ffee' } }));
-    expect(list.invitations).toEqual([{ ...invitation }]);
+    expect(list.collaborationInvitations).toEqual([
+      {
+        id: invitation.id,
+        collaborationId: 'c0ffee',
+        hostPortalId: SELF,
+        guestPortalId: 'unknown',
+        guestPortalUrl: 'https://maps.other.example.org/portal',
+        status: 'host_created',
+        config: { invitationRequestFilename: 'collaboration-maps.other.example.org.invite' },
+        invitationString: result.body,
+      },
+    ]);
     const later = body(call(state, '/portals/:portalId/collaborations/:collabId/invitations', { pathParams: { collabId: 'c0ffee' }, now: NOW + 25 * 3_600_000 }));
-    expect((later.invitations as { status: string }[])[0]!.status).toBe('expired');
+    expect((later.collaborationInvitations as { status: string }[])[0]!.status).toBe('expired');
   });
 
   it('takes expiration in hours, or as a future epoch-milliseconds timestamp', () => {
@@ -169,10 +209,14 @@ describe('E14 remove portal group link', () => {
       collaborationWorkspaceId: 'w1',
       success: true,
     });
+    // Another portal's link shows no group id or name (documented: those are shown for self only).
     expect(readWorkspace(state, 'w1')).toMatchObject({
-      participantGroupLinks: [{ portalId: '02c2cef9', portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e' }],
-      participantsWithoutGroupLinks: [ORG_ID],
+      participantGroupLinks: [{ portalId: NEIGHBOR, accessMode: 'sendAndReceive' }],
+      participantsWithoutGroupLinks: [{ portalId: SELF, accessMode: 'sendAndReceive' }],
     });
+    expect(state.collaborations[0]!.workspaces[0]!.participantGroupLinks).toEqual([
+      { portalId: NEIGHBOR, portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e', accessMode: 'sendAndReceive' },
+    ]);
   });
 
   it('answers 404 when this portal has no link, and works for a non-host admin', () => {
@@ -196,14 +240,19 @@ describe('E14 remove portal group link', () => {
 describe('collaboration reads', () => {
   it('lists collaborations and workspaces', () => {
     const state = sampleState();
-    expect(body(call(state, '/portals/:portalId/collaborations'))).toEqual({
-      collaborations: [{ id: 'c0ffee', name: 'Regional basemap exchange', hostPortalId: ORG_ID }],
-    });
-    expect(body(call(state, '/portals/:portalId/collaborations/:collabId', { pathParams: { collabId: 'c0ffee' } }))).toEqual({
+    const collaboration = {
       id: 'c0ffee',
       name: 'Regional basemap exchange',
-      hostPortalId: ORG_ID,
-    });
+      description: 'Basemaps and incident layers shared with neighbouring counties',
+      collaborationHostPortalId: SELF,
+      config: { ownerUsername: 'admin' },
+      created: 0,
+      modified: 0,
+    };
+    expect(body(call(state, '/portals/:portalId/collaborations'))).toEqual({ total: 1, start: 1, num: 10, nextStart: -1, collaborations: [collaboration] });
+    expect(body(call(state, '/portals/:portalId/collaborations/:collabId', { pathParams: { collabId: 'c0ffee' } }))).toEqual(collaboration);
+    // The collaboration portal id is not the short organization id.
+    expect(SELF).not.toBe(ORG_ID);
     const workspaces = body(call(state, '/portals/:portalId/collaborations/:collabId/workspaces', { pathParams: { collabId: 'c0ffee' } }));
     expect((workspaces.workspaces as { id: string }[]).map((workspace) => workspace.id)).toEqual(['w1', 'w2']);
     expectApiError(() => call(state, '/portals/:portalId/collaborations/:collabId', { pathParams: { collabId: 'x' } }), { code: 404, messageCode: undefined });

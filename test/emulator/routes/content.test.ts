@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyAutomaticTransitions } from '../../../src/emulator/routes/content.js';
-import { body, call, expectApiError, sampleState } from './helpers.js';
+import { applyAutomaticTransitions } from '../../../src/emulator/content/rules.js';
+import { body, call, expectApiError, ORG_ID, sampleState } from './helpers.js';
+
 
 const SET_STATUS = '/content/items/:itemId/setContentStatus';
 const ROAD = '9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e'; // publisher1, public, org_authoritative
@@ -67,12 +68,20 @@ describe('E3 setContentStatus', () => {
 describe('item reads', () => {
   it('shows contentStatus "" when none, and pages /search over visible items', () => {
     const state = sampleState();
-    expect(readItem(state, PARCELS)).toEqual({ id: PARCELS, title: 'Parcels 2019', owner: 'publisher1', access: 'org', contentStatus: '' });
+    expect(readItem(state, PARCELS)).toMatchObject({ id: PARCELS, title: 'Parcels 2019', owner: 'publisher1', access: 'org', contentStatus: '', protected: false });
     expect(readItem(state, ROAD).contentStatus).toBe('org_authoritative');
-    const all = body(call(state, '/search', { params: { q: 'ignored', num: '3' } }));
-    expect(all).toMatchObject({ total: 4, start: 1, num: 3, nextStart: 4 });
-    const forPublisher = body(call(state, '/search', { as: 'publisher1' }));
+    // Authoritative items are protected (documented).
+    expect(readItem(state, ROAD).protected).toBe(true);
+    const all = body(call(state, '/search', { params: { q: `orgid:${ORG_ID}`, num: '3' } }));
+    expect(all).toMatchObject({ query: `orgid:${ORG_ID}`, total: 4, start: 1, num: 3, nextStart: 4 });
+    // Search results carry contentStatus and no `protected` (documented).
+    expect((all['results'] as Record<string, unknown>[])[0]).toMatchObject({ id: ROAD, contentStatus: 'org_authoritative' });
+    expect((all['results'] as Record<string, unknown>[])[0]).not.toHaveProperty('protected');
+    const forPublisher = body(call(state, '/search', { params: { q: `orgid:${ORG_ID}` }, as: 'publisher1' }));
     expect(forPublisher.total).toBe(3);
+    expect(body(call(state, '/search', { params: { q: `orgid:${ORG_ID} owner:jsmith` } })).total).toBe(2);
+    expect(body(call(state, '/search', { params: { q: 'orgid:SomeOtherOrg' } })).total).toBe(0);
+    expectApiError(() => call(state, '/search'), { code: 400, messageCode: undefined });
     expectApiError(() => readItem(state, CULVERTS, 'publisher1'), { code: 400, messageCode: 'CONT_0001' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { body, call, expectApiError, sampleState } from './helpers.js';
+import { body, call, expectApiError, NOW, ORG_ID, sampleState } from './helpers.js';
 
 const FED = 'J55ajJJ7MsY1QoQs';
 const UPDATE_FED = '/portals/:portalId/idp/federation/:federationId/update';
@@ -13,7 +13,7 @@ const updateFed = (params: Record<string, string>, state = sampleState(), federa
 describe('E6 federation update', () => {
   it('changes only the given fields and answers {success, federationId}', () => {
     const state = sampleState();
-    const before = structuredClone(state.federation);
+    const before = body(call(state, '/portals/:portalId/idp/federation'));
     const result = updateFed(
       { name: 'New name', signUpMode: 'Automatic', roleId: 'vW3rLv', encryptionSupported: 'true', groups: `${GROUP_A}, ${GROUP_B}`, userCreditAssignment: '500', level: '2', userLicenseType: 'creatorUT' },
       state,
@@ -27,10 +27,10 @@ describe('E6 federation update', () => {
       roleId: 'vW3rLv',
       encryptionSupported: true,
       groups: [GROUP_A, GROUP_B],
-      userCreditAssignment: 500,
-      level: '2',
-      userLicenseType: 'creatorUT',
+      // The GET shows the default user type as userLicenseTypeId (documented); update-only fields are stored, not shown.
+      userLicenseTypeId: 'creatorUT',
     });
+    expect(state.federation).toMatchObject({ userCreditAssignment: 500, level: '2', userLicenseType: 'creatorUT' });
   });
 
   it('accepts groups as a JSON array, built-in roleIds, and clears optional fields with empty values', () => {
@@ -87,12 +87,19 @@ describe('E10 role update and role reads', () => {
   it('updates name and description and reads the role back', () => {
     const state = sampleState();
     expect(body(call(state, UPDATE_ROLE, { params: { name: 'Field Editor', description: '' }, pathParams: { roleId: 'r7HkQ2' } }))).toEqual({ success: true });
+    // The role resource has no privileges (documented); they are under roles/{id}/privileges.
     expect(body(call(state, '/portals/:portalId/roles/:roleId', { pathParams: { roleId: 'r7HkQ2' } }))).toEqual({
       id: 'r7HkQ2',
       name: 'Field Editor',
       description: '',
+      created: 0,
+      modified: 0,
+    });
+    expect(body(call(state, '/portals/:portalId/roles/:roleId/privileges', { pathParams: { roleId: 'r7HkQ2' } }))).toEqual({
       privileges: state.roles[0]!.privileges,
     });
+    const withPrivileges = body(call(state, '/portals/:portalId/roles', { params: { returnPrivileges: 'true' } }));
+    expect((withPrivileges['roles'] as Record<string, unknown>[])[0]).toMatchObject({ id: 'r7HkQ2', privileges: state.roles[0]!.privileges });
     const list = body(call(state, '/portals/:portalId/roles', { params: { num: '2' } }));
     expect(list).toMatchObject({ total: 3, num: 2, nextStart: 3 });
   });
@@ -114,13 +121,16 @@ describe('E10 role update and role reads', () => {
 describe('group reads', () => {
   it('lists groups and reads one; unknown ids are CONT_0006', () => {
     const state = sampleState();
-    const list = body(call(state, '/community/groups'));
+    const list = body(call(state, '/community/groups', { params: { q: `orgid:${ORG_ID}` } }));
     expect(list).toMatchObject({ total: 2, nextStart: -1 });
-    expect(body(call(state, '/community/groups/:groupId', { pathParams: { groupId: GROUP_B } }))).toEqual({
+    // q is required (documented practice: always send it).
+    expectApiError(() => call(state, '/community/groups'), { code: 400, messageCode: undefined });
+    expect(body(call(state, '/community/groups', { params: { q: `id:${GROUP_B}` } }))).toMatchObject({ total: 1 });
+    expect(body(call(state, '/community/groups/:groupId', { pathParams: { groupId: GROUP_B } }))).toMatchObject({
       id: GROUP_B,
       title: 'Planning Department',
       owner: 'admin',
-      managers: [],
+      userMembership: { username: 'admin', memberType: 'owner' },
     });
     expectApiError(() => call(state, '/community/groups/:groupId/categorySchema', { pathParams: { groupId: 'x' } }), { code: 400, messageCode: 'CONT_0006' });
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { expect } from 'vitest';
+import { parseEmulatorState } from '../../../src/emulator/data.js';
 import { PortalApiError } from '../../../src/emulator/errors.js';
 import { LEVEL_1_PRIVILEGES, type EmulatorState } from '../../../src/emulator/model.js';
 import { routes } from '../../../src/emulator/routes/index.js';
@@ -12,8 +13,9 @@ const SAMPLE = fileURLToPath(new URL('../../../examples/emulator/portal.yaml', i
 export const NOW = 1_800_000_000_000;
 export const ORG_ID = '0123456789ABCDEF';
 
+/** The sample organization with the data file's defaults filled in, as the emulator loads it. */
 export function sampleState(): EmulatorState {
-  return parse(readFileSync(SAMPLE, 'utf8')) as EmulatorState;
+  return parseEmulatorState(parse(readFileSync(SAMPLE, 'utf8')), SAMPLE);
 }
 
 /** A Caller as the server builds it: org_admin holds every privilege; level 1 keeps only the nine. */

@@ -124,14 +124,14 @@ describe('operations over HTTP', () => {
 
   it('E7 enable task', async () => {
     expect(await postJson('/community/users/jsmith/tasks/a1b2c3/enable')).toEqual({ success: true, taskId: 'a1b2c3' });
-    expect(await getJson('/community/users/jsmith/tasks/a1b2c3')).toMatchObject({ active: true, taskState: 'enabled' });
+    expect(await getJson('/community/users/jsmith/tasks/a1b2c3')).toMatchObject({ active: true, taskState: 'active' });
     expect(errorOf(await postJson('/community/users/jsmith/tasks/a1b2c3/enable', {}, 'viewer-token'))).toMatchObject({ code: 403, messageCode: 'GWM_0003' });
   });
 
   it('E8 securityPolicy update', async () => {
     expect(await postJson('/portals/self/securityPolicy/update', { minLength: '14', minUpper: '' })).toEqual({ success: true });
     expect(await getJson('/portals/self/securityPolicy')).toEqual({
-      passwordPolicy: { minLength: 14, minDigit: 1, expirationInDays: 180, type: 'custom' },
+      passwordPolicy: { minLength: 14, minDigit: 1, expirationInDays: 180, type: 'custom', created: expect.any(Number) as unknown, modified: expect.any(Number) as unknown },
     });
     expect(errorOf(await postJson('/portals/self/securityPolicy/update', { historySize: '25' }))).toMatchObject({ code: 400, messageCode: 'EMU_0004' });
   });
@@ -152,9 +152,10 @@ describe('operations over HTTP', () => {
   });
 
   it('E11 remove participant', async () => {
-    expect(await postJson(`${COLLAB}/participants/7d7d7d7d/remove`)).toEqual({ success: true });
-    expect(await getJson(`${COLLAB}/participants`)).toMatchObject({ total: 1, nextStart: -1 });
-    expect(errorOf(await postJson(`${COLLAB}/participants/7d7d7d7d/remove`))).toMatchObject({ code: 404 });
+    expect(await postJson(`${COLLAB}/participants/7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b/remove`)).toEqual({ success: true });
+    // The host itself stays a participant (documented participants list shows the Host).
+    expect(await getJson(`${COLLAB}/participants`)).toMatchObject({ total: 2, nextStart: -1 });
+    expect(errorOf(await postJson(`${COLLAB}/participants/7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b/remove`))).toMatchObject({ code: 404 });
   });
 
   it('E12 remove resource', async () => {
@@ -171,9 +172,9 @@ describe('operations over HTTP', () => {
     });
     expect(response.headers.get('content-type')).toContain('application/octet-stream');
     expect(response.headers.get('content-disposition')).toContain('collaboration-maps.guest.example.org.invite');
-    expect(JSON.parse(await response.text())).toMatchObject({ guestPortalUrl: 'https://maps.guest.example.org/portal' });
-    const invitations = (await getJson(`${COLLAB}/invitations`)).invitations as { status: string }[];
-    expect(invitations.map((invitation) => invitation.status)).toEqual(['pending']);
+    expect(JSON.parse(await response.text())).toMatchObject({ invitationRequest: { guestPortalUrl: 'https://maps.guest.example.org/portal' } });
+    const invitations = (await getJson(`${COLLAB}/invitations`)).collaborationInvitations as { status: string }[];
+    expect(invitations.map((invitation) => invitation.status)).toEqual(['host_created']);
     const error = await postJson(`${COLLAB}/inviteParticipant`, {
       guestPortalUrl: 'http://maps.guest.example.org/portal',
       collaborationWorkspacesParticipantConfigJSON: '[{"w1":"receive"}]',
@@ -192,9 +193,9 @@ describe('operations over HTTP', () => {
 
   it('reads answer POST as well as GET, and list endpoints page', async () => {
     expect(await postJson('/portals/self/users', { num: '4' })).toMatchObject({ total: 6, num: 4, nextStart: 5 });
-    expect(await getJson('/community/groups')).toMatchObject({ total: 2, nextStart: -1 });
+    expect(await getJson('/community/groups', { q: 'orgid:0123456789ABCDEF' })).toMatchObject({ total: 2, nextStart: -1 });
     expect(await getJson('/search', { q: '*' })).toMatchObject({ total: 4 });
     expect(await getJson('/portals/self/roles')).toMatchObject({ total: 3 });
-    expect(await getJson('/portals/self/collaborations')).toMatchObject({ collaborations: [{ id: 'c0ffee' }] });
+    expect(await getJson('/portals/self/collaborations')).toMatchObject({ total: 1, nextStart: -1, collaborations: [{ id: 'c0ffee' }] });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { body, call, expectApiError, sampleState } from './helpers.js';
+import { body, call, expectApiError, NOW, ORG_ID, sampleState } from './helpers.js';
 
 const DELETE_MEMBER_SCHEMA = '/portals/:portalId/deleteMemberCategorySchema';
 const POLICY_UPDATE = '/portals/:portalId/securityPolicy/update';
@@ -31,7 +31,7 @@ describe('E8 securityPolicy/update', () => {
     const state = sampleState();
     expect(body(update({ minLength: '12', minUpper: '', historySize: '5', minOther: 'null' }, state))).toEqual({ success: true });
     expect(body(call(state, '/portals/:portalId/securityPolicy'))).toEqual({
-      passwordPolicy: { minLength: 12, minDigit: 1, expirationInDays: 180, historySize: 5, type: 'custom' },
+      passwordPolicy: { minLength: 12, minDigit: 1, expirationInDays: 180, historySize: 5, type: 'custom', created: NOW, modified: NOW },
     });
   });
 

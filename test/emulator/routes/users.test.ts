@@ -83,14 +83,24 @@ describe('E7 enable task and task reads', () => {
     const state = sampleState();
     expect(body(call(state, ENABLE, { pathParams: { username: 'jsmith', taskId: 'a1b2c3' } }))).toEqual({ success: true, taskId: 'a1b2c3' });
     expect(body(call(state, ENABLE, { pathParams: { username: 'jsmith', taskId: 'a1b2c3' } }))).toEqual({ success: true, taskId: 'a1b2c3' });
-    expect(body(call(state, '/community/users/:username/tasks/:taskId', { pathParams: { username: 'jsmith', taskId: 'a1b2c3' } }))).toEqual({
+    // Documented task fields: the owner is userId, the kind is type; taskState active/completed.
+    expect(body(call(state, '/community/users/:username/tasks/:taskId', { pathParams: { username: 'jsmith', taskId: 'a1b2c3' } }))).toMatchObject({
       id: 'a1b2c3',
       title: 'Survey culverts',
+      userId: 'jsmith',
+      type: 'ExecuteNotebook',
       active: true,
-      taskState: 'enabled',
+      taskState: 'active',
     });
     const list = body(call(state, '/community/users/:username/tasks', { pathParams: { username: 'mlopez' }, as: 'mlopez' }));
-    expect(list).toEqual({ total: 1, start: 1, num: 10, nextStart: -1, tasks: [{ id: '9f8e7d', title: 'Read onboarding guide', active: false, taskState: 'disabled' }] });
+    expect(list).toMatchObject({
+      total: 1,
+      start: 1,
+      num: 10,
+      nextStart: -1,
+      activeTasksAvailable: 20,
+      tasks: [{ id: '9f8e7d', title: 'Read onboarding guide', active: false, taskState: 'completed' }],
+    });
   });
 
   it('lets the user enable their own task; others get GWM_0003', () => {
@@ -124,7 +134,7 @@ describe('user reads', () => {
   it('gives level as a string and the role/roleId pair', () => {
     const state = sampleState();
     const read = (username: string) => body(call(state, '/community/users/:username', { pathParams: { username } }));
-    expect(read('jsmith')).toEqual({ username: 'jsmith', fullName: 'Jane Smith', role: 'org_user', roleId: 'r7HkQ2', level: '2' });
+    expect(read('jsmith')).toMatchObject({ username: 'jsmith', fullName: 'Jane Smith', role: 'org_user', roleId: 'r7HkQ2', level: '2' });
     expect(read('admin')).toMatchObject({ role: 'org_admin', roleId: 'org_admin' });
     expect(read('steward')).toMatchObject({ role: 'org_admin', roleId: 'cAt5Ad' });
     expect(read('viewer1')).toMatchObject({ level: '1' });

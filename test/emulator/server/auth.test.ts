@@ -138,14 +138,17 @@ describe('POST /generateToken', () => {
 });
 
 describe('POST /oauth2/token', () => {
-  it('returns an access token acting as the client user', async () => {
+  it('returns an access token acting as the app, with the privileges of the app', async () => {
     await control(emulator, 'POST', '/clock', { now: 1_800_000_000_000 });
     const created = json(
       await postForm(`${emulator.url}/oauth2/token`, { client_id: 'portalctl-ci', client_secret: 'ci-secret', grant_type: 'client_credentials', f: 'json' }),
     );
     expect(created).toEqual({ access_token: expect.any(String), expires_in: 7200 });
     const bearer = await send(`${echo}?f=json`, { headers: { authorization: `Bearer ${created['access_token'] as string}` } });
-    expect(json(bearer)['username']).toBe('admin');
+    // App tokens act as the app (documented appInfo), not as its owner.
+    expect(json(bearer)['username']).toBe('portalctl-ci');
+    expect(json(bearer)['isDefaultAdmin']).toBe(false);
+    expect(json(bearer)['privileges']).toEqual({ updateItems: true, viewOrgItems: false, createItem: false, shareToGroup: false });
     await control(emulator, 'POST', '/clock', { now: 1_800_000_000_000 + 7200 * 1000 });
     const expired = await send(`${echo}?f=json`, { headers: { authorization: `Bearer ${created['access_token'] as string}` } });
     expect(errorOf(expired).code).toBe(498);
@@ -194,7 +197,8 @@ describe('portals/self', () => {
     const body = json(await send(`${emulator.url}/portals/${ORG_ID}?f=json&token=admin-token`));
     const user = body['user'] as { role: string; roleId?: string; privileges: string[] };
     expect(user.role).toBe('org_admin');
-    expect(user.roleId).toBeUndefined();
+    // Documented: roleId is the built-in role's name for built-in roles.
+    expect(user.roleId).toBe('org_admin');
     expect(user.privileges).toContain('portal:admin:updateUsers');
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EmulatorDataError, loadDataFile, minimalState, parseEmulatorState } from '../../../src/emulator/data.js';
+import { EmulatorDataError, guidFor, loadDataFile, minimalState, parseEmulatorState } from '../../../src/emulator/data.js';
 import { startEmulatorServer } from '../../../src/emulator/server.js';
 import { SAMPLE_DATA, json, send, testRoutes } from './helpers.js';
 
@@ -51,8 +51,10 @@ describe('loadDataFile', () => {
         securityPolicy: {},
         resources: [],
         quotas: {},
+        collaborationPortalId: guidFor('ORG1'),
+        securityPolicyModified: -1,
       },
-      users: [{ username: 'amy', fullName: 'amy', role: 'org_user', level: 2, licences: [], tasks: [] }],
+      users: [{ username: 'amy', fullName: 'amy', role: 'org_user', level: 2, tags: [], licences: [], tasks: [] }],
       roles: [],
       tokens: [],
       oauthClients: [],
@@ -85,7 +87,9 @@ describe('loadDataFile', () => {
     ['organization: {id: A}\nusers: [{username: u}, {username: u}]\n', 'users[1].username', 'duplicate'],
     ['organization: {id: A}\nitems: [{id: i, owner: u, contentStatus: gold}]\n', 'items[0].contentStatus', 'one of'],
     ['organization: {id: A, categorySchema: [{title: T, categories: [{description: d}]}]}\n', 'organization.categorySchema[0].categories[0].title', 'required'],
-    ['organization: {id: A}\ncollaborations: [{id: c, participants: [{portalId: p, url: u, workspaces: {w1: everything}}]}]\n', 'collaborations[0].participants[0].workspaces.w1', 'one of'],
+    // Access modes live on workspaces (documented), not on participants.
+    ['organization: {id: A}\ncollaborations: [{id: c, workspaces: [{id: w1, participantGroupLinks: [{portalId: p, portalGroupId: g, accessMode: everything}]}]}]\n', 'collaborations[0].workspaces[0].participantGroupLinks[0].accessMode', 'one of'],
+    ['organization: {id: A}\ncollaborations: [{id: c, participants: [{portalId: p, url: u, workspaces: {w1: send}}]}]\n', 'collaborations[0].participants[0].workspaces', 'unknown field'],
     ['- just\n- a list\n', '', 'expected a mapping'],
   ])('rejects %j', (text, field, problem) => {
     const error = failure(() => loadDataFile(dataFile(text)));

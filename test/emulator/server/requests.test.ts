@@ -41,7 +41,7 @@ describe('formats', () => {
     const response = await postForm(`${emulator.url}/test/download`, { token: 'admin-token', f: 'json' });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/octet-stream');
-    expect(response.headers['content-disposition']).toBe('attachment; filename="participant.invite"');
+    expect(response.headers['content-disposition']).toBe('attachment; filename=participant.invite');
     expect(response.text).toBe('INVITE-CONTENT');
   });
 });

@@ -9,27 +9,15 @@
  * | EMU_0501  | 400    | `name` already used by another role (case-insensitive)      |
  *
  * Reads: GET /portals/:portalId/roles (paged `roles`) and GET /portals/:portalId/roles/:roleId,
- * each role as {id, name, description, privileges}.
+ * each role as {id, name, description, created, modified}; `privileges` only with
+ * returnPrivileges=true on the list, and under GET .../roles/:roleId/privileges.
  */
-import { notFound } from '../errors.js';
-import type { EmulatorState, Role } from '../model.js';
-import { requireDefaultAdmin } from './auth.js';
-import { page } from './paging.js';
-import { badRequest, json, optionalParam, success } from './params.js';
-import type { Route } from './types.js';
-
-function findRole(state: EmulatorState, roleId: string): Role {
-  const role = state.roles.find((candidate) => candidate.id === roleId);
-  if (!role) throw notFound();
-  return role;
-}
-
-const roleView = (role: Role): Record<string, unknown> => ({
-  id: role.id,
-  name: role.name,
-  description: role.description,
-  privileges: [...role.privileges],
-});
+import { requireDefaultAdmin } from '../routes/auth.js';
+import { page } from '../routes/paging.js';
+import { json, optionalParam, success } from '../routes/params.js';
+import type { Route } from '../routes/types.js';
+import { checkRoleName } from './rules.js';
+import { findRole, roleView } from './store.js';
 
 export const roleRoutes: Route[] = [
   {
@@ -39,14 +27,7 @@ export const roleRoutes: Route[] = [
       requireDefaultAdmin(caller, 'roles update');
       const role = findRole(state, pathParams.roleId ?? '');
       const name = optionalParam(params, 'name');
-      if (name !== undefined) {
-        if (name.trim() === '') throw badRequest("Parameter 'name' cannot be empty.", 'EMU_0001', ['A role needs a name.']);
-        const clash = state.roles.find((other) => other.id !== role.id && other.name.toLowerCase() === name.toLowerCase());
-        if (clash) {
-          throw badRequest(`A role named '${name}' already exists.`, 'EMU_0501', [`Role ${clash.id} is already named '${clash.name}'.`]);
-        }
-        role.name = name;
-      }
+      if (name !== undefined) role.name = checkRoleName(state, role, name);
       const description = optionalParam(params, 'description');
       if (description !== undefined) role.description = description;
       return success();
@@ -56,7 +37,8 @@ export const roleRoutes: Route[] = [
     access: 'read',
     pattern: '/portals/:portalId/roles',
     handle({ state, params }) {
-      return json(page(params, state.roles.map(roleView), 'roles'));
+      const withPrivileges = params['returnPrivileges'] === 'true';
+      return json(page(params, state.roles, 'roles', (role) => roleView(role, withPrivileges)));
     },
   },
   {
@@ -64,6 +46,13 @@ export const roleRoutes: Route[] = [
     pattern: '/portals/:portalId/roles/:roleId',
     handle({ state, pathParams }) {
       return json(roleView(findRole(state, pathParams.roleId ?? '')));
+    },
+  },
+  {
+    access: 'read',
+    pattern: '/portals/:portalId/roles/:roleId/privileges',
+    handle({ state, pathParams }) {
+      return json({ privileges: [...findRole(state, pathParams.roleId ?? '').privileges] });
     },
   },
 ];

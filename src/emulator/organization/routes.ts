@@ -19,53 +19,14 @@
  * GET /portals/:portalId/resources -> paged `resources` of {key,size,created}.
  */
 import { notFound } from '../errors.js';
-import type { PasswordPolicy } from '../model.js';
-import { requireAdminOrPrivilege, requireDefaultAdmin } from './auth.js';
-import { ORGANIZATION_LIMITS, parseCategorySchema } from './category-schema.js';
-import { page } from './paging.js';
-import { badRequest, checkRange, json, optionalParam, parseInteger, requireParam, success, type Params } from './params.js';
-import type { Route } from './types.js';
-import { requireVersion } from './versions.js';
-
-export const UPDATE_CATEGORY_SCHEMA_PRIVILEGE = 'portal:admin:updateItemCategorySchema';
-export const UPDATE_USERS_PRIVILEGE = 'portal:admin:updateUsers';
-
-/** E8 bounds: [min, max]; `nullable` rules may be sent empty (or "null") to clear them. */
-const POLICY_RULES: { name: keyof PasswordPolicy; min: number; max?: number; nullable: boolean }[] = [
-  { name: 'minLength', min: 8, max: 1000, nullable: false },
-  { name: 'minUpper', min: 1, nullable: true },
-  { name: 'minLower', min: 1, nullable: true },
-  { name: 'minLetter', min: 1, nullable: true },
-  { name: 'minDigit', min: 1, nullable: true },
-  { name: 'minOther', min: 1, nullable: true },
-  { name: 'expirationInDays', min: 1, max: 1095, nullable: true },
-  { name: 'historySize', min: 1, max: 24, nullable: true },
-];
-
-/** The category schema JSON text: the `categorySchema` parameter, or the whole raw body (spec sample). */
-function categorySchemaText(params: Params, rawBody: string | undefined): string {
-  const parameter = optionalParam(params, 'categorySchema');
-  if (parameter !== undefined) return parameter;
-  if (rawBody !== undefined && rawBody.trim() !== '') return rawBody;
-  return requireParam(params, 'categorySchema');
-}
-
-function updatePolicy(policy: PasswordPolicy, params: Params): void {
-  for (const rule of POLICY_RULES) {
-    const text = optionalParam(params, rule.name);
-    if (text === undefined) continue;
-    if (text.trim() === '' || text.trim() === 'null') {
-      if (!rule.nullable) {
-        throw badRequest(`Invalid value for '${rule.name}': it cannot be empty.`, 'EMU_0004', [
-          `'${rule.name}' must be between ${rule.min} and ${rule.max ?? rule.min}.`,
-        ]);
-      }
-      delete policy[rule.name];
-      continue;
-    }
-    policy[rule.name] = checkRange(rule.name, parseInteger(rule.name, text), rule.min, rule.max);
-  }
-}
+import { requireAdminOrPrivilege, requireDefaultAdmin } from '../routes/auth.js';
+import { ORGANIZATION_LIMITS, parseCategorySchema } from '../routes/category-schema.js';
+import { page } from '../routes/paging.js';
+import { json, requireParam, success } from '../routes/params.js';
+import type { Route } from '../routes/types.js';
+import { requireVersion } from '../routes/versions.js';
+import { POLICY_RULES, UPDATE_CATEGORY_SCHEMA_PRIVILEGE, UPDATE_USERS_PRIVILEGE, categorySchemaText } from './rules.js';
+import { updatePolicy } from './store.js';
 
 export const organizationRoutes: Route[] = [
   {
@@ -90,10 +51,11 @@ export const organizationRoutes: Route[] = [
   {
     access: 'write',
     pattern: '/portals/:portalId/securityPolicy/update',
-    handle({ state, params, caller }) {
+    handle({ state, params, caller, now }) {
       requireVersion(state.organization, 'securityPolicy/update', '10.4');
       requireDefaultAdmin(caller, 'securityPolicy/update');
       updatePolicy(state.organization.securityPolicy, params);
+      state.organization.securityPolicyModified = now;
       return success();
     },
   },
@@ -133,7 +95,9 @@ export const organizationRoutes: Route[] = [
         const value = state.organization.securityPolicy[rule.name];
         if (value !== undefined && value !== null) policy[rule.name] = value;
       }
-      return json({ passwordPolicy: { ...policy, type: 'custom' } });
+      const modified = state.organization.securityPolicyModified;
+      const type = modified === -1 ? 'default' : 'custom';
+      return json({ passwordPolicy: { type, ...policy, created: modified, modified } });
     },
   },
   {

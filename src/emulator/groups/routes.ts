@@ -13,43 +13,16 @@
  * GET /community/groups/:groupId ({id,title,owner,managers}),
  * GET /community/groups/:groupId/categorySchema ({categorySchema:[...]}).
  */
-import { PortalApiError } from '../errors.js';
-import type { EmulatorState, Group } from '../model.js';
-import { forbidden } from './auth.js';
-import { GROUP_LIMITS, parseCategorySchema } from './category-schema.js';
-import { page } from './paging.js';
-import { json, requireParam, success } from './params.js';
-import type { Caller, Route } from './types.js';
-import { requireVersion } from './versions.js';
-
-export const UPDATE_GROUPS_PRIVILEGE = 'portal:admin:updateGroups';
-
-export function groupNotFound(groupId: string): PortalApiError {
-  return new PortalApiError(400, 'Group does not exist or is inaccessible.', 'CONT_0006', [`No group with id '${groupId}'.`]);
-}
-
-export function findGroup(state: EmulatorState, groupId: string): Group {
-  const group = state.groups.find((candidate) => candidate.id === groupId);
-  if (!group) throw groupNotFound(groupId);
-  return group;
-}
-
-function mayManageGroup(caller: Caller, group: Group): boolean {
-  const username = caller.user.username;
-  return (
-    group.owner === username ||
-    group.managers.includes(username) ||
-    caller.isDefaultAdmin ||
-    caller.hasPrivilege(UPDATE_GROUPS_PRIVILEGE)
-  );
-}
-
-const groupView = (group: Group): Record<string, unknown> => ({
-  id: group.id,
-  title: group.title,
-  owner: group.owner,
-  managers: [...group.managers],
-});
+import { page } from '../routes/paging.js';
+import type { Group } from '../model.js';
+import { forbidden } from '../routes/auth.js';
+import { GROUP_LIMITS, parseCategorySchema } from '../routes/category-schema.js';
+import { json, parseQuery, requireParam, success } from '../routes/params.js';
+import type { Route } from '../routes/types.js';
+import { requireVersion } from '../routes/versions.js';
+import { findBy } from '../store.js';
+import { groupsNeedQuery, mayManageGroup } from './rules.js';
+import { findGroup, groupView } from './store.js';
 
 export const groupRoutes: Route[] = [
   {
@@ -68,15 +41,27 @@ export const groupRoutes: Route[] = [
   {
     access: 'read',
     pattern: '/community/groups',
-    handle({ state, params }) {
-      return json(page(params, state.groups.map(groupView), 'results'));
+    handle({ state, params, caller }) {
+      const terms = parseQuery(params, groupsNeedQuery);
+      const byId = terms.find((term) => term.field === 'id');
+      let groups: readonly Group[] = state.groups;
+      if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) groups = [];
+      else if (byId && terms.length === 1) groups = [findBy(state.groups, 'id', byId.value)].filter((group): group is Group => group !== undefined);
+      else if (!terms.every((term) => term.field === 'orgid')) {
+        groups = state.groups.filter((group) =>
+          terms.every((term) =>
+            term.field === 'orgid' ? true : term.field === 'id' ? group.id === term.value : term.field === 'owner' ? group.owner === term.value : group.title.toLowerCase().includes(term.value.toLowerCase()),
+          ),
+        );
+      }
+      return json({ query: params['q'] ?? '', ...page(params, groups, 'results', (group) => groupView(group, caller)) });
     },
   },
   {
     access: 'read',
     pattern: '/community/groups/:groupId',
-    handle({ state, pathParams }) {
-      return json(groupView(findGroup(state, pathParams.groupId ?? '')));
+    handle({ state, pathParams, caller }) {
+      return json(groupView(findGroup(state, pathParams.groupId ?? ''), caller));
     },
   },
   {

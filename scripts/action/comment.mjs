@@ -1,0 +1,73 @@
+// Shared by the GitHub Action and the GitLab template: one comment per (command, config) on a
+// pull or merge request, found by a hidden marker and edited in place, never a new one per push.
+
+/** Both forges refuse bodies past 65,536 characters; the markdown plan keeps under the same cap. */
+export const COMMENT_LIMIT = 60_000;
+
+/** The hidden line that identifies our comment among the others. */
+export function commentMarker(id) {
+  return `<!-- portalctl-comment: ${String(id).replace(/--+/g, '-').replace(/>/g, '')} -->`;
+}
+
+/**
+ * The comment body: the marker, then the markdown, cut at whole lines (never half a table row)
+ * with a note when it would pass `limit`. A fenced block left open by the cut is closed.
+ */
+export function commentBody(marker, markdown, { limit = COMMENT_LIMIT, hint = 'the job log' } = {}) {
+  const full = `${marker}\n${markdown.trimEnd()}\n`;
+  if (full.length <= limit) return full;
+  const note = `\n\n---\n✂️ **Truncated** to stay under ${limit} characters. Full output: ${hint}.\n`;
+  const budget = limit - note.length - 16;
+  const kept = [];
+  let length = 0;
+  let fenceOpen = false;
+  for (const line of full.split('\n')) {
+    if (length + line.length + 1 > budget) break;
+    kept.push(line);
+    length += line.length + 1;
+    if (line.startsWith('```')) fenceOpen = !fenceOpen;
+  }
+  if (fenceOpen) kept.push('```');
+  return `${kept.join('\n')}${note}`;
+}
+
+/** fetch with a JSON body and answer; an HTTP error names the method, path and status, never the token. */
+export async function requestJson(url, { method = 'GET', headers = {}, body } = {}) {
+  const response = await fetch(url, {
+    method,
+    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    const path = new URL(url).pathname;
+    throw new Error(`${method} ${path} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  }
+  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * Creates or updates the one comment carrying `marker`. `forge` knows the endpoints:
+ * list() -> [{ id, body }], create(body), update(id, body). Returns what was done.
+ */
+export async function upsertComment(forge, marker, body) {
+  const existing = (await forge.list()).find((comment) => typeof comment.body === 'string' && comment.body.includes(marker));
+  if (existing) {
+    await forge.update(existing.id, body);
+    return { action: 'updated', id: existing.id };
+  }
+  const created = await forge.create(body);
+  return { action: 'created', id: created?.id };
+}
+
+/** Every page of a paginated list (`?per_page=100&page=N`), until a short page. */
+export async function allPages(fetchPage) {
+  const all = [];
+  for (let page = 1; page <= 100; page++) {
+    const items = await fetchPage(page);
+    if (!Array.isArray(items)) break;
+    all.push(...items);
+    if (items.length < 100) break;
+  }
+  return all;
+}

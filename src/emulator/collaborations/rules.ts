@@ -1,0 +1,81 @@
+/** collaborations: the portal's rules (checks that refuse a request before anything changes). */
+import type { AccessMode, Collaboration } from '../model.js';
+import { requireDefaultAdmin, requireHostAdmin } from '../routes/auth.js';
+import { badRequest, checkEnum, invalidJsonShape, isRecord, parseJson, parseNumber } from '../routes/params.js';
+import type { RouteRequest } from '../routes/types.js';
+import { requireVersion } from '../routes/versions.js';
+import { HOUR_MS, findCollaboration } from './store.js';
+
+export const COLLABORATION_OPERATIONS_SINCE = '10.5';
+
+export const WORKSPACE_SIZES_SINCE = '10.6';
+
+export const MAX_WORKSPACE_NAME = 100;
+
+export const MAX_WORKSPACE_DESCRIPTION = 250;
+
+export const DEFAULT_INVITATION_HOURS = 24;
+
+/** Below this, `expiration` is a number of hours; from it on, an epoch-milliseconds timestamp. */
+export const TIMESTAMP_THRESHOLD = 1e11;
+
+export const ACCESS_MODES: readonly AccessMode[] = ['send', 'receive', 'sendAndReceive'];
+
+/** Gate, default administrator, the collaboration; and the host check when `hostOnly`. */
+export function collaborationFor(request: RouteRequest, operation: string, hostOnly: boolean): Collaboration {
+  const { state, caller, pathParams } = request;
+  requireVersion(state.organization, operation, COLLABORATION_OPERATIONS_SINCE);
+  requireDefaultAdmin(caller, operation);
+  const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+  if (hostOnly) requireHostAdmin(caller, state, collaboration, operation);
+  return collaboration;
+}
+
+export function parseGuestUrl(text: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.protocol !== 'https:') {
+    throw badRequest(`Invalid guestPortalUrl '${text}'.`, 'EMU_0601', ['The guest portal URL must be an https:// URL.']);
+  }
+  return url;
+}
+
+export function parseWorkspaceModes(collaboration: Collaboration, text: string, name = 'collaborationWorkspacesParticipantConfigJSON'): Record<string, AccessMode> {
+  const parsed = parseJson(name, text);
+  const shape = 'a non-empty JSON array of one-key objects such as [{"<workspaceId>":"sendAndReceive"}]';
+  if (!Array.isArray(parsed) || parsed.length === 0) throw invalidJsonShape(name, shape);
+  const modes: Record<string, AccessMode> = {};
+  for (const entry of parsed as unknown[]) {
+    if (!isRecord(entry) || Object.keys(entry).length !== 1) throw invalidJsonShape(name, shape);
+    const [workspaceId, mode] = Object.entries(entry)[0] as [string, unknown];
+    if (!collaboration.workspaces.some((workspace) => workspace.id === workspaceId)) {
+      throw badRequest(`Unknown workspace '${workspaceId}'.`, 'EMU_0602', [
+        `Collaboration ${collaboration.id} has workspaces: ${collaboration.workspaces.map((workspace) => workspace.id).join(', ')}.`,
+      ]);
+    }
+    if (Object.prototype.hasOwnProperty.call(modes, workspaceId)) {
+      throw badRequest(`Workspace '${workspaceId}' is listed twice.`, 'EMU_0603', ['List each workspace once.']);
+    }
+    modes[workspaceId] = checkEnum(`access mode of ${workspaceId}`, typeof mode === 'string' ? mode : JSON.stringify(mode), ACCESS_MODES);
+  }
+  return modes;
+}
+
+export function parseExpiration(text: string | undefined, now: number): number {
+  if (text === undefined || text.trim() === '') return now + DEFAULT_INVITATION_HOURS * HOUR_MS;
+  const value = parseNumber('expiration', text);
+  if (value >= TIMESTAMP_THRESHOLD) {
+    if (value <= now) {
+      throw badRequest('The invitation would already be expired.', 'EMU_0004', ['An expiration timestamp must lie in the future.']);
+    }
+    return value;
+  }
+  if (value <= 0) {
+    throw badRequest(`Invalid value for 'expiration': ${value}.`, 'EMU_0004', ["'expiration' must be a positive number of hours."]);
+  }
+  return now + Math.round(value * HOUR_MS);
+}

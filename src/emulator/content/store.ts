@@ -1,0 +1,145 @@
+/** content: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
+import { PortalApiError } from '../errors.js';
+import type { EmulatorState, Item } from '../model.js';
+import { badRequest, type QueryTerm } from '../routes/params.js';
+import type { Caller } from '../routes/types.js';
+import { findBy, listIndex } from '../store.js';
+
+export const UPDATE_ITEMS_PRIVILEGE = 'portal:admin:updateItems';
+
+export const VIEW_ITEMS_PRIVILEGE = 'portal:admin:viewItems';
+
+export function itemNotFound(itemId: string): PortalApiError {
+  return new PortalApiError(400, 'Item does not exist or is inaccessible.', 'CONT_0001', [`No item with id '${itemId}'.`]);
+}
+
+export function maySee(caller: Caller, item: Item): boolean {
+  if (item.access === 'public' || item.access === 'org') return true;
+  return item.owner === caller.user.username || caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE);
+}
+
+export function findVisibleItem(state: EmulatorState, caller: Caller, itemId: string): Item {
+  const item = findBy(state.items, 'id', itemId);
+  if (!item || !maySee(caller, item)) throw itemNotFound(itemId);
+  return item;
+}
+
+export const isAuthoritative = (item: Item): boolean => item.contentStatus === 'org_authoritative' || item.contentStatus === 'public_authoritative';
+
+/** A search result (documented: no `protected`). */
+export function resultView(state: EmulatorState, item: Item): Record<string, unknown> {
+  return {
+    id: item.id,
+    owner: item.owner,
+    orgId: state.organization.id,
+    created: item.created,
+    modified: item.created,
+    title: item.title,
+    type: item.type,
+    typeKeywords: [item.type],
+    tags: [...item.tags],
+    access: item.access,
+    contentStatus: item.contentStatus ?? '',
+    size: 0,
+    numViews: 0,
+  };
+}
+
+/** The item resource (documented: with `protected`, which authoritative items always are). */
+export function itemView(state: EmulatorState, item: Item): Record<string, unknown> {
+  return {
+    id: item.id,
+    owner: item.owner,
+    orgId: state.organization.id,
+    created: item.created,
+    modified: item.created,
+    guid: null,
+    name: null,
+    title: item.title,
+    type: item.type,
+    typeKeywords: [item.type],
+    description: '',
+    tags: [...item.tags],
+    snippet: '',
+    thumbnail: 'thumbnail/thumbnail.png',
+    extent: [
+      [-180, -90],
+      [180, 90],
+    ],
+    categories: [...item.categories],
+    spatialReference: null,
+    accessInformation: null,
+    licenseInfo: null,
+    culture: 'en-us',
+    url: null,
+    access: item.access,
+    size: 0,
+    protected: isAuthoritative(item),
+    contentStatus: item.contentStatus ?? '',
+    numViews: 0,
+    numComments: 0,
+    numRatings: 0,
+    avgRating: 0,
+  };
+}
+
+/** Positions of the items everyone in the organization sees, and of each owner's other items. */
+export function visibilityIndex(items: readonly Item[]): { shared: number[]; ownOnly: Map<string, number[]> } {
+  return listIndex(items, 'visibility', (committed) => {
+    const shared: number[] = [];
+    const ownOnly = new Map<string, number[]>();
+    committed.forEach((element, position) => {
+      const item = element as Item;
+      if (item.access === 'public' || item.access === 'org') shared.push(position);
+      else ownOnly.set(item.owner, [...(ownOnly.get(item.owner) ?? []), position]);
+    });
+    return { shared, ownOnly };
+  }).index;
+}
+
+/** The items a search returns, as a lazily read list (only the requested page is copied). */
+export function searchList(state: EmulatorState, caller: Caller, terms: QueryTerm[]): readonly Item[] {
+  const orgOnly = terms.every((term) => term.field === 'orgid' || (term.field === undefined && term.value === '*'));
+  if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) return [];
+  if (orgOnly) {
+    if (caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE)) return state.items;
+    const { shared, ownOnly } = visibilityIndex(state.items);
+    const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
+    return lazyList(positions, (position) => state.items[position]);
+  }
+  return state.items.filter((item) => maySee(caller, item) && terms.every((term) => matches(item, term)));
+}
+
+/** A read-only array view that fetches elements by position on demand (slice reads only its range). */
+export function lazyList<T>(positions: readonly number[], at: (position: number) => T | undefined): readonly T[] {
+  return new Proxy(positions as unknown as T[], {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) {
+        const position = positions[Number(key)];
+        return position === undefined ? undefined : at(position);
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+}
+
+export function matches(item: Item, term: QueryTerm): boolean {
+  const value = term.value.toLowerCase();
+  switch (term.field) {
+    case 'orgid':
+      return true;
+    case 'id':
+      return item.id.toLowerCase() === value;
+    case 'owner':
+      return item.owner.toLowerCase() === value;
+    case 'contentstatus':
+      return (item.contentStatus ?? '').toLowerCase() === value;
+    case 'access':
+      return item.access === value;
+    case 'title':
+    case undefined:
+      return value === '*' || item.title.toLowerCase().includes(value);
+    default:
+      throw badRequest(`Unsupported search field '${term.field}'.`, 'EMU_0010', ['The emulator understands orgid, id, owner, contentstatus, access and title.']);
+  }
+}

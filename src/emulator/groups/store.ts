@@ -1,0 +1,48 @@
+/** groups: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
+import { PortalApiError } from '../errors.js';
+import type { EmulatorState, Group } from '../model.js';
+import type { Caller } from '../routes/types.js';
+import { findBy } from '../store.js';
+
+export function groupNotFound(groupId: string): PortalApiError {
+  return new PortalApiError(400, 'Group does not exist or is inaccessible.', 'CONT_0006', [`No group with id '${groupId}'.`]);
+}
+
+export function findGroup(state: EmulatorState, groupId: string): Group {
+  const group = findBy(state.groups, 'id', groupId);
+  if (!group) throw groupNotFound(groupId);
+  return group;
+}
+
+/** The documented group object, with the caller's membership. */
+export function groupView(group: Group, caller: Caller): Record<string, unknown> {
+  const username = caller.user.username;
+  const memberType =
+    group.owner === username ? 'owner' : group.managers.includes(username) ? 'admin' : group.members.includes(username) ? 'member' : 'none';
+  return {
+    id: group.id,
+    title: group.title,
+    isInvitationOnly: true,
+    owner: group.owner,
+    description: '',
+    snippet: '',
+    tags: [...group.tags],
+    phone: null,
+    sortField: 'title',
+    sortOrder: 'asc',
+    isViewOnly: false,
+    thumbnail: null,
+    created: 0,
+    modified: 0,
+    access: group.access,
+    capabilities: [],
+    isFav: false,
+    isReadOnly: false,
+    protected: false,
+    autoJoin: false,
+    notificationsEnabled: false,
+    provider: null,
+    providerGroupName: null,
+    userMembership: { username, memberType, applications: 0 },
+  };
+}

@@ -1,0 +1,31 @@
+/** users: the portal's rules (checks that refuse a request before anything changes). */
+import type { EmulatorState, User } from '../model.js';
+import { appMay, forbidden } from '../routes/auth.js';
+import { badRequest } from '../routes/params.js';
+import type { Caller } from '../routes/types.js';
+import { compareVersions, requireVersion } from '../routes/versions.js';
+import { findUser } from './store.js';
+
+export const LAST_VERSION_WITH_USER_LEVELS = '10.6.1';
+
+export const TASKS_INTRODUCED_IN = '10.8.1';
+
+export function requireUserLevelsAvailable(state: EmulatorState): void {
+  const { edition, version } = state.organization;
+  if (edition !== 'self-managed' || compareVersions(version, LAST_VERSION_WITH_USER_LEVELS) > 0) {
+    throw badRequest('Invalid URL: updateUserLevel is not available on this portal.', 'EMU_0006', [
+      `updateUserLevel exists only on the self-managed edition at version ${LAST_VERSION_WITH_USER_LEVELS} or earlier ` +
+        `(user levels were replaced by user types); this portal is ${edition} ${version}.`,
+    ]);
+  }
+}
+
+/** Tasks of a user: reserved to default administrators and the user themself. */
+export function taskOwner(state: EmulatorState, caller: Caller, username: string, operation: string): User {
+  requireVersion(state.organization, operation, TASKS_INTRODUCED_IN);
+  const allowed = caller.app ? appMay(caller, operation) : caller.isDefaultAdmin || caller.user.username === username;
+  if (!allowed) {
+    throw forbidden(`${operation} is reserved to default administrators and the user '${username}'.`);
+  }
+  return findUser(state, username);
+}
