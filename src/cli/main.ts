@@ -3,7 +3,7 @@
  * The portalctl command line. Only this room touches argv, stdout, stderr and the process.
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
