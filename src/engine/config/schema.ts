@@ -56,14 +56,13 @@ function safetySchema(kinds: readonly KindDefinition[]): JsonSchema {
       },
     },
   };
-  const properties: Record<string, JsonSchema> = {};
-  for (const kind of kinds) properties[kind.name] = { ...limits, description: `Change thresholds for ${kind.name}.` };
+  // One limits schema for every kind (not a copy per kind): the precompiled validator stays small.
   return {
     type: 'object',
-    additionalProperties: false,
     description:
-      'Change thresholds per kind: apply refuses (unless --force) to update more than maxUpdates or remove more than maxRemovals of the managed objects of a kind, when at least minManaged are managed.',
-    properties,
+      'Change thresholds per kind name: apply refuses (unless --force) to update more than maxUpdates or remove more than maxRemovals of the managed objects of a kind, when at least minManaged are managed.',
+    propertyNames: { enum: kinds.map((kind) => kind.name) },
+    additionalProperties: limits,
   };
 }
 
