@@ -5,7 +5,7 @@
 // and `plan --refresh=false` under twice `node -e 0` (bench/README.md). Splitting it into
 // chunks per command measured slower: each chunk is one more module to resolve.
 import { chmod, copyFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -56,6 +56,38 @@ function yamlOnFirstUse(names) {
   };
 }
 
+/**
+ * Node's built-in modules, loaded on first use. A bundle hoists every `import ... from 'node:x'`
+ * of every module to its top, so each start loaded http, net, crypto, readline and streams for
+ * the emulator, the HTTP client, digests and prompts that `validate` never reaches: more than a
+ * tenth of its start-up. Each built-in imported by our modules becomes a stand-in whose exports
+ * require it on first access (through the banner's require).
+ */
+function builtinsOnFirstUse() {
+  const nodeRequire = createRequire(import.meta.url);
+  const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+  return {
+    name: 'builtins-on-first-use',
+    setup(build) {
+      build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+        args.kind === 'import-statement' && builtins.has(args.path) && !args.path.endsWith('child_process') ? { path: args.path, namespace: 'builtin-on-first-use' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'builtin-on-first-use' }, (args) => {
+        const name = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
+        const names = Object.keys(nodeRequire(name)).filter((key) => key !== 'default' && key !== '__esModule');
+        return {
+          contents: [
+            'let loaded;',
+            `const load = () => (loaded ??= require(${JSON.stringify(name)}));`,
+            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
+          ].join('\n'),
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const yamlExports = Object.keys(createRequire(join(root, 'package.json'))('yaml')).filter((name) => name !== 'default' && name !== '__esModule');
 const outdir = join(root, 'dist', 'bin');
@@ -77,7 +109,7 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), yamlOnFirstUse(yamlExports)],
+  plugins: [commanderWithoutChildProcess(), yamlOnFirstUse(yamlExports), builtinsOnFirstUse()],
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __portalctlRequire } from 'node:module'; const require = __portalctlRequire(import.meta.url);" },
 });
