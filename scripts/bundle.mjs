@@ -4,10 +4,10 @@
 // than Node's own start-up; one file (commands still evaluated only when run) keeps `validate`
 // and `plan --refresh=false` under twice `node -e 0` (bench/README.md). Splitting it into
 // chunks per command measured slower: each chunk is one more module to resolve.
-import { chmod, copyFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 /**
@@ -88,7 +88,31 @@ function builtinsOnFirstUse() {
   };
 }
 
+/**
+ * The emulator (a fifth of the CLI's code) is only for `portalctl emulator`: it is bundled on
+ * its own (dist/bin/emulator.cjs) and the command's import of it becomes a stand-in that
+ * requires it on first use, so no other command compiles it.
+ */
+function emulatorOnFirstUse(names) {
+  return {
+    name: 'emulator-on-first-use',
+    setup(build) {
+      build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.importer.includes(`${'/dist/cli/'}`) ? { path: 'emulator', namespace: 'emulator-on-first-use' } : undefined));
+      build.onResolve({ filter: /^\.\/emulator\.cjs$/ }, (args) => (args.namespace === 'emulator-on-first-use' ? { path: './emulator.cjs', external: true } : undefined));
+      build.onLoad({ filter: /.*/, namespace: 'emulator-on-first-use' }, () => ({
+        contents: [
+          'let loaded;',
+          "const load = () => (loaded ??= require('./emulator.cjs'));",
+          `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const emulatorExports = Object.keys(await import(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href));
 const yamlExports = Object.keys(createRequire(join(root, 'package.json'))('yaml')).filter((name) => name !== 'default' && name !== '__esModule');
 const outdir = join(root, 'dist', 'bin');
 
@@ -109,9 +133,23 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), yamlOnFirstUse(yamlExports), builtinsOnFirstUse()],
+  plugins: [commanderWithoutChildProcess(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
   // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __portalctlRequire } from 'node:module'; const require = __portalctlRequire(import.meta.url);" },
+});
+
+await build({
+  entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  minify: true,
+  keepNames: true,
+  logLevel: 'warning',
+  plugins: [yamlOnFirstUse(yamlExports)],
 });
 
 await build({
@@ -146,5 +184,15 @@ await writeFile(
 );
 await chmod(launcher, 0o755);
 
-// The precompiled schema validator is loaded at run time from beside the module that uses it.
-await copyFile(join(root, 'dist', 'engine', 'config', 'schema-validator.generated.js'), join(outdir, 'schema-validator.generated.js'));
+// The precompiled schema validator is loaded at run time from beside the module that uses it;
+// minified, as ajv writes it verbosely and every validate and plan compiles it.
+await build({
+  entryPoints: [join(root, 'dist', 'engine', 'config', 'schema-validator.generated.js')],
+  bundle: false,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir,
+  minify: true,
+  logLevel: 'warning',
+});
