@@ -6,6 +6,8 @@ export interface CommandIO {
   cwd: string;
   /** Colour and progress only on a TTY (and not with --no-color). */
   color: boolean;
+  /** The terminal's width in columns when stdout is a terminal; renderings fit values to it. */
+  width?: number;
   isTTY: boolean;
   /** Ask a yes/no question on the TTY; absent when there is no TTY. */
   confirm?: (question: string) => Promise<boolean>;
@@ -47,15 +49,22 @@ function interruptHook(stop: () => void): () => void {
   };
 }
 
+/** Colour only on a terminal, and never with --no-color or NO_COLOR set (https://no-color.org). */
+export function wantsColor(isTTY: boolean, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
+  return isTTY && flag !== false && !env['NO_COLOR'];
+}
+
 export function processIO(options: { color?: boolean } = {}): CommandIO {
   const isTTY = Boolean(process.stdout.isTTY);
+  const columns = isTTY ? process.stdout.columns : undefined;
   const interactive = isTTY && Boolean(process.stdin.isTTY);
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
-    color: isTTY && options.color !== false && !process.env['NO_COLOR'],
+    color: wantsColor(isTTY, options.color, process.env),
+    ...(columns ? { width: columns } : {}),
     isTTY: interactive,
     ...(interactive ? { confirm: askOnTerminal } : {}),
     onInterrupt: interruptHook,

@@ -87,6 +87,17 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     );
 
   program
+    .command('graph')
+    .description('print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
+    .argument('[paths...]', 'config files or directories (default: the current directory)')
+    .addOption(new Option('--format <format>', 'graph language').choices(['mermaid', 'dot']).default('mermaid'))
+    .option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal', 'true')
+    .addOption(targetOption())
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io)),
+    );
+
+  program
     .command('import')
     .description("write the live portal's state as a YAML config (stdout, or --out FILE)")
     .option('--out <file>', 'write the config to FILE instead of stdout')

@@ -23,4 +23,10 @@ export interface LiveReader {
   get(path: string): Promise<JsonObject | undefined>;
   /** GET every page of a paged list (until nextStart is -1); `undefined` when the list's owner does not exist. */
   list(path: string, itemsField: string): Promise<JsonObject[] | undefined>;
+  /**
+   * The `total` a paged list reports on its first page (which a later `list` reuses), to choose
+   * one list read over single reads; undefined when the list's owner does not exist or it
+   * reports none. Optional: without it, kinds read object by object.
+   */
+  total?(path: string, itemsField: string): Promise<number | undefined>;
 }

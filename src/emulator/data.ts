@@ -345,14 +345,15 @@ function readCollaboration(field: Field, organization: Organization, users: read
   const o = field.object(['id', 'name', 'description', 'hostPortalId', 'ownerUsername', 'workspaces', 'participants', 'invitations']);
   const id = o.required('id').string();
   const firstAdmin = users.find((user) => user.role === 'org_admin')?.username ?? '';
+  const hostPortalId = o.optional('hostPortalId')?.string() ?? organization.collaborationPortalId;
   return {
     id,
     name: o.optional('name')?.string() ?? id,
     description: o.optional('description')?.string() ?? '',
-    hostPortalId: o.optional('hostPortalId')?.string() ?? organization.collaborationPortalId,
+    hostPortalId,
     ownerUsername: o.optional('ownerUsername')?.string() ?? firstAdmin,
     workspaces: o.optional('workspaces')?.array(readWorkspace) ?? [],
-    participants: o.optional('participants')?.array(readParticipant) ?? [],
+    participants: o.optional('participants')?.array((participant) => readParticipant(participant, hostPortalId)) ?? [],
     invitations: o.optional('invitations')?.array(readInvitation) ?? [],
   };
 }
@@ -401,14 +402,21 @@ function readWorkspaceModes(field: Field): Record<string, AccessMode> {
   return modes;
 }
 
-function readParticipant(field: Field): Participant {
+/** The host participant is the one whose id is the collaboration's `hostPortalId`; `role` may only restate that. */
+function readParticipant(field: Field, hostPortalId: string): Participant {
   const o = field.object(['portalId', 'url', 'name', 'role']);
   const portalId = o.required('portalId').string();
+  const expected = portalId === hostPortalId ? 'Host' : 'Guest';
+  const roleField = o.optional('role');
+  const role = roleField?.oneOf(['Host', 'Guest'] as const) ?? expected;
+  if (roleField && role !== expected) {
+    roleField.failHere(`must be ${expected}: the host participant is the one whose portalId is the collaboration's hostPortalId (${hostPortalId})`);
+  }
   return {
     portalId,
     url: o.required('url').string(),
     name: o.optional('name')?.string() ?? portalId,
-    role: o.optional('role')?.oneOf(['Host', 'Guest'] as const) ?? 'Guest',
+    role,
   };
 }
 

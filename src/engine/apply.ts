@@ -67,7 +67,7 @@ function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): voi
 export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
-    const prepared = await preparePlan({ config, url, recorded: await store.read(), client, targets: saved?.targets ?? request.targets, digest: saved !== undefined });
+    const prepared = await preparePlan({ config, url, recorded: await store.read(), client, targets: saved?.targets ?? request.targets, parallelism: request.parallelism, digest: saved !== undefined });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     if (prepared.plan.operations.length === 0) {
       return { prepared, result: nothingExecuted(), invitations: {}, after: prepared, state: prepared.recorded };
@@ -96,10 +96,30 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   });
   await writer.idle();
 
-  // The same targets: operations left out on purpose are not a failure to converge.
-  const after = await preparePlan({ config: prepared.config, url, recorded: writer.state, client, targets: prepared.plan.targets, digest: false });
+  // The same targets: operations left out on purpose are not a failure to converge. Only what was
+  // written (or tried) and what depends on it is read again; the rest was just read and not touched.
+  const after = await preparePlan({
+    config: prepared.config,
+    url,
+    recorded: writer.state,
+    client,
+    targets: prepared.plan.targets,
+    parallelism: request.parallelism,
+    verify: { addresses: touchedBy(prepared, result), previous: prepared },
+    digest: false,
+  });
   await writer.update((state) => withObserved(state, after));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };
+}
+
+/** The addresses an execution wrote or tried to write, and the objects that depend on them. */
+function touchedBy(prepared: PreparedPlan, result: ExecuteResult): Set<string> {
+  const touched = new Set([...result.applied, ...result.failed.map(({ op }) => op)].map((op) => op.address));
+  for (const obj of prepared.objects) {
+    const kind = prepared.config.kinds.byName.get(obj.kind);
+    if (kind?.dependsOn(obj, prepared.objects).some((address) => touched.has(address))) touched.add(obj.address);
+  }
+  return touched;
 }
 
 /** The state with what the re-plan read for every declared object. */

@@ -14,8 +14,8 @@ import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
 
-/** How many reads run at once while refreshing. */
-const READ_CONCURRENCY = 8;
+/** How many reads run at once while refreshing, unless `--parallelism` says otherwise. */
+const DEFAULT_READ_CONCURRENCY = 8;
 
 export interface LivePortal {
   facts: PortalFacts;
@@ -60,6 +60,13 @@ export interface PlanRequest {
   targets?: readonly string[];
   /** False when the plan is neither saved, printed as JSON nor checked against a saved one: no basis digest (see Plan). */
   digest?: boolean;
+  /** Reads in flight at once (`--parallelism`). */
+  parallelism?: number;
+  /**
+   * Re-plan after an apply: only these addresses are read again; every other object keeps its
+   * value from `previous`, the plan that was applied (prunes are not expanded again).
+   */
+  verify?: { addresses: ReadonlySet<string>; previous: PreparedPlan };
 }
 
 export interface PreparedPlan {
@@ -69,6 +76,8 @@ export interface PreparedPlan {
   objects: DesiredObject[];
   /** The values compared against, per address (live, or recorded without refresh). */
   basis: ReadonlyMap<string, JsonValue>;
+  /** What the objects are called, by address, from the live reads. */
+  labels: ReadonlyMap<string, string>;
   recorded: StateDocument | undefined;
   portal: LivePortal | undefined;
   warnings: Diagnostic[];
@@ -125,12 +134,21 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
 
   let objects = config.objects;
   let basis: Map<string, JsonValue>;
-  if (reader) {
+  let labels = new Map<string, string>();
+  const concurrency = request.parallelism ?? DEFAULT_READ_CONCURRENCY;
+  if (reader && request.verify) {
+    // After an apply: what was written (and what depends on it) is read again, nothing else.
+    const { addresses, previous } = request.verify;
+    objects = previous.objects;
+    const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader, concurrency);
+    basis = new Map([...previous.basis, ...reread.values]);
+    labels = new Map([...previous.labels, ...reread.labels]);
+  } else if (reader) {
     const pruned = await expandPrunes(config, objects, reader);
     objects = [...objects, ...pruned];
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
-    basis = await readLive(objects, config.kinds.byName, reader, READ_CONCURRENCY);
+    ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader, concurrency));
   } else {
     basis = recordedBasis(recorded);
     for (const prune of config.prunes) {
@@ -146,6 +164,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   const plan = buildPlan({
     objects,
     basis,
+    labels,
     recorded: recordedValues(recorded),
     kinds: config.kinds.byName,
     portal: portal?.id ? { url, id: portal.id } : { url },
@@ -156,7 +175,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     ...(caller ? { caller } : {}),
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
-  return { plan, config, objects, basis, recorded, portal, warnings };
+  return { plan, config, objects, basis, labels, recorded, portal, warnings };
 }
 
 async function expandPrunes(config: LoadedConfig, declared: readonly DesiredObject[], reader: ReturnType<typeof createLiveReader>): Promise<DesiredObject[]> {

@@ -18,6 +18,8 @@ export type { JsonPatchOperation };
 
 export interface PlannedOperation {
   address: string;
+  /** The object as a person knows it (an item's title and owner, a user's full name), where the reads told. */
+  label?: string;
   kind: string;
   action: Action;
   /** The spec operation used, e.g. `{ id: 'E8', name: 'securityPolicy update' }`. */
@@ -94,6 +96,8 @@ export interface PlanInput {
   objects: readonly DesiredObject[];
   /** Live (or, without refresh, recorded) value per address; a missing entry means unknown. */
   basis: ReadonlyMap<string, JsonValue>;
+  /** What the objects are called, by address (from the live reads); none without refresh. */
+  labels?: ReadonlyMap<string, string>;
   /** Recorded values per address, for drift; only compared when the basis is live. */
   recorded: Readonly<Record<string, RecordedValue>>;
   kinds: ReadonlyMap<string, Kind>;
@@ -152,8 +156,10 @@ export function buildPlan(input: PlanInput): Plan {
     // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
     if (known && kind.inSync(obj, live)) continue;
     const change = kind.change(obj, live);
+    const label = input.labels?.get(obj.address);
     candidates.push({
       address: obj.address,
+      ...(label === undefined ? {} : { label }),
       kind: obj.kind,
       action: change.action,
       operation: { ...kind.operation },

@@ -5,7 +5,6 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckContext, ConfigContribution, DesiredObject, JsonSchema } from './contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { deepEqual } from '../core/json.js';
 import { characterCount, isObject, problem } from './support.js';
 
 export const maxTrees = 5;
@@ -233,13 +232,14 @@ export function liveCategorySchema(answer: JsonObject | undefined): JsonValue {
   return normaliseCategories(trees);
 }
 
-export function categorySchemasInSync(desired: JsonValue, live: JsonValue): boolean {
-  const desiredTrees = Array.isArray(desired) ? comparableCategories(desired) : [];
-  const liveTrees = Array.isArray(live) ? comparableCategories(live) : [];
-  return deepEqual(desiredTrees, liveTrees);
-}
+/** How E1 and E2 read and compare a schema: the trees as the portal compares them (none = no trees). */
+export const categorySchemaValue = {
+  read: (record: JsonObject): JsonValue => liveCategorySchema(record),
+  compare: (trees: JsonValue): JsonValue => (Array.isArray(trees) ? comparableCategories(trees) : []),
+  action: (): 'update' => 'update',
+};
 
-/** The form of an assignCategorySchema request: the trees wrapped as `{"categorySchema":[...]}`. */
-export function categorySchemaForm(trees: JsonValue): Record<string, string> {
-  return { categorySchema: JSON.stringify({ categorySchema: Array.isArray(trees) ? trees : [] }) };
+/** The form of an assignCategorySchema request: the trees wrapped as `{"categorySchema":[...]}`, encoded as JSON text once. */
+export function categorySchemaForm(desired: DesiredObject): Record<string, JsonValue> {
+  return { categorySchema: { categorySchema: Array.isArray(desired.value) ? desired.value : [] } };
 }

@@ -3,13 +3,13 @@
  * `{ portalId }` alone keeps a participant; it matters only with the collaboration's
  * `pruneParticipants: true`, whose prune declaration lists every declared portal id and guest URL.
  */
-import type { ConfigContribution, DesiredObject, DiscoveredObject, Kind, PortalFacts, PruneDeclaration } from './contract.js';
+import type { ConfigContribution, DesiredObject, DiscoveredObject, PortalFacts, PruneDeclaration } from './contract.js';
+import { defineKind } from './define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { collaborationPath, isHostParticipant, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './discover.js';
-import { jsonPost, removal, removedInSync } from './live.js';
 import { isObject } from './support.js';
 
 function declaredKeys(participants: JsonValue | undefined): string[] {
@@ -21,7 +21,7 @@ function declaredKeys(participants: JsonValue | undefined): string[] {
   });
 }
 
-export const collaborationParticipant = {
+export const collaborationParticipant = defineKind({
   name: 'collaboration.participant',
   operation: { id: 'E11', name: 'Remove collaboration participant' },
   authority: { who: 'capability Administrator (roles); the collaboration host', role: 'administrator' },
@@ -30,22 +30,20 @@ export const collaborationParticipant = {
     return collaborationVersionGate(obj, ctx, 'Removing a participant (E11)');
   },
   /** `{ portalId, url }` of the participant while it takes part; null once it is gone. */
-  async read(obj, reader) {
-    const participants = await reader.list(participantsPath(obj.ids), 'participants');
-    const portalId = obj.ids['participantPortalId'];
-    const found = (participants ?? []).map(participantIdentity).find((participant) => participant.id === portalId);
-    return found ? participantView(found) : null;
+  live: {
+    list: {
+      path: (obj) => participantsPath(obj.ids),
+      itemsField: 'participants',
+      keyOf: (entry) => participantIdentity(entry).id,
+      idOf: (obj) => obj.ids['participantPortalId'],
+    },
   },
-  inSync: removedInSync,
-  change(desired, live) {
-    return removal(live, jsonPost(`${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`));
-  },
+  removal: { view: (record) => participantView(participantIdentity(record)) },
+  request: { path: (desired) => `${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`, form: () => ({}) },
+  label: (record) => textOf((isObject(record['portalInfo']) ? record['portalInfo'] : record)['name']),
   discover: discoverParticipants,
-  dependsOn() {
-    return [];
-  },
   prune: pruneParticipants,
-} satisfies Kind;
+});
 
 function participantView(participant: { id?: string; url?: string }): JsonObject {
   const view: JsonObject = { portalId: participant.id ?? null };

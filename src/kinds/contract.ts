@@ -183,13 +183,24 @@ export interface Authority {
   readonly privilege?: string;
 }
 
+/** What a read knows of the plan around it: how many objects of the same kind are read with it (to choose one list read over single reads). */
+export interface ReadContext {
+  declared: number;
+}
+
 /** The live half of a kind: reading, comparing, the change's request, ordering. */
 export interface KindReconciler {
   /**
    * The live value of the object, normalised and projected onto the fields `obj` manages, in
    * the same shape as `obj.value`; `null` when it does not exist or has no value.
    */
-  read(obj: DesiredObject, reader: LiveReader): Promise<JsonValue>;
+  read(obj: DesiredObject, reader: LiveReader, context?: ReadContext): Promise<JsonValue>;
+
+  /**
+   * The object as a person knows it (an item's title and owner, a user's full name), from the
+   * reads `read` made or from a list endpoint read once for all: never a request per object.
+   */
+  label?(obj: DesiredObject, reader: LiveReader, context?: ReadContext): Promise<string | undefined>;
 
   /** Normalised comparison (absent = null = "" where the API treats them alike, ...). */
   inSync(desired: DesiredObject, live: JsonValue): boolean;

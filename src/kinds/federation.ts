@@ -3,11 +3,10 @@
  * (the certificate usually comes from `${file:...}`).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { NotOnPortalError, type Change, type DesiredObject, type DiscoveredObject, type JsonSchema, type Kind, type PortalFacts } from './contract.js';
+import type { DiscoveredObject, JsonSchema, PortalFacts } from './contract.js';
+import { defineKind, type ManagedField } from './define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { deepEqual } from '../core/json.js';
-import { toFormValue } from '../api/encoding.js';
 import { compareVersions } from '../core/version.js';
 import { pathId } from './live.js';
 import { isObject, pick, problem } from './support.js';
@@ -98,57 +97,20 @@ function comparable(field: string, value: JsonValue | undefined): JsonValue {
   return value === undefined || value === null ? '' : value;
 }
 
-async function readFederation(obj: DesiredObject, reader: LiveReader): Promise<JsonValue> {
-  const live = await reader.get(FEDERATION_READ_PATH);
-  // One federation per organization: another id means the declared one does not exist.
-  if (!live || (typeof live['id'] === 'string' && live['id'] !== obj.ids['federationId'])) throw new NotOnPortalError(`federation ${obj.ids['federationId']}`);
-  if (!isObject(obj.value)) return null;
-  const projected: JsonObject = {};
-  for (const [field, declared] of Object.entries(obj.value)) {
-    const value = reported(live, field);
-    if (value === undefined && possiblyUnreturned.has(field)) projected[field] = declared;
-    else projected[field] = value === undefined || value === null ? null : liveField(field, value);
-  }
-  return projected;
-}
-
-function federationInSync(desired: DesiredObject, live: JsonValue): boolean {
-  if (!isObject(desired.value) || !isObject(live)) return false;
-  const liveFields = live;
-  return Object.entries(desired.value).every(([field, value]) => deepEqual(comparable(field, value), comparable(field, liveFields[field])));
-}
-
-/** Every declared field (and only those): groups comma-separated, flags and numbers as text. */
-export function federationForm(value: JsonValue): Record<string, string> {
-  const form: Record<string, string> = {};
-  if (!isObject(value)) return form;
-  for (const [field, declared] of Object.entries(value)) {
-    if (field === 'groups') {
-      form[field] = Array.isArray(declared) ? declared.filter((id): id is string => typeof id === 'string').join(',') : '';
-    } else {
-      const text = toFormValue(declared);
-      if (text !== undefined) form[field] = text;
-    }
-  }
-  return form;
-}
-
-function federationChange(desired: DesiredObject, live: JsonValue): Change {
+/** A federation field: read as the portal reports it, compared and sent as the config declares it. */
+function federationField(field: string): ManagedField {
   return {
-    action: 'update',
-    before: live,
-    after: desired.value,
-    request: {
-      method: 'POST',
-      path: `/portals/self/idp/federation/${pathId(desired, 'federationId')}/update`,
-      form: federationForm(desired.value),
-      response: 'json',
-      idempotent: true,
+    read(live) {
+      const value = reported(live, field);
+      return value === undefined || value === null ? value : liveField(field, value);
     },
+    compare: (value) => comparable(field, value),
+    // Groups go comma-separated; flags and numbers as text (the one encoder).
+    ...(field === 'groups' ? { encode: (value: JsonValue) => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string').join(',') : '') } : {}),
   };
 }
 
-export const federation = {
+export const federation = defineKind({
   name: 'federation',
   operation: { id: 'E6', name: 'Update SAML federation' },
   authority: { who: 'organization administrator', role: 'administrator' },
@@ -205,9 +167,18 @@ export const federation = {
     }
     return diagnostics;
   },
-  read: readFederation,
-  inSync: federationInSync,
-  change: federationChange,
+  live: {
+    // One federation per organization: another id means the declared one does not exist.
+    one: async (obj, reader) => {
+      const live = await reader.get(FEDERATION_READ_PATH);
+      return live && (typeof live['id'] !== 'string' || live['id'] === obj.ids['federationId']) ? live : undefined;
+    },
+    missing: (obj) => `federation ${obj.ids['federationId']}`,
+  },
+  fields: Object.fromEntries(federationFields.map((field) => [field, federationField(field)])),
+  mayBeUnreported: possiblyUnreturned,
+  request: { path: (desired) => `/portals/self/idp/federation/${pathId(desired, 'federationId')}/update` },
+  label: (live) => textOf(live['name']),
   discover: discoverFederation,
   /** The default role of joining members must exist (with its declared settings) first. */
   dependsOn(obj, all) {
@@ -216,7 +187,7 @@ export const federation = {
     const address = `role[${roleId}]`;
     return all.some((other) => other.address === address) ? [address] : [];
   },
-} satisfies Kind;
+});
 
 /** Whether a live field, already in config form, fits the field's schema (so the import validates). */
 function fitsSchema(field: string, value: JsonValue): boolean {

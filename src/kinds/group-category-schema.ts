@@ -1,23 +1,24 @@
 /**
  * E1: a group's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { defineKind } from './define.js';
 import { type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,
-  categorySchemasInSync,
+  categorySchemaValue,
   comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
 } from './category-schema.js';
-import { jsonPost, pathId } from './live.js';
+import { pathId } from './live.js';
 import { problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
 import { organizationQuery } from './collaboration-live.js';
 
-export const groupCategorySchema = {
+export const groupCategorySchema = defineKind({
   name: 'group.categorySchema',
   operation: { id: 'E1', name: 'Assign group category schema' },
   config: [categorySchemaContribution('group', "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.")],
@@ -35,27 +36,22 @@ export const groupCategorySchema = {
     }
     return diagnostics;
   },
-  async read(obj, reader) {
-    const answer = await reader.get(`/community/groups/${pathId(obj, 'groupId')}/categorySchema`);
-    if (!answer) throw new NotOnPortalError(`group ${obj.ids['groupId']}`);
-    return liveCategorySchema(answer);
+  live: {
+    one: (obj, reader) => reader.get(`/community/groups/${pathId(obj, 'groupId')}/categorySchema`),
+    missing: (obj) => `group ${obj.ids['groupId']}`,
   },
-  inSync(desired, live) {
-    return categorySchemasInSync(desired.value, live);
-  },
-  change(desired, live) {
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: jsonPost(`/community/groups/${pathId(desired, 'groupId')}/assignCategorySchema`, categorySchemaForm(desired.value)),
-    };
+  value: categorySchemaValue,
+  request: { path: (desired) => `/community/groups/${pathId(desired, 'groupId')}/assignCategorySchema`, form: categorySchemaForm },
+  // The schema's answer does not name the group: the organization's group list does, read once.
+  labelList: {
+    path: async (_obj, reader) => `/community/groups?${await organizationQuery(reader)}`,
+    itemsField: 'results',
+    keyOf: (entry) => textOf(entry['id']),
+    idOf: (obj) => obj.ids['groupId'],
+    labelOf: (entry) => ownedName(entry),
   },
   discover: discoverGroupCategorySchemas,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /** For import: each group's non-empty schema; a group with an empty one is only named (an empty schema is invalid config). */
 async function discoverGroupCategorySchemas(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {

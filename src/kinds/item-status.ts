@@ -3,10 +3,11 @@
  * live half clears it with an empty status and clearEmptyFields=true).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { defineKind } from './define.js';
 import { type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { jsonPost, pathId } from './live.js';
+import { pathId } from './live.js';
 import { problem } from './support.js';
 import { ownedName, textOf } from './discover.js';
 import { organizationQuery } from './collaboration-live.js';
@@ -20,7 +21,7 @@ function liveStatus(value: JsonValue | undefined): JsonValue {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-export const itemStatus = {
+export const itemStatus = defineKind({
   name: 'item.status',
   operation: { id: 'E3', name: 'Set content status' },
   authority: { who: 'item owner or organization administrator, holding a role with the portal:admin:updateItems privilege', role: 'administrator', privilege: 'portal:admin:updateItems' },
@@ -66,36 +67,26 @@ export const itemStatus = {
     }
     return diagnostics;
   },
-  async read(obj, reader) {
-    const item = await reader.get(`/content/items/${pathId(obj, 'itemId')}`);
-    if (!item) throw new NotOnPortalError(`item ${obj.ids['itemId']}`);
-    return liveStatus(item['contentStatus']);
+  live: {
+    one: (obj, reader) => reader.get(`/content/items/${pathId(obj, 'itemId')}`),
+    // Search needs `q`: `orgid:<id>` lists the organization's items, each with its `contentStatus`.
+    list: { path: async (_obj, reader) => `/search?${await organizationQuery(reader)}`, itemsField: 'results', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['itemId'] },
+    missing: (obj) => `item ${obj.ids['itemId']}`,
   },
-  inSync(desired, live) {
-    const wanted = desired.value ?? null;
-    const have = liveStatus(live ?? undefined);
+  value: {
+    read: (record) => liveStatus(record['contentStatus']),
     // The portal moves an authoritative item between org_ and public_authoritative by itself when
     // it is shared or unshared publicly in a verified organization: that is not a difference.
-    if (authoritative.has(wanted) && authoritative.has(have)) return true;
-    return wanted === have;
+    compare: (status) => (authoritative.has(status) ? 'authoritative' : liveStatus(status ?? undefined)),
   },
-  change(desired, live) {
-    const path = `/content/items/${pathId(desired, 'itemId')}/setContentStatus`;
-    if (desired.value === null) {
-      return { action: 'delete', before: live, after: null, request: jsonPost(path, { status: '', clearEmptyFields: 'true' }) };
-    }
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: jsonPost(path, { status: String(desired.value), clearEmptyFields: 'false' }),
-    };
+  request: {
+    path: (desired) => `/content/items/${pathId(desired, 'itemId')}/setContentStatus`,
+    // No status is cleared with an empty one and clearEmptyFields.
+    form: (desired) => ({ status: desired.value ?? '', clearEmptyFields: desired.value === null }),
   },
+  label: (record) => ownedName(record),
   discover: discoverItemStatuses,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /** For import: every item that has a status, named by title and owner. */
 async function discoverItemStatuses(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {

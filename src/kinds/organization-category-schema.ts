@@ -1,19 +1,19 @@
 /**
  * E2: the organization's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { DiscoveredObject, Kind } from './contract.js';
+import type { DiscoveredObject } from './contract.js';
+import { defineKind } from './define.js';
 import type { LiveReader } from '../core/request.js';
 import {
   categorySchemaForm,
   categorySchemaContribution,
-  categorySchemasInSync,
+  categorySchemaValue,
   comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
 } from './category-schema.js';
-import { jsonPost } from './live.js';
 
-export const organizationCategorySchema = {
+export const organizationCategorySchema = defineKind({
   name: 'organization.categorySchema',
   operation: { id: 'E2', name: 'Assign organization category schema' },
   authority: { who: 'default administrators, and custom roles with the portal:admin:updateItemCategorySchema privilege', role: 'defaultAdministrator', privilege: 'portal:admin:updateItemCategorySchema' },
@@ -21,25 +21,11 @@ export const organizationCategorySchema = {
   check(obj, ctx) {
     return checkCategorySchema(obj, ctx, { owner: 'organization' });
   },
-  async read(_obj, reader) {
-    return liveCategorySchema(await reader.get('/portals/self/categorySchema'));
-  },
-  inSync(desired, live) {
-    return categorySchemasInSync(desired.value, live);
-  },
-  change(desired, live) {
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: jsonPost('/portals/self/assignCategorySchema', categorySchemaForm(desired.value)),
-    };
-  },
+  live: { one: (_obj, reader) => reader.get('/portals/self/categorySchema') },
+  value: categorySchemaValue,
+  request: { path: () => '/portals/self/assignCategorySchema', form: categorySchemaForm },
   discover: discoverOrganizationCategorySchema,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /** For import: the organization's schema, when it has one. */
 async function discoverOrganizationCategorySchema(reader: LiveReader): Promise<DiscoveredObject[]> {

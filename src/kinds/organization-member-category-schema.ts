@@ -2,14 +2,15 @@
  * E5: removal of the organization's member category schema. The API has no assign operation,
  * so `absent` is the only value. Value: null (absent).
  */
-import type { DiscoveredObject, Kind } from './contract.js';
+import type { DiscoveredObject } from './contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
+import { defineKind } from './define.js';
 import type { LiveReader } from '../core/request.js';
 import { normaliseCategories } from './category-schema.js';
 import { oneLine, textOf } from './discover.js';
-import { jsonPost, removal, removedInSync } from './live.js';
 import { absentKeyword, isObject } from './support.js';
 
-export const organizationMemberCategorySchema = {
+export const organizationMemberCategorySchema = defineKind({
   name: 'organization.memberCategorySchema',
   operation: { id: 'E5', name: 'Delete member category schema' },
   authority: { who: 'default administrative role, and custom roles with the portal:admin:updateUsers privilege', role: 'defaultAdministrator', privilege: 'portal:admin:updateUsers' },
@@ -34,24 +35,19 @@ export const organizationMemberCategorySchema = {
       },
     },
   ],
-  check() {
-    return [];
-  },
-  async read(_obj, reader) {
-    // Without a schema the portal omits the property, answers an empty list, or answers 404
-    // (the documented shape is not known): all mean already absent.
-    const schema = (await reader.get('/portals/self/memberCategorySchema'))?.['memberCategorySchema'];
-    return Array.isArray(schema) && schema.length > 0 ? normaliseCategories(schema) : null;
-  },
-  inSync: removedInSync,
-  change(_desired, live) {
-    return removal(live, jsonPost('/portals/self/deleteMemberCategorySchema'));
-  },
+  // Without a schema the portal omits the property, answers an empty list, or answers 404
+  // (the documented shape is not known): all mean already absent.
+  live: { one: async (_obj, reader) => existingSchema(await reader.get('/portals/self/memberCategorySchema')) },
+  removal: { view: (record) => normaliseCategories(record['memberCategorySchema'] as JsonValue[]) },
+  request: { path: () => '/portals/self/deleteMemberCategorySchema', form: () => ({}) },
   discover: discoverMemberCategorySchema,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
+
+/** The answer when it holds a non-empty schema, else undefined (no schema). */
+function existingSchema(answer: JsonObject | undefined): JsonObject | undefined {
+  const schema = answer?.['memberCategorySchema'];
+  return Array.isArray(schema) && schema.length > 0 ? answer : undefined;
+}
 
 /** For import: the schema cannot be assigned, only removed, so an existing one is only named. */
 async function discoverMemberCategorySchema(reader: LiveReader): Promise<DiscoveredObject[]> {

@@ -3,11 +3,12 @@
  * absent); `resources.keep` lists keys that stay; `prune: true` removes every other resource
  * (a prune declaration whose keys are keep + absent).
  */
-import type { DesiredObject, DiscoveredObject, Kind, PruneDeclaration } from './contract.js';
+import type { DesiredObject, DiscoveredObject, PruneDeclaration } from './contract.js';
+import { defineKind } from './define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { oneLine, textOf } from './discover.js';
-import { jsonPost, removal, removedInSync, requiredId } from './live.js';
+import { requiredId } from './live.js';
 
 const keyList = (description: string) => ({
   type: 'array',
@@ -19,7 +20,7 @@ function strings(value: JsonValue | undefined): string[] {
   return Array.isArray(value) ? value.filter((key): key is string => typeof key === 'string') : [];
 }
 
-export const organizationResource = {
+export const organizationResource = defineKind({
   name: 'organization.resource',
   operation: { id: 'E12', name: 'Remove portal resource' },
   authority: { who: 'the administrator', role: 'administrator' },
@@ -73,23 +74,12 @@ export const organizationResource = {
       },
     },
   ],
-  check() {
-    return [];
-  },
   /** `{ key, size, created }` of the resource while it exists; null once it is gone. */
-  async read(obj, reader) {
-    const resources = await listResources(reader);
-    const found = resources.find((resource) => resource['key'] === obj.ids['key']);
-    return found ? resourceView(found) : null;
-  },
-  inSync: removedInSync,
-  change(desired, live) {
-    return removal(live, jsonPost('/portals/self/removeResource', { key: requiredId(desired, 'key') }));
-  },
+  live: { list: { path: () => RESOURCES_PATH, itemsField: 'resources', keyOf: (entry) => textOf(entry['key']), idOf: (obj) => obj.ids['key'] } },
+  removal: { view: resourceView },
+  request: { path: () => '/portals/self/removeResource', form: (desired) => ({ key: requiredId(desired, 'key') }) },
+  label: (record) => textOf(record['key']),
   discover: discoverResources,
-  dependsOn() {
-    return [];
-  },
   /** Every live resource whose key is neither kept nor declared absent: a destructive removal. */
   async prune(declaration: PruneDeclaration, reader: LiveReader): Promise<DesiredObject[]> {
     const keep = new Set(declaration.keys);
@@ -106,11 +96,13 @@ export const organizationResource = {
         source: declaration.source,
       }));
   },
-} satisfies Kind;
+});
+
+const RESOURCES_PATH = '/portals/self/resources';
 
 /** The whole paged list, read once per plan (the reader memoises it) for every resource object. */
 async function listResources(reader: LiveReader): Promise<JsonObject[]> {
-  return (await reader.list('/portals/self/resources', 'resources')) ?? [];
+  return (await reader.list(RESOURCES_PATH, 'resources')) ?? [];
 }
 
 function resourceView(resource: JsonObject): JsonObject {

@@ -3,11 +3,10 @@
  * `{ minLength: 12, minOther: null }`; a declared null clears the rule.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, JsonSchema, Kind, PortalFacts } from './contract.js';
+import type { DiscoveredObject, JsonSchema, PortalFacts } from './contract.js';
+import { defineKind, type ManagedField } from './define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
-import { deepEqual } from '../core/json.js';
-import { jsonPost } from './live.js';
 import { isObject, pick, problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow } from './discover.js';
 
@@ -41,26 +40,19 @@ function describe(bounds: Bounds): string {
   return bounds.nullable ? `null or ${range}` : range;
 }
 
-/** The live rules projected onto the declared ones; an unset rule (absent, null or "") is null. */
-function projectPolicy(declared: JsonValue, policy: JsonObject | undefined): JsonObject {
-  const projected: JsonObject = {};
-  for (const name of Object.keys(isObject(declared) ? declared : {})) {
-    const value = policy?.[name];
-    projected[name] = value === undefined || value === '' ? null : value;
-  }
-  return projected;
+/** A rule as read from `passwordPolicy`: an unset rule (absent, null or "") is null. */
+function rule(name: string): ManagedField {
+  const unset = (value: JsonValue | undefined): JsonValue => (value === undefined || value === '' ? null : value);
+  return {
+    read: (answer) => {
+      const policy = answer['passwordPolicy'];
+      return unset(isObject(policy) ? policy[name] : undefined);
+    },
+    compare: unset,
+  };
 }
 
-/** The update's form: every declared rule, a null as an empty value (the API reads it as null). */
-function policyForm(declared: JsonValue): Record<string, string> {
-  const form: Record<string, string> = {};
-  for (const [name, value] of Object.entries(isObject(declared) ? declared : {})) {
-    form[name] = value === null ? '' : String(value);
-  }
-  return form;
-}
-
-export const organizationSecurityPolicy = {
+export const organizationSecurityPolicy = defineKind({
   name: 'organization.securityPolicy',
   operation: { id: 'E8', name: 'Update security policy' },
   config: [
@@ -116,23 +108,12 @@ export const organizationSecurityPolicy = {
     }
     return diagnostics;
   },
-  async read(obj, reader) {
-    const answer = await reader.get('/portals/self/securityPolicy');
-    if (answer === undefined) return null;
-    const policy = answer['passwordPolicy'];
-    return projectPolicy(obj.value, isObject(policy) ? policy : undefined);
-  },
-  inSync(desired, live) {
-    return deepEqual(projectPolicy(desired.value, isObject(desired.value) ? desired.value : undefined), live);
-  },
-  change(desired, live) {
-    return { action: 'update', before: live, after: desired.value, request: jsonPost('/portals/self/securityPolicy/update', policyForm(desired.value)) };
-  },
+  live: { one: (_obj, reader) => reader.get('/portals/self/securityPolicy') },
+  // Every declared rule is sent; a null as an empty value, which the API reads as null.
+  fields: Object.fromEntries(ruleNames.map((name) => [name, rule(name)])),
+  request: { path: () => '/portals/self/securityPolicy/update' },
   discover: discoverSecurityPolicy,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /** For import: the rules that are set (whole numbers within the spec's bounds); unset rules stay unmanaged. */
 async function discoverSecurityPolicy(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {

@@ -1,23 +1,22 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
  */
-import { NotOnPortalError, type DesiredObject, type DiscoveredObject, type Kind } from './contract.js';
-import { type JsonObject, type JsonValue } from '../core/json.js';
-import { type LiveReader } from '../core/request.js';
+import type { DiscoveredObject } from './contract.js';
+import type { JsonValue } from '../core/json.js';
+import type { LiveReader } from '../core/request.js';
+import { defineKind } from './define.js';
 import { pathId } from './live.js';
-import { deepEqual } from '../core/json.js';
-import { isObject, pick } from './support.js';
+import { pick } from './support.js';
 import { oneLine, textOf } from './discover.js';
 
 const fields = ['name', 'description'];
 
 /** The API treats a missing description like an empty one. */
-const comparable = (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value);
+const emptyAsBlank = { compare: (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value) };
 
-const rolePath = (obj: DesiredObject): string => `/portals/self/roles/${pathId(obj, 'roleId')}`;
 const ROLES_PATH = '/portals/self/roles';
 
-export const role = {
+export const role = defineKind({
   name: 'role',
   operation: { id: 'E10', name: 'Update role' },
   authority: { who: 'default organization administrators', role: 'defaultAdministrator' },
@@ -36,46 +35,16 @@ export const role = {
       addressOf: (_entry, scope) => scope.address,
     },
   ],
-  check() {
-    return [];
-  },
   /** From the roles list (one memoised read serves every declared role), as import reads them. */
-  async read(obj, reader) {
-    const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
-    const live = roles.find((role) => role['id'] === obj.ids['roleId']);
-    if (!live) throw new NotOnPortalError(`role ${obj.ids['roleId']}`);
-    if (!isObject(obj.value)) return null;
-    const projected: JsonObject = {};
-    for (const field of Object.keys(obj.value)) {
-      const value = live[field];
-      projected[field] = value === undefined ? null : value;
-    }
-    return projected;
+  live: {
+    list: { path: () => ROLES_PATH, itemsField: 'roles', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['roleId'] },
+    missing: (obj) => `role ${obj.ids['roleId']}`,
   },
-  inSync(desired, live) {
-    if (!isObject(desired.value) || !isObject(live)) return false;
-    return Object.entries(desired.value).every(([field, value]) => deepEqual(comparable(value), comparable(live[field])));
-  },
-  change(desired, live) {
-    const form: Record<string, string> = {};
-    if (isObject(desired.value)) {
-      for (const field of fields) {
-        const value = desired.value[field];
-        if (typeof value === 'string') form[field] = value;
-      }
-    }
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: { method: 'POST', path: `${rolePath(desired)}/update`, form, response: 'json', idempotent: true },
-    };
-  },
+  fields: { name: emptyAsBlank, description: emptyAsBlank },
+  request: { path: (desired) => `/portals/self/roles/${pathId(desired, 'roleId')}/update` },
+  label: (record) => textOf(record['name']),
   discover: discoverRoles,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /** For import: every custom role's name and description (an empty description is left out). */
 async function discoverRoles(reader: LiveReader): Promise<DiscoveredObject[]> {

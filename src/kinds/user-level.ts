@@ -3,14 +3,15 @@
  * self-managed edition at 10.6.1 or earlier.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { defineKind } from './define.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { jsonPost, pathId, requiredId } from './live.js';
+import { pathId, requiredId } from './live.js';
 import { problem } from './support.js';
 import { oneLine, textOf } from './discover.js';
 
-export const userLevel = {
+export const userLevel = defineKind({
   name: 'user.level',
   operation: { id: 'E4', name: 'Update user level' },
   authority: { who: 'organization administrators', role: 'administrator' },
@@ -50,36 +51,35 @@ export const userLevel = {
     }
     return diagnostics;
   },
-  async read(obj, reader) {
-    const user = await reader.get(`/community/users/${pathId(obj, 'username')}`);
-    if (!user) throw new NotOnPortalError(`user ${obj.ids['username']}`);
+  live: {
+    one: (obj, reader) => reader.get(`/community/users/${pathId(obj, 'username')}`),
+    list: { path: () => USERS_PATH, itemsField: 'users', keyOf: (entry) => textOf(entry['username']), idOf: (obj) => obj.ids['username'] },
+    missing: (obj) => `user ${obj.ids['username']}`,
+  },
+  value: {
     // The portal reports the level as a string ("1" or "2").
-    const level = Number(user['level']);
-    return level === 1 || level === 2 ? level : null;
+    read(record) {
+      const level = Number(record['level']);
+      return level === 1 || level === 2 ? level : null;
+    },
+    action: () => 'update',
   },
-  inSync(desired, live) {
-    return desired.value === live;
+  request: {
+    path: () => '/portals/self/updateUserLevel',
+    form: (desired) => ({ user: requiredId(desired, 'username'), level: desired.value }),
   },
-  change(desired, live) {
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: jsonPost('/portals/self/updateUserLevel', { user: requiredId(desired, 'username'), level: String(desired.value) }),
-    };
-  },
+  label: (record) => textOf(record['fullName']),
   discover: discoverUserLevels,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
+
+const USERS_PATH = '/portals/self/users';
 
 /** For import: every member's level, only where levels can be set (self-managed 10.6.1 or earlier). */
 async function discoverUserLevels(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
   const { edition, version } = portal;
   const order = version === undefined ? undefined : compareVersions(version, '10.6.1');
   if (edition !== 'self-managed' || order === undefined || order > 0) return [];
-  const users = (await reader.list('/portals/self/users', 'users')) ?? [];
+  const users = (await reader.list(USERS_PATH, 'users')) ?? [];
   return users.flatMap((user): DiscoveredObject[] => {
     const username = textOf(user['username']);
     // The portal reports the level as a string ("1" or "2").

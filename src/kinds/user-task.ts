@@ -3,11 +3,11 @@
  * `enabled: false` is an error.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type FieldComment, type Kind, type PortalFacts } from './contract.js';
+import type { DiscoveredObject, FieldComment, PortalFacts } from './contract.js';
+import { defineKind } from './define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { deepEqual } from '../core/json.js';
-import { jsonPost, pathId, requiredId } from './live.js';
+import { pathId, requiredId } from './live.js';
 import { isObject, problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow, mapLimited, oneLine, textOf } from './discover.js';
 
@@ -18,7 +18,7 @@ function liveTask(task: JsonObject): JsonValue {
   return { active: task['taskState'] === 'enabled' };
 }
 
-export const userTask = {
+export const userTask = defineKind({
   name: 'user.task',
   operation: { id: 'E7', name: 'Enable task' },
   config: [
@@ -84,31 +84,32 @@ export const userTask = {
     }
     return diagnostics;
   },
-  async read(obj, reader) {
+  live: {
     // One list per user serves all of that user's declared tasks (the reader memoises it).
-    const tasks = await reader.list(`/community/users/${pathId(obj, 'username')}/tasks`, 'tasks');
-    const taskId = requiredId(obj, 'taskId');
-    if (!tasks) throw new NotOnPortalError(`user ${obj.ids['username']}`);
-    const task = tasks.find((candidate) => candidate['id'] === taskId);
-    if (!task) throw new NotOnPortalError(`task ${taskId} of user ${obj.ids['username']}`);
-    return liveTask(task);
+    list: {
+      path: (obj) => `/community/users/${pathId(obj, 'username')}/tasks`,
+      itemsField: 'tasks',
+      keyOf: (entry) => textOf(entry['id']),
+      idOf: (obj) => requiredId(obj, 'taskId'),
+    },
+    missing: (obj, userFound) => (userFound ? `task ${obj.ids['taskId']} of user ${obj.ids['username']}` : `user ${obj.ids['username']}`),
   },
-  inSync(desired, live) {
-    return deepEqual(desired.value, live);
+  value: { read: liveTask, action: () => 'update' },
+  request: {
+    path: (desired) => `/community/users/${pathId(desired, 'username')}/tasks/${pathId(desired, 'taskId')}/enable`,
+    form: () => ({}),
   },
-  change(desired, live) {
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: jsonPost(`/community/users/${pathId(desired, 'username')}/tasks/${pathId(desired, 'taskId')}/enable`),
-    };
+  label: (record) => textOf(record['title']),
+  // The member's full name, from the organization's user list.
+  labelList: {
+    path: () => '/portals/self/users',
+    itemsField: 'users',
+    keyOf: (entry) => textOf(entry['username']),
+    idOf: (obj) => obj.ids['username'],
+    labelOf: (entry) => textOf(entry['fullName']),
   },
   discover: discoverUserTasks,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /**
  * For import: each member's enabled tasks (`enabled: true`, titled in comments). A disabled task

@@ -1,16 +1,16 @@
 /**
  * E14: removal of a workspace's portal group link. `absent` is the only value; value: null.
  */
-import type { DiscoveredObject, Kind, PortalFacts } from './contract.js';
+import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { defineKind } from './define.js';
 import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { organizationQuery, ownGroupLink, workspacePath } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
-import { jsonPost, removal, removedInSync } from './live.js';
 import { absentKeyword } from './support.js';
 
-export const workspacePortalGroupLink = {
+export const workspacePortalGroupLink = defineKind({
   name: 'collaboration.workspace.portalGroupLink',
   operation: { id: 'E14', name: 'Remove workspace portal-group link' },
   authority: { who: 'capability Administrator', role: 'administrator' },
@@ -43,23 +43,27 @@ export const workspacePortalGroupLink = {
    * group id, which the portal reports only for the caller's own link), `{ portalId, portalGroupId }`;
    * null when it has none.
    */
-  async read(obj, reader) {
-    const workspace = await reader.get(workspacePath(obj.ids));
-    if (!workspace) return null;
-    const link = ownGroupLink(workspace);
-    if (!link) return null;
-    const portalId: JsonValue = typeof link['portalId'] === 'string' ? link['portalId'] : null;
-    return { portalId, portalGroupId: link['portalGroupId'] ?? null };
+  live: {
+    one: async (obj, reader) => {
+      const workspace = await reader.get(workspacePath(obj.ids));
+      return workspace && ownGroupLink(workspace) ? workspace : undefined;
+    },
   },
-  inSync: removedInSync,
-  change(desired, live) {
-    return removal(live, jsonPost(`${workspacePath(desired.ids)}/removePortalGroupLink`));
+  removal: {
+    view(workspace) {
+      const link = ownGroupLink(workspace) ?? {};
+      const portalId: JsonValue = typeof link['portalId'] === 'string' ? link['portalId'] : null;
+      return { portalId, portalGroupId: link['portalGroupId'] ?? null };
+    },
+  },
+  request: { path: (desired) => `${workspacePath(desired.ids)}/removePortalGroupLink`, form: () => ({}) },
+  label(workspace) {
+    const group = textOf(ownGroupLink(workspace)?.['portalGroupName']);
+    const name = textOf(workspace['name']);
+    return name && group ? `${name} (group ${group})` : (name ?? group);
   },
   discover: discoverPortalGroupLinks,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /** For import: a link can only be removed, so this portal's link of each workspace is only named (with the group's title). */
 async function discoverPortalGroupLinks(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {

@@ -3,13 +3,12 @@
  * maxItemSizeInMB, maxReplicationPackageSizeInMB and copyByRefIfCopyFail.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { NotOnPortalError, type DiscoveredObject, type Kind, type PortalFacts } from './contract.js';
+import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { defineKind, type ManagedField } from './define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { deepEqual } from '../core/json.js';
-import { toFormValue } from '../api/encoding.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
-import { workspacePath } from './collaboration-live.js';
+import { workspacePath, workspacesPath } from './collaboration-live.js';
 import { characterCount, isObject, pick, problem, selfManagedVersionBelow } from './support.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
 
@@ -26,10 +25,15 @@ function liveSetting(field: string, value: JsonValue | undefined): JsonValue {
 }
 
 /** A missing name or description reads like an empty one. */
-const comparable = (field: string, value: JsonValue | undefined): JsonValue =>
-  (field === 'name' || field === 'description') && (value === undefined || value === null) ? '' : liveSetting(field, value);
+const text: ManagedField = { compare: (value) => (value === undefined || value === null ? '' : value) };
 
-export const workspace = {
+/** A size setting: in `config` (wire facts; a flat answer is accepted too), typed as the config declares it. */
+const sizeSetting = (field: string): ManagedField => ({
+  read: (live) => liveSetting(field, (isObject(live['config']) ? live['config'][field] : undefined) ?? live[field]),
+  compare: (value) => liveSetting(field, value),
+});
+
+export const workspace = defineKind({
   name: 'collaboration.workspace',
   operation: { id: 'E9', name: 'Update collaboration workspace info' },
   authority: { who: 'capability Administrator (host)', role: 'administrator' },
@@ -81,42 +85,16 @@ export const workspace = {
     }
     return diagnostics;
   },
-  async read(obj, reader) {
-    const live = await reader.get(workspacePath(obj.ids));
-    if (!live) throw new NotOnPortalError(`workspace ${obj.ids['workspaceId']} of collaboration ${obj.ids['collaborationId']}`);
-    if (!isObject(obj.value)) return null;
-    // The size settings live in `config` (wire facts); a flat answer is accepted too.
-    const config = isObject(live['config']) ? live['config'] : {};
-    const projected: JsonObject = {};
-    for (const field of Object.keys(obj.value)) {
-      projected[field] = liveSetting(field, sizeSettings.includes(field) ? (config[field] ?? live[field]) : live[field]);
-    }
-    return projected;
+  live: {
+    one: (obj, reader) => reader.get(workspacePath(obj.ids)),
+    list: { path: (obj) => workspacesPath(obj.ids), itemsField: 'workspaces', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['workspaceId'] },
+    missing: (obj) => `workspace ${obj.ids['workspaceId']} of collaboration ${obj.ids['collaborationId']}`,
   },
-  inSync(desired, live) {
-    if (!isObject(desired.value) || !isObject(live)) return false;
-    return Object.entries(desired.value).every(([field, value]) => deepEqual(comparable(field, value), comparable(field, live[field])));
-  },
-  change(desired, live) {
-    const form: Record<string, string> = {};
-    if (isObject(desired.value)) {
-      for (const field of fields) {
-        const text = toFormValue(desired.value[field]);
-        if (text !== undefined) form[field] = text;
-      }
-    }
-    return {
-      action: 'update',
-      before: live,
-      after: desired.value,
-      request: { method: 'POST', path: `${workspacePath(desired.ids)}/updateInfo`, form, response: 'json', idempotent: true },
-    };
-  },
+  fields: { name: text, description: text, ...Object.fromEntries(sizeSettings.map((field) => [field, sizeSetting(field)])) },
+  request: { path: (desired) => `${workspacePath(desired.ids)}/updateInfo` },
+  label: (live) => textOf(live['name']),
   discover: discoverWorkspaces,
-  dependsOn() {
-    return [];
-  },
-} satisfies Kind;
+});
 
 /**
  * For import: each workspace of the collaborations this organization hosts, with its name,

@@ -11,7 +11,7 @@ describe('references', () => {
     const result = resolveReferences(data, context({ HOME: '/home/someone' }));
     expect(result.diagnostics).toEqual([]);
     expect(result.data).toEqual({ roles: [{ description: 'Use ${env:HOME} in scripts; home is /home/someone; ${plain}' }] });
-    expect(result.resolved).toEqual([{ reference: '${env:HOME}', value: '/home/someone' }]);
+    expect(result.resolved).toEqual([{ reference: '${env:HOME}', value: '/home/someone', bytes: 13, sha256: expect.stringMatching(/^[0-9a-f]{4}$/) }]);
   });
 
   it.each(['PORTALCTL_TOKEN', 'PORTALCTL_PASSWORD', 'PORTALCTL_CLIENT_SECRET', 'PORTALCTL_USERNAME', 'PORTALCTL_CLIENT_ID'])('refuses a reference to %s, set or not', (name) => {

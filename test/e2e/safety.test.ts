@@ -180,7 +180,18 @@ describe('the recorded state guards the portal it belongs to', () => {
     // Another organization (another id) at another URL; the same id under another URL would be the same portal.
     const otherState = parseEmulatorState(parseYaml(await readFile(SAMPLE_ORG, 'utf8')), 'other');
     otherState.organization.id = 'FEDCBA9876543210';
-    for (const collaboration of otherState.collaborations) collaboration.hostPortalId = 'FEDCBA9876543210';
+    // Its collaborations are hosted by it: its own (GUID-form) collaboration portal id, on the host participant and its links.
+    const hostId = 'fedcba98-7654-4321-8fed-cba987654321';
+    const rehost = (portalId: string, previousHost: string) => (portalId === previousHost ? hostId : portalId);
+    for (const collaboration of otherState.collaborations) {
+      const previousHost = collaboration.hostPortalId;
+      for (const participant of collaboration.participants) participant.portalId = rehost(participant.portalId, previousHost);
+      for (const workspace of collaboration.workspaces) {
+        for (const entry of [...workspace.participantGroupLinks, ...workspace.participantsWithoutGroupLinks]) entry.portalId = rehost(entry.portalId, previousHost);
+      }
+      collaboration.hostPortalId = hostId;
+    }
+    otherState.organization.collaborationPortalId = hostId;
     const other = await startEmulator({ port: 0, data: otherState });
     try {
       await portal.clearRequests();

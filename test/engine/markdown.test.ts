@@ -29,9 +29,11 @@ describe('renderPlanMarkdown', () => {
     const lines = md.split('\n');
     expect(lines[2]).toBe('**Plan: 0 to create, 2 to update, 1 to delete (1 destructive).**');
     expect(md).toContain('⚠️ **Destructive operations (1):** `fake[b]`');
-    expect(md).toContain('| ✏️ update | `fake[a]` | E0 fake update |  |');
-    expect(md).toContain('| 🗑️ delete | `fake[b]` | E0 fake update | **yes** |');
-    expect(md).toMatch(/<details><summary><code>fake\[a\]<\/code><\/summary>\n\n```diff\n- x: 1\n\+ x: 2\n```/);
+    expect(md).toContain('| ✏️ update | `fake[a]` |  | E0 fake update |  |');
+    expect(md).toContain('| 🗑️ delete | `fake[b]` |  | E0 fake update | **yes** |');
+    // One collapsible section per kind, its counts in the summary, every change in a diff block.
+    expect(md).toContain('<details><summary><b>fake</b>: 2 to update, 1 to delete (1 destructive)</summary>');
+    expect(md).toMatch(/```diff\n~ fake\[a\]\n- {3}x: 1\n\+ {3}x: 2\n- fake\[b\] {2}\(destructive\)\n- {3}\(value\): 1\n\+ {3}\(value\): null\n~ fake\[c\]\n/);
     expect(md).toMatch(/#### Drift\n\n\| address \| changed fields \|\n\|---\|---\|\n\| `fake\[c\]` \| \(value\) \|/);
   });
 

@@ -117,8 +117,10 @@ describe('import of the sample organization', () => {
     above('# Basemaps', '- id: w1');
     above('# Campus federation', '- id: J55ajJJ7MsY1QoQs');
     // Removal-only kinds and values that cannot be declared are comments, nothing managed.
-    expect(all).toContain('# participants: 02c2cef9 Neighbor County (https://maps.neighbor.example.org/portal)');
-    expect(all).toContain('# participants: 7d7d7d7d Former partner (https://old-partner.example.net/portal)');
+    expect(all).toContain('# participants: 02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f Neighbor County (https://maps.neighbor.example.org/portal)');
+    expect(all).toContain('# participants: 7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b Former partner (https://old-partner.example.net/portal)');
+    // The host (this portal) is never a participant one could remove.
+    expect(all.filter((line) => line.startsWith('# participants:') && line.includes('Riverside County GIS'))).toEqual([]);
     expect(all).toContain('# resources: old-banner.png (48213 bytes)');
     expect(all.some((line) => line.startsWith('# memberCategorySchema: exists (Departments)'))).toBe(true);
     expect(all.some((line) => line.startsWith('# portalGroupLink: group b4850fb244bf4fbc8b918c96f267b2cf (Planning Department)'))).toBe(true);

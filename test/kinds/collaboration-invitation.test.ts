@@ -79,7 +79,8 @@ describe('collaboration invitation (E13) against the emulator', () => {
     if (!file) throw new Error('the invitation file was not saved');
     expect(basename(file)).toBe('collaboration-partner.example.org.invite');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ guestPortalUrl: PARTNER_URL });
+    // The file holds the invitation's content, the same document as the list's `invitationString`.
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ invitationRequest: { guestPortalUrl: PARTNER_URL } });
 
     const invitations = (await portal.state()).collaborations[0]?.invitations ?? [];
     expect(invitations.map((i) => [i.guestPortalUrl, i.workspaces])).toEqual([[PARTNER_URL, { w1: 'sendAndReceive', w2: 'receive' }]]);
@@ -94,13 +95,32 @@ describe('collaboration invitation (E13) against the emulator', () => {
     await expectNothingToDo(portal, config);
   });
 
+  it('never invites a portal that already takes part with other access: no operation, a plan warning naming the difference', async () => {
+    // The sample's neighbour takes part in w1 through a group link with sendAndReceive.
+    const neighbourUrl = 'https://maps.neighbor.example.org/portal';
+    const config = await portal.config(invitationsConfig(`      - guestPortalUrl: ${neighbourUrl}\n        workspaces: { w1: receive }\n`));
+    const prepared = await portal.plan(config);
+    expect(prepared.plan.operations).toEqual([]);
+    expect(prepared.plan.warnings).toEqual([
+      expect.objectContaining({
+        address: `collaboration[c0ffee].invitation[${neighbourUrl}]`,
+        kind: 'collaboration.invitation',
+        message: expect.stringContaining('already takes part in the collaboration with access {w1: sendAndReceive}, but the config declares {w1: receive}'),
+      }),
+    ]);
+    await portal.clearRequests();
+    await portal.apply(config);
+    expect(await sentWrites(portal)).toEqual([]);
+    expect((await portal.state()).collaborations[0]?.invitations).toEqual([]);
+  });
+
   it('does not invite again while an invitation with the same access is pending, but does for other access', async () => {
     const state = await portal.state();
     const collaboration = state.collaborations[0];
     if (!collaboration) throw new Error('the sample has a collaboration');
     const now = Date.now();
     collaboration.invitations = [
-      { id: 'inv1', guestPortalUrl: PARTNER_URL, status: 'pending', workspaces: { w2: 'send' }, expiration: now + 86_400_000 * 365, created: now },
+      { id: 'inv1', guestPortalUrl: PARTNER_URL, workspaces: { w2: 'send' }, expiration: now + 86_400_000 * 365, created: now },
     ];
     await portal.replaceState(state);
     await expectNothingToDo(portal, await portal.config(invitationsConfig(`      - guestPortalUrl: ${PARTNER_URL}\n        workspaces: { w2: send }\n`)));
@@ -128,7 +148,7 @@ describe('collaboration invitation (E13) against the emulator', () => {
     const state = await portal.state();
     const collaboration = state.collaborations[0];
     if (!collaboration) throw new Error('the sample has a collaboration');
-    collaboration.invitations = [{ id: 'old', guestPortalUrl: PARTNER_URL, status: 'pending', workspaces: { w1: 'send' }, expiration: 1_000_000, created: 1 }];
+    collaboration.invitations = [{ id: 'old', guestPortalUrl: PARTNER_URL, workspaces: { w1: 'send' }, expiration: 1_000_000, created: 1 }];
     await portal.replaceState(state);
     const config = await portal.config(invitationsConfig(`      - guestPortalUrl: ${PARTNER_URL}\n        workspaces: { w1: send }\n`));
     expect(planned(await portal.plan(config))).toMatchObject([{ address: PARTNER, action: 'create', before: null }]);

@@ -11,9 +11,12 @@ import { collaborationParticipant } from '../../src/kinds/collaboration-particip
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
-const FORMER = 'collaboration[c0ffee].participant[7d7d7d7d]';
-const FORMER_LIVE = { portalId: '7d7d7d7d', url: 'https://old-partner.example.net/portal' };
-const REMOVE_FORMER = '/portals/self/collaborations/c0ffee/participants/7d7d7d7d/remove';
+const HOST_ID = '0c1d2e3f-4a5b-4c6d-8e9f-0123456789ab';
+const NEIGHBOR_ID = '02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f';
+const FORMER_ID = '7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+const FORMER = 'collaboration[c0ffee].participant[7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b]';
+const FORMER_LIVE = { portalId: FORMER_ID, url: 'https://old-partner.example.net/portal' };
+const REMOVE_FORMER = '/portals/self/collaborations/c0ffee/participants/7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b/remove';
 
 let portal: TestPortal;
 beforeEach(async () => {
@@ -27,7 +30,7 @@ const participantIds = async (): Promise<string[]> => ((await portal.state()).co
 
 describe('collaboration participant (E11) against the emulator', () => {
   it('plans a declared removal, sends it, then converges', async () => {
-    const config = await portal.config(HEADER + 'collaborations:\n  - id: c0ffee\n    participants:\n      - { portalId: 7d7d7d7d, absent: true }\n');
+    const config = await portal.config(HEADER + 'collaborations:\n  - id: c0ffee\n    participants:\n      - { portalId: 7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b, absent: true }\n');
     expect(planned(await portal.plan(config))).toEqual([
       { address: FORMER, action: 'delete', operation: 'E11', destructive: false, before: FORMER_LIVE, after: null },
     ]);
@@ -37,7 +40,7 @@ describe('collaboration participant (E11) against the emulator', () => {
     const writes = await sentWrites(portal);
     expect(writes.map(({ method, path, params }) => ({ method, path, params }))).toEqual([{ method: 'POST', path: REMOVE_FORMER, params: {} }]);
     expect(withoutToken(writes[0]?.rawBody ?? '')).toBe(formBody({}));
-    expect(await participantIds()).toEqual(['02c2cef9']);
+    expect(await participantIds()).toEqual([HOST_ID, NEIGHBOR_ID]);
     await expectConverged(portal, config);
   });
 
@@ -48,7 +51,7 @@ describe('collaboration participant (E11) against the emulator', () => {
 
   it('prunes undeclared participants as destructive removals, refused without allowDestructive', async () => {
     const config = await portal.config(
-      HEADER + 'collaborations:\n  - id: c0ffee\n    pruneParticipants: true\n    participants:\n      - { portalId: 02c2cef9 }\n',
+      HEADER + 'collaborations:\n  - id: c0ffee\n    pruneParticipants: true\n    participants:\n      - { portalId: 02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f }\n',
     );
     expect(planned(await portal.plan(config))).toEqual([
       { address: FORMER, action: 'delete', operation: 'E11', destructive: true, before: FORMER_LIVE, after: null },
@@ -57,12 +60,12 @@ describe('collaboration participant (E11) against the emulator', () => {
     await portal.clearRequests();
     await expect(portal.apply(config)).rejects.toBeInstanceOf(DestructiveRefusedError);
     expect(await sentWrites(portal)).toEqual([]);
-    expect(await participantIds()).toEqual(['02c2cef9', '7d7d7d7d']);
+    expect(await participantIds()).toEqual([HOST_ID, NEIGHBOR_ID, FORMER_ID]);
 
     const report = await portal.apply(config, { allowDestructive: true });
     expect(report.result.failed).toEqual([]);
     expect((await sentWrites(portal)).map(({ path, params }) => ({ path, params }))).toEqual([{ path: REMOVE_FORMER, params: {} }]);
-    expect(await participantIds()).toEqual(['02c2cef9']);
+    expect(await participantIds()).toEqual([HOST_ID, NEIGHBOR_ID]);
     await expectConverged(portal, config, { allowDestructive: true });
   });
 
@@ -73,7 +76,7 @@ describe('collaboration participant (E11) against the emulator', () => {
   - id: c0ffee
     pruneParticipants: true
     participants:
-      - { portalId: 7d7d7d7d }
+      - { portalId: 7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b }
       - guestPortalUrl: HTTPS://maps.neighbor.example.org/portal/
         workspaces: { w1: sendAndReceive }
 `,
@@ -86,7 +89,7 @@ describe('collaboration participant (E11) against the emulator', () => {
     state.organization.version = '10.4';
     await portal.replaceState(state);
     const config = await portal.config(
-      'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\ncollaborations:\n  - id: c0ffee\n    participants:\n      - { portalId: 7d7d7d7d, absent: true }\n',
+      'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\ncollaborations:\n  - id: c0ffee\n    participants:\n      - { portalId: 7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b, absent: true }\n',
     );
     const failure = await portal.plan(config).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConfigError);
@@ -97,7 +100,7 @@ describe('collaboration participant (E11) against the emulator', () => {
     state.organization.version = '10.4';
     await portal.replaceState(state);
     const config = await portal.config(
-      'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\ncollaborations:\n  - id: c0ffee\n    pruneParticipants: true\n    participants:\n      - { portalId: 02c2cef9 }\n',
+      'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\ncollaborations:\n  - id: c0ffee\n    pruneParticipants: true\n    participants:\n      - { portalId: 02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f }\n',
     );
     const failure = await portal.plan(config).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConfigError);
@@ -107,7 +110,7 @@ describe('collaboration participant (E11) against the emulator', () => {
 
 describe('collaboration participant live half, without network', () => {
   it('removes with no parameter; a participant that is gone is in sync', () => {
-    const obj = declared('collaboration.participant', FORMER, { collaborationId: 'c0ffee', participantPortalId: '7d7d7d7d' }, null);
+    const obj = declared('collaboration.participant', FORMER, { collaborationId: 'c0ffee', participantPortalId: FORMER_ID }, null);
     expect(collaborationParticipant.change(obj, FORMER_LIVE)).toEqual({
       action: 'delete',
       before: FORMER_LIVE,

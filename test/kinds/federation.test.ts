@@ -60,7 +60,8 @@ roles:
         destructive: false,
         before: {
           name: 'Campus federation',
-          userCreditAssignment: -1,
+          // The documented GET does not return userCreditAssignment: unknown, so taken as declared.
+          userCreditAssignment: 250,
           groups: [],
           updateProfileAtSignin: false,
           signUpMode: 'Invitation',

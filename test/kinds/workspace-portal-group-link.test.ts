@@ -10,7 +10,8 @@ import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWr
 
 const LINK = 'collaboration[c0ffee].workspace[w1].portalGroupLink';
 const W1_PATH = '/portals/self/collaborations/c0ffee/workspaces/w1';
-const OWN_PORTAL = '0123456789ABCDEF';
+const OWN_PORTAL = '0c1d2e3f-4a5b-4c6d-8e9f-0123456789ab';
+const NEIGHBOR_PORTAL = '02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f';
 const PLANNING_GROUP = 'b4850fb244bf4fbc8b918c96f267b2cf';
 
 let portal: TestPortal;
@@ -44,7 +45,9 @@ describe('workspace portal-group link (E14) against the emulator', () => {
     expect(withoutToken(writes[0]?.rawBody ?? '')).toBe(formBody({}));
     // The neighbour's link stays: only this portal's link was ours to remove.
     const w1 = (await portal.state()).collaborations[0]?.workspaces.find((w) => w.id === 'w1');
-    expect(w1?.participantGroupLinks).toEqual([{ portalId: '02c2cef9', portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e' }]);
+    expect(w1?.participantGroupLinks).toEqual([{ portalId: NEIGHBOR_PORTAL, portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e', accessMode: 'sendAndReceive' }]);
+    // This portal still takes part in the workspace, now without a group link, with its access.
+    expect(w1?.participantsWithoutGroupLinks).toEqual([{ portalId: OWN_PORTAL, accessMode: 'sendAndReceive' }]);
     await expectConverged(portal, config);
   });
 
@@ -52,7 +55,7 @@ describe('workspace portal-group link (E14) against the emulator', () => {
     const state = await portal.state();
     const w2 = state.collaborations[0]?.workspaces.find((w) => w.id === 'w2');
     if (!w2) throw new Error('the sample has w2');
-    w2.participantGroupLinks = [{ portalId: '02c2cef9', portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e' }];
+    w2.participantGroupLinks = [{ portalId: NEIGHBOR_PORTAL, portalGroupId: '5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e', accessMode: 'receive' }];
     await portal.replaceState(state);
     const config = await portal.config(HEADER + 'collaborations:\n  - id: c0ffee\n    workspaces:\n      - { id: w2, portalGroupLink: absent }\n');
     await expectNothingToDo(portal, config);

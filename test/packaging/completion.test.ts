@@ -10,13 +10,16 @@ import { CLI } from '../support/cli.js';
 const portalctl = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
 
 /** Commands and flags from the CLI's help text, an independent view of the program. */
-function fromHelp(): { commands: string[]; flags: Map<string, string[]> } {
+function fromHelp(): { commands: string[]; stateCommands: string[]; flags: Map<string, string[]> } {
   const top = portalctl('--help').stdout;
   const commands = [...(top.split('Commands:')[1] ?? '').matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
   const flagsOf = (help: string) => [...new Set([...help.matchAll(/(?:^|[\s,])(--?[a-zA-Z][\w-]*)/gm)].map((match) => match[1]!))];
   const flags = new Map<string, string[]>([['', flagsOf(top.split('Commands:')[0] ?? '')]]);
   for (const command of commands) flags.set(command, flagsOf(portalctl(command, '--help').stdout.split('Credentials come from')[0] ?? ''));
-  return { commands, flags };
+  // Nested commands (state show|list|...) have flags of their own.
+  const stateCommands = [...(portalctl('state', '--help').stdout.split('Commands:')[1] ?? '').matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+  for (const sub of stateCommands) flags.set(`state ${sub}`, flagsOf(portalctl('state', sub, '--help').stdout.split('Credentials come from')[0] ?? ''));
+  return { commands, stateCommands, flags };
 }
 
 /** Completes `line` (the cursor at its end) with the generated bash script in a bash subprocess. */
@@ -40,13 +43,15 @@ describe('portalctl completion', () => {
 
   it('the help lists the commands the completion must know, completion among them', () => {
     expect(help.commands).toEqual(expect.arrayContaining(['plan', 'apply', 'drift', 'import', 'state', 'validate', 'schema', 'emulator', 'completion']));
-    expect(help.flags.get('plan')).toEqual(expect.arrayContaining(['--out', '--format', '--detailed-exitcode', '--portal', '--state']));
+    expect(help.flags.get('plan')).toEqual(expect.arrayContaining(['--out', '--format', '--detailed-exitcode', '--portal', '--state', '--state-name']));
+    expect(help.stateCommands).toEqual(expect.arrayContaining(['show', 'list', 'history', 'unlock', 'rm', 'mv', 'push', 'pull']));
+    expect(help.flags.get('state push')).toEqual(expect.arrayContaining(['--source-name', '--dry-run']));
   });
 
   it.each(['bash', 'zsh'])('%s: names every command and every flag of every command', (shell) => {
     const result = portalctl('completion', shell);
     expect(result.status).toBe(0);
-    for (const command of help.commands) expect(result.stdout, command).toMatch(new RegExp(`[\\s'"(]${command}[\\s:)]`));
+    for (const command of [...help.commands, ...help.stateCommands]) expect(result.stdout, command).toMatch(new RegExp(`[\\s'"(]${command}[\\s:)"]`));
     for (const [command, flags] of help.flags) {
       for (const flag of flags) expect(result.stdout, `${command} ${flag}`).toContain(flag);
     }
@@ -70,7 +75,12 @@ describe('portalctl completion', () => {
     expect(completeInBash('portalctl --verbose apply --lock')).toEqual(['--lock-timeout']);
     expect(completeInBash('portalctl plan --format ')).toEqual(['json', 'markdown', 'text']);
     expect(completeInBash('portalctl apply --format ')).toEqual(['json', 'text']);
-    expect(completeInBash('portalctl state ')).toEqual(['list', 'show', 'unlock']);
+    expect(completeInBash('portalctl state ')).toEqual(['history', 'list', 'mv', 'pull', 'push', 'rm', 'show', 'unlock']);
+    expect(completeInBash('portalctl state p')).toEqual(['pull', 'push']);
+    expect(completeInBash('portalctl state show --s')).toEqual(['--serial', '--state', '--state-name']);
+    expect(completeInBash('portalctl --state-name prod state push --so')).toEqual(['--source-name']);
+    expect(completeInBash('portalctl state rm --d')).toEqual(['--dry-run']);
+    expect(completeInBash('portalctl --state-n')).toEqual(['--state-name']);
     expect(completeInBash('portalctl completion z')).toEqual(['zsh']);
     // A value that is a path: nothing of ours, bash's own file completion (-o default) takes over.
     expect(completeInBash('portalctl plan --out ')).toEqual([]);
@@ -82,7 +92,9 @@ describe('portalctl completion', () => {
     expect(script).toContain("'plan:show the operations that would bring the portal to the configuration'");
     expect(script).toContain("'--format[output format]:format:(text json markdown)'");
     expect(script).toContain("'*--target[keep only operations whose address starts with ADDRESS]:target:_files'");
-    expect(script).toContain("'1:state:(show list unlock)'");
+    expect(script).toContain("'history:list the kept serials with time, command and counts'");
+    expect(script).toContain("'--source-name[the state name at a postgres\\:// SOURCE]:source-name:_files'");
+    expect(script).toContain("'1:completion:(bash zsh)'");
     expect(script).toContain('compdef _portalctl portalctl');
   });
 

@@ -19,11 +19,15 @@ interface FlagInfo {
 
 interface CommandInfo {
   name: string;
+  /** The words that lead to it after the program's name, joined by "/" (e.g. "state/show"). */
+  path: string;
   description: string;
   options: FlagInfo[];
-  /** Choices of the first argument (e.g. state show|list|unlock), when it has them. */
+  /** Choices of the first argument (e.g. completion bash|zsh), when it has them. */
   argumentChoices: string[];
   takesPaths: boolean;
+  /** Nested commands (e.g. state show|list|...); empty for a leaf. */
+  subcommands: CommandInfo[];
 }
 
 const HELP: FlagInfo = { flags: ['-h', '--help'], description: 'display help', takesValue: false, repeatable: false, choices: [] };
@@ -38,17 +42,28 @@ function flagInfo(option: Option): FlagInfo {
   };
 }
 
+const visible = (options: readonly Option[]): FlagInfo[] => options.filter((option) => !option.hidden).map(flagInfo);
+
+function describeCommand(command: Command, parent: string): CommandInfo {
+  const path = parent ? `${parent}/${command.name()}` : command.name();
+  return {
+    name: command.name(),
+    path,
+    description: command.description(),
+    options: [...visible(command.options), HELP],
+    argumentChoices: command.registeredArguments[0]?.argChoices ?? [],
+    takesPaths: command.registeredArguments.some((argument) => argument.variadic),
+    subcommands: command.commands.map((subcommand) => describeCommand(subcommand, path)),
+  };
+}
+
+/** Every command at every depth, parents before their subcommands. */
+const flatten = (commands: readonly CommandInfo[]): CommandInfo[] => commands.flatMap((command) => [command, ...flatten(command.subcommands)]);
+
 function describeProgram(program: Command): { globals: FlagInfo[]; commands: CommandInfo[] } {
-  const visible = (options: readonly Option[]) => options.filter((option) => !option.hidden).map(flagInfo);
   return {
     globals: [...visible(program.options), HELP],
-    commands: program.commands.map((command) => ({
-      name: command.name(),
-      description: command.description(),
-      options: [...visible(command.options), HELP],
-      argumentChoices: command.registeredArguments[0]?.argChoices ?? [],
-      takesPaths: command.registeredArguments.some((argument) => argument.variadic),
-    })),
+    commands: program.commands.map((command) => describeCommand(command, '')),
   };
 }
 
@@ -57,25 +72,35 @@ const words = (list: readonly string[]): string => list.join(' ');
 
 export function bashCompletion(program: Command): string {
   const { globals, commands } = describeProgram(program);
+  const all = flatten(commands);
   const name = program.name();
   const fn = `_${name.replace(/[^A-Za-z0-9_]/g, '_')}_completion`;
-  const allValueFlags = [...globals, ...commands.flatMap((command) => command.options)].filter((flag) => flag.takesValue);
+  const allValueFlags = [...globals, ...all.flatMap((command) => command.options)].filter((flag) => flag.takesValue);
   const choiceCases = [
     ...globals.filter((flag) => flag.choices.length).map((flag) => `    *:${flag.flags.at(-1)}) COMPREPLY=($(compgen -W "${words(flag.choices)}" -- "$cur")); return ;;`),
-    ...commands.flatMap((command) =>
-      command.options.filter((flag) => flag.choices.length).map((flag) => `    ${command.name}:${flag.flags.at(-1)}) COMPREPLY=($(compgen -W "${words(flag.choices)}" -- "$cur")); return ;;`),
+    ...all.flatMap((command) =>
+      command.options.filter((flag) => flag.choices.length).map((flag) => `    ${command.path}:${flag.flags.at(-1)}) COMPREPLY=($(compgen -W "${words(flag.choices)}" -- "$cur")); return ;;`),
     ),
   ];
+  const parents = all.filter((command) => command.subcommands.length);
   const valueFlags = [...new Set(allValueFlags.flatMap((flag) => flag.flags))];
+  // A parent's "choices" are its subcommands; a leaf's, its first argument's choices.
+  const choicesOf = (command: CommandInfo) => (command.subcommands.length ? command.subcommands.map((subcommand) => subcommand.name) : command.argumentChoices);
   return `# ${name} completion for bash, generated from the command definitions.
 # Load it with: source <(${name} completion bash)   (or save it in ~/.local/share/bash-completion/completions/${name})
 ${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
   local commands="${words(commands.map((command) => command.name))}"
   local globals="${words(globals.flatMap((flag) => flag.flags))}"
-  local command="" i
+  # The command path so far ("state/show"): each word that names a command of the path before it.
+  local command="" children i
   for ((i = 1; i < COMP_CWORD; i++)); do
-    case " $commands " in *" \${COMP_WORDS[i]} "*) command="\${COMP_WORDS[i]}"; break ;; esac
+    case "$command" in
+      "") children="$commands" ;;
+${parents.map((parent) => `      ${parent.path}) children="${words(parent.subcommands.map((subcommand) => subcommand.name))}" ;;`).join('\n')}
+      *) children="" ;;
+    esac
+    case " $children " in *" \${COMP_WORDS[i]} "*) command="\${command:+$command/}\${COMP_WORDS[i]}" ;; esac
   done
   case "$command:$prev" in
 ${choiceCases.join('\n')}
@@ -85,7 +110,7 @@ ${choiceCases.join('\n')}
   local options="" choices=""
   case "$command" in
     "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$globals" -- "$cur")); else COMPREPLY=($(compgen -W "$commands" -- "$cur")); fi; return ;;
-${commands.map((command) => `    ${command.name}) options="${words(command.options.flatMap((flag) => flag.flags))}"; choices="${words(command.argumentChoices)}" ;;`).join('\n')}
+${all.map((command) => `    ${command.path}) options="${words(command.options.flatMap((flag) => flag.flags))}"; choices="${words(choicesOf(command))}" ;;`).join('\n')}
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$options $globals" -- "$cur"))
@@ -109,22 +134,47 @@ function zshSpecs(flags: readonly FlagInfo[]): string[] {
   );
 }
 
+const zshEntries = (commands: readonly CommandInfo[]): string[] => commands.map((command) => `'${command.name}:${zshText(command.description)}'`);
+
+/**
+ * The completion of one command's words, `$words[1]` being the command itself: `_arguments`
+ * for a leaf; for a parent, its subcommands described, then (words shifted) the chosen one's.
+ */
+function zshCommandBody(command: CommandInfo, globals: readonly FlagInfo[], depth: number): string[] {
+  const pad = ' '.repeat(depth);
+  if (!command.subcommands.length) {
+    const positional = command.argumentChoices.length ? `'1:${command.name}:(${command.argumentChoices.join(' ')})'` : command.takesPaths ? "'*:path:_files'" : "'*: :'";
+    return [`${pad}_arguments \\`, ...[...zshSpecs(command.options), ...zshSpecs(globals)].map((spec) => `${pad}  ${spec} \\`), `${pad}  ${positional}`];
+  }
+  return [
+    `${pad}if (( CURRENT == 2 )); then`,
+    `${pad}  local -a subcommands`,
+    `${pad}  subcommands=(`,
+    ...zshEntries(command.subcommands).map((entry) => `${pad}    ${entry}`),
+    `${pad}  )`,
+    `${pad}  _describe '${command.path.replace(/\//g, ' ')} command' subcommands`,
+    `${pad}else`,
+    `${pad}  shift words; (( CURRENT-- ))`,
+    `${pad}  case $words[1] in`,
+    ...command.subcommands.flatMap((subcommand) => [`${pad}    (${subcommand.name})`, ...zshCommandBody(subcommand, globals, depth + 6), `${pad}      ;;`]),
+    `${pad}  esac`,
+    `${pad}fi`,
+  ];
+}
+
 export function zshCompletion(program: Command): string {
   const { globals, commands } = describeProgram(program);
   const name = program.name();
   const fn = `_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
   const indent = (lines: string[], spaces: number) => lines.map((line) => `${' '.repeat(spaces)}${line} \\`).join('\n');
-  const commandCases = commands.map((command) => {
-    const positional = command.argumentChoices.length ? `'1:${command.name}:(${command.argumentChoices.join(' ')})'` : command.takesPaths ? "'*:path:_files'" : "'*: :'";
-    return `        (${command.name})\n          _arguments \\\n${indent([...zshSpecs(command.options), ...zshSpecs(globals)], 12)}\n            ${positional}\n          ;;`;
-  });
+  const commandCases = commands.map((command) => [`        (${command.name})`, ...zshCommandBody(command, globals, 10), '          ;;'].join('\n'));
   return `#compdef ${name}
 # ${name} completion for zsh, generated from the command definitions.
 # Load it with: source <(${name} completion zsh)   (or save it as _${name} in a directory of $fpath)
 ${fn}() {
   local -a commands
   commands=(
-${commands.map((command) => `    '${command.name}:${zshText(command.description)}'`).join('\n')}
+${zshEntries(commands).map((entry) => `    ${entry}`).join('\n')}
   )
   local curcontext="$curcontext" state line
   _arguments -C \\

@@ -19,6 +19,6 @@ export async function driftCommand(paths: string[], options: DriftOptions, io: C
   const prepared = await withSession(paths, options, io, (session) => planSession(session, [], { digest: false }));
   printWarnings(prepared.warnings, io);
   const plan = redactPlan(prepared.plan, prepared.config.redact);
-  io.stdout(renderDrift(plan, options.format, prepared.recorded !== undefined));
+  io.stdout(renderDrift(plan, options.format, prepared.recorded !== undefined, { color: io.color, ...(io.width ? { width: io.width } : {}) }));
   return DRIFT_EXIT[driftStatus(plan)];
 }

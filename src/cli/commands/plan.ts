@@ -31,6 +31,6 @@ export async function planCommand(paths: string[], options: PlanOptions, io: Com
     await writeFile(resolve(io.cwd, options.out), serializePlan(plan, config.redact), { mode: 0o600 });
     io.stderr(`Saved the plan to ${options.out}; apply it with: portalctl apply --plan ${options.out}\n`);
   }
-  io.stdout(renderPlan(redactPlan(plan, config.redact), options.format, { color: io.color, ...(options.out ? { savedTo: options.out } : {}) }));
+  io.stdout(renderPlan(redactPlan(plan, config.redact), options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), ...(options.out ? { savedTo: options.out } : {}) }));
   return options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
 }

@@ -38,13 +38,25 @@
  * (the file again, expiry 72 h from now) and invitations/:id/invalidate.
  */
 import { PortalApiError, notFound } from '../errors.js';
-import type { Invitation, Workspace } from '../model.js';
+import type { Collaboration, Invitation, Workspace } from '../model.js';
+import { requireDefaultAdmin, requireHostAdmin } from '../routes/auth.js';
 import { page } from '../routes/paging.js';
 import { json, optionalParam, requireParam, success } from '../routes/params.js';
-import type { Route } from '../routes/types.js';
-import { collaborationFor, parseExpiration, parseGuestUrl, parseWorkspaceModes } from './rules.js';
-import { HOUR_MS, REFRESH_HOURS, collaborationView, findCollaboration, findInvitation, findParticipant, findWorkspace, invitationFile, invitationView, participantView, setAccess, updateWorkspace, workspaceView } from './store.js';
+import type { Route, RouteRequest } from '../routes/types.js';
+import { requireVersion } from '../routes/versions.js';
+import { COLLABORATION_OPERATIONS_SINCE, HOUR_MS, REFRESH_HOURS, parseExpiration, parseGuestUrl, parseWorkspaceModes } from './rules.js';
+import { collaborationView, findCollaboration, findInvitation, findParticipant, findWorkspace, invitationFile, invitationView, participantView, setAccess, updateWorkspace, workspaceView } from './store.js';
 import { randomUUID } from 'node:crypto';
+
+/** Gate, default administrator, the collaboration; and the host check when `hostOnly`. */
+function collaborationFor(request: RouteRequest, operation: string, hostOnly: boolean): Collaboration {
+  const { state, caller, pathParams } = request;
+  requireVersion(state.organization, operation, COLLABORATION_OPERATIONS_SINCE);
+  requireDefaultAdmin(caller, operation);
+  const collaboration = findCollaboration(state, pathParams.collabId ?? '');
+  if (hostOnly) requireHostAdmin(caller, state, collaboration, operation);
+  return collaboration;
+}
 
 export const collaborationRoutes: Route[] = [
   {

@@ -1,10 +1,6 @@
 /** collaborations: the portal's rules (checks that refuse a request before anything changes). */
 import type { AccessMode, Collaboration } from '../model.js';
-import { requireDefaultAdmin, requireHostAdmin } from '../routes/auth.js';
 import { badRequest, checkEnum, invalidJsonShape, isRecord, parseJson, parseNumber } from '../routes/params.js';
-import type { RouteRequest } from '../routes/types.js';
-import { requireVersion } from '../routes/versions.js';
-import { HOUR_MS, findCollaboration } from './store.js';
 
 export const COLLABORATION_OPERATIONS_SINCE = '10.5';
 
@@ -14,22 +10,17 @@ export const MAX_WORKSPACE_NAME = 100;
 
 export const MAX_WORKSPACE_DESCRIPTION = 250;
 
+export const HOUR_MS = 3_600_000;
+
 export const DEFAULT_INVITATION_HOURS = 24;
+
+/** An invitation's refresh moves its expiry this far from now. */
+export const REFRESH_HOURS = 72;
 
 /** Below this, `expiration` is a number of hours; from it on, an epoch-milliseconds timestamp. */
 export const TIMESTAMP_THRESHOLD = 1e11;
 
 export const ACCESS_MODES: readonly AccessMode[] = ['send', 'receive', 'sendAndReceive'];
-
-/** Gate, default administrator, the collaboration; and the host check when `hostOnly`. */
-export function collaborationFor(request: RouteRequest, operation: string, hostOnly: boolean): Collaboration {
-  const { state, caller, pathParams } = request;
-  requireVersion(state.organization, operation, COLLABORATION_OPERATIONS_SINCE);
-  requireDefaultAdmin(caller, operation);
-  const collaboration = findCollaboration(state, pathParams.collabId ?? '');
-  if (hostOnly) requireHostAdmin(caller, state, collaboration, operation);
-  return collaboration;
-}
 
 export function parseGuestUrl(text: string): URL {
   let url: URL | undefined;

@@ -7,10 +7,6 @@ import { hasVersion } from '../routes/versions.js';
 import { findBy } from '../store.js';
 import { MAX_WORKSPACE_DESCRIPTION, MAX_WORKSPACE_NAME, WORKSPACE_SIZES_SINCE } from './rules.js';
 
-export const HOUR_MS = 3_600_000;
-
-export const REFRESH_HOURS = 72;
-
 export function findCollaboration(state: EmulatorState, collaborationId: string): Collaboration {
   const collaboration = findBy(state.collaborations, 'id', collaborationId);
   if (!collaboration) throw notFound();

@@ -5,6 +5,7 @@
  * `${`. portalctl's own credential variables cannot be referenced: their values would reach the
  * portal, the state and the output.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
@@ -24,7 +25,16 @@ const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export interface ResolvedReference {
   reference: string;
   value: string;
+  /** The value's size in UTF-8 bytes and a short sha256 fingerprint: what a plan may show of it. */
+  bytes: number;
+  sha256: string;
 }
+
+/** 4 hex characters: enough for a reviewer to see the value changed, too few to test guesses against. */
+export const referenceFingerprint = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 4);
+
+/** What the redactor returns besides redacting: the facts shown beside each reference. */
+export type ReferenceRedactor = (<T>(value: T) => T) & { readonly references: Readonly<Record<string, { bytes: number; sha256: string }>> };
 
 export interface ReferenceContext {
   /** The config file holding the references; file references are relative to its directory. */
@@ -58,7 +68,7 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
         });
         return reference;
       }
-      resolved.push({ reference, value: outcome.value });
+      resolved.push({ reference, value: outcome.value, bytes: Buffer.byteLength(outcome.value, 'utf8'), sha256: referenceFingerprint(outcome.value) });
       return outcome.value;
     });
     return failed ? text : result;
@@ -149,7 +159,7 @@ function resolveFile(argument: string, configFile: string): Outcome {
  * A function that replaces every resolved reference value inside strings by its `${...}`
  * text, in any JSON-like value. Longer values first, so a value containing another is whole.
  */
-export function redactor(resolved: readonly ResolvedReference[]): <T>(value: T) => T {
+export function redactor(resolved: readonly ResolvedReference[]): ReferenceRedactor {
   const secrets = [...new Map(resolved.filter((entry) => entry.value !== '').map((entry) => [entry.value, entry.reference])).entries()]
     .sort((a, b) => b[0].length - a[0].length);
   const redactText = (text: string): string => {
@@ -166,5 +176,6 @@ export function redactor(resolved: readonly ResolvedReference[]): <T>(value: T) 
     }
     return value;
   };
-  return redact;
+  const references = Object.fromEntries(resolved.map((entry) => [entry.reference, { bytes: entry.bytes, sha256: entry.sha256 }]));
+  return Object.assign(redact, { references });
 }

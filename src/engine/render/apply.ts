@@ -1,15 +1,16 @@
 /** `apply` output: one line per finished operation, then the result (text or JSON). */
 import type { ApplyResult } from '../apply.js';
 import type { OperationOutcome } from '../execute.js';
-import { NO_CHANGES } from './text.js';
+import { NO_CHANGES, named } from './text.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function renderOutcomeLine(outcome: OperationOutcome, invitation: string | undefined): string {
   const { op } = outcome;
-  if (outcome.status === 'applied') return `applied  ${op.address}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
-  if (outcome.status === 'failed') return `FAILED   ${op.address}  (${op.operation.id}): ${message(outcome.error)}\n`;
-  return `skipped  ${op.address}: ${outcome.reason}\n`;
+  const name = named(op.address, op.label);
+  if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
+  if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${message(outcome.error)}\n`;
+  return `skipped  ${name}: ${outcome.reason}\n`;
 }
 
 function renderApplyJson(applied: ApplyResult): string {

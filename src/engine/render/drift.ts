@@ -1,10 +1,13 @@
 /**
  * `drift` output. Drift (recorded versus live: changed outside portalctl) is reported apart
- * from pending changes (desired versus live: Git is ahead).
+ * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
 import type { Plan } from '../plan.js';
-import { fieldChanges, formatValue } from './fields.js';
-import { renderPlanMarkdown } from './markdown.js';
+import { MARKDOWN_LIMIT, driftSections, fitted, graphSection, operationSections } from './markdown.js';
+import { painter } from './style.js';
+import { SYMBOL, driftTextLines, named, textLines, valueStyle, type TextOptions } from './text.js';
+import { valueLines } from './diff.js';
+import { MARK_TONE } from './style.js';
 
 export type DriftStatus = 'inSync' | 'pending' | 'drift';
 
@@ -13,31 +16,52 @@ export function driftStatus(plan: Plan): DriftStatus {
   return plan.drift.length ? 'drift' : plan.operations.length ? 'pending' : 'inSync';
 }
 
-function renderDriftText(plan: Plan, hasRecordedState: boolean): string {
+const IN_SYNC = 'In sync: the portal matches the configuration and the recorded state.';
+const NO_STATE = 'No recorded state yet: drift is measured from the first apply on.';
+
+function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOptions): string {
+  const paint = painter(options.color);
+  const style = valueStyle(plan, options.width);
   const lines: string[] = [];
   if (plan.drift.length === 0 && plan.operations.length === 0) {
-    lines.push('In sync: the portal matches the configuration and the recorded state.');
+    lines.push(IN_SYNC);
   } else {
     lines.push(`Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply.`);
-    for (const entry of plan.drift) {
-      lines.push(`  ! ${entry.address}`);
-      for (const field of fieldChanges(entry.before, entry.after, entry.patch)) {
-        lines.push(`      ${field.path}: recorded ${formatValue(field.before)}, now ${formatValue(field.after)}`);
-      }
-    }
+    lines.push(...driftTextLines(plan, paint, style));
     lines.push('', `Pending: ${plan.operations.length} operation(s) the configuration asks for.`);
     for (const op of plan.operations) {
-      lines.push(`  ${op.action === 'create' ? '+' : op.action === 'delete' ? '-' : '~'} ${op.address}`);
-      for (const field of fieldChanges(op.before, op.after, op.patch)) lines.push(`      ${field.path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${named(op.address, op.label)}`);
+      lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
-  if (!hasRecordedState) lines.push('No recorded state yet: drift is measured from the first apply on.');
+  if (!hasRecordedState) lines.push(NO_STATE);
   return `${lines.join('\n')}\n`;
 }
 
+/** Drift and pending changes side by side: a table per kind, then each in its own sections. */
+function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
+  const style = valueStyle(plan);
+  const status = driftStatus(plan);
+  const head = ['### portalctl drift', ''];
+  if (status === 'inSync') head.push(`**${IN_SYNC}**`);
+  else head.push(`**Drift: ${plan.drift.length} object(s) changed outside portalctl; pending: ${plan.operations.length} operation(s) the configuration asks for.**`);
+  if (!hasRecordedState) head.push('', `_${NO_STATE}_`);
+  const body: string[] = [];
+  if (status !== 'inSync') {
+    const kinds = [...new Set([...plan.drift.map((d) => d.kind), ...plan.operations.map((op) => op.kind)])].sort();
+    body.push('', '| kind | drift (changed in the portal) | pending (configuration ahead) |', '|---|---|---|');
+    for (const kind of kinds) {
+      body.push(`| ${kind} | ${plan.drift.filter((d) => d.kind === kind).length} | ${plan.operations.filter((op) => op.kind === kind).length} |`);
+    }
+  }
+  if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftSections(plan.drift, style));
+  if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, MARKDOWN_LIMIT), '', ...operationSections(plan, style));
+  return fitted(head, body, MARKDOWN_LIMIT, 'run `portalctl drift` locally');
+}
+
 /** The drift report of a redacted plan in `format`. */
-export function renderDrift(plan: Plan, format: 'text' | 'json' | 'markdown', hasRecordedState: boolean): string {
+export function renderDrift(plan: Plan, format: 'text' | 'json' | 'markdown', hasRecordedState: boolean, options: TextOptions = { color: false }): string {
   if (format === 'json') return `${JSON.stringify({ status: driftStatus(plan), recordedState: plan.state, drift: plan.drift, pending: plan.operations }, null, 2)}\n`;
-  if (format === 'markdown') return renderPlanMarkdown(plan);
-  return renderDriftText(plan, hasRecordedState);
+  if (format === 'markdown') return renderDriftMarkdown(plan, hasRecordedState);
+  return renderDriftText(plan, hasRecordedState, options);
 }

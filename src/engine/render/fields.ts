@@ -30,9 +30,3 @@ export function fieldChanges(before: JsonValue, after: JsonValue, patch: readonl
     // fast-json-patch lists changes in reverse key order; people read them in order.
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
-
-export function formatValue(value: JsonValue | undefined, max = 120): string {
-  if (value === undefined) return '(none)';
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

@@ -1,11 +1,18 @@
 /**
- * The plan as a pull-request comment: summary first, a table of operations, field diffs folded
- * in <details>, destructive operations called out, drift in its own section, and never more
- * than `maxLength` characters (a note says where the full plan is).
+ * The plan as a pull-request comment: summary first, destructive operations and warnings
+ * called out, the order of operations as a Mermaid graph when there are dependencies, then one
+ * collapsible section per kind (counts in its summary) with a table and a `diff` block, drift
+ * in its own section, and never more than `maxLength` characters (a note says where the full
+ * plan is).
  */
-import type { Plan, PlannedOperation } from '../plan.js';
-import { fieldChanges, formatValue } from './fields.js';
-import { summaryLine } from './text.js';
+import type { Action } from '../../kinds/contract.js';
+import type { DriftEntry, Plan, PlannedOperation } from '../plan.js';
+import { valueLines } from './diff.js';
+import { fieldChanges } from './fields.js';
+import { planGraph, renderMermaid } from './graph.js';
+import type { DiffLine } from './lines.js';
+import { SYMBOL, named, summaryLine, valueStyle } from './text.js';
+import type { ValueStyle } from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -14,18 +21,80 @@ const ACTION_LABEL = { create: '➕ create', update: '✏️ update', delete: '�
 /** Markdown table cells: pipes and newlines would break the row. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 const code = (text: string): string => `\`${cell(text).replace(/`/g, "'")}\``;
+const html = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** A line inside a fenced block may not close the fence. */
+const fenced = (text: string): string => text.replace(/```/g, "'''");
 
 function operationRow(op: PlannedOperation): string {
-  return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;
+  return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.label ? cell(op.label) : ''} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;
 }
 
-function diffBlock(title: string, lines: string[]): string {
-  return [`<details><summary>${title}</summary>`, '', '```diff', ...lines, '```', '', '</details>'].join('\n');
+/** Change lines in a `diff` block: a one-line change becomes a removed and an added line. */
+export function diffBlockLines(lines: readonly DiffLine[], phrase: { from: string; to: string } = { from: '', to: '' }): string[] {
+  return lines.flatMap((entry) => {
+    const indent = '  '.repeat(entry.depth);
+    if (entry.change) {
+      return [fenced(`- ${indent}${entry.change.key}: ${phrase.from}${entry.change.from}`), fenced(`+ ${indent}${entry.change.key}: ${phrase.to}${entry.change.to}`)];
+    }
+    if (entry.mark === '#') return [fenced(`  ${indent}# ${entry.text}`)];
+    return [fenced(`${entry.mark} ${indent}${entry.text}`)];
+  });
 }
 
-function operationDetails(op: PlannedOperation): string {
-  const lines = fieldChanges(op.before, op.after, op.patch).flatMap((f) => [`- ${f.path}: ${formatValue(f.before, 400)}`, `+ ${f.path}: ${formatValue(f.after, 400)}`]);
-  return diffBlock(`${op.destructive ? '⚠️ ' : ''}<code>${op.address.replace(/</g, '&lt;')}</code>`, lines);
+function counts(ops: readonly PlannedOperation[]): string {
+  const by = (action: Action) => ops.filter((op) => op.action === action).length;
+  const parts = [by('create') ? `${by('create')} to create` : '', by('update') ? `${by('update')} to update` : '', by('delete') ? `${by('delete')} to delete` : ''].filter(Boolean);
+  const destructive = ops.filter((op) => op.destructive).length;
+  return `${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}`;
+}
+
+function byKind<T extends { kind: string }>(entries: readonly T[]): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const entry of entries) groups.set(entry.kind, [...(groups.get(entry.kind) ?? []), entry]);
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** One collapsible section per kind: the operations' table, then every change in one `diff` block. */
+export function operationSections(plan: Plan, style: ValueStyle): string[] {
+  return byKind(plan.operations).flatMap(([kind, ops]) => [
+    `<details><summary><b>${html(kind)}</b>: ${counts(ops)}</summary>`,
+    '',
+    '| action | address | name | operation | destructive |',
+    '|---|---|---|---|---|',
+    ...ops.map(operationRow),
+    '',
+    '```diff',
+    ...ops.flatMap((op) => [fenced(`${SYMBOL[op.action]} ${named(op.address, op.label)}${op.destructive ? '  (destructive)' : ''}`), ...diffBlockLines(valueLines(op.before, op.after, style, 1))]),
+    '```',
+    '',
+    '</details>',
+    '',
+  ]);
+}
+
+/** Each drifted object, recorded versus now, one section per kind. */
+export function driftSections(drift: readonly DriftEntry[], style: ValueStyle): string[] {
+  return byKind(drift).flatMap(([kind, entries]) => [
+    `<details><summary><b>${html(kind)}</b>: ${entries.length} changed outside portalctl</summary>`,
+    '',
+    '```diff',
+    ...entries.flatMap((entry) => [fenced(`! ${entry.address}  (recorded -> now)`), ...diffBlockLines(valueLines(entry.before, entry.after, style, 1), { from: 'recorded ', to: 'now ' })]),
+    '```',
+    '',
+    '</details>',
+    '',
+  ]);
+}
+
+/** The Mermaid graph of the operations when some depend on others; left out (with a note) when it would take over the comment. */
+export function graphSection(plan: Plan, maxLength: number): string[] {
+  const graph = planGraph(plan);
+  if (graph.edges.length === 0) return [];
+  const mermaid = renderMermaid(graph);
+  if (mermaid.length > maxLength / 4) {
+    return ['', '#### Order of operations', '', `_${graph.edges.length} dependencies between ${graph.nodes.length} operations: too many to draw here; \`portalctl graph\` prints the graph._`];
+  }
+  return ['', '#### Order of operations', '', '```mermaid', ...mermaid.trimEnd().split('\n'), '```'];
 }
 
 export interface MarkdownOptions {
@@ -34,12 +103,15 @@ export interface MarkdownOptions {
   fullPlanHint?: string;
 }
 
+const DEFAULT_HINT = 'run `portalctl plan` locally or save it with `--out`';
+
 export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_LIMIT;
+  const style = valueStyle(plan);
   const head: string[] = [`### portalctl plan`, '', `**${summaryLine(plan)}**`];
   if (plan.summary.drift) head.push('', `⚠️ **Drift:** ${plan.summary.drift} object(s) changed outside portalctl since the last apply (see below).`);
   if (plan.summary.destructive) {
-    const destructive = plan.operations.filter((op) => op.destructive).map((op) => code(op.address));
+    const destructive = plan.operations.filter((op) => op.destructive).map((op) => `${code(op.address)}${op.label ? ` (${cell(op.label)})` : ''}`);
     head.push('', `⚠️ **Destructive operations (${destructive.length}):** ${destructive.join(', ')}. \`apply\` needs \`--allow-destructive\`.`);
   }
   const warnings = plan.warnings ?? [];
@@ -50,8 +122,8 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
 
   const body: string[] = [];
   if (plan.operations.length) {
-    body.push('', '| action | address | operation | destructive |', '|---|---|---|---|', ...plan.operations.map(operationRow));
-    body.push('', '#### Changes', '', ...plan.operations.map(operationDetails));
+    body.push(...graphSection(plan, maxLength));
+    body.push('', '#### Changes', '', ...operationSections(plan, style));
   }
   if (plan.drift.length) {
     body.push('', '#### Drift', '', '| address | changed fields |', '|---|---|');
@@ -59,35 +131,42 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
       const fields = fieldChanges(entry.before, entry.after, entry.patch).map((f) => f.path);
       body.push(`| ${code(entry.address)} | ${cell(fields.join(', '))} |`);
     }
-    body.push('', ...plan.drift.map((d) => diffBlock(`<code>${d.address.replace(/</g, '&lt;')}</code> (recorded → now)`, fieldChanges(d.before, d.after, d.patch).flatMap((f) => [`- ${f.path}: ${formatValue(f.before, 400)}`, `+ ${f.path}: ${formatValue(f.after, 400)}`]))));
+    body.push('', ...driftSections(plan.drift, style));
   }
-
-  const full = [...head, ...body].join('\n') + '\n';
-  if (full.length <= maxLength) return full;
-  return truncate(head, body, maxLength, options.fullPlanHint ?? 'run `portalctl plan` locally or save it with `--out`');
+  return fitted(head, body, maxLength, options.fullPlanHint ?? DEFAULT_HINT);
 }
 
-/** Keeps whole lines (never half a table row or an open <details>) and ends with a note. */
+/** Room left under the cap for what a CI job wraps around the comment (its marker line). */
+const WRAPPER_ROOM = 200;
+
+/** The whole comment, or its first lines and a note when it is longer than `maxLength` (less room for a wrapper). */
+export function fitted(head: string[], body: string[], maxLength: number, hint: string): string {
+  const full = [...head, ...body].join('\n') + '\n';
+  if (full.length <= maxLength - WRAPPER_ROOM) return full;
+  return truncate(head, body, maxLength, hint);
+}
+
+/** Keeps whole lines (never half a table row or an open <details> or code block) and ends with a note. */
 function truncate(head: string[], body: string[], maxLength: number, hint: string): string {
   const note = (shown: number) =>
     `\n\n---\n✂️ **Truncated:** this comment shows ${shown} of ${body.length} lines of the plan to stay under ${maxLength} characters. Full plan: ${hint}.\n`;
   const kept: string[] = [...head];
   let length = kept.join('\n').length;
   let openDetails = 0;
+  let inFence = false;
   let shown = 0;
-  const budget = maxLength - note(body.length).length - 64;
+  const budget = maxLength - note(body.length).length - WRAPPER_ROOM;
   for (const line of body) {
     if (length + line.length + 1 > budget) break;
     kept.push(line);
     length += line.length + 1;
     shown++;
-    if (line.startsWith('<details>')) openDetails++;
-    if (line === '</details>') openDetails--;
+    if (line.startsWith('```')) inFence = !inFence;
+    else if (!inFence && line.startsWith('<details>')) openDetails++;
+    else if (!inFence && line === '</details>') openDetails--;
   }
-  // Close an open code fence and <details> so the rest of the comment renders.
-  if (openDetails > 0) {
-    if (kept.filter((l) => l.startsWith('```')).length % 2 === 1) kept.push('```');
-    kept.push('', '</details>');
-  }
+  // Close an open code block and every open <details> so the rest of the comment renders.
+  if (inFence) kept.push('```');
+  for (; openDetails > 0; openDetails--) kept.push('', '</details>');
   return kept.join('\n') + note(shown);
 }

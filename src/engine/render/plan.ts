@@ -5,6 +5,8 @@ import { renderPlanText } from './text.js';
 
 export interface PlanRenderOptions {
   color: boolean;
+  /** The terminal's width, when the output is a terminal. */
+  width?: number;
   /** Where the full plan is saved (`plan --out`), named by the markdown when it must cut. */
   savedTo?: string;
 }
@@ -12,5 +14,5 @@ export interface PlanRenderOptions {
 export function renderPlan(plan: Plan, format: 'text' | 'json' | 'markdown', options: PlanRenderOptions): string {
   if (format === 'json') return `${JSON.stringify(plan, null, 2)}\n`;
   if (format === 'markdown') return renderPlanMarkdown(plan, options.savedTo ? { fullPlanHint: `the saved plan file \`${options.savedTo}\`` } : {});
-  return renderPlanText(plan, { color: options.color });
+  return renderPlanText(plan, { color: options.color, ...(options.width ? { width: options.width } : {}) });
 }

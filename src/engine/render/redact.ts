@@ -1,9 +1,16 @@
 import type { ApiRequest } from '../../core/request.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Plan } from '../plan.js';
+import type { ReferenceIndex } from './values.js';
 
-/** Replaces resolved `${...}` reference values by their reference text, wherever they appear. */
-export type Redactor = (value: JsonValue) => JsonValue;
+/**
+ * Replaces resolved `${...}` reference values by their reference text, wherever they appear.
+ * The config's redactor also says, per reference, the size and a short fingerprint of its value.
+ */
+export type Redactor = ((value: JsonValue) => JsonValue) & { readonly references?: ReferenceIndex };
+
+/** A plan that may be shown or saved; `references` (an extra field) describes each reference in it. */
+export type ShownPlan = Plan & { references?: ReferenceIndex };
 
 function redactRequest(request: ApiRequest, redact: Redactor): ApiRequest {
   return { ...request, form: redact(request.form) as Record<string, string> };
@@ -13,8 +20,8 @@ function redactRequest(request: ApiRequest, redact: Redactor): ApiRequest {
  * The copy of a plan that may be shown or saved: no resolved secret in it. The request form,
  * before, after and every patch value go through the same redactor.
  */
-export function redactPlan(plan: Plan, redact: Redactor): Plan {
-  return {
+export function redactPlan(plan: Plan, redact: Redactor): ShownPlan {
+  const shown: ShownPlan = {
     ...plan,
     operations: plan.operations.map((op) => ({
       ...op,
@@ -30,4 +37,7 @@ export function redactPlan(plan: Plan, redact: Redactor): Plan {
       patch: d.patch.map((p) => ('value' in p ? { ...p, value: redact(p.value as JsonValue) } : p)),
     })),
   };
+  const references = redact.references ?? (plan as ShownPlan).references;
+  if (references && Object.keys(references).length > 0) shown.references = { ...references };
+  return shown;
 }

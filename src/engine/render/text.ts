@@ -1,13 +1,21 @@
-/** The plan for a terminal: summary first, one line per operation, then field-level before/after. */
+/** The plan for a terminal: summary first, one line per operation, then each change as a reviewable block. */
 import type { Action } from '../../kinds/contract.js';
 import type { Plan, PlannedOperation } from '../plan.js';
-import { fieldChanges, formatValue } from './fields.js';
+import { valueLines } from './diff.js';
+import type { DiffLine } from './lines.js';
+import type { ShownPlan } from './redact.js';
+import { MARK_TONE, painter, type Paint } from './style.js';
+import { DEFAULT_VALUE_STYLE, type ValueStyle } from './values.js';
 
-const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-' };
-const COLOUR: Record<Action, string> = { create: '\x1b[32m', update: '\x1b[33m', delete: '\x1b[31m' };
-const RESET = '\x1b[0m';
+export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
 export const NO_CHANGES = 'No changes. The portal matches the configuration.';
+
+export interface TextOptions {
+  color: boolean;
+  /** The terminal's width in columns; long values are cut to fit (default: 120-column values). */
+  width?: number;
+}
 
 export function summaryLine(plan: Plan): string {
   const { create, update, delete: del, destructive } = plan.summary;
@@ -16,45 +24,71 @@ export function summaryLine(plan: Plan): string {
   return `Plan: ${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}.`;
 }
 
-function operationLine(op: PlannedOperation, color: boolean): string {
-  const mark = color ? `${COLOUR[op.action]}${SYMBOL[op.action]}${RESET}` : SYMBOL[op.action];
+/** The address, and the object's name as a person knows it when the plan has one. */
+export const named = (address: string, label: string | undefined): string => (label ? `${address} — ${label}` : address);
+
+/** How values are cut for this output: to the terminal's width when known. */
+export function valueStyle(plan: Plan, width?: number): ValueStyle {
+  const references = (plan as ShownPlan).references ?? {};
+  return { ...DEFAULT_VALUE_STYLE, references, ...(width ? { maxInline: Math.max(40, width - 24) } : {}) };
+}
+
+/** Lines of a change for the terminal: a mark column, then the text indented by depth. */
+export function textLines(lines: readonly DiffLine[], paint: Paint, indent: string, phrase: (from: string, to: string) => string = (from, to) => `${from} -> ${to}`): string[] {
+  return lines.map((entry) => {
+    const text = entry.change ? `${entry.change.key}: ${phrase(entry.change.from, entry.change.to)}` : entry.mark === '#' ? `# ${entry.text}` : entry.text;
+    const mark = entry.mark === '#' ? ' ' : entry.mark;
+    const body = `${'  '.repeat(entry.depth)}${text}`;
+    const tone = MARK_TONE[entry.mark];
+    return `${indent}${tone ? paint(tone, mark) : mark} ${tone && entry.mark !== '~' ? paint(tone, body) : body}`;
+  });
+}
+
+function operationLine(op: PlannedOperation, paint: Paint): string {
+  const mark = paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action]);
   const flags = [op.destructive ? 'DESTRUCTIVE' : '', op.dependsOn.length ? `after ${op.dependsOn.join(', ')}` : '']
     .filter(Boolean)
     .join('; ');
-  return `  ${mark} ${op.address}  (${op.operation.id} ${op.operation.name})${flags ? `  [${flags}]` : ''}`;
+  return `  ${mark} ${named(op.address, op.label)}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
 }
 
-export function renderPlanText(plan: Plan, options: { color: boolean }): string {
-  const lines: string[] = [summaryLine(plan)];
+export function renderPlanText(plan: Plan, options: TextOptions): string {
+  const paint = painter(options.color);
+  const style = valueStyle(plan, options.width);
+  const lines: string[] = [paint('bold', summaryLine(plan))];
   if (!plan.refreshed) lines.push('Planned against the recorded state (--refresh=false): the portal was not read.');
   if (plan.targets.length) lines.push(`Targets: ${plan.targets.join(', ')}`);
 
   if (plan.operations.length) {
     const kinds = Object.entries(plan.summary.byKind).sort(([a], [b]) => (a < b ? -1 : 1));
     lines.push('', 'By kind:', ...kinds.map(([kind, count]) => `  ${kind}: ${count}`));
-    lines.push('', 'Operations, in order:', ...plan.operations.map((op) => operationLine(op, options.color)));
+    lines.push('', 'Operations, in order:', ...plan.operations.map((op) => operationLine(op, paint)));
     lines.push('', 'Changes:');
     for (const op of plan.operations) {
-      lines.push(`  ${SYMBOL[op.action]} ${op.address}`);
-      for (const field of fieldChanges(op.before, op.after, op.patch)) {
-        lines.push(`      ${field.path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`);
-      }
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', named(op.address, op.label))}`);
+      lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
 
   const warnings = plan.warnings ?? [];
   if (warnings.length) {
-    lines.push('', `Warnings (${warnings.length}):`, ...warnings.map((warning) => `  ! ${warning.address}: ${warning.message}`));
+    lines.push('', `Warnings (${warnings.length}):`, ...warnings.map((warning) => `  ${paint('yellow', '!')} ${warning.address}: ${warning.message}`));
   }
 
   if (plan.drift.length) {
     lines.push('', `Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply:`);
-    for (const entry of plan.drift) {
-      lines.push(`  ! ${entry.address}`);
-      for (const field of fieldChanges(entry.before, entry.after, entry.patch)) {
-        lines.push(`      ${field.path}: recorded ${formatValue(field.before)}, now ${formatValue(field.after)}`);
-      }
-    }
+    lines.push(...driftTextLines(plan, paint, style));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Each drifted object and what changed, recorded versus now. */
+export function driftTextLines(plan: Plan, paint: Paint, style: ValueStyle): string[] {
+  const lines: string[] = [];
+  for (const entry of plan.drift) {
+    lines.push(`  ${paint('yellow', '!')} ${entry.address}`);
+    const changes = valueLines(entry.before, entry.after, style).map((change) => (change.change ? { ...change, mark: ' ' as const } : change));
+    lines.push(...textLines(changes, paint, '    ', (from, to) => `recorded ${from}, now ${to}`));
+  }
+  return lines;
 }

@@ -45,6 +45,9 @@ describe('E9 workspace updateInfo', () => {
       participantsWithoutGroupLinks: [],
     });
     expect(readWorkspace(state, 'w1')['config']).not.toHaveProperty('maxReplicationPackageSizeInMB');
+    // The group id and name are returned for this portal's own link only (documented).
+    const neighbourLink = (readWorkspace(state, 'w1')['participantGroupLinks'] as Record<string, unknown>[]).find((link) => link['portalId'] === NEIGHBOR);
+    expect(Object.keys(neighbourLink ?? {}).sort()).toEqual(['accessMode', 'config', 'portalId']);
   });
 
   it('limits name to 100 and description to 250 characters', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { body, call, expectApiError, NOW, ORG_ID, sampleState } from './helpers.js';
+import { body, call, expectApiError, ORG_ID, sampleState } from './helpers.js';
 
 const FED = 'J55ajJJ7MsY1QoQs';
 const UPDATE_FED = '/portals/:portalId/idp/federation/:federationId/update';

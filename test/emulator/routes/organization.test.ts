@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { body, call, expectApiError, NOW, ORG_ID, sampleState } from './helpers.js';
+import { body, call, expectApiError, NOW, sampleState } from './helpers.js';
 
 const DELETE_MEMBER_SCHEMA = '/portals/:portalId/deleteMemberCategorySchema';
 const POLICY_UPDATE = '/portals/:portalId/securityPolicy/update';

@@ -90,11 +90,19 @@ describe('loadDataFile', () => {
     // Access modes live on workspaces (documented), not on participants.
     ['organization: {id: A}\ncollaborations: [{id: c, workspaces: [{id: w1, participantGroupLinks: [{portalId: p, portalGroupId: g, accessMode: everything}]}]}]\n', 'collaborations[0].workspaces[0].participantGroupLinks[0].accessMode', 'one of'],
     ['organization: {id: A}\ncollaborations: [{id: c, participants: [{portalId: p, url: u, workspaces: {w1: send}}]}]\n', 'collaborations[0].participants[0].workspaces', 'unknown field'],
+    // The host participant is the one whose portalId is hostPortalId; a role saying otherwise is refused.
+    ['organization: {id: A}\ncollaborations: [{id: c, hostPortalId: h, participants: [{portalId: h, url: u, role: Guest}]}]\n', 'collaborations[0].participants[0].role', 'must be Host'],
+    ['organization: {id: A}\ncollaborations: [{id: c, hostPortalId: h, participants: [{portalId: p, url: u, role: Host}]}]\n', 'collaborations[0].participants[0].role', 'must be Guest'],
     ['- just\n- a list\n', '', 'expected a mapping'],
   ])('rejects %j', (text, field, problem) => {
     const error = failure(() => loadDataFile(dataFile(text)));
     expect(error.field).toBe(field);
     expect(error.problem).toContain(problem);
+  });
+
+  it('marks the participant whose portalId is hostPortalId as the Host, every other one as a Guest', () => {
+    const state = loadDataFile(dataFile('organization: {id: A}\ncollaborations: [{id: c, hostPortalId: h, participants: [{portalId: h, url: u}, {portalId: p, url: v}]}]\n'));
+    expect(state.collaborations[0]?.participants.map((participant) => [participant.portalId, participant.role])).toEqual([['h', 'Host'], ['p', 'Guest']]);
   });
 
   it('reports unreadable files and YAML syntax errors', () => {

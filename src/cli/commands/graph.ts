@@ -1,0 +1,24 @@
+/**
+ * `portalctl graph`: the operations of the plan and their dependencies, as Mermaid or DOT. The
+ * same plan value as `plan` (and the same graph its markdown shows); read-only.
+ */
+import { planSession } from '../../engine/pipeline.js';
+import { renderGraph } from '../../engine/render/graph.js';
+import { redactPlan } from '../../engine/render/redact.js';
+import type { CommandIO } from '../io.js';
+import { parseRefresh } from './plan.js';
+import { printWarnings, withSession, type SharedOptions } from './common.js';
+
+export interface GraphOptions extends SharedOptions {
+  format: 'mermaid' | 'dot';
+  refresh: string;
+  target?: string[];
+}
+
+export async function graphCommand(paths: string[], options: GraphOptions, io: CommandIO): Promise<number> {
+  const refresh = parseRefresh(options.refresh);
+  const { plan, config, warnings } = await withSession(paths, options, io, (session) => planSession(session, options.target ?? []), { refresh });
+  printWarnings(warnings, io);
+  io.stdout(renderGraph(redactPlan(plan, config.redact), options.format));
+  return 0;
+}

@@ -1,0 +1,58 @@
+/**
+ * The operations of a plan and their dependencies as a graph: Mermaid (rendered by GitHub and
+ * GitLab in markdown) or Graphviz DOT. The markdown plan and `portalctl graph` draw the same one.
+ */
+import type { Plan, PlannedOperation } from '../plan.js';
+import { SYMBOL, named } from './text.js';
+
+export interface PlanGraph {
+  /** Operations that depend on another or that another depends on, in plan order. */
+  nodes: { id: string; op: PlannedOperation }[];
+  /** From the operation that must succeed first to the one that waits for it. */
+  edges: { from: string; to: string }[];
+  /** Operations with no dependency either way, not drawn. */
+  unconnected: number;
+}
+
+export function planGraph(plan: Plan): PlanGraph {
+  const connected = new Set<string>();
+  for (const op of plan.operations) {
+    if (op.dependsOn.length) connected.add(op.address);
+    for (const dep of op.dependsOn) connected.add(dep);
+  }
+  const nodes = plan.operations.filter((op) => connected.has(op.address)).map((op, index) => ({ id: `op${index + 1}`, op }));
+  const idOf = new Map(nodes.map((node) => [node.op.address, node.id]));
+  const edges = nodes.flatMap(({ id, op }) => op.dependsOn.filter((dep) => idOf.has(dep)).map((dep) => ({ from: idOf.get(dep) as string, to: id })));
+  return { nodes, edges, unconnected: plan.operations.length - nodes.length };
+}
+
+const nodeText = (op: PlannedOperation): string => `${SYMBOL[op.action]} ${named(op.address, op.label)}`;
+
+/** Mermaid's quoted labels take entity codes for quotes and markup characters. */
+const mermaidText = (text: string): string => text.replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;');
+
+export function renderMermaid(graph: PlanGraph): string {
+  const lines = ['flowchart LR'];
+  for (const { id, op } of graph.nodes) lines.push(`  ${id}["${mermaidText(nodeText(op))}"]:::${op.action}`);
+  for (const { from, to } of graph.edges) lines.push(`  ${from} --> ${to}`);
+  lines.push('  classDef create stroke:#1a7f37,stroke-width:2px', '  classDef update stroke:#9a6700,stroke-width:2px', '  classDef delete stroke:#cf222e,stroke-width:2px');
+  if (graph.unconnected) lines.push(`  %% ${graph.unconnected} operation(s) without dependencies are not drawn`);
+  return `${lines.join('\n')}\n`;
+}
+
+const dotText = (text: string): string => text.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+const DOT_COLOUR = { create: '#1a7f37', update: '#9a6700', delete: '#cf222e' } as const;
+
+export function renderDot(graph: PlanGraph): string {
+  const lines = ['digraph plan {', '  rankdir=LR;', '  node [shape=box, fontname="Helvetica"];'];
+  for (const { id, op } of graph.nodes) lines.push(`  ${id} [label="${dotText(nodeText(op))}", color="${DOT_COLOUR[op.action]}"];`);
+  for (const { from, to } of graph.edges) lines.push(`  ${from} -> ${to};`);
+  if (graph.unconnected) lines.push(`  // ${graph.unconnected} operation(s) without dependencies are not drawn`);
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderGraph(plan: Plan, format: 'mermaid' | 'dot'): string {
+  const graph = planGraph(plan);
+  return format === 'dot' ? renderDot(graph) : renderMermaid(graph);
+}
