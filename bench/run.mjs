@@ -263,7 +263,7 @@ async function economy(work) {
     figure('economy: reads per declared object (plan)', planLog.reads / generated.declared, '<=', 0.1, 'reads', `${planLog.reads} reads for ${generated.declared} objects`);
 
     await emulator.clearRequests();
-    const applied = expectExit(await portalctl(['apply', configFile, '--auto-approve', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), 'apply (economy)');
+    const applied = expectExit(await portalctl(['apply', configFile, '--auto-approve', '--force', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), 'apply (economy)');
     const applyRequests = await emulator.requests();
     if (args.includes('--keep')) writeFileSync(join(dir, 'apply-requests.json'), JSON.stringify(applyRequests));
     const applyLog = summariseLog(applyRequests, LATENCY_MS);
@@ -290,7 +290,7 @@ async function economy(work) {
     );
 
     await emulator.clearRequests();
-    expectExit(await portalctl(['apply', configFile, '--auto-approve', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), 'second apply (economy)');
+    expectExit(await portalctl(['apply', configFile, '--auto-approve', '--force', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), 'second apply (economy)');
     const secondLog = summariseLog(await emulator.requests(), LATENCY_MS);
     figure('economy: writes sent by a second apply', secondLog.writes, '==', 0, 'writes');
 

@@ -70,6 +70,7 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .option('--auto-approve', 'do not ask for confirmation')
     .option('--parallelism <n>', 'independent operations run at once', '4')
     .option('--allow-destructive', 'allow removals implied by prune: true')
+    .option('--force', 'apply even when a kind\'s updates or removals exceed its safety thresholds')
     .addOption(targetOption())
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--invites-dir <dir>', 'where invitation files (E13) are written', 'invites')

@@ -14,6 +14,7 @@ import type { LoadedConfig } from './config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
 import { assertPlanCurrent } from './plan-file.js';
+import { refuseOverThresholds } from './safety.js';
 import type { Plan } from './plan.js';
 
 export class DestructiveRefusedError extends PortalctlError {}
@@ -49,6 +50,8 @@ export interface ApplyRequest extends ExecutionOptions {
   saved?: Plan;
   targets: readonly string[];
   allowDestructive: boolean;
+  /** `--force`: apply even when a kind's updates or removals exceed its change thresholds (safety.ts). */
+  force?: boolean;
   /** Asked with the plan once it is known to be safe and non-empty; false cancels. Absent: approved. */
   confirm?: (prepared: PreparedPlan) => Promise<boolean>;
 }
@@ -83,13 +86,14 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
     const recorded = await recordRecoveryFile(store, await store.read(), request);
-    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets, parallelism: request.parallelism });
+    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets, parallelism: request.parallelism, digest: saved !== undefined });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     const settled = await settleUnknownOutcomes(prepared, request);
     if (prepared.plan.operations.length === 0) {
       return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state: settled.state };
     }
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
+    refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
     if (request.confirm && !(await request.confirm(prepared))) throw new ApplyCancelledError('Apply cancelled; nothing was changed.');
     const applied = await applyPlan({ ...request, prepared: { ...prepared, recorded: settled.state } });
     return { ...applied, invitations: { ...settled.invitations, ...applied.invitations } };
@@ -197,6 +201,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     targets: prepared.plan.targets,
     parallelism: request.parallelism,
     verify: { addresses: touchedBy(prepared, result), previous: prepared },
+    digest: false,
   });
   await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };

@@ -60,6 +60,8 @@ export interface PlanRequest {
   /** The API client; absent for `--refresh=false`, which plans against the recorded state. */
   client?: ApiClient;
   targets?: readonly string[];
+  /** False when the plan is neither saved, printed as JSON nor checked against a saved one: no basis digest (see Plan). */
+  digest?: boolean;
   /** Reads in flight at once (`--parallelism`). */
   parallelism?: number;
   /**
@@ -92,9 +94,9 @@ export interface PortalSession {
 }
 
 /** The plan of a session: the recorded state read, then prepared (read-only: no lock). */
-export async function planSession(session: PortalSession, targets: readonly string[] = []): Promise<PreparedPlan> {
+export async function planSession(session: PortalSession, targets: readonly string[] = [], options: { digest?: boolean } = {}): Promise<PreparedPlan> {
   const { config, url, client } = session;
-  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets });
+  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets, ...options });
 }
 
 /** Recorded values, with fingerprints of referenced values revealed by the desired or live value they match (state-values.ts). */
@@ -171,6 +173,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     targets: request.targets ?? [],
     sources: config.sources,
     ...(caller ? { caller } : {}),
+    ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
   // Operations whose outcome is unknown are judged against the live portal before anything else.
   const plan = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));

@@ -70,8 +70,12 @@ export interface Plan {
   refreshed: boolean;
   /** The recorded state the plan was based on; null when there was none. */
   state: { lineage: string; serial: number } | null;
-  /** Digest of the live (or recorded) values the plan compared against; a saved plan is stale when it changes. */
-  basisDigest: string;
+  /**
+   * Digest of the live (or recorded) values the plan compared against; a saved plan is stale
+   * when it changes. Absent only when the caller said it would neither save, print as JSON nor
+   * apply the plan (`digest: false`): hashing every value was a tenth of a large plan's time.
+   */
+  basisDigest?: string;
   targets: string[];
   /** The config files the plan was made from (what `apply --plan` loads again). */
   sources: string[];
@@ -105,6 +109,8 @@ export interface PlanInput {
   now?: Date;
   /** Who the credentials act as (from `portals/self`); unknown: no privilege check. */
   caller?: Caller;
+  /** False: leave out basisDigest (the plan is only shown as text or markdown). Default true. */
+  digest?: boolean;
 }
 
 export class UnknownKindError extends PortalctlError {}
@@ -184,7 +190,7 @@ export function buildPlan(input: PlanInput): Plan {
     portal: input.portal,
     refreshed: input.refreshed,
     state: input.state,
-    basisDigest: basisDigest(input.objects, input.basis),
+    ...(input.digest === false ? {} : { basisDigest: basisDigest(input.objects, input.basis) }),
     targets: [...input.targets],
     sources: [...(input.sources ?? [])],
     summary: summarize(operations, drift.length),

@@ -20,8 +20,9 @@ async function bigOrganization(): Promise<EmulatorState> {
   return { ...sample, items: [...sample.items, ...items] } as EmulatorState;
 }
 
+// Every item changes on purpose: the change threshold for item status is lifted.
 const BIG_CONFIG =
-  `${CONFIG_HEADER}items:\n${Array.from({ length: ITEM_COUNT }, (_, n) => `  - { id: ${itemId(n)}, status: deprecated }\n`).join('')}` +
+  `${CONFIG_HEADER}safety:\n  item.status: { maxUpdates: 1 }\nitems:\n${Array.from({ length: ITEM_COUNT }, (_, n) => `  - { id: ${itemId(n)}, status: deprecated }\n`).join('')}` +
   `collaborations:\n  - id: c0ffee\n    participants:\n` +
   Array.from({ length: INVITE_COUNT }, (_, n) => `      - guestPortalUrl: ${inviteUrl(n)}\n        workspaces: { w1: receive }\n`).join('');
 

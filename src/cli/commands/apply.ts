@@ -22,6 +22,7 @@ export interface ApplyOptions extends SharedOptions {
   autoApprove?: boolean;
   parallelism: string;
   allowDestructive?: boolean;
+  force?: boolean;
   target?: string[];
   format: 'text' | 'json';
   invitesDir: string;
@@ -78,6 +79,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         ...(saved ? { saved } : {}),
         targets: options.target ?? [],
         allowDestructive: Boolean(options.allowDestructive),
+        force: Boolean(options.force),
         parallelism,
         confirm,
         saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),

@@ -16,7 +16,7 @@ export interface DriftOptions extends SharedOptions {
 export const DRIFT_EXIT = { inSync: 0, pending: 2, drift: 3 } as const;
 
 export async function driftCommand(paths: string[], options: DriftOptions, io: CommandIO): Promise<number> {
-  const prepared = await withSession(paths, options, io, (session) => planSession(session));
+  const prepared = await withSession(paths, options, io, (session) => planSession(session, [], { digest: false }));
   printWarnings(prepared.warnings, io);
   const plan = redactPlan(prepared.plan, prepared.config.redact);
   io.stdout(renderDrift(plan, options.format, prepared.recorded !== undefined, { color: io.color, ...(io.width ? { width: io.width } : {}) }));

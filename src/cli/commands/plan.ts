@@ -33,7 +33,7 @@ export async function planCommand(paths: string[], options: PlanOptions, io: Com
     io,
     (session) => {
       assertTargetsMatch(targets, session.config);
-      return planSession(session, targets);
+      return planSession(session, targets, { digest: options.out !== undefined || options.format === 'json' });
     },
     { refresh },
   );

@@ -9,9 +9,10 @@ import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
 import type { KindSet } from '../registry.js';
-import { checkSchema, extractDeclarations, type DocumentDeclarations, type Origin, type ResolvedSource } from './extract.js';
+import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
 import { loadSchemaValidator } from './schema-validator.js';
+import type { SafetySettings } from '../safety.js';
 import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
@@ -86,9 +87,9 @@ export interface DeclaredPortal {
 
 export interface MergedDeclarations {
   portal: DeclaredPortal;
+  safety: SafetySettings;
   objects: DesiredObject[];
   prunes: PruneDeclaration[];
-  origins: WeakMap<DesiredObject, Origin>;
   diagnostics: Diagnostic[];
 }
 
@@ -115,27 +116,47 @@ function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Di
   return portal;
 }
 
+/** The `safety:` block: declared once across all files, like the portal block. */
+function mergeSafety(documents: readonly DocumentDeclarations[], diagnostics: Diagnostic[]): SafetySettings {
+  const declared = documents.flatMap((document) => (document.safety ? [document.safety] : []));
+  const [first, ...others] = declared;
+  if (!first) return {};
+  for (const other of others) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'config/duplicate-safety',
+      message: `The safety block is declared twice: first at ${at(first.source.locate(['safety'], { key: true }))}.`,
+      location: other.source.locate(['safety'], { key: true }),
+      expected: 'one safety block across all files',
+    });
+  }
+  // The schema checked the shape: kind names as keys, limits with numbers in range.
+  return first.value as unknown as SafetySettings;
+}
+
 export function mergeDeclarations(documents: readonly DocumentDeclarations[]): MergedDeclarations {
   const diagnostics: Diagnostic[] = [];
   const portal = mergePortal(documents, diagnostics);
+  const safety = mergeSafety(documents, diagnostics);
   const byAddress = new Map<string, DesiredObject>();
-  const origins = new WeakMap<DesiredObject, Origin>();
   const byCollection = new Map<string, PruneDeclaration>();
-  for (const { object, origin } of documents.flatMap((document) => document.objects)) {
-    const first = byAddress.get(object.address);
-    if (first) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'config/duplicate-object',
-        message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
-        address: object.address,
-        location: object.source,
-        expected: 'each object declared once across all files',
-      });
-      continue;
+  // Plain loops: a large organization has tens of thousands of objects, and no copy is needed.
+  for (const document of documents) {
+    for (const object of document.objects) {
+      const first = byAddress.get(object.address);
+      if (first) {
+        diagnostics.push({
+          severity: 'error',
+          code: 'config/duplicate-object',
+          message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
+          address: object.address,
+          location: object.source,
+          expected: 'each object declared once across all files',
+        });
+        continue;
+      }
+      byAddress.set(object.address, object);
     }
-    byAddress.set(object.address, object);
-    origins.set(object, origin);
   }
   for (const prune of documents.flatMap((document) => document.prunes)) {
     const first = byCollection.get(prune.collection);
@@ -152,7 +173,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
     }
     byCollection.set(prune.collection, prune);
   }
-  return { portal, objects: [...byAddress.values()], prunes: [...byCollection.values()], origins, diagnostics };
+  return { portal, safety, objects: [...byAddress.values()], prunes: [...byCollection.values()], diagnostics };
 }
 
 export interface LoadOptions {
@@ -168,6 +189,8 @@ export interface LoadedConfig {
   /** The kinds the config was read with; validation and planning use the same ones. */
   kinds: KindSet;
   portal: DeclaredPortal;
+  /** Change thresholds per kind name (`safety:`); kinds not named use the defaults. */
+  safety: SafetySettings;
   /** The declared facts in the shape the kinds' checks take. */
   facts: Partial<PortalFacts>;
   /** Every managed object, one per address, in declaration order. */
@@ -224,6 +247,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
   return {
     kinds,
     portal: merged.portal,
+    safety: merged.safety,
     facts: factsOf(merged.portal),
     objects: merged.objects,
     prunes: merged.prunes,
@@ -231,8 +255,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     diagnostics: [...diagnostics, ...merged.diagnostics].map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
     redact,
     locate(obj, path) {
-      const origin = merged.origins.get(obj);
-      return origin ? origin.source.locate([...origin.path, ...path]) : obj.source;
+      return obj instanceof DeclaredObject ? obj.locate(path) : obj.source;
     },
   };
 }

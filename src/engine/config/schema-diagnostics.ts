@@ -84,7 +84,10 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       diagnostics.push({
         ...base,
         code: 'schema/unknown-property',
-        message: `"${name}" cannot be combined with the other properties of this entry in ${described(path)}.`,
+        // Variant entries restrict their names by propertyNames inside an if/then; a map keyed by names (safety) directly.
+        message: error.schemaPath.includes('/then/')
+          ? `"${name}" cannot be combined with the other properties of this entry in ${described(path)}.`
+          : `Unknown name "${name}" in ${described(path)}.`,
         location: source.locate([...path, name], { key: true }),
         value: name,
         expected: `one of ${((error.params['allowedValues'] as string[] | undefined) ?? []).join(', ')}`,

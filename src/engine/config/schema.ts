@@ -34,6 +34,38 @@ const portalSchema: JsonSchema = {
   },
 };
 
+const share = (what: string): JsonSchema => ({
+  type: 'number',
+  minimum: 0,
+  maximum: 1,
+  description: `Largest share (0 to 1) of the kind's managed objects one apply may ${what} without --force.`,
+});
+
+/** `safety:` limits per kind name (src/engine/safety.ts); every kind may be named, nothing else. */
+function safetySchema(kinds: readonly KindDefinition[]): JsonSchema {
+  const limits: JsonSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      maxUpdates: share('update (default 0.3)'),
+      maxRemovals: share('remove (default 0.1)'),
+      minManaged: {
+        type: 'integer',
+        minimum: 0,
+        description: 'The shares are checked only when at least this many objects of the kind are managed (default 10).',
+      },
+    },
+  };
+  // One limits schema for every kind (not a copy per kind): the precompiled validator stays small.
+  return {
+    type: 'object',
+    description:
+      'Change thresholds per kind name: apply refuses (unless --force) to update more than maxUpdates or remove more than maxRemovals of the managed objects of a kind, when at least minManaged are managed.',
+    propertyNames: { enum: kinds.map((kind) => kind.name) },
+    additionalProperties: limits,
+  };
+}
+
 function contributionsTo(kinds: readonly KindDefinition[], container: string): ConfigContribution[] {
   return kinds.flatMap((kind) => kind.config.filter((contribution) => contribution.container === container));
 }
@@ -83,6 +115,7 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
   const properties: Record<string, JsonSchema> = {
     version: { const: 1, description: 'Format version of this file; 1.' },
     portal: portalSchema,
+    safety: safetySchema(kinds),
   };
   for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
     properties[container.field] = containerSchema(container, containers, kinds);

@@ -11,8 +11,15 @@ export function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function childContainers(set: KindSet, parent: string | undefined): ContainerDefinition[] {
-  return set.containers.filter((container) => container.parent === parent);
+/** Per kind set, the child containers of each parent: asked for every entry of a large document. */
+const childrenCache = new WeakMap<KindSet, Map<string | undefined, ContainerDefinition[]>>();
+
+export function childContainers(set: KindSet, parent: string | undefined): readonly ContainerDefinition[] {
+  let byParent = childrenCache.get(set);
+  if (!byParent) childrenCache.set(set, (byParent = new Map()));
+  let children = byParent.get(parent);
+  if (!children) byParent.set(parent, (children = set.containers.filter((container) => container.parent === parent)));
+  return children;
 }
 
 /** Scope of the entry `entry` of `container`, or undefined when its key is missing (a schema error). */
