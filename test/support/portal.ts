@@ -13,6 +13,7 @@ import { planSession, type PreparedPlan } from '../../src/engine/pipeline.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
 import { registry } from '../../src/registry.js';
 import { afterEach, beforeEach } from 'vitest';
+import { forwardingHandle } from './handle.js';
 import { FileStateStore } from '../../src/state/index.js';
 
 export const SAMPLE_ORG = 'examples/emulator/portal.yaml';
@@ -136,35 +137,11 @@ export function portalPerTest(options: TestPortalOptions = {}): PortalPerTest {
     if (!current) throw new Error('the test portal runs only while a test runs');
     return current;
   };
-  return {
-    get emulator() {
-      return active().emulator;
-    },
-    get url() {
-      return active().url;
-    },
-    get dir() {
-      return active().dir;
-    },
-    get store() {
-      return active().store;
-    },
-    get client() {
-      return active().client;
-    },
-    config: (files) => active().config(files),
-    plan: (config, planOptions) => active().plan(config, planOptions),
-    apply: (config, applyOptions) => active().apply(config, applyOptions),
-    requests: (requestOptions) => active().requests(requestOptions),
-    clearRequests: () => active().clearRequests(),
-    fault: (spec) => active().fault(spec),
-    state: () => active().state(),
-    replaceState: (state) => active().replaceState(state),
-    close: () => active().close(),
-    async restart(restartOptions) {
+  return forwardingHandle(active, {
+    async restart(restartOptions: TestPortalOptions): Promise<void> {
       await active().close();
       current = undefined;
       current = await startTestPortal(restartOptions);
     },
-  };
+  });
 }
