@@ -47,52 +47,48 @@ Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan -
 or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.`,
     );
 
+  // Options and the paths argument that several commands share, declared once.
   const targetOption = () => new Option('--target <address...>', 'keep only operations whose address starts with ADDRESS');
+  /** `--format`, defaulting to the first of `choices`. */
+  const formatOption = (choices: [string, ...string[]], description = 'output format') =>
+    new Option('--format <format>', description).choices(choices).default(choices[0]);
+  const refreshOption = () => new Option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal').default('true');
+  /** A command that reads a config from the given paths. */
+  const configCommand = (name: string, description: string) =>
+    program.command(name).description(description).argument('[paths...]', 'config files or directories (default: the current directory)');
 
-  program
-    .command('plan')
-    .description('show the operations that would bring the portal to the configuration')
-    .argument('[paths...]', 'config files or directories (default: the current directory)')
+  configCommand('plan', 'show the operations that would bring the portal to the configuration')
     .option('--out <file>', 'save the plan for `apply --plan`')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(formatOption(['text', 'json', 'markdown']))
     .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes')
-    .option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal', 'true')
+    .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/plan.js')).planCommand(paths, command.optsWithGlobals(), io)),
     );
 
-  program
-    .command('apply')
-    .description('apply the plan (asks on a terminal unless --auto-approve)')
-    .argument('[paths...]', 'config files or directories (default: the current directory)')
+  configCommand('apply', 'apply the plan (asks on a terminal unless --auto-approve)')
     .option('--plan <file>', 'apply a plan saved with `plan --out` (refused when stale)')
     .option('--auto-approve', 'do not ask for confirmation')
     .option('--parallelism <n>', 'independent operations run at once', '4')
     .option('--allow-destructive', 'allow removals implied by prune: true')
     .option('--force', 'apply even when a kind\'s updates or removals exceed its safety thresholds')
     .addOption(targetOption())
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption(['text', 'json']))
     .option('--invites-dir <dir>', 'where invitation files (E13) are written', 'invites')
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/apply.js')).applyCommand(paths, command.optsWithGlobals(), io)),
     );
 
-  program
-    .command('drift')
-    .description('read-only: report drift (changed outside portalctl) and pending changes; exit 0, 2 or 3')
-    .argument('[paths...]', 'config files or directories (default: the current directory)')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+  configCommand('drift', 'read-only: report drift (changed outside portalctl) and pending changes; exit 0, 2 or 3')
+    .addOption(formatOption(['text', 'json', 'markdown']))
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io)),
     );
 
-  program
-    .command('graph')
-    .description('print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
-    .argument('[paths...]', 'config files or directories (default: the current directory)')
-    .addOption(new Option('--format <format>', 'graph language').choices(['mermaid', 'dot']).default('mermaid'))
-    .option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal', 'true')
+  configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
+    .addOption(formatOption(['mermaid', 'dot'], 'graph language'))
+    .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io)),
@@ -130,11 +126,8 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .option('--destination-name <name>', 'the state name at a postgres:// DESTINATION', 'default').option('--dry-run', 'check only, copy nothing')
     .action((...args: unknown[]) => stateAction('pull')(args));
 
-  program
-    .command('validate')
-    .description('check the config against the schema and the portal\'s rules (no network)')
-    .argument('[paths...]', 'config files or directories (default: the current directory)')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+  configCommand('validate', 'check the config against the schema and the portal\'s rules (no network)')
+    .addOption(formatOption(['text', 'json']))
     .action((paths: string[], opts: { format: string }) =>
       run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, opts, io)),
     );

@@ -7,6 +7,7 @@ import type { CheckContext, ConfigContribution, DesiredObject, JsonSchema } from
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { withArticle } from '../core/words.js';
 import { characterCount, isObject, problem } from './support.js';
+import { entryProperty } from './config-entries.js';
 
 export const maxTrees = 5;
 /** Hierarchical levels, the tree itself included. */
@@ -45,21 +46,9 @@ function nodeSchema(level: number): JsonSchema {
 
 /** The `categorySchema` property of a container's entries (a group, or the organization). */
 export function categorySchemaContribution(container: string, description: string): ConfigContribution {
-  return {
-    container,
-    properties: { categorySchema: categorySchemaSchema(description) },
-    extract(entry, scope, declare) {
-      const trees = entry['categorySchema'];
-      if (!Array.isArray(trees)) return;
-      declare.object({
-        address: `${scope.address}.categorySchema`,
-        ids: scope.ids,
-        value: normaliseCategories(trees),
-        absent: false,
-        path: ['categorySchema'],
-      });
-    },
-  };
+  return entryProperty(container, 'categorySchema', categorySchemaSchema(description), (trees) =>
+    Array.isArray(trees) ? normaliseCategories(trees) : undefined,
+  );
 }
 
 export function categorySchemaSchema(description: string): JsonSchema {

@@ -4,12 +4,13 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DiscoveredObject, JsonSchema, PortalFacts } from './contract.js';
+import { entryFields } from './config-entries.js';
 import { defineKind, type ManagedField } from './define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
 import { pathId } from './live.js';
-import { isObject, pick, problem } from './support.js';
+import { isObject, problem } from './support.js';
 import { oneLine, textOf } from './discover.js';
 
 const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
@@ -114,18 +115,7 @@ export const federation = defineKind({
   name: 'federation',
   operation: { id: 'E6', name: 'Update SAML federation' },
   authority: { who: 'organization administrator', role: 'administrator' },
-  config: [
-    {
-      container: 'federation',
-      properties: fieldSchemas,
-      extract(entry, scope, declare) {
-        const value = pick(entry, federationFields);
-        if (Object.keys(value).length === 0) return;
-        declare.object({ address: scope.address, ids: scope.ids, value, absent: false, path: [] });
-      },
-      addressOf: (_entry, scope) => scope.address,
-    },
-  ],
+  config: [entryFields('federation', fieldSchemas)],
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = [];
     if (!isObject(obj.value)) return diagnostics;

@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { entryProperty } from './config-entries.js';
 import { defineKind } from './define.js';
 import { type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
@@ -26,27 +27,15 @@ export const itemStatus = defineKind({
   operation: { id: 'E3', name: 'Set content status' },
   authority: { who: 'item owner or organization administrator, holding a role with the portal:admin:updateItems privilege', role: 'administrator', privilege: 'portal:admin:updateItems' },
   config: [
-    {
-      container: 'item',
-      properties: {
-        status: {
-          enum: [...itemStatusValues],
-          description:
-            'E3: org_authoritative | public_authoritative (public, identity-verified organizations only) | deprecated | none (no status).',
-        },
+    entryProperty(
+      'item',
+      'status',
+      {
+        enum: [...itemStatusValues],
+        description: 'E3: org_authoritative | public_authoritative (public, identity-verified organizations only) | deprecated | none (no status).',
       },
-      extract(entry, scope, declare) {
-        const status = entry['status'];
-        if (typeof status !== 'string') return;
-        declare.object({
-          address: `${scope.address}.status`,
-          ids: scope.ids,
-          value: status === 'none' ? null : status,
-          absent: false,
-          path: ['status'],
-        });
-      },
-    },
+      (status) => (typeof status !== 'string' ? undefined : status === 'none' ? null : status),
+    ),
   ],
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = [];

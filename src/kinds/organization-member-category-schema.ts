@@ -4,37 +4,18 @@
  */
 import type { DiscoveredObject } from './contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
+import { absentProperty } from './config-entries.js';
 import { defineKind } from './define.js';
 import type { LiveReader } from '../core/request.js';
 import { normaliseCategories } from './category-schema.js';
 import { oneLine, textOf } from './discover.js';
-import { absentKeyword, isObject } from './support.js';
+import { isObject } from './support.js';
 
 export const organizationMemberCategorySchema = defineKind({
   name: 'organization.memberCategorySchema',
   operation: { id: 'E5', name: 'Delete member category schema' },
   authority: { who: 'default administrative role, and custom roles with the portal:admin:updateUsers privilege', role: 'defaultAdministrator', privilege: 'portal:admin:updateUsers' },
-  config: [
-    {
-      container: 'organization',
-      properties: {
-        memberCategorySchema: {
-          ...absentKeyword,
-          description: 'E5: `absent` removes the member category schema (the API cannot assign one).',
-        },
-      },
-      extract(entry, scope, declare) {
-        if (entry['memberCategorySchema'] !== 'absent') return;
-        declare.object({
-          address: 'organization.memberCategorySchema',
-          ids: scope.ids,
-          value: null,
-          absent: true,
-          path: ['memberCategorySchema'],
-        });
-      },
-    },
-  ],
+  config: [absentProperty('organization', 'memberCategorySchema', 'E5: `absent` removes the member category schema (the API cannot assign one).')],
   // Without a schema the portal omits the property, answers an empty list, or answers 404
   // (the documented shape is not known): all mean already absent.
   live: { one: async (_obj, reader) => existingSchema(await reader.get('/portals/self/memberCategorySchema')) },

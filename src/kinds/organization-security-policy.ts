@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DiscoveredObject, JsonSchema, PortalFacts } from './contract.js';
+import { entryProperty } from './config-entries.js';
 import { defineKind, type ManagedField } from './define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
@@ -56,28 +57,17 @@ export const organizationSecurityPolicy = defineKind({
   name: 'organization.securityPolicy',
   operation: { id: 'E8', name: 'Update security policy' },
   config: [
-    {
-      container: 'organization',
-      properties: {
-        securityPolicy: {
-          type: 'object',
-          additionalProperties: false,
-          description: 'E8: password rules for members with platform accounts (10.4 or later). Omitted rules are unmanaged; null clears a rule.',
-          properties: Object.fromEntries(ruleNames.map((name) => [name, ruleSchema(securityPolicyBounds[name] as Bounds)])),
-        },
+    entryProperty(
+      'organization',
+      'securityPolicy',
+      {
+        type: 'object',
+        additionalProperties: false,
+        description: 'E8: password rules for members with platform accounts (10.4 or later). Omitted rules are unmanaged; null clears a rule.',
+        properties: Object.fromEntries(ruleNames.map((name) => [name, ruleSchema(securityPolicyBounds[name] as Bounds)])),
       },
-      extract(entry, scope, declare) {
-        const policy = entry['securityPolicy'];
-        if (!isObject(policy)) return;
-        declare.object({
-          address: 'organization.securityPolicy',
-          ids: scope.ids,
-          value: pick(policy, ruleNames),
-          absent: false,
-          path: ['securityPolicy'],
-        });
-      },
-    },
+      (policy) => (isObject(policy) ? pick(policy, ruleNames) : undefined),
+    ),
   ],
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = [];

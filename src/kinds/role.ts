@@ -6,10 +6,8 @@ import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { defineKind } from './define.js';
 import { pathId } from './live.js';
-import { pick } from './support.js';
+import { entryFields } from './config-entries.js';
 import { oneLine, textOf } from './discover.js';
-
-const fields = ['name', 'description'];
 
 /** The API treats a missing description like an empty one. */
 const emptyAsBlank = { compare: (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value) };
@@ -21,19 +19,10 @@ export const role = defineKind({
   operation: { id: 'E10', name: 'Update role' },
   authority: { who: 'default organization administrators', role: 'defaultAdministrator' },
   config: [
-    {
-      container: 'role',
-      properties: {
-        name: { type: 'string', minLength: 1, description: 'E10: role name.' },
-        description: { type: 'string', description: 'E10: role description.' },
-      },
-      extract(entry, scope, declare) {
-        const value = pick(entry, fields);
-        if (Object.keys(value).length === 0) return;
-        declare.object({ address: scope.address, ids: scope.ids, value, absent: false, path: [] });
-      },
-      addressOf: (_entry, scope) => scope.address,
-    },
+    entryFields('role', {
+      name: { type: 'string', minLength: 1, description: 'E10: role name.' },
+      description: { type: 'string', description: 'E10: role description.' },
+    }),
   ],
   /** From the roles list (one memoised read serves every declared role), as import reads them. */
   live: {

@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { entryProperty } from './config-entries.js';
 import { defineKind } from './define.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
@@ -16,21 +17,15 @@ export const userLevel = defineKind({
   operation: { id: 'E4', name: 'Update user level' },
   authority: { who: 'organization administrators', role: 'administrator' },
   config: [
-    {
-      container: 'user',
-      properties: {
-        level: {
-          enum: [1, 2],
-          description:
-            'E4: 1 (custom role with at most 9 privileges, owns no content) or 2 (any role). Self-managed 10.6.1 or earlier only.',
-        },
+    entryProperty(
+      'user',
+      'level',
+      {
+        enum: [1, 2],
+        description: 'E4: 1 (custom role with at most 9 privileges, owns no content) or 2 (any role). Self-managed 10.6.1 or earlier only.',
       },
-      extract(entry, scope, declare) {
-        const level = entry['level'];
-        if (typeof level !== 'number') return;
-        declare.object({ address: `${scope.address}.level`, ids: scope.ids, value: level, absent: false, path: ['level'] });
-      },
-    },
+      (level) => (typeof level === 'number' ? level : undefined),
+    ),
   ],
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = [];

@@ -2,38 +2,20 @@
  * E14: removal of a workspace's portal group link. `absent` is the only value; value: null.
  */
 import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { absentProperty } from './config-entries.js';
 import { defineKind } from './define.js';
 import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { organizationQuery, ownGroupLink, workspacePath } from './collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
-import { absentKeyword } from './support.js';
 
 export const workspacePortalGroupLink = defineKind({
   name: 'collaboration.workspace.portalGroupLink',
   operation: { id: 'E14', name: 'Remove workspace portal-group link' },
   authority: { who: 'capability Administrator', role: 'administrator' },
   config: [
-    {
-      container: 'workspace',
-      properties: {
-        portalGroupLink: {
-          ...absentKeyword,
-          description: "E14: `absent` removes the link between the workspace and this portal's group; replication stops.",
-        },
-      },
-      extract(entry, scope, declare) {
-        if (entry['portalGroupLink'] !== 'absent') return;
-        declare.object({
-          address: `${scope.address}.portalGroupLink`,
-          ids: scope.ids,
-          value: null,
-          absent: true,
-          path: ['portalGroupLink'],
-        });
-      },
-    },
+    absentProperty('workspace', 'portalGroupLink', "E14: `absent` removes the link between the workspace and this portal's group; replication stops."),
   ],
   check(obj, ctx) {
     return collaborationVersionGate(obj, ctx, 'Removing a workspace portal-group link (E14)');

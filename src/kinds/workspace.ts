@@ -4,16 +4,16 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DiscoveredObject, PortalFacts } from './contract.js';
+import { entryFields } from './config-entries.js';
 import { defineKind, type ManagedField } from './define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './collaboration-gates.js';
 import { workspacePath, workspacesPath } from './collaboration-live.js';
-import { characterCount, isObject, pick, problem, selfManagedVersionBelow } from './support.js';
+import { characterCount, isObject, problem, selfManagedVersionBelow } from './support.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
 
 const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
-const fields = ['name', 'description', ...sizeSettings];
 const textLimits: Record<string, number> = { name: 100, description: 250 };
 
 /** A live setting typed as the config declares it (a server may answer numbers or flags as text). */
@@ -38,22 +38,13 @@ export const workspace = defineKind({
   operation: { id: 'E9', name: 'Update collaboration workspace info' },
   authority: { who: 'capability Administrator (host)', role: 'administrator' },
   config: [
-    {
-      container: 'workspace',
-      properties: {
-        name: { type: 'string', description: 'E9: workspace name, at most 100 characters.' },
-        description: { type: 'string', description: 'E9: workspace description, at most 250 characters.' },
-        maxItemSizeInMB: { type: 'integer', description: 'E9: largest feature layer item shared as a copy, in MB (10.6 or later).' },
-        maxReplicationPackageSizeInMB: { type: 'integer', description: 'E9: largest replication package, in MB (10.6 or later).' },
-        copyByRefIfCopyFail: { type: 'boolean', description: 'E9: share by reference when a copy fails (10.6 or later).' },
-      },
-      extract(entry, scope, declare) {
-        const value = pick(entry, fields);
-        if (Object.keys(value).length === 0) return;
-        declare.object({ address: scope.address, ids: scope.ids, value, absent: false, path: [] });
-      },
-      addressOf: (_entry, scope) => scope.address,
-    },
+    entryFields('workspace', {
+      name: { type: 'string', description: 'E9: workspace name, at most 100 characters.' },
+      description: { type: 'string', description: 'E9: workspace description, at most 250 characters.' },
+      maxItemSizeInMB: { type: 'integer', description: 'E9: largest feature layer item shared as a copy, in MB (10.6 or later).' },
+      maxReplicationPackageSizeInMB: { type: 'integer', description: 'E9: largest replication package, in MB (10.6 or later).' },
+      copyByRefIfCopyFail: { type: 'boolean', description: 'E9: share by reference when a copy fails (10.6 or later).' },
+    }),
   ],
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = collaborationVersionGate(obj, ctx, 'Updating workspace info (E9)');

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, REST_PREFIX } from '../support/loopback.js';
 
 export interface ReceivedRequest {
   method: string;
@@ -19,7 +19,6 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export const REST_PREFIX = '/portal/sharing/rest';
 
 /** A node:http server on 127.0.0.1 port 0 that records every request and answers with `handler`. */
 export async function startServer(handler: Handler): Promise<TestServer> {
@@ -41,17 +40,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       handler(received, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${REST_PREFIX}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }
 
 export function sendJson(res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}): void {

@@ -4,12 +4,11 @@
  * paging. One emulator (port 0) for the file, reset before every row; every error row also shows
  * that the state is byte-for-byte unchanged.
  */
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
 import type { CategoryNode, EmulatorState } from '../../src/emulator/model.js';
+import { emulatorPerFile, SAMPLE_DATA } from './server/helpers.js';
 
-const DATA = fileURLToPath(new URL('../../examples/emulator/portal.yaml', import.meta.url));
 
 const OWNED_BY_JSMITH_GROUP = '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c';
 const PLANNING_GROUP = 'b4850fb244bf4fbc8b918c96f267b2cf';
@@ -489,16 +488,7 @@ const rows: Row[] = [
 // ---------------------------------------------------------------------------------------------
 // Harness
 
-let emulator: RunningEmulator;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, host: '127.0.0.1', data: DATA });
-});
-afterAll(() => emulator.close());
-beforeEach(async () => {
-  const response = await fetch(`${emulator.controlUrl}/reset`, { method: 'POST' });
-  expect(response.status).toBe(200);
-});
+const emulator = emulatorPerFile(() => startEmulator({ port: 0, host: '127.0.0.1', data: SAMPLE_DATA }));
 
 async function stateText(): Promise<string> {
   const response = await fetch(`${emulator.controlUrl}/state`);

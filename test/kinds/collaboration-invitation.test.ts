@@ -5,14 +5,14 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import { collaborationInvitation } from '../../src/kinds/collaboration-invitation.js';
 import type { LiveReader } from '../../src/core/request.js';
 import { buildPlan } from '../../src/engine/plan.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import { renderPlanText } from '../../src/engine/render/text.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
 const PARTNER_URL = 'https://partner.example.org/portal';
@@ -20,13 +20,7 @@ const PARTNER = `collaboration[c0ffee].invitation[${PARTNER_URL}]`;
 const INVITE_PATH = '/portals/self/collaborations/c0ffee/inviteParticipant';
 const W1 = 'collaboration[c0ffee].workspace[w1]';
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 const invitationsConfig = (participants: string, workspaces = ''): string =>
   HEADER + `collaborations:\n  - id: c0ffee\n${workspaces}    participants:\n${participants}`;

@@ -3,12 +3,12 @@
  * removals, `pruneParticipants` (destructive, refused without allowDestructive), the version
  * gate at plan time, and the request without network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import type { LiveReader } from '../../src/core/request.js';
 import { DestructiveRefusedError } from '../../src/engine/apply.js';
 import { collaborationParticipant } from '../../src/kinds/collaboration-participant.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
 const HOST_ID = '0c1d2e3f-4a5b-4c6d-8e9f-0123456789ab';
@@ -18,13 +18,7 @@ const FORMER = 'collaboration[c0ffee].participant[7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e
 const FORMER_LIVE = { portalId: FORMER_ID, url: 'https://old-partner.example.net/portal' };
 const REMOVE_FORMER = '/portals/self/collaborations/c0ffee/participants/7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b/remove';
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 const participantIds = async (): Promise<string[]> => ((await portal.state()).collaborations[0]?.participants ?? []).map((p) => p.portalId);
 

@@ -2,9 +2,9 @@
  * E6 (federation) live half, end to end against the emulator: plan, exact writes, convergence,
  * certificate whitespace, fields the portal may not return, and the request without network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { federation } from '../../src/kinds/federation.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
 const FEDERATION_ID = 'J55ajJJ7MsY1QoQs';
@@ -18,13 +18,7 @@ const CERT_LINES = [
 ];
 const SAMPLE_CERT = ['-----BEGIN CERTIFICATE-----', ...CERT_LINES, '-----END CERTIFICATE-----', ''].join('\n');
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 describe('federation (E6) against the emulator', () => {
   it('plans one update with only the declared fields, sends exactly that, then converges', async () => {

@@ -2,11 +2,11 @@
  * E1 end to end against the emulator. Sample groups: 3f2a… (owner jsmith, no schema) and
  * b4850… (owner admin: Zoning > Residential, Commercial).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { groupCategorySchema } from '../../src/kinds/group-category-schema.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { applyConfigText, desired, expectNothingToSend, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg } from './settings-support.js';
 
 const EMPTY_GROUP = '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c';
 const ZONING_GROUP = 'b4850fb244bf4fbc8b918c96f267b2cf';
@@ -27,13 +27,7 @@ const FIELD_DATA_TEXT =
   '{"categorySchema":[{"title":"Field data","description":"Collected in the field","categories":[{"title":"Culverts"},{"title":"Signs"}]}]}';
 
 describe('group.categorySchema (E1) against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('plans an assignment only for the group whose schema differs', async () => {
     const prepared = await portal.plan(await portal.config(CHANGING));
@@ -50,11 +44,7 @@ describe('group.categorySchema (E1) against the emulator', () => {
   });
 
   it('sends exactly the planned write, converges, and a second apply sends nothing', async () => {
-    const config = await portal.config(CHANGING);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-
-    const sent = await writes(portal);
+    const { config, sent } = await applyConfigText(portal, CHANGING);
     expect(sent).toEqual([
       {
         method: 'POST',
@@ -66,10 +56,7 @@ describe('group.categorySchema (E1) against the emulator', () => {
     const groups = (await portal.state()).groups;
     expect(groups.find((group) => group.id === EMPTY_GROUP)?.categorySchema).toEqual(FIELD_DATA);
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('plans nothing and sends nothing when the declared schema matches', async () => {
@@ -80,15 +67,11 @@ describe('group.categorySchema (E1) against the emulator', () => {
         description: ""
         categories: [{ title: Residential, categories: [] }, { title: Commercial }]
 `);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it("refuses the plan when the live portal's version is older than 10.6.1", async () => {
-    await portal.close();
-    portal = await startTestPortal({ data: sampleOrg((state) => void (state.organization.version = '10.6')) });
+    await portal.restart({ data: sampleOrg((state) => void (state.organization.version = '10.6')) });
     const config = await portal.config(`${HEADER_WITHOUT_VERSION}groups:\n  - id: ${EMPTY_GROUP}\n    categorySchema: [{ title: Parks }]\n`);
     const error = await expectPlanRefused(portal, config, 'version/group-category-schema', `group[${EMPTY_GROUP}].categorySchema`);
     expect(error.message).toMatch(/10\.6\.1/);

@@ -2,10 +2,10 @@
  * E3 end to end against the emulator. Sample items (the organization is public, not verified):
  * 9b1c… public, org_authoritative; 1105… org, no status; 6681… org, deprecated.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemStatus } from '../../src/kinds/item-status.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, writes } from './settings-support.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { applyAndConverge, applyConfigText, desired, expectNothingToSend, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, writes } from './settings-support.js';
 
 const ROADS = '9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e';
 const PARCELS = '1105a1562c9c4dd98e557595bf8a2617';
@@ -18,13 +18,7 @@ const CHANGING = `${HEADER}items:
 `;
 
 describe('item.status (E3) against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('plans a set and a clear, and nothing for the matching item', async () => {
     const prepared = await portal.plan(await portal.config(CHANGING));
@@ -51,11 +45,7 @@ describe('item.status (E3) against the emulator', () => {
   });
 
   it('sends exactly the planned writes, converges, and a second apply sends nothing', async () => {
-    const config = await portal.config(CHANGING);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-
-    const sent = await writes(portal);
+    const { config, sent } = await applyConfigText(portal, CHANGING);
     expect(sent.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
       {
         method: 'POST',
@@ -74,10 +64,7 @@ describe('item.status (E3) against the emulator', () => {
     expect(items.find((item) => item.id === PARCELS)?.contentStatus).toBe('deprecated');
     expect(items.find((item) => item.id === FLOODS)?.contentStatus).toBeUndefined();
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('plans nothing and sends nothing when every status already matches', async () => {
@@ -86,10 +73,7 @@ describe('item.status (E3) against the emulator', () => {
   - { id: ${PARCELS}, status: none }
   - { id: ${FLOODS}, status: deprecated }
 `);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it("does not call the portal's automatic authoritative transitions a change", async () => {

@@ -4,8 +4,8 @@
  * that costs fewer requests than one read per object (issue 14); an apply reads again only what
  * it wrote.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { describe, expect, it } from 'vitest';
+import { HEADER, portalPerTest, type TestPortal } from '../support/portal.js';
 
 const ROADS = '9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e';
 const PARCELS = '1105a1562c9c4dd98e557595bf8a2617';
@@ -31,13 +31,7 @@ const reads = async (portal: TestPortal): Promise<string[]> =>
   (await portal.requests()).filter((entry) => entry.access !== 'write').map((entry) => entry.path);
 
 describe('labels and request economy against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('labels each operation with the title and owner, group title, role name or task and full name, and puts it in the plan value', async () => {
     const prepared = await portal.plan(await portal.config(CONFIG));

@@ -2,11 +2,11 @@
  * E2 end to end against the emulator. The sample organization's schema is one tree:
  * Themes ("Subject areas of county content") > Transportation, Hydrology > Floodplains.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { organizationCategorySchema } from '../../src/kinds/organization-category-schema.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, planned, writes } from './settings-support.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { applyAndConverge, applyConfigText, desired, expectNothingToSend, planned, writes } from './settings-support.js';
 
 const SAMPLE_TREES = [
   {
@@ -37,13 +37,7 @@ const CHANGED_TREES = [
 ];
 
 describe('organization.categorySchema (E2) against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('plans one assignment from the live trees to the declared ones', async () => {
     const prepared = await portal.plan(await portal.config(CHANGING));
@@ -60,11 +54,7 @@ describe('organization.categorySchema (E2) against the emulator', () => {
   });
 
   it('sends exactly the planned write, converges, and a second apply sends nothing', async () => {
-    const config = await portal.config(CHANGING);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-
-    const sent = await writes(portal);
+    const { config, sent } = await applyConfigText(portal, CHANGING);
     expect(sent.map(({ method, path, params }) => ({ method, path, params }))).toEqual([
       {
         method: 'POST',
@@ -79,10 +69,7 @@ describe('organization.categorySchema (E2) against the emulator', () => {
     ]);
     expect((await portal.state()).organization.categorySchema).toEqual(CHANGED_TREES);
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('encodes the wrapped schema as one form field (raw body)', async () => {
@@ -105,10 +92,7 @@ describe('organization.categorySchema (E2) against the emulator', () => {
         - title: Hydrology
           categories: [{ title: Floodplains, categories: [] }]
 `);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('sees a reordered or retitled tree as a change', async () => {

@@ -2,23 +2,17 @@
  * E5 end to end against the emulator. The sample organization has a member category schema:
  * Departments > Planning, Public Works.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { organizationMemberCategorySchema } from '../../src/kinds/organization-member-category-schema.js';
 import { applyPlan } from '../../src/engine/apply.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, planned, sampleOrg, writes } from './settings-support.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { applyAndConverge, desired, expectNothingToSend, planned, sampleOrg, writes } from './settings-support.js';
 
 const ABSENT = `${HEADER}organization:\n  memberCategorySchema: absent\n`;
 const DEPARTMENTS = [{ title: 'Departments', categories: [{ title: 'Planning' }, { title: 'Public Works' }] }];
 
 describe('organization.memberCategorySchema (E5) against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('a removal whose target disappeared between plan and apply succeeds and is recorded absent', async () => {
     const prepared = await portal.plan(await portal.config(ABSENT));
@@ -54,20 +48,13 @@ describe('organization.memberCategorySchema (E5) against the emulator', () => {
     expect(await writes(portal)).toEqual([{ method: 'POST', path: '/portals/self/deleteMemberCategorySchema', params: {}, rawBody: 'f=json' }]);
     expect((await portal.state()).organization.memberCategorySchema).toBeNull();
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('plans nothing and sends nothing when the organization has no member category schema', async () => {
-    await portal.close();
-    portal = await startTestPortal({ data: sampleOrg((state) => void (state.organization.memberCategorySchema = null)) });
+    await portal.restart({ data: sampleOrg((state) => void (state.organization.memberCategorySchema = null)) });
     const config = await portal.config(ABSENT);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('takes a 404 from the read as already absent', async () => {
@@ -79,10 +66,7 @@ describe('organization.memberCategorySchema (E5) against the emulator', () => {
       error: { code: 404, message: 'Resource does not exist or is inaccessible.', details: [] },
     });
     const config = await portal.config(ABSENT);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('does not manage the schema when the config does not declare it', async () => {

@@ -3,22 +3,16 @@
  * `prune: true` (destructive, refused without allowDestructive), paging, and the request
  * without network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DestructiveRefusedError } from '../../src/engine/apply.js';
 import { organizationResource } from '../../src/kinds/organization-resource.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
 const BANNER = { key: 'old-banner.png', size: 48213, created: 1690000000000 };
 const LOGO = { key: 'legacy-logo.png', size: 10242, created: 1650000000000 };
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 const resourceKeys = async (): Promise<string[]> => (await portal.state()).organization.resources.map((r) => r.key);
 

@@ -2,10 +2,10 @@
  * E8 end to end against the emulator: the sample organization's policy is
  * minLength 8, minUpper 1, minDigit 1, expirationInDays 180 (the other rules unset).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { organizationSecurityPolicy } from '../../src/kinds/organization-security-policy.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { applyAndConverge, applyConfigText, desired, expectNothingToSend, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
 
 const CHANGING = `${HEADER}organization:
   securityPolicy:
@@ -16,13 +16,7 @@ const CHANGING = `${HEADER}organization:
 `;
 
 describe('organization.securityPolicy (E8) against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('plans one update with the declared rules only', async () => {
     const prepared = await portal.plan(await portal.config(CHANGING));
@@ -45,11 +39,7 @@ describe('organization.securityPolicy (E8) against the emulator', () => {
   });
 
   it('sends exactly the planned write, converges, and a second apply sends nothing', async () => {
-    const config = await portal.config(CHANGING);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-
-    const sent = await writes(portal);
+    const { config, sent } = await applyConfigText(portal, CHANGING);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ method: 'POST', path: '/portals/self/securityPolicy/update' });
     expect(sent[0]?.params).toEqual({ minLength: '12', minDigit: '1', minOther: '', historySize: '5' });
@@ -59,10 +49,7 @@ describe('organization.securityPolicy (E8) against the emulator', () => {
     const policy = (await portal.state()).organization.securityPolicy;
     expect(policy).toEqual({ minLength: 12, minUpper: 1, minDigit: 1, expirationInDays: 180, historySize: 5 });
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('clears a rule declared null by sending it empty', async () => {
@@ -85,15 +72,11 @@ describe('organization.securityPolicy (E8) against the emulator', () => {
 
   it('plans nothing and sends nothing when the declared rules already match', async () => {
     const config = await portal.config(`${HEADER}organization:\n  securityPolicy:\n    minLength: 8\n    minUpper: 1\n    minLower: null\n`);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it("refuses the plan when the live portal's version is older than 10.4", async () => {
-    await portal.close();
-    portal = await startTestPortal({ data: sampleOrg((state) => void (state.organization.version = '10.3')) });
+    await portal.restart({ data: sampleOrg((state) => void (state.organization.version = '10.3')) });
     const config = await portal.config(`${HEADER_WITHOUT_VERSION}organization:\n  securityPolicy:\n    minLength: 12\n`);
     const error = await expectPlanRefused(portal, config, 'version/security-policy', 'organization.securityPolicy');
     expect(error.message).toMatch(/10\.4/);

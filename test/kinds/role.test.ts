@@ -1,18 +1,12 @@
 /**
  * E10 (custom role) live half, end to end against the emulator, and its request without network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { role } from '../../src/kinds/role.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 describe('role (E10) against the emulator', () => {
   it('plans the changed roles only, sends exactly their declared fields, then converges', async () => {

@@ -2,6 +2,7 @@
  * Helpers for the end-to-end tests of the organization, group, item and user kinds: what a
  * plan proposes and what the emulator received, in a shape tests can compare exactly.
  */
+import { expect } from 'vitest';
 import { loadDataFile, type EmulatorState } from '../../src/emulator/index.js';
 import { ConfigError, type LoadedConfig } from '../../src/engine/config/index.js';
 import type { DesiredObject } from '../../src/kinds/contract.js';
@@ -95,4 +96,23 @@ export async function expectPlanRefused(portal: TestPortal, config: LoadedConfig
   const sent = await writes(portal);
   if (sent.length > 0) throw new Error(`a refused plan sent writes: ${JSON.stringify(sent)}`);
   return error;
+}
+
+/**
+ * A config that matches the portal: the plan is empty, the apply converges, and nothing is
+ * written.
+ */
+export async function expectNothingToSend(portal: TestPortal, config: LoadedConfig): Promise<void> {
+  expect((await portal.plan(config)).plan.operations).toEqual([]);
+  await portal.clearRequests();
+  await applyAndConverge(portal, config);
+  expect(await writes(portal)).toEqual([]);
+}
+
+/** Loads `yaml`, applies it from an empty request log until it converges, and returns the writes it sent. */
+export async function applyConfigText(portal: TestPortal, yaml: string): Promise<{ config: LoadedConfig; sent: ReceivedWrite[] }> {
+  const config = await portal.config(yaml);
+  await portal.clearRequests();
+  await applyAndConverge(portal, config);
+  return { config, sent: await writes(portal) };
 }

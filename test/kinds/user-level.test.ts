@@ -4,10 +4,10 @@ import { NotOnPortalError } from '../../src/kinds/contract.js';
  * so these tests run the sample organization at 10.6.1: mlopez (custom role, level 2, owns
  * nothing), viewer1 (custom role, level 1), publisher1 (built-in role, level 2).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userLevel } from '../../src/kinds/user-level.js';
-import { startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
+import { portalPerTest, startTestPortal } from '../support/portal.js';
+import { applyAndConverge, applyConfigText, desired, expectNothingToSend, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
 
 const HEADER_10_6_1 = `${HEADER_WITHOUT_VERSION}  version: "10.6.1"\n`;
 const CHANGING = `${HEADER_10_6_1}users:
@@ -17,13 +17,7 @@ const CHANGING = `${HEADER_10_6_1}users:
 `;
 
 describe('user.level (E4) against the emulator at 10.6.1', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal({ data: sampleOrg((state) => void (state.organization.version = '10.6.1')) });
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest({ data: sampleOrg((state) => void (state.organization.version = '10.6.1')) });
 
   it('plans an update for each user whose level differs', async () => {
     const prepared = await portal.plan(await portal.config(CHANGING));
@@ -38,11 +32,7 @@ describe('user.level (E4) against the emulator at 10.6.1', () => {
   });
 
   it('sends exactly the planned writes, converges, and a second apply sends nothing', async () => {
-    const config = await portal.config(CHANGING);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-
-    const sent = await writes(portal);
+    const { config, sent } = await applyConfigText(portal, CHANGING);
     expect(sent.sort((a, b) => a.rawBody.localeCompare(b.rawBody))).toEqual([
       { method: 'POST', path: '/portals/self/updateUserLevel', params: { user: 'mlopez', level: '1' }, rawBody: 'user=mlopez&level=1&f=json' },
       { method: 'POST', path: '/portals/self/updateUserLevel', params: { user: 'viewer1', level: '2' }, rawBody: 'user=viewer1&level=2&f=json' },
@@ -50,18 +40,12 @@ describe('user.level (E4) against the emulator at 10.6.1', () => {
     const users = (await portal.state()).users;
     expect(Object.fromEntries(users.map((user) => [user.username, user.level]))).toMatchObject({ mlopez: 1, viewer1: 2, publisher1: 2 });
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('plans nothing and sends nothing when the levels already match', async () => {
     const config = await portal.config(`${HEADER_10_6_1}users:\n  - { username: jsmith, level: 2 }\n  - { username: viewer1, level: 1 }\n`);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('leaves users without a declared level alone', async () => {

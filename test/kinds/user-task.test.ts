@@ -3,12 +3,12 @@ import { NotOnPortalError } from '../../src/kinds/contract.js';
  * E7 end to end against the emulator. Sample tasks: jsmith a1b2c3 (disabled), d4e5f6 (enabled);
  * mlopez 9f8e7d (disabled).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
 import { userTask } from '../../src/kinds/user-task.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
-import { applyAndConverge, desired, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg, writes } from './settings-support.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { applyConfigText, desired, expectNothingToSend, expectPlanRefused, HEADER_WITHOUT_VERSION, planned, sampleOrg } from './settings-support.js';
 
 const CHANGING = `${HEADER}users:
   - username: jsmith
@@ -18,13 +18,7 @@ const CHANGING = `${HEADER}users:
 `;
 
 describe('user.task (E7) against the emulator', () => {
-  let portal: TestPortal;
-  beforeEach(async () => {
-    portal = await startTestPortal();
-  });
-  afterEach(async () => {
-    await portal.close();
-  });
+  const portal = portalPerTest();
 
   it('plans an enable for each disabled task, reading each user\'s tasks once', async () => {
     const config = await portal.config(CHANGING);
@@ -43,11 +37,7 @@ describe('user.task (E7) against the emulator', () => {
   });
 
   it('sends exactly the planned writes, converges, and a second apply sends nothing', async () => {
-    const config = await portal.config(CHANGING);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-
-    const sent = await writes(portal);
+    const { config, sent } = await applyConfigText(portal, CHANGING);
     expect(sent.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
       { method: 'POST', path: '/community/users/jsmith/tasks/a1b2c3/enable', params: {}, rawBody: 'f=json' },
       { method: 'POST', path: '/community/users/mlopez/tasks/9f8e7d/enable', params: {}, rawBody: 'f=json' },
@@ -56,23 +46,16 @@ describe('user.task (E7) against the emulator', () => {
     const active = users.flatMap((user) => user.tasks.map((task) => [`${user.username}/${task.id}`, task.active] as const));
     expect(Object.fromEntries(active)).toMatchObject({ 'jsmith/a1b2c3': true, 'jsmith/d4e5f6': true, 'mlopez/9f8e7d': true });
 
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it('plans nothing and sends nothing when the declared tasks are already enabled', async () => {
     const config = await portal.config(`${HEADER}users:\n  - username: jsmith\n    tasks: [{ id: d4e5f6, enabled: true }]\n`);
-    expect((await portal.plan(config)).plan.operations).toEqual([]);
-    await portal.clearRequests();
-    await applyAndConverge(portal, config);
-    expect(await writes(portal)).toEqual([]);
+    await expectNothingToSend(portal, config);
   });
 
   it("refuses the plan when the live portal's version is older than 10.8.1", async () => {
-    await portal.close();
-    portal = await startTestPortal({ data: sampleOrg((state) => void (state.organization.version = '10.8')) });
+    await portal.restart({ data: sampleOrg((state) => void (state.organization.version = '10.8')) });
     const config = await portal.config(`${HEADER_WITHOUT_VERSION}users:\n  - username: jsmith\n    tasks: [{ id: a1b2c3, enabled: true }]\n`);
     const error = await expectPlanRefused(portal, config, 'version/enable-task', 'user[jsmith].task[a1b2c3]');
     expect(error.message).toMatch(/10\.8\.1/);

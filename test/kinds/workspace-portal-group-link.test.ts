@@ -2,10 +2,10 @@
  * E14 (remove this portal's workspace group link) live half, end to end against the emulator,
  * and its request without network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import { workspacePortalGroupLink } from '../../src/kinds/workspace-portal-group-link.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
 const LINK = 'collaboration[c0ffee].workspace[w1].portalGroupLink';
@@ -14,13 +14,7 @@ const OWN_PORTAL = '0c1d2e3f-4a5b-4c6d-8e9f-0123456789ab';
 const NEIGHBOR_PORTAL = '02c2cef9-1b2c-4d3e-9f40-5a6b7c8d9e0f';
 const PLANNING_GROUP = 'b4850fb244bf4fbc8b918c96f267b2cf';
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 describe('workspace portal-group link (E14) against the emulator', () => {
   it("plans the removal of this portal's link only, sends it, then converges", async () => {

@@ -3,10 +3,10 @@
  * convergence, the shared workspace read with E14, the version gates at plan time, and the
  * request without network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import { workspace } from '../../src/kinds/workspace.js';
-import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';
 
 const W1 = 'collaboration[c0ffee].workspace[w1]';
@@ -14,13 +14,7 @@ const W1_PATH = '/portals/self/collaborations/c0ffee/workspaces/w1';
 /** A header that declares no version: the gates must use the live portal's. */
 const HEADER_WITHOUT_VERSION = 'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\n';
 
-let portal: TestPortal;
-beforeEach(async () => {
-  portal = await startTestPortal();
-});
-afterEach(async () => {
-  await portal.close();
-});
+const portal = portalPerTest();
 
 async function setPortalVersion(version: string): Promise<void> {
   const state = await portal.state();

@@ -12,6 +12,8 @@ import { applyConfig, type ApplyResult } from '../../src/engine/apply.js';
 import { planSession, type PreparedPlan } from '../../src/engine/pipeline.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
 import { registry } from '../../src/registry.js';
+import { afterEach, beforeEach } from 'vitest';
+import { forwardingHandle } from './handle.js';
 import { FileStateStore } from '../../src/state/index.js';
 
 export const SAMPLE_ORG = 'examples/emulator/portal.yaml';
@@ -35,7 +37,12 @@ export interface TestPortal {
   close(): Promise<void>;
 }
 
-export async function startTestPortal(options: { data?: string | EmulatorState; token?: string } = {}): Promise<TestPortal> {
+export interface TestPortalOptions {
+  data?: string | EmulatorState;
+  token?: string;
+}
+
+export async function startTestPortal(options: TestPortalOptions = {}): Promise<TestPortal> {
   const emulator = await startEmulator({ port: 0, data: options.data ?? SAMPLE_ORG });
   const dir = await mkdtemp(join(tmpdir(), 'portalctl-e2e-'));
   const store = new FileStateStore({ path: join(dir, 'portalctl.state.json') });
@@ -107,3 +114,34 @@ export async function startTestPortal(options: { data?: string | EmulatorState; 
 
 /** The header every test config starts with: the emulator's REST root comes from ${env:PORTAL_URL}. */
 export const HEADER = 'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\n  version: "11.3"\n';
+
+/** A test portal started afresh for every test of the enclosing suite; `restart` swaps it for one with other data. */
+export interface PortalPerTest extends TestPortal {
+  restart(options: TestPortalOptions): Promise<void>;
+}
+
+/**
+ * Starts a test portal before each test of the enclosing suite (or file) and closes it after.
+ * The returned handle forwards to the current test's portal, so tests use it like one portal.
+ */
+export function portalPerTest(options: TestPortalOptions = {}): PortalPerTest {
+  let current: TestPortal | undefined;
+  beforeEach(async () => {
+    current = await startTestPortal(options);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const active = (): TestPortal => {
+    if (!current) throw new Error('the test portal runs only while a test runs');
+    return current;
+  };
+  return forwardingHandle(active, {
+    async restart(restartOptions: TestPortalOptions): Promise<void> {
+      await active().close();
+      current = undefined;
+      current = await startTestPortal(restartOptions);
+    },
+  });
+}

@@ -4,9 +4,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
+import { listenOnLoopback, REST_PREFIX } from './loopback.js';
 
 export const SAMPLES_DIR = fileURLToPath(new URL('../fixtures/wire-samples/', import.meta.url));
 
@@ -124,8 +124,6 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-const REST_PREFIX = '/portal/sharing/rest';
-
 /** The documented ways to send a token: the `token` field, `X-Esri-Authorization: Bearer`, `Authorization: Bearer`. */
 function tokenOf(request: ReplayRequest): string | undefined {
   const field = request.form.get('token') ?? request.query.get('token');
@@ -200,15 +198,5 @@ export async function startReplayServer(): Promise<ReplayServer> {
       res.end(JSON.stringify(reply.body));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${REST_PREFIX}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }

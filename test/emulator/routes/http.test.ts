@@ -1,25 +1,15 @@
 /** Every operation over HTTP: one success and one error each, through the real server (port 0). */
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../../src/emulator/index.js';
 import type { EmulatorState } from '../../../src/emulator/model.js';
+import { emulatorPerFile, SAMPLE_DATA } from '../server/helpers.js';
 
-const DATA = fileURLToPath(new URL('../../../examples/emulator/portal.yaml', import.meta.url));
 const GROUP = '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c';
 const PARCELS = '1105a1562c9c4dd98e557595bf8a2617';
 const ROAD = '9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e';
 const COLLAB = '/portals/self/collaborations/c0ffee';
 
-let emulator: RunningEmulator;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, host: '127.0.0.1', data: DATA });
-});
-afterAll(() => emulator.close());
-beforeEach(async () => {
-  const response = await fetch(`${emulator.controlUrl}/reset`, { method: 'POST' });
-  expect(response.ok).toBe(true);
-});
+const emulator = emulatorPerFile(() => startEmulator({ port: 0, host: '127.0.0.1', data: SAMPLE_DATA }));
 
 async function post(path: string, params: Record<string, string> = {}, token = 'admin-token'): Promise<Response> {
   return fetch(`${emulator.url}${path}`, {

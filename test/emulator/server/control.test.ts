@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Fault, LoggedRequest } from '../../../src/emulator/control.js';
 import type { EmulatorState } from '../../../src/emulator/model.js';
-import type { RunningEmulator } from '../../../src/emulator/server.js';
-import { control, errorOf, json, postForm, send, startTestEmulator, type RawResponse } from './helpers.js';
+import { control, errorOf, json, postForm, send, emulatorPerFile, type RawResponse } from './helpers.js';
 
-let emulator: RunningEmulator;
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(async () => {
-  await control(emulator, 'POST', '/reset');
-});
+const emulator = emulatorPerFile();
 
 const rename = (name: string): Promise<RawResponse> =>
   postForm(`${emulator.url}/portals/self/test/rename`, { f: 'json', token: 'admin-token', name });

@@ -1,5 +1,7 @@
 /** Shared helpers for the emulator server tests: a raw HTTP client and a small route list. */
 import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { forwardingHandle } from '../../support/handle.js';
 import { fileURLToPath } from 'node:url';
 import { PortalApiError } from '../../../src/emulator/errors.js';
 import type { Route } from '../../../src/emulator/routes/types.js';
@@ -109,4 +111,28 @@ export async function control(emulator: RunningEmulator, method: string, path: s
     method,
     ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
   });
+}
+
+/**
+ * One emulator for the whole file, reset to its data before every test (cheaper than one per
+ * test). The handle forwards to the running emulator, so tests use it as one.
+ */
+export function emulatorPerFile(start: () => Promise<RunningEmulator> = startTestEmulator): RunningEmulator {
+  let running: RunningEmulator | undefined;
+  const active = (): RunningEmulator => {
+    if (!running) throw new Error('the emulator runs only while the tests of its file run');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await start();
+  });
+  afterAll(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  beforeEach(async () => {
+    const reset = await control(active(), 'POST', '/reset');
+    expect(reset.status).toBe(200);
+  });
+  return forwardingHandle(active);
 }

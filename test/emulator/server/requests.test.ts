@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES, type RunningEmulator } from '../../../src/emulator/server.js';
-import { ORG_ID, control, errorOf, json, postForm, send, startTestEmulator } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../../../src/emulator/server.js';
+import { ORG_ID, control, errorOf, json, postForm, send, emulatorPerFile } from './helpers.js';
 
-let emulator: RunningEmulator;
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(() => emulator.close());
-beforeEach(async () => {
-  await control(emulator, 'POST', '/reset');
-});
+const emulator = emulatorPerFile();
 
 describe('formats', () => {
   it('answers HTML when f is absent', async () => {
