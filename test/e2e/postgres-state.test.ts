@@ -8,19 +8,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PostgresStateStore, type StateDocument } from '../../src/state/index.js';
-import { CONFIG_HEADER, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+import { THREE_CHANGES, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
 
-const CONFIG = `${CONFIG_HEADER}
-organization:
-  securityPolicy:
-    minLength: 12
-items:
-  - { id: 1105a1562c9c4dd98e557595bf8a2617, status: deprecated }
-users:
-  - username: jsmith
-    tasks:
-      - { id: a1b2c3, enabled: true }
-`;
+const CONFIG = THREE_CHANGES;
 
 const url = inject('postgresUrl');
 const password = new URL(url).password;

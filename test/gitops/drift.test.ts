@@ -5,20 +5,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCliPortal, type CliPortal } from '../support/cli.js';
+import { POLICY_AND_ROLE, startCliPortal, type CliPortal } from '../support/cli.js';
 
-const CONFIG = `version: 1
-portal:
-  url: http://127.0.0.1:1/unused
-organization:
-  securityPolicy:
-    minLength: 12
-    historySize: 5
-roles:
-  - id: r7HkQ2
-    name: Field Analyst
-    description: Edits field data
-items:
+const CONFIG = `${POLICY_AND_ROLE}items:
   - { id: 668187ae19cd4cae9460087d0ef47e60, status: deprecated }
 `;
 

@@ -9,20 +9,9 @@ import { join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { wantsColor } from '../../src/cli/io.js';
-import { CLI, startCliPortal, type CliPortal } from '../support/cli.js';
+import { CLI, POLICY_AND_ROLE, startCliPortal, type CliPortal } from '../support/cli.js';
 
-const CONFIG = `version: 1
-portal:
-  url: http://127.0.0.1:1/unused
-organization:
-  securityPolicy:
-    minLength: 12
-    historySize: 5
-roles:
-  - id: r7HkQ2
-    name: Field Analyst
-    description: Edits field data
-`;
+const CONFIG = POLICY_AND_ROLE;
 
 let portal: CliPortal;
 let config: string;

@@ -18,6 +18,20 @@ export const SAMPLE_ORG = join(REPO_ROOT, 'examples/emulator/portal.yaml');
 /** The config header used by test configs: the URL comes from --portal, which the harness always passes. */
 export const CONFIG_HEADER = 'version: 1\nportal:\n  url: ${env:PORTAL_URL}\n  edition: self-managed\n  version: "11.3"\n';
 
+/** A password rule and a role's description that differ from the sample organization (E8, E10). */
+export const POLICY_AND_ROLE = `version: 1
+portal:
+  url: http://127.0.0.1:1/unused
+organization:
+  securityPolicy:
+    minLength: 12
+    historySize: 5
+roles:
+  - id: r7HkQ2
+    name: Field Analyst
+    description: Edits field data
+`;
+
 /** Three independent changes against the sample organization (E8, E3, E7). */
 export const THREE_CHANGES = `${CONFIG_HEADER}
 organization:
