@@ -4,19 +4,24 @@
  * answers with the sample's structure: the same keys at every level and the same JSON types
  * (values may differ; an array's structure is the merged structure of its elements).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { SAMPLES_DIR } from '../support/wire-samples.js';
 
-const SAMPLES = fileURLToPath(new URL('../../../shared/spec/wire-samples/', import.meta.url));
-const samplesDir = [SAMPLES, '/work/shared/spec/wire-samples/'].find((dir) => {
-  try {
-    return readdirSync(dir).length > 0;
-  } catch {
-    return false;
-  }
+/** The project's copy of shared/spec/wire-samples (the ground truth the CEO keeps beside the repository). */
+const samplesDir = SAMPLES_DIR;
+/** shared/ beside the checkout, as CI has it: the copy must not drift from it. */
+const SHARED_SAMPLES = fileURLToPath(new URL('../../../shared/spec/wire-samples/', import.meta.url));
+
+describe('the wire samples the tests use', () => {
+  it.runIf(existsSync(SHARED_SAMPLES))('are the shared ground truth, file for file', () => {
+    const names = readdirSync(SHARED_SAMPLES).sort();
+    expect(readdirSync(samplesDir).sort()).toEqual(names);
+    for (const name of names) expect(readFileSync(join(samplesDir, name), 'utf8'), name).toBe(readFileSync(join(SHARED_SAMPLES, name), 'utf8'));
+  });
 });
 
 interface Sample {
@@ -25,7 +30,6 @@ interface Sample {
 }
 
 function sample(name: string): Sample {
-  if (!samplesDir) throw new Error('wire samples not found');
   return JSON.parse(readFileSync(join(samplesDir, name), 'utf8')) as Sample;
 }
 
