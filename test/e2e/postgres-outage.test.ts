@@ -53,7 +53,8 @@ describe('PostgreSQL stopped mid-apply', () => {
   it('fails clearly, leaves a consistent state, and the next apply converges', { timeout: 120_000 }, async () => {
     const password = new URL(database.url).password;
     const config = await portal.writeConfig(CONFIG);
-    const args = ['apply', config, '--auto-approve', '--parallelism', '1', '--state-name', 'outage'];
+    // --force: changing every one of these items is over the default change threshold, on purpose.
+    const args = ['apply', config, '--auto-approve', '--force', '--parallelism', '1', '--state-name', 'outage'];
     await portal.latency(500);
     const store = new PostgresStateStore({ url: database.url, name: 'outage' });
     const running = portal.start(args, { state: database.url });

@@ -161,7 +161,8 @@ describe('the state cannot be written mid-apply', () => {
       `${CONFIG_HEADER}items:\n${Array.from({ length: ITEMS }, (_, n) => `  - { id: ${itemId(n)}, status: deprecated }\n`).join('')}${INVITATION}`,
     );
     await portal.latency(150);
-    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1']);
+    // --force: changing every one of these items is over the default change threshold, on purpose.
+    const running = portal.start(['apply', config, '--auto-approve', '--force', '--parallelism', '1']);
     await waitFor(async () => ((await portal.recorded().catch(() => undefined))?.serial ?? 0) >= 2, 'two recorded writes');
     // The state file's place now refuses every write (a directory stands where the file was).
     const aside = join(portal.dir, 'state-aside.json');
@@ -186,7 +187,7 @@ describe('the state cannot be written mid-apply', () => {
     await rename(aside, portal.statePath);
     await portal.run(['state', 'unlock']);
     await portal.latency(0);
-    const again = await portal.run(['apply', config, '--auto-approve']);
+    const again = await portal.run(['apply', config, '--auto-approve', '--force']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/Recorded \d+ operation\(s\) kept in the recovery file/);
     for (const address of Object.keys(recovery.resources)) expect((await portal.recorded())?.resources[address]?.appliedAt).toBeDefined();
