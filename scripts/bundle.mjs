@@ -138,33 +138,11 @@ await build({
   banner: { js: "import { createRequire as __portalctlRequire } from 'node:module'; const require = __portalctlRequire(import.meta.url);" },
 });
 
-await build({
-  entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  outdir,
-  outExtension: { '.js': '.cjs' },
-  minify: true,
-  keepNames: true,
-  logLevel: 'warning',
-  plugins: [yamlOnFirstUse(yamlExports)],
-});
+/** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */
+const onFirstUseFile = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', outdir, outExtension: { '.js': '.cjs' }, minify: true, keepNames: true, logLevel: 'warning' };
 
-await build({
-  entryPoints: { yaml: 'yaml' },
-  absWorkingDir: root,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  outdir,
-  outExtension: { '.js': '.cjs' },
-  minify: true,
-  keepNames: true,
-  logLevel: 'warning',
-});
+await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
+await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
 
 /**
  * The bin: Node 22.1+ keeps the compiled code of the bundle (and of what it loads later) in its

@@ -45,21 +45,13 @@ export function resultView(state: EmulatorState, item: Item): Record<string, unk
   };
 }
 
-/** The item resource (documented: with `protected`, which authoritative items always are). */
+/** The item resource: a search result and more (documented: with `protected`, which authoritative items always are). */
 export function itemView(state: EmulatorState, item: Item): Record<string, unknown> {
   return {
-    id: item.id,
-    owner: item.owner,
-    orgId: state.organization.id,
-    created: item.created,
-    modified: item.created,
+    ...resultView(state, item),
     guid: null,
     name: null,
-    title: item.title,
-    type: item.type,
-    typeKeywords: [item.type],
     description: '',
-    tags: [...item.tags],
     snippet: '',
     thumbnail: 'thumbnail/thumbnail.png',
     extent: [
@@ -72,11 +64,7 @@ export function itemView(state: EmulatorState, item: Item): Record<string, unkno
     licenseInfo: null,
     culture: 'en-us',
     url: null,
-    access: item.access,
-    size: 0,
     protected: isAuthoritative(item),
-    contentStatus: item.contentStatus ?? '',
-    numViews: 0,
     numComments: 0,
     numRatings: 0,
     avgRating: 0,
