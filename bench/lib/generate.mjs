@@ -159,13 +159,16 @@ export function largeOrganization({ seed, url, groups = 1000, items = 50_000, us
  * Figures 3 and 4: emulator data and a config of mixed kinds over it. Declared objects: the
  * security policy, the organization's category schema, `groups` group schemas, `items` item
  * statuses, `users` x `tasksPerUser` tasks and `roles` roles. Exactly `writes` of them differ
- * from the emulator's data, spread over every kind, so an apply must send exactly `writes`
- * requests.
+ * from the emulator's data (`changed` per kind, the organization's two settings, and items for
+ * the remainder), so an apply must send exactly `writes` requests.
+ *
+ * Group schemas and user tasks have no organization-wide list in the API: each group and each
+ * user is one read of its own ("owners"). The rest is read through lists.
  */
-export function economyOrganization({ seed, url, groups = 200, items = 1248, users = 200, tasksPerUser = 2, roles = 150, writes = 1000 }) {
+export function economyOrganization({ seed, url, groups = 200, items = 1248, users = 200, tasksPerUser = 2, roles = 150, writes = 1000, changed = { group: 100, task: 150, role: 48 } }) {
   const random = seededRandom(seed);
-  // Differences per kind; the organization's two settings always differ, the rest share the remainder.
-  const differ = { group: 100, task: 150, role: 48 };
+  // Differences per kind; the organization's two settings always differ, items take the remainder.
+  const differ = { ...changed };
   differ.item = writes - 2 - differ.group - differ.task - differ.role;
   if (differ.item < 0 || differ.item > items || differ.task > users * tasksPerUser) throw new Error(`Cannot spread ${writes} writes over this organization.`);
 
@@ -236,7 +239,16 @@ export function economyOrganization({ seed, url, groups = 200, items = 1248, use
   }
 
   const declared = 2 + groups + items + users * tasksPerUser + roles;
-  return { data, config, declared, writes: 2 + differ.group + differ.item + differ.task + differ.role };
+  return {
+    data,
+    config,
+    declared,
+    /** Declared objects read through lists (or alone, the organization's two settings). */
+    listed: 2 + items + roles,
+    /** Groups and users: one read each for their schema or tasks. */
+    owners: groups + users,
+    writes: 2 + differ.group + differ.item + differ.task + differ.role,
+  };
 }
 
 /**

@@ -2,20 +2,33 @@
  * The engine's LiveReader over the API client: memoised per plan, so one URL is fetched at
  * most once however many objects or kinds ask for it. Concurrent callers share the in-flight
  * request; "does not exist or is inaccessible" becomes `undefined`. A list's first page, read to
- * learn its `total`, is the first page of the list read that may follow.
+ * learn its `total`, is the first page of the list read that follows, and the pages after it
+ * are asked for together. At most `concurrency` requests are in flight: the limit is on
+ * requests, not on the callers, so a caller waiting for a shared list holds no place.
  */
+import pLimit from 'p-limit';
 import type { JsonObject } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import type { ApiClient } from './client.js';
-import { isNotFound } from './errors.js';
-import { readAllPages } from './paging.js';
-import { ApiError } from './errors.js';
+import type { Params } from './encoding.js';
+import { ApiError, isNotFound } from './errors.js';
+import { readAllPagesAhead } from './paging.js';
 
 /** The most a list page may hold (the portal's limit). */
 const PAGE_SIZE = 100;
 
-export function createLiveReader(client: Pick<ApiClient, 'get' | 'list'>): LiveReader {
+/** Requests in flight when the caller does not say (`--parallelism` does). */
+export const DEFAULT_READ_CONCURRENCY = 8;
+
+export interface LiveReaderOptions {
+  /** Requests in flight at most. */
+  concurrency?: number;
+}
+
+export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveReaderOptions = {}): LiveReader {
   const cache = new Map<string, Promise<unknown>>();
+  const limit = pLimit(Math.max(1, options.concurrency ?? DEFAULT_READ_CONCURRENCY));
+  const get = (path: string, params?: Params): Promise<JsonObject> => limit(() => client.get(path, params));
 
   function memo<T>(key: string, load: () => Promise<T>): Promise<T> {
     const known = cache.get(key);
@@ -30,19 +43,18 @@ export function createLiveReader(client: Pick<ApiClient, 'get' | 'list'>): LiveR
     return pending;
   }
 
-  const firstPage = (path: string): Promise<JsonObject | undefined> =>
-    memo<JsonObject | undefined>(`page1\u0000${path}`, () => client.get(path, { start: 1, num: PAGE_SIZE }));
+  const firstPage = (path: string): Promise<JsonObject | undefined> => memo<JsonObject | undefined>(`page1\u0000${path}`, () => get(path, { start: 1, num: PAGE_SIZE }));
 
   return {
-    get: (path) => memo<JsonObject | undefined>(`get\u0000${path}`, () => client.get(path)),
+    get: (path) => memo<JsonObject | undefined>(`get\u0000${path}`, () => get(path)),
     list: (path, itemsField) =>
       memo<JsonObject[] | undefined>(`list\u0000${path}\u0000${itemsField}`, async () => {
-        // Without a first page already read, the client pages as it always does.
-        if (!cache.has(`page1\u0000${path}`)) return client.list(path, itemsField);
-        return readAllPages(
+        // An owner that does not exist answers the first page with "not found": the list is undefined.
+        if ((await firstPage(path)) === undefined) return undefined;
+        return readAllPagesAhead(
           {
             get: async (params) => {
-              const page = params['start'] === 1 ? await firstPage(path) : await client.get(path, params);
+              const page = params['start'] === 1 ? await firstPage(path) : await get(path, params);
               if (!page) throw new ApiError({ method: 'GET', path, apiMessage: 'the list disappeared while it was read' });
               return page;
             },

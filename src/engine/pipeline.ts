@@ -16,9 +16,6 @@ import { callerFromSelf, type Caller } from './authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
 import { revealRecorded } from './state-values.js';
 
-/** How many reads run at once while refreshing, unless `--parallelism` says otherwise. */
-const DEFAULT_READ_CONCURRENCY = 8;
-
 export interface LivePortal {
   facts: PortalFacts;
   id?: string;
@@ -62,7 +59,7 @@ export interface PlanRequest {
   targets?: readonly string[];
   /** False when the plan is neither saved, printed as JSON nor checked against a saved one: no basis digest (see Plan). */
   digest?: boolean;
-  /** Reads in flight at once (`--parallelism`). */
+  /** Reads in flight at once (`--parallelism`; default the reader's). */
   parallelism?: number;
   /**
    * Re-plan after an apply: only these addresses are read again; every other object keeps its
@@ -113,7 +110,7 @@ function recordedValues(state: StateDocument | undefined, objects: readonly Desi
 export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   const { config, url, client, recorded } = request;
   // One memoising reader per plan: `portals/self` read here serves the kinds that need it too.
-  const reader = client ? createLiveReader(client) : undefined;
+  const reader = client ? createLiveReader(client, request.parallelism === undefined ? {} : { concurrency: request.parallelism }) : undefined;
   // The rules against the declared facts first: an invalid config fails before any request.
   let diagnostics = validateConfig(config);
   throwIfInvalid(diagnostics);
@@ -134,12 +131,11 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   let objects = config.objects;
   let basis: Map<string, JsonValue>;
   let labels = new Map<string, string>();
-  const concurrency = request.parallelism ?? DEFAULT_READ_CONCURRENCY;
   if (reader && request.verify) {
     // After an apply: what was written (and what depends on it) is read again, nothing else.
     const { addresses, previous } = request.verify;
     objects = previous.objects;
-    const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader, concurrency);
+    const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader);
     basis = new Map([...previous.basis, ...reread.values]);
     labels = new Map([...previous.labels, ...reread.labels]);
   } else if (reader) {
@@ -147,7 +143,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     objects = [...objects, ...pruned];
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
-    ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader, concurrency));
+    ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader));
   } else {
     const desired = new Map(objects.map((obj) => [obj.address, obj.value]));
     basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, revealRecorded(entry.value, [desired.get(address)])]));

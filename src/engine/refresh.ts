@@ -4,6 +4,10 @@
  * E14) is fetched once, and a list read for one object serves all of its kind. Each kind is told
  * how many of its objects are read, to choose one list read over one read per object. Every
  * declared object the portal does not have is reported at once, at its place in the config.
+ *
+ * The reader bounds the requests in flight; here many objects are in progress at once, since
+ * most of them wait on a read another object started (a list, a user's tasks) and a bound on
+ * objects would leave request places idle behind them.
  */
 import { ConfigError } from './config/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
@@ -17,25 +21,28 @@ export interface LiveRead {
   labels: Map<string, string>;
 }
 
-export async function readLive(
-  objects: readonly DesiredObject[],
-  kinds: ReadonlyMap<string, Kind>,
-  reader: LiveReader,
-  concurrency: number,
-): Promise<LiveRead> {
+/** Objects in progress at once: enough to keep every request place busy, few enough to bound memory. */
+const OBJECTS_IN_PROGRESS = 1024;
+
+export async function readLive(objects: readonly DesiredObject[], kinds: ReadonlyMap<string, Kind>, reader: LiveReader): Promise<LiveRead> {
   const values = new Map<string, JsonValue>();
   const labels = new Map<string, string>();
   const missing: Diagnostic[] = [];
   const contexts = new Map<string, ReadContext>();
+  const byKind = new Map<string, DesiredObject[]>();
   for (const obj of objects) {
     const context = contexts.get(obj.kind);
     if (context) context.declared += 1;
     else contexts.set(obj.kind, { declared: 1 });
+    const ofKind = byKind.get(obj.kind);
+    if (ofKind) ofKind.push(obj);
+    else byKind.set(obj.kind, [obj]);
   }
+  const order = roundRobin([...byKind.values()]);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < objects.length) {
-      const obj = objects[next++] as DesiredObject;
+    while (next < order.length) {
+      const obj = order[next++] as DesiredObject;
       const kind = kinds.get(obj.kind);
       if (!kind) throw new Error(`No kind named "${obj.kind}" is registered.`);
       const context = contexts.get(obj.kind) as ReadContext;
@@ -56,7 +63,18 @@ export async function readLive(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, objects.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(OBJECTS_IN_PROGRESS, order.length)) }, worker));
   if (missing.length) throw new ConfigError(missing.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
   return { values, labels };
+}
+
+/**
+ * One object of each kind in turn: every kind's first read (often the first page of its list)
+ * starts at once, instead of a kind waiting behind a thousand objects of the one before it.
+ */
+function roundRobin<T>(groups: readonly (readonly T[])[]): T[] {
+  const out: T[] = [];
+  const longest = Math.max(0, ...groups.map((group) => group.length));
+  for (let index = 0; index < longest; index++) for (const group of groups) if (index < group.length) out.push(group[index] as T);
+  return out;
 }

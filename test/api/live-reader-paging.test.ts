@@ -1,7 +1,8 @@
 /**
- * The LiveReader's `total`: the first page of a list, read (once) to learn its size, is also the
- * first page of the list read that follows, so choosing between a list and single reads costs
- * no request of its own.
+ * The LiveReader's lists and `total`: the first page of a list, read (once) to learn its size, is
+ * also the first page of the list read that follows, so choosing between a list and single reads
+ * costs no request of its own; the pages after it are asked for together, never more than the
+ * reader's concurrency at once.
  */
 import { describe, expect, it } from 'vitest';
 import { createLiveReader, type ApiClient } from '../../src/api/index.js';
@@ -40,10 +41,94 @@ describe('createLiveReader total', () => {
     expect(calls).toEqual(['get /things start=1 num=100', 'get /things start=101 num=100', 'get /things start=201 num=100']);
   });
 
-  it('lists through the client as before when no total was asked', async () => {
-    const { client, calls } = pagedClient(3);
+  it('reads a list itself: the first page alone, then every other page at once', async () => {
+    const { client, calls } = pagedClient(250);
     const reader = createLiveReader(client);
-    expect(await reader.list('/things', 'entries')).toHaveLength(3);
-    expect(calls).toEqual(['list /things']);
+    expect(await reader.list('/things', 'entries')).toHaveLength(250);
+    expect(calls).toEqual(['get /things start=1 num=100', 'get /things start=101 num=100', 'get /things start=201 num=100']);
+  });
+});
+
+/** A client whose answers wait until released, to see what is in flight at once. */
+function heldClient(entries: number, pageSize = 100, nextStartOf = (start: number, num: number) => start + num) {
+  const inFlight: string[] = [];
+  let most = 0;
+  const waiting: (() => void)[] = [];
+  const all = Array.from({ length: entries }, (_, index) => ({ id: `e${index + 1}` }));
+  const client: Pick<ApiClient, 'get'> = {
+    async get(path: string, params: Params = {}): Promise<JsonObject> {
+      const start = Number(params['start'] ?? 1);
+      const num = Number(params['num'] ?? pageSize);
+      const name = `${path}@${start}`;
+      inFlight.push(name);
+      most = Math.max(most, inFlight.length);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      inFlight.splice(inFlight.indexOf(name), 1);
+      const next = nextStartOf(start, num);
+      return { total: entries, start, num, nextStart: next > entries ? -1 : next, entries: all.slice(start - 1, start - 1 + num) };
+    },
+  };
+  /** Answers every request waiting now; resolves once they have been answered. */
+  const release = async (): Promise<number> => {
+    const now = waiting.splice(0);
+    for (const resolve of now) resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    return now.length;
+  };
+  return { client, inFlight, release, most: () => most };
+}
+
+describe('createLiveReader concurrency', () => {
+  it('keeps at most `concurrency` requests in flight across lists and single reads', async () => {
+    const held = heldClient(1000);
+    const reader = createLiveReader(held.client, { concurrency: 3 });
+    const list = reader.list('/things', 'entries');
+    const singles = Promise.all(['/a', '/b', '/c', '/d'].map((path) => reader.get(path)));
+    const rounds: number[] = [];
+    let answered = 0;
+    do {
+      await new Promise((resolve) => setImmediate(resolve));
+      answered = await held.release();
+      rounds.push(answered);
+    } while (answered > 0);
+    expect((await list)?.map((entry) => entry['id'])).toEqual(Array.from({ length: 1000 }, (_, index) => `e${index + 1}`));
+    expect(await singles).toHaveLength(4);
+    expect(held.most()).toBe(3);
+    // 1 first page + 9 more pages + 4 single reads, three at a time.
+    expect(rounds.reduce((a, b) => a + b, 0)).toBe(14);
+    expect(rounds.filter((n) => n > 0)).toEqual([3, 3, 3, 3, 2]);
+  });
+
+  it('pages one after another when the pages do not follow on by the page size', async () => {
+    const held = heldClient(250, 100, (start) => start + 50);
+    const reader = createLiveReader(held.client, { concurrency: 8 });
+    const list = reader.list('/odd', 'entries');
+    const rounds: number[] = [];
+    let answered = 0;
+    do {
+      await new Promise((resolve) => setImmediate(resolve));
+      answered = await held.release();
+      rounds.push(answered);
+    } while (answered > 0);
+    expect(await list).toBeDefined();
+    // start=1, 51, 101, 151, 201: each asked for only after the one before answered.
+    expect(rounds.filter((n) => n > 0)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('goes on from the last page when the list grew while it was read', async () => {
+    const calls: string[] = [];
+    let size = 150;
+    const client: Pick<ApiClient, 'get'> = {
+      async get(path: string, params: Params = {}): Promise<JsonObject> {
+        const start = Number(params['start']);
+        calls.push(`start=${start}`);
+        const answer = { total: size, start, num: 100, nextStart: start + 100 > size ? -1 : start + 100, entries: Array.from({ length: Math.max(0, Math.min(100, size - start + 1)) }, (_, i) => ({ id: `e${start + i}` })) };
+        size = 250; // grows after the first page
+        return answer;
+      },
+    };
+    const listed = await createLiveReader(client).list('/growing', 'entries');
+    expect(calls).toEqual(['start=1', 'start=101', 'start=201']);
+    expect(listed).toHaveLength(250);
   });
 });

@@ -14,6 +14,7 @@ import {
   type ApiClient,
 } from '../../src/api/index.js';
 import type { JsonObject } from '../../src/core/json.js';
+import type { Params } from '../../src/api/encoding.js';
 
 describe('form encoding', () => {
   it('encodes values per wire-facts and keeps absent distinct from empty', () => {
@@ -86,21 +87,17 @@ describe('createLiveReader', () => {
     const calls: string[] = [];
     const notFound = new ApiError({ method: 'GET', path: '/gone', code: 400, messageCode: 'CONT_0001', apiMessage: 'Item does not exist or is inaccessible.' });
     let failOnce = true;
-    const client: Pick<ApiClient, 'get' | 'list'> = {
-      async get(path: string): Promise<JsonObject> {
-        calls.push(`get ${path}`);
+    const client: Pick<ApiClient, 'get'> = {
+      async get(path: string, params: Params = {}): Promise<JsonObject> {
+        calls.push(`get ${path}${params['start'] === undefined ? '' : ` start=${params['start']}`}`);
         await new Promise((resolve) => setImmediate(resolve));
         if (path === '/gone') throw notFound;
         if (path === '/flaky' && failOnce) {
           failOnce = false;
           throw new ApiError({ method: 'GET', path, code: 500, apiMessage: 'boom' });
         }
-        return { path };
-      },
-      async list(path: string, itemsField: string): Promise<JsonObject[]> {
-        calls.push(`list ${path} ${itemsField}`);
-        if (path === '/gone') throw notFound;
-        return [{ itemsField }];
+        // A one-page list with two fields, for lists; any object, for single reads.
+        return params['start'] === undefined ? { path } : { total: 1, nextStart: -1, items: [{ itemsField: 'items' }], other: [{ itemsField: 'other' }] };
       },
     };
     return { client, calls };
@@ -119,7 +116,8 @@ describe('createLiveReader', () => {
     expect(await reader.list('/l', 'other')).toEqual([{ itemsField: 'other' }]);
     expect(await reader.list('/l', 'items')).toEqual([{ itemsField: 'items' }]);
     expect(await reader.list('/gone', 'items')).toBeUndefined();
-    expect(calls).toEqual(['get /ws', 'get /gone', 'list /l items', 'list /l other', 'list /gone items']);
+    // One page read serves both fields of /l; /gone's list is "not found" on its first page.
+    expect(calls).toEqual(['get /ws', 'get /gone', 'get /l start=1', 'get /gone start=1']);
   });
 
   it('does not memoise failures other than not-found', async () => {
