@@ -70,7 +70,7 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
   configCommand('apply', 'apply the plan (asks on a terminal unless --auto-approve)')
     .option('--plan <file>', 'apply a plan saved with `plan --out` (refused when stale)')
     .option('--auto-approve', 'do not ask for confirmation')
-    .option('--parallelism <n>', 'independent operations run at once', '4')
+    .option('--parallelism <n>', 'requests in flight at once: independent operations, and the reads before and after them', '4')
     .option('--allow-destructive', 'allow removals implied by prune: true')
     .option('--force', 'apply even when a kind\'s updates or removals exceed its safety thresholds')
     .addOption(targetOption())
