@@ -1,4 +1,4 @@
-import type { DesiredObject, Kind } from '../../src/kinds/contract.js';
+import type { Change, DesiredObject, Kind } from '../../src/kinds/contract.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { deepEqual } from '../../src/core/json.js';
 import { executePlan } from '../../src/engine/execute.js';
@@ -9,21 +9,20 @@ export function fakeKind(name = 'fake', deps: (obj: DesiredObject) => string[] =
   return {
     name,
     operation: { id: 'E0', name: `${name} update` },
+    // Engine tests build their objects directly: the kind has no place in the config.
+    config: [],
     check: () => [],
     read: async () => null,
     inSync: (desired, live) => deepEqual(desired.value, live),
-    change: (desired, live) => ({
-      action: desired.absent ? 'delete' : live === null ? 'create' : 'update',
-      before: live,
-      after: desired.value,
-      request: {
-        method: 'POST',
-        path: `/fake/${desired.ids['id']}/${desired.absent ? 'remove' : 'update'}`,
-        form: desired.absent ? {} : { value: JSON.stringify(desired.value) },
-        response: 'json',
-        idempotent: true,
-      },
-    }),
+    change: (desired, live): Change => {
+      const form: Record<string, string> = desired.absent ? {} : { value: JSON.stringify(desired.value) };
+      return {
+        action: desired.absent ? 'delete' : live === null ? 'create' : 'update',
+        before: live,
+        after: desired.value,
+        request: { method: 'POST', path: `/fake/${desired.ids['id']}/${desired.absent ? 'remove' : 'update'}`, form, response: 'json', idempotent: true },
+      };
+    },
     dependsOn: deps,
   };
 }

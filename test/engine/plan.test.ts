@@ -45,9 +45,7 @@ describe('buildPlan', () => {
   });
 
   it('orders by declared dependencies, then by address', () => {
-    const objects = [desired('c'), desired('a', 1, { ids: { id: 'a', after: 'z' } }), desired('z', 1), desired('b', 1)].map((o) =>
-      o.value === undefined ? { ...o, value: 1 } : o,
-    );
+    const objects = [desired('c', 1), desired('a', 1, { ids: { id: 'a', after: 'z' } }), desired('z', 1), desired('b', 1)];
     const plan = buildPlan(input({ objects }));
     expect(plan.operations.map((op) => op.address)).toEqual(['fake[b]', 'fake[c]', 'fake[z]', 'fake[a]']);
     expect(plan.operations[3]?.dependsOn).toEqual(['fake[z]']);

@@ -71,45 +71,45 @@ describe('composeImport', () => {
 describe('discover gates on the live portal', () => {
   it('user levels only on self-managed 10.6.1 or earlier', async () => {
     const reader = fakeReader({}, { '/portals/self/users': [{ username: 'a', fullName: 'A', level: '1' }] });
-    expect(await userLevel.discover(reader, PORTAL)).toEqual([]);
-    expect(await userLevel.discover(reader, { edition: 'hosted', version: '2025.1' })).toEqual([]);
-    expect(await userLevel.discover(reader, { edition: 'self-managed', version: '10.6.1' })).toEqual([
+    expect(await userLevel.discover!(reader, PORTAL)).toEqual([]);
+    expect(await userLevel.discover!(reader, { edition: 'hosted', version: '2025.1' })).toEqual([]);
+    expect(await userLevel.discover!(reader, { edition: 'self-managed', version: '10.6.1' })).toEqual([
       { path: [{ container: 'user', key: 'a', comment: 'A' }], fields: { level: 1 } },
     ]);
   });
 
   it('tasks only from 10.8.1', async () => {
     const reader = fakeReader({}, { '/portals/self/users': [{ username: 'a' }], '/community/users/a/tasks': [{ id: 't', title: 'T', active: true }] });
-    expect(await userTask.discover(reader, { edition: 'self-managed', version: '10.8' })).toEqual([]);
-    const found = await userTask.discover(reader, PORTAL);
+    expect(await userTask.discover!(reader, { edition: 'self-managed', version: '10.8' })).toEqual([]);
+    const found = await userTask.discover!(reader, PORTAL);
     expect(found.map((obj) => obj.fields)).toEqual([{ tasks: [{ id: 't', enabled: true }] }]);
   });
 
   it('federation: userType only on hosted, level only before 10.7, unreported fields left out', async () => {
     const live = { id: 'F1', name: 'Fed', userType: 'both', level: '2', signUpMode: 'Automatic', groups: 'g1,g2', encryptionSupported: 'true', roleId: null };
     const reader = fakeReader({ '/portals/self/idp/federation': live });
-    const [selfManaged] = await federation.discover(reader, PORTAL);
+    const [selfManaged] = await federation.discover!(reader, PORTAL);
     expect(selfManaged?.fields).toEqual({ name: 'Fed', groups: ['g1', 'g2'], encryptionSupported: true, signUpMode: 'Automatic' });
-    const [hosted] = await federation.discover(reader, { edition: 'hosted', version: '2025.1' });
+    const [hosted] = await federation.discover!(reader, { edition: 'hosted', version: '2025.1' });
     expect(hosted?.fields).toEqual({ name: 'Fed', groups: ['g1', 'g2'], encryptionSupported: true, signUpMode: 'Automatic', userType: 'both' });
-    const [old] = await federation.discover(reader, { edition: 'self-managed', version: '10.6' });
+    const [old] = await federation.discover!(reader, { edition: 'self-managed', version: '10.6' });
     expect(old?.fields['level']).toBe('2');
   });
 
   it('public_authoritative in a private or unverified organization is only named', async () => {
     // The organization's items: `q=orgid:<portals/self id>`, each result with its contentStatus.
     const reader = fakeReader({ '/portals/self': { id: 'abc' } }, { '/search?q=orgid%3Aabc': [{ id: 'i1', title: 'T', owner: 'o', contentStatus: 'public_authoritative' }] });
-    const [found] = await itemStatus.discover(reader, PORTAL);
+    const [found] = await itemStatus.discover!(reader, PORTAL);
     expect(found?.fields).toEqual({});
     expect(found?.notes?.[0]).toContain('item i1 T (owner o): status public_authoritative');
-    const [verified] = await itemStatus.discover(reader, { ...PORTAL, isVerified: true });
+    const [verified] = await itemStatus.discover!(reader, { ...PORTAL, isVerified: true });
     expect(verified?.fields).toEqual({ status: 'public_authoritative' });
   });
 
   it('security policy: only set rules within bounds, nothing before 10.4', async () => {
     const reader = fakeReader({ '/portals/self/securityPolicy': { passwordPolicy: { minLength: 9, minUpper: null, historySize: 99, type: 'custom' } } });
-    const [found] = await organizationSecurityPolicy.discover(reader, PORTAL);
+    const [found] = await organizationSecurityPolicy.discover!(reader, PORTAL);
     expect(found?.fields).toEqual({ securityPolicy: { minLength: 9 } });
-    expect(await organizationSecurityPolicy.discover(reader, { edition: 'self-managed', version: '10.3' })).toEqual([]);
+    expect(await organizationSecurityPolicy.discover!(reader, { edition: 'self-managed', version: '10.3' })).toEqual([]);
   });
 });

@@ -126,7 +126,7 @@ describe('collaboration participant live half, without network', () => {
       ],
     };
     const source = { file: 'unit.yaml', line: 1, column: 1 };
-    const pruned = await collaborationParticipant.prune(
+    const pruned = await collaborationParticipant.prune!(
       { collection: 'collaboration[c1].participant', kind: 'collaboration.participant', ids: { collaborationId: 'c1' }, keys: [], source },
       reader,
     );

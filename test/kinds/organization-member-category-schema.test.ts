@@ -19,7 +19,7 @@ describe('organization.memberCategorySchema (E5) against the emulator', () => {
     const state = await portal.state();
     state.organization.memberCategorySchema = null;
     await portal.replaceState(state);
-    const report = await applyPlan({ prepared, client: portal.client, store: portal.store, url: portal.url, parallelism: 1, allowDestructive: false, invitesDir: portal.dir });
+    const report = await applyPlan({ prepared, client: portal.client, store: portal.store, url: portal.url, parallelism: 1 });
     expect(report.result.failed).toEqual([]);
     expect(report.result.applied.map((op) => op.address)).toEqual(['organization.memberCategorySchema']);
     expect(report.after.plan.operations).toEqual([]);

@@ -135,7 +135,10 @@ describe('PostgresStateStore', () => {
     parsed.password = 'wrong-Secret-42';
     const store = new PostgresStateStore({ url: parsed.toString(), name: 'default' });
     expect(store.describe()).not.toContain('wrong-Secret-42');
-    const error = await store.read().catch((caught: unknown) => caught as Error);
+    const error = (await store.read().then(
+      () => new Error('read succeeded'),
+      (caught: unknown) => caught as Error,
+    ));
     expect(error.message).toContain('Cannot read the PostgreSQL state at postgres://postgres@');
     expect(error.message).toMatch(/password authentication failed/);
     expect(error.message).not.toContain('wrong-Secret-42');

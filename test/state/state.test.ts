@@ -178,7 +178,7 @@ describe('FileStateStore locks', () => {
     const onDisk = JSON.parse(await readFile(`${file}.lock`, 'utf8')) as LockInfo;
     expect(onDisk).toEqual(lock.info);
     expect(onDisk).toMatchObject({ owner: 'ci@build-7', host: 'build-7', pid: process.pid, operation: 'apply' });
-    expect(Date.parse(onDisk.expires)).toBeGreaterThan(Date.parse(onDisk.created));
+    expect(Date.parse(String(onDisk.expires))).toBeGreaterThan(Date.parse(onDisk.created));
     expect(lock.takenOver).toBeUndefined();
     expect(await store.currentLock()).toEqual(lock.info);
     await store.unlock(lock);

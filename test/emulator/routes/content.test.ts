@@ -122,7 +122,7 @@ describe('applyAutomaticTransitions', () => {
     previous.items[0]!.contentStatus = 'public_authoritative';
     const next = structuredClone(previous);
     next.items[0]!.access = 'org';
-    next.items.push({ id: 'new', title: 'New', owner: 'admin', access: 'public', contentStatus: 'org_authoritative' });
+    next.items.push({ id: 'new', title: 'New', owner: 'admin', access: 'public', contentStatus: 'org_authoritative', type: 'Web Map', tags: [], categories: [], created: 0 });
     applyAutomaticTransitions(previous, next);
     expect(next.items[0]!.contentStatus).toBe('org_authoritative');
     expect(next.items[4]!.contentStatus).toBe('org_authoritative');
