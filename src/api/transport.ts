@@ -8,8 +8,10 @@ import type { NetworkFailure } from './errors.js';
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 /**
- * undici is loaded with the first request, not with this module: loading it took about a
- * third of the start-up of commands that never reach the network (`plan --refresh=false`).
+ * undici is loaded when a transport is made (only commands that reach the network make one), not
+ * with this module: loading it took about a third of the start-up of commands that never do
+ * (`plan --refresh=false`). Made early, its loading overlaps the lock and state reads before the
+ * first request.
  */
 const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
 
@@ -38,7 +40,10 @@ export class Transport {
   /** Created with the first request (see loadUndici). */
   private agent: Promise<Agent> | undefined;
 
-  constructor(readonly timeoutMs: number) {}
+  constructor(readonly timeoutMs: number) {
+    // A failure to load is reported by the first send, which awaits the same promise.
+    loadUndici().catch(() => undefined);
+  }
 
   async send(attempt: Attempt): Promise<RawAnswer> {
     const controller = new AbortController();
