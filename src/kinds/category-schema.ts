@@ -68,9 +68,10 @@ export function normaliseCategories(nodes: JsonValue[]): JsonValue[] {
   let copy: JsonValue[] | undefined;
   for (let index = 0; index < nodes.length; index += 1) {
     const node = nodes[index] as JsonValue;
-    const normalised = isObject(node) && !isNormalNode(node) ? normaliseNode(node) : node;
-    if (normalised !== node) copy ??= nodes.slice(0, index);
-    copy?.push(normalised);
+    if (isObject(node) && !isNormalNode(node)) {
+      copy ??= nodes.slice(0, index);
+      copy.push(normaliseNode(node));
+    } else copy?.push(node);
   }
   return copy ?? nodes;
 }
@@ -265,12 +266,15 @@ export function sameComparableCategories(a: readonly JsonValue[], b: readonly Js
 
 function sameComparableNode(a: JsonValue, b: JsonValue): boolean {
   if (!isObject(a) || !isObject(b)) return !isObject(a) && !isObject(b) && deepEqual(a, b);
-  if (!deepEqual(a['title'] ?? null, b['title'] ?? null)) return false;
+  const left = a['title'] ?? null;
+  const right = b['title'] ?? null;
+  // Titles are strings, compared directly; deepEqual decides for anything else a config may hold.
+  if (left !== right && ((typeof left === 'string' && typeof right === 'string') || !deepEqual(left, right))) return false;
   if (comparableDescription(a) !== comparableDescription(b)) return false;
-  const left = comparableChildren(a);
-  const right = comparableChildren(b);
-  if (left === undefined || right === undefined) return left === right;
-  return sameComparableCategories(left, right);
+  const leftChildren = comparableChildren(a);
+  const rightChildren = comparableChildren(b);
+  if (leftChildren === undefined || rightChildren === undefined) return leftChildren === rightChildren;
+  return sameComparableCategories(leftChildren, rightChildren);
 }
 
 function comparableDescription(node: JsonObject): string | undefined {

@@ -23,7 +23,7 @@ function referenceNormalise(nodes: JsonValue[]): JsonValue[] {
   });
 }
 
-const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.constantFrom('', 'A', 'B', 'Tree'));
+const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY), fc.constantFrom('', 'A', 'B', 'Tree'));
 /** Nodes in every shape a config or an answer may hold: keys in any order, missing, empty, extra, wrong types. */
 const forest = fc.letrec((tie) => ({
   node: fc.oneof(

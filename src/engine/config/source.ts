@@ -33,6 +33,12 @@ export interface ParsedSource {
    * to the deepest node that exists.
    */
   locate(path: ConfigPath, options?: { key?: boolean }): SourceLocation;
+  /**
+   * False when no string of the data can hold a `${...}` reference (or its `$${` escape): the
+   * text has no `${` and no backslash, which escapes could spell one with. Then resolving
+   * references need not walk the data.
+   */
+  mayHoldReferences?: boolean;
 }
 
 export function sourceProblem(file: string, code: string, message: string, location?: SourceLocation, expected?: string): Diagnostic {
@@ -188,6 +194,7 @@ function tooDeepSource(file: string, text: string): ParsedSource {
  * for the path to the first node too deep (one shared path array, no copy per node).
  */
 function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
+  if (source.data !== undefined && !text.includes('${') && !text.includes('\\')) source.mayHoldReferences = false;
   if (source.data === undefined || !deeperThan(source.data, maxConfigDepth)) return source;
   const path: (string | number)[] = [];
   const tooDeep = (value: JsonValue): boolean => {
