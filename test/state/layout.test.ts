@@ -113,3 +113,16 @@ describe('fingerprint hints from the state text', () => {
     expect(mayHoldFingerprint(read, 'item[i1].status')).toBe(false);
   });
 });
+
+describe('state times', () => {
+  it('are checked in every entry, also after entries that share a valid time', () => {
+    const good = '2025-01-01T00:00:00.000Z';
+    const withTimes = (times: { appliedAt?: string; observedAt?: string }[]) => {
+      const resources = Object.fromEntries(times.map((time, index) => [`item[i${index}].status`, { ...entry('item.status', 'deprecated'), ...time }]));
+      return serializeState({ ...newState(PORTAL), resources });
+    };
+    expect(() => parseState(withTimes([{ appliedAt: good, observedAt: good }, { appliedAt: good, observedAt: good }]), file)).not.toThrow();
+    expect(() => parseState(withTimes([{ appliedAt: good }, { appliedAt: good }, { appliedAt: 'yesterday' }]), file)).toThrow('resources["item[i2].status"].appliedAt is not a date');
+    expect(() => parseState(withTimes([{ observedAt: good }, { observedAt: good, appliedAt: good }, { observedAt: 'soon' }]), file)).toThrow('resources["item[i2].status"].observedAt is not a date');
+  });
+});
