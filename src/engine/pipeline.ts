@@ -108,10 +108,11 @@ function recordedValues(state: StateDocument | undefined, objects: readonly Desi
   const values: Record<string, RecordedValue> = {};
   if (!state) return values;
   const resources = state.resources;
+  const mayHold = mayHoldFingerprint(state);
   for (const obj of objects) {
     const entry = Object.prototype.hasOwnProperty.call(resources, obj.address) ? resources[obj.address] : undefined;
     if (!entry) continue;
-    const value = mayHoldFingerprint(state, obj.address) ? revealRecorded(entry.value, [obj.value, basis.get(obj.address)]) : entry.value;
+    const value = mayHold(obj.address) ? revealRecorded(entry.value, [obj.value, basis.get(obj.address)]) : entry.value;
     values[obj.address] = { kind: entry.kind, value };
   }
   return values;
@@ -124,9 +125,10 @@ function recordedBasis(state: StateDocument | undefined, objects: readonly Desir
   // Desired values by address, built only when some entry may hold a fingerprint.
   let desired: Map<string, JsonValue> | undefined;
   const resources = state.resources;
+  const mayHold = mayHoldFingerprint(state);
   for (const address in resources) {
     const value = (resources[address] as StateEntry).value;
-    if (!mayHoldFingerprint(state, address)) {
+    if (!mayHold(address)) {
       basis.set(address, value);
       continue;
     }

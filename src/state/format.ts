@@ -215,12 +215,14 @@ export function parseState(text: string, file: string): StateDocument {
 const fingerprintHints = new WeakMap<StateDocument, ReadonlySet<string>>();
 
 /**
- * Whether the recorded entry at `address` may hold a fingerprint (README "The state"): false
- * only when that is known from the file's text; true for any state of unknown provenance.
+ * Which recorded entries may hold a fingerprint (README "The state"): false only where that is
+ * known from the file's text; true everywhere for a state of unknown provenance.
  */
-export function mayHoldFingerprint(state: StateDocument, address: string): boolean {
+export function mayHoldFingerprint(state: StateDocument): (address: string) => boolean {
   const hint = fingerprintHints.get(state);
-  return hint === undefined || hint.has(address);
+  if (hint === undefined) return () => true;
+  if (hint.size === 0) return () => false;
+  return (address) => hint.has(address);
 }
 
 /** One resource (or unknown outcome) line of serializeState: its address is the line's key. */
