@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startBenchEmulator, summariseLog } from './lib/emulator.mjs';
 import { stringify } from 'yaml';
-import { economyOrganization, largeOrganization, yamlDirectory } from './lib/generate.mjs';
+import { economyOrganization, largeOrganization, recordedStateText, yamlDirectory } from './lib/generate.mjs';
 import { cliPath, expectExit, median, runNode } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -104,7 +104,7 @@ const LARGE_URL = 'http://127.0.0.1:9/portal/sharing/rest';
  * block-style YAML files with comments, the same config as one JSON file, and a recorded state
  * (outside the YAML directory, as portalctl writes it).
  */
-function writeLargeOrganization(dir, scale = 1) {
+async function writeLargeOrganization(dir, scale = 1) {
   mkdirSync(dir, { recursive: true });
   const size = (count) => Math.max(1, Math.round(count * scale));
   const generated = largeOrganization({ seed: SEED, url: LARGE_URL, groups: size(1000), items: size(50_000), users: size(5_000), tasksPerUser: 2, roles: size(500) });
@@ -114,7 +114,7 @@ function writeLargeOrganization(dir, scale = 1) {
   const jsonFile = join(dir, 'portalctl.json');
   writeFileSync(jsonFile, JSON.stringify(generated.config));
   const stateFile = join(dir, 'portalctl.state.json');
-  writeFileSync(stateFile, `${JSON.stringify(generated.state, null, 2)}\n`);
+  writeFileSync(stateFile, await recordedStateText(generated.state));
   return { ...generated, yamlDir, jsonFile, stateFile };
 }
 
@@ -132,7 +132,7 @@ function planOperations(result) {
 async function large(work) {
   log('Large organization (validate, plan --refresh=false)');
   const dir = join(work, 'large');
-  const generated = writeLargeOrganization(dir);
+  const generated = await writeLargeOrganization(dir);
   log(`  ${generated.declared} declared objects, ${generated.changes.total} recorded differently (expected plan operations)`);
   const maxRssFile = join(dir, 'maxrss');
   const commands = {
@@ -183,7 +183,7 @@ async function scaling(work) {
   const rows = [];
   for (const scale of SCALES) {
     const dir = join(work, `scale-${scale}`);
-    const generated = writeLargeOrganization(dir, scale);
+    const generated = await writeLargeOrganization(dir, scale);
     const maxRssFile = join(dir, 'maxrss');
     const row = { scale, declared: generated.declared };
     for (const [name, args] of [

@@ -156,6 +156,15 @@ export function largeOrganization({ seed, url, groups = 1000, items = 50_000, us
 }
 
 /**
+ * The recorded state's file text exactly as portalctl writes it: the serializer is imported from
+ * the build (dist/), after the runner has built it, so the benchmark reads what users' states hold.
+ */
+export async function recordedStateText(state) {
+  const { serializeState } = await import('../../dist/state/format.js');
+  return serializeState(state);
+}
+
+/**
  * Figures 3 and 4: emulator data and a config of mixed kinds over it. Declared objects: the
  * security policy, the organization's category schema, `groups` group schemas, `items` item
  * statuses, `users` x `tasksPerUser` tasks and `roles` roles. Exactly `writes` of them differ

@@ -5,7 +5,7 @@
  */
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
-import { assertSamePortal, type StateDocument, type StateStore } from '../state/index.js';
+import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateEntry, type StateStore } from '../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
@@ -96,14 +96,43 @@ export async function planSession(session: PortalSession, targets: readonly stri
   return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets, ...options });
 }
 
-/** Recorded values, with fingerprints of referenced values revealed by the desired or live value they match (state-values.ts). */
+/**
+ * Recorded values of the declared objects, for drift (only compared when the basis is live),
+ * with fingerprints of referenced values revealed by the desired or live value they match
+ * (state-values.ts).
+ */
 function recordedValues(state: StateDocument | undefined, objects: readonly DesiredObject[], basis: ReadonlyMap<string, JsonValue>): Record<string, RecordedValue> {
-  const desired = new Map(objects.map((obj) => [obj.address, obj.value]));
   const values: Record<string, RecordedValue> = {};
-  for (const [address, entry] of Object.entries(state?.resources ?? {})) {
-    values[address] = { kind: entry.kind, value: revealRecorded(entry.value, [desired.get(address), basis.get(address)]) };
+  if (!state) return values;
+  const resources = state.resources;
+  const mayHold = mayHoldFingerprint(state);
+  for (const obj of objects) {
+    const entry = Object.prototype.hasOwnProperty.call(resources, obj.address) ? resources[obj.address] : undefined;
+    if (!entry) continue;
+    const value = mayHold(obj.address) ? revealRecorded(entry.value, [obj.value, basis.get(obj.address)]) : entry.value;
+    values[obj.address] = { kind: entry.kind, value };
   }
   return values;
+}
+
+/** Without refresh the recorded values are the basis, fingerprints revealed by the desired values. */
+function recordedBasis(state: StateDocument | undefined, objects: readonly DesiredObject[]): Map<string, JsonValue> {
+  const basis = new Map<string, JsonValue>();
+  if (!state) return basis;
+  // Desired values by address, built only when some entry may hold a fingerprint.
+  let desired: Map<string, JsonValue> | undefined;
+  const resources = state.resources;
+  const mayHold = mayHoldFingerprint(state);
+  for (const address in resources) {
+    const value = (resources[address] as StateEntry).value;
+    if (!mayHold(address)) {
+      basis.set(address, value);
+      continue;
+    }
+    desired ??= new Map(objects.map((obj) => [obj.address, obj.value]));
+    basis.set(address, revealRecorded(value, [desired.get(address)]));
+  }
+  return basis;
 }
 
 /** Everything a plan needs, from config and state to the plan value itself. */
@@ -145,8 +174,7 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
     ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader));
   } else {
-    const desired = new Map(objects.map((obj) => [obj.address, obj.value]));
-    basis = new Map(Object.entries(recorded?.resources ?? {}).map(([address, entry]) => [address, revealRecorded(entry.value, [desired.get(address)])]));
+    basis = recordedBasis(recorded, objects);
     for (const prune of config.prunes) {
       warnings.push({
         severity: 'warning',
@@ -161,7 +189,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     objects,
     basis,
     labels,
-    recorded: recordedValues(recorded, objects, basis),
+    // Drift compares recorded with live values: without a refresh there is nothing to compare.
+    recorded: client ? recordedValues(recorded, objects, basis) : {},
     kinds: config.kinds.byName,
     portal: portal?.id ? { url, id: portal.id } : { url },
     refreshed: Boolean(client),

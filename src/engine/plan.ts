@@ -136,11 +136,14 @@ export function buildPlan(input: PlanInput): Plan {
 
   for (const obj of input.objects) {
     const kind = kindOf(input.kinds, obj.kind);
-    const known = input.basis.has(obj.address);
-    const live = known ? (input.basis.get(obj.address) as JsonValue) : null;
+    // One lookup: a basis value is never undefined (a missing object is null). On a large
+    // organization every lookup by address counts.
+    const basisValue = input.basis.get(obj.address);
+    const known = basisValue !== undefined || input.basis.has(obj.address);
+    const live = known ? (basisValue as JsonValue) : null;
 
-    const recorded = input.recorded[obj.address];
-    if (input.refreshed && known && recorded) {
+    const recorded = input.refreshed && known ? input.recorded[obj.address] : undefined;
+    if (recorded) {
       const asRecorded: DesiredObject = { ...obj, value: recorded.value, absent: recorded.value === null };
       // Unchanged since recorded is never drift, also for kinds whose inSync compares a wish (an
       // invitation to send) rather than a value (a failed invitation is recorded as null).
@@ -156,7 +159,7 @@ export function buildPlan(input: PlanInput): Plan {
     // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
     if (known && kind.inSync(obj, live)) continue;
     const change = kind.change(obj, live);
-    const label = input.labels?.get(obj.address);
+    const label = input.labels && input.labels.size > 0 ? input.labels.get(obj.address) : undefined;
     candidates.push({
       address: obj.address,
       ...(label === undefined ? {} : { label }),

@@ -37,9 +37,11 @@ export function checkUnknownOutcomes(
   basis: ReadonlyMap<string, JsonValue>,
   recorded: StateDocument | undefined,
 ): UnknownOutcomeCheck[] {
+  // Usually there is none: then nothing is indexed (a large organization has tens of thousands of objects).
+  if (!recorded?.unknownOutcomes || Object.keys(recorded.unknownOutcomes).length === 0) return [];
   const planned = new Set(plan.operations.map((op) => op.address));
   const byAddress = new Map(objects.map((obj) => [obj.address, obj]));
-  return Object.entries(recorded?.unknownOutcomes ?? {}).map(([address, mark]) => {
+  return Object.entries(recorded.unknownOutcomes).map(([address, mark]) => {
     const object = byAddress.get(address);
     if (!object) return { address, mark, verdict: 'unchecked' };
     if (!plan.refreshed || !basis.has(address)) return { address, mark, verdict: 'unchecked', object };

@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckContext, ConfigContribution, DesiredObject, JsonSchema } from './contract.js';
-import type { JsonObject, JsonValue } from '../core/json.js';
+import { deepEqual, type JsonObject, type JsonValue } from '../core/json.js';
 import { withArticle } from '../core/words.js';
 import { characterCount, isObject, problem } from './support.js';
 import { entryProperty } from './config-entries.js';
@@ -59,22 +59,45 @@ export function categorySchemaSchema(description: string): JsonSchema {
   };
 }
 
-/** Declared trees, normalised: `description` and `categories` only when given (empty lists dropped). */
+/**
+ * Declared trees, normalised: `description` and `categories` only when given (empty lists
+ * dropped). A tree that is already in that shape (the usual case) is returned as it is, not
+ * copied: a large organization declares hundreds of thousands of categories.
+ */
 export function normaliseCategories(nodes: JsonValue[]): JsonValue[] {
-  return nodes.map((node) => {
-    if (!isObject(node)) return node;
-    const normalised: JsonObject = { title: node['title'] ?? null };
-    if (typeof node['description'] === 'string') normalised['description'] = node['description'];
-    const children = node['categories'];
-    if (Array.isArray(children) && children.length > 0) normalised['categories'] = normaliseCategories(children);
-    return normalised;
-  });
+  let copy: JsonValue[] | undefined;
+  for (let index = 0; index < nodes.length; index += 1) {
+    const node = nodes[index] as JsonValue;
+    if (isObject(node) && !isNormalNode(node)) {
+      copy ??= nodes.slice(0, index);
+      copy.push(normaliseNode(node));
+    } else copy?.push(node);
+  }
+  return copy ?? nodes;
 }
 
-interface PendingNode {
-  node: JsonValue;
-  path: (string | number)[];
-  level: number;
+function normaliseNode(node: JsonObject): JsonObject {
+  const normalised: JsonObject = { title: node['title'] ?? null };
+  if (typeof node['description'] === 'string') normalised['description'] = node['description'];
+  const children = node['categories'];
+  if (Array.isArray(children) && children.length > 0) normalised['categories'] = normaliseCategories(children);
+  return normalised;
+}
+
+/** Whether normaliseNode would give an equal node with the same keys in the same order. */
+function isNormalNode(node: JsonObject): boolean {
+  // The keys in order: title, then description (a string), then categories (a normal, non-empty list).
+  let step = 0;
+  for (const key in node) {
+    if (key === 'title' && step === 0) step = 1;
+    else if (key === 'description' && step === 1 && typeof node[key] === 'string') step = 2;
+    else if (key === 'categories' && step >= 1 && step <= 2) {
+      const children = node[key];
+      if (!Array.isArray(children) || children.length === 0 || normaliseCategories(children) !== children) return false;
+      step = 3;
+    } else return false;
+  }
+  return step > 0;
 }
 
 export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limits: CategoryLimits): Diagnostic[] {
@@ -102,16 +125,32 @@ export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limit
     );
   }
   let categories = 0;
-  // Iterative walk in declaration order, so hostile nesting cannot exhaust the stack.
-  const pending: PendingNode[] = trees.map((node, index) => ({ node, path: [index], level: 1 })).reverse();
-  while (pending.length > 0) {
-    const { node, path, level } = pending.pop() as PendingNode;
+  // Iterative walk in declaration order, so hostile nesting cannot exhaust the stack: one frame
+  // per level (its list and the next position) and one shared path, copied only for a diagnostic.
+  const lists: JsonValue[][] = [trees];
+  const positions: number[] = [0];
+  const path: (string | number)[] = [];
+  while (lists.length > 0) {
+    const depth = lists.length - 1;
+    const nodes = lists[depth] as JsonValue[];
+    const index = positions[depth] as number;
+    if (index >= nodes.length) {
+      lists.pop();
+      positions.pop();
+      continue;
+    }
+    positions[depth] = index + 1;
+    // The node's path: its ancestors' positions, each followed by 'categories', then its own.
+    path.length = 2 * depth;
+    path.push(index);
+    const node = nodes[index] ?? null;
+    const level = depth + 1;
     if (!isObject(node)) continue;
     if (level > 1) {
       categories += 1;
       if (categories === maxCategories + 1) {
         diagnostics.push(
-          problem(ctx, obj, path, {
+          problem(ctx, obj, [...path], {
             code: 'category-schema/too-many-categories',
             message: `${withArticle(limits.owner, { capital: true })} holds at most ${maxCategories} categories and subcategories; this is number ${categories}.`,
             value: node['title'],
@@ -122,7 +161,7 @@ export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limit
     }
     if (level > maxLevels) {
       diagnostics.push(
-        problem(ctx, obj, path, {
+        problem(ctx, obj, [...path], {
           code: 'category-schema/too-deep',
           message: `A category schema has at most ${maxLevels} levels, the tree included; this category is on level ${level}.`,
           value: node['title'],
@@ -133,9 +172,9 @@ export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limit
     checkNodeText(node, path, obj, ctx, limits, diagnostics);
     const children = node['categories'];
     if (Array.isArray(children)) {
-      for (let index = children.length - 1; index >= 0; index -= 1) {
-        pending.push({ node: children[index] ?? null, path: [...path, 'categories', index], level: level + 1 });
-      }
+      path.push('categories');
+      lists.push(children);
+      positions.push(0);
     }
   }
   return diagnostics;
@@ -215,6 +254,39 @@ export function comparableCategories(nodes: JsonValue[]): JsonValue[] {
   });
 }
 
+/**
+ * `deepEqual(comparableCategories(a), comparableCategories(b))` without building either: every
+ * plan compares every declared schema with its recorded or live one.
+ */
+export function sameComparableCategories(a: readonly JsonValue[], b: readonly JsonValue[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index += 1) if (!sameComparableNode(a[index] as JsonValue, b[index] as JsonValue)) return false;
+  return true;
+}
+
+function sameComparableNode(a: JsonValue, b: JsonValue): boolean {
+  if (!isObject(a) || !isObject(b)) return !isObject(a) && !isObject(b) && deepEqual(a, b);
+  const left = a['title'] ?? null;
+  const right = b['title'] ?? null;
+  // Titles are strings, compared directly; deepEqual decides for anything else a config may hold.
+  if (left !== right && ((typeof left === 'string' && typeof right === 'string') || !deepEqual(left, right))) return false;
+  if (comparableDescription(a) !== comparableDescription(b)) return false;
+  const leftChildren = comparableChildren(a);
+  const rightChildren = comparableChildren(b);
+  if (leftChildren === undefined || rightChildren === undefined) return leftChildren === rightChildren;
+  return sameComparableCategories(leftChildren, rightChildren);
+}
+
+function comparableDescription(node: JsonObject): string | undefined {
+  const description = node['description'];
+  return typeof description === 'string' && description !== '' ? description : undefined;
+}
+
+function comparableChildren(node: JsonObject): JsonValue[] | undefined {
+  const children = node['categories'];
+  return Array.isArray(children) && children.length > 0 ? children : undefined;
+}
+
 /** The live schema of a `GET .../categorySchema` answer, normalised; null when it has no tree (or the owner does not exist). */
 export function liveCategorySchema(answer: JsonObject | undefined): JsonValue {
   const trees = answer?.['categorySchema'];
@@ -226,6 +298,7 @@ export function liveCategorySchema(answer: JsonObject | undefined): JsonValue {
 export const categorySchemaValue = {
   read: (record: JsonObject): JsonValue => liveCategorySchema(record),
   compare: (trees: JsonValue): JsonValue => (Array.isArray(trees) ? comparableCategories(trees) : []),
+  same: (a: JsonValue, b: JsonValue): boolean => sameComparableCategories(Array.isArray(a) ? a : [], Array.isArray(b) ? b : []),
   action: (): 'update' => 'update',
 };
 

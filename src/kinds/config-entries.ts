@@ -49,13 +49,17 @@ function propertyObject(
   valueOf: (declared: JsonValue | undefined) => JsonValue | undefined,
   absent: boolean,
 ): ConfigContribution {
+  const path = [property];
+  const suffix = `.${property}`;
   return {
     container,
     properties: { [property]: schema },
     extract(entry, scope, declare) {
       const value = valueOf(entry[property]);
       if (value === undefined) return;
-      declare.object({ address: `${scope.address}.${property}`, ids: scope.ids, value, absent, path: [property] });
+      // join gives one flat string where + would chain pieces: the address is a key of every
+      // lookup of a plan, and a flat key hashes and compares faster (tens of thousands of items).
+      declare.object({ address: [scope.address, suffix].join(''), ids: scope.ids, value, absent, path });
     },
   };
 }

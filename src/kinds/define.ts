@@ -97,6 +97,8 @@ export interface ValueKindSpec extends KindSpecBase {
     read(record: JsonObject, obj: DesiredObject): JsonValue;
     /** Both sides compare as this; default: the value itself. */
     compare?(value: JsonValue): JsonValue;
+    /** `deepEqual(compare(a), compare(b))` without building either side, for large values. */
+    same?(a: JsonValue, b: JsonValue): boolean;
     /** The change's action; default: `delete` for a null value, else `update`. */
     action?(desired: DesiredObject): Action;
   };
@@ -188,9 +190,10 @@ function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change'>
   }
   if ('value' in spec) {
     const compare = spec.value.compare ?? ((value: JsonValue) => value);
+    const same = spec.value.same ?? ((a: JsonValue, b: JsonValue) => deepEqual(compare(a), compare(b)));
     return {
       project: (record, obj) => spec.value.read(record, obj),
-      inSync: (desired, live) => deepEqual(compare(desired.value), compare(live)),
+      inSync: (desired, live) => same(desired.value, live),
       change: (desired, live): Change => {
         const action = spec.value.action ? spec.value.action(desired) : desired.value === null ? 'delete' : 'update';
         return { action, before: live, after: action === 'delete' ? null : desired.value, request: requestOf(spec, desired) };

@@ -45,7 +45,8 @@ export const userTask = defineKind({
         tasks.forEach((task, index) => {
           if (!isObject(task) || typeof task['id'] !== 'string') return;
           declare.object({
-            address: `${scope.address}.task[${task['id']}]`,
+            // One flat string (see entryProperty): the address is a key of every lookup of a plan.
+            address: [scope.address, '.task[', task['id'], ']'].join(''),
             ids: { ...scope.ids, taskId: task['id'] },
             value: { active: task['enabled'] === true },
             absent: false,

@@ -5,6 +5,7 @@ export {
   clearUnknownOutcome,
   forgetResource,
   markUnknownOutcome,
+  mayHoldFingerprint,
   moveResource,
   newState,
   parseState,

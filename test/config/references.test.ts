@@ -1,6 +1,11 @@
 /** `${...}` references: the `$${` escape and the credential variables that may not be referenced. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/engine/config/index.js';
 import { resolveReferences } from '../../src/engine/config/references.js';
+import { registry } from '../../src/registry.js';
 import type { JsonValue } from '../../src/core/json.js';
 
 const context = (env: Record<string, string>) => ({ file: '/nowhere/portalctl.yaml', env, locate: (path: readonly (string | number)[]) => ({ file: 'portalctl.yaml', line: path.length, column: 1 }) });
@@ -21,5 +26,35 @@ describe('references', () => {
     expect(result.data).toEqual({ roles: [{ description: `token \${env:${name}}` }] });
     expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'reference/credential', value: `\${env:${name}}`, location: { file: 'portalctl.yaml', line: 3, column: 1 } })]);
     expect(JSON.stringify(result)).not.toContain('the-secret');
+  });
+});
+
+describe('references in files', () => {
+  const role = (description: string) => ({ version: 1, roles: [{ id: 'r1', name: 'Analysts', description }] });
+  const load = async (name: string, text: string, env: Record<string, string>) => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-references-'));
+    try {
+      writeFileSync(join(directory, name), text);
+      return await loadConfig([name], { cwd: directory, env, kinds: registry });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  };
+
+  it('are resolved however the file spells them: plainly, or with escapes in JSON and YAML', async () => {
+    const env = { NOTE: 'from the environment' };
+    const plain = await load('plain.json', JSON.stringify(role('Note: ${env:NOTE}')), env);
+    const escapedJson = await load('escaped.json', JSON.stringify(role('Note: ${env:NOTE}')).replace('${', '\\u0024{'), env);
+    const escapedYaml = await load('escaped.yaml', 'version: 1\nroles:\n  - id: r1\n    name: Analysts\n    description: "Note: \\x24{env:NOTE}"\n', env);
+    for (const config of [plain, escapedJson, escapedYaml]) {
+      expect(config.diagnostics).toEqual([]);
+      expect(config.objects.map((obj) => obj.value)).toEqual([{ name: 'Analysts', description: 'Note: from the environment' }]);
+    }
+  });
+
+  it('a file without any leaves its strings as they are', async () => {
+    const config = await load('none.yaml', 'version: 1\nroles:\n  - id: r1\n    name: Analysts\n    description: Costs $5 {per seat}\n', {});
+    expect(config.diagnostics).toEqual([]);
+    expect(config.objects.map((obj) => obj.value)).toEqual([{ name: 'Analysts', description: 'Costs $5 {per seat}' }]);
   });
 });

@@ -46,39 +46,67 @@ export interface ContainerEntry {
   container: ContainerDefinition;
   entry: JsonObject;
   scope: ContainerScope;
-  /** Path of the entry inside the document. */
-  path: (string | number)[];
+  /** Path of the entry inside the document: one array shared by the whole walk, so copy it to keep it. */
+  path: readonly (string | number)[];
 }
 
 /**
  * Calls `each` for every container entry of one document, parents before children, in
- * document order. `path` is the entry's own array (the callee may keep it); it is built once
- * per entry, not copied per visited node.
+ * document order. The path is one array pushed and popped as the walk goes: no array per
+ * entry (a large organization has tens of thousands of entries).
  */
 export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined, each: (entry: ContainerEntry) => void): void {
   if (!isObject(data)) return;
-  const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope, parentPath: readonly (string | number)[]): void => {
+  const path: (string | number)[] = [];
+  const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope): void => {
     for (const container of childContainers(set, parentName)) {
       const value = holder[container.field];
+      path.push(container.field);
       if (container.shape === 'object') {
         const entry = value ?? null;
-        if (isObject(entry)) visitEntry(container, entry, parent, [...parentPath, container.field]);
+        if (isObject(entry)) visitEntry(container, entry, parent);
       } else if (Array.isArray(value)) {
         for (let index = 0; index < value.length; index += 1) {
           const entry = value[index];
-          if (isObject(entry)) visitEntry(container, entry, parent, [...parentPath, container.field, index]);
+          if (!isObject(entry)) continue;
+          path.push(index);
+          visitEntry(container, entry, parent);
+          path.pop();
         }
       }
+      path.pop();
     }
   };
-  const visitEntry = (container: ContainerDefinition, entry: JsonObject, parent: ContainerScope, path: (string | number)[]): void => {
+  const visitEntry = (container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): void => {
     const scope = scopeOf(container, entry, parent);
     if (!scope) return;
     each({ container, entry, scope, path });
-    visit(entry, container.name, scope, path);
+    visit(entry, container.name, scope);
   };
   // Container nesting is a handful of levels (collaboration > workspace), so recursion is bounded.
-  visit(data, undefined, { address: '', ids: {} }, []);
+  visit(data, undefined, { address: '', ids: {} });
+}
+
+/**
+ * The paths of a document's container entries in walk order, built on the first location asked
+ * of the document: a declared object keeps only its entry's number, and most never need a path.
+ */
+class EntryPaths {
+  #paths: ConfigPath[] | undefined;
+
+  constructor(
+    private readonly kinds: KindSet,
+    private readonly data: JsonValue,
+  ) {}
+
+  of(index: number): ConfigPath {
+    if (!this.#paths) {
+      const paths: ConfigPath[] = [];
+      forEachContainerEntry(this.kinds, this.data, ({ path }) => void paths.push([...path]));
+      this.#paths = paths;
+    }
+    return this.#paths[index] ?? [];
+  }
 }
 
 function taintOf(errors: readonly SchemaError[]): Set<string> {
@@ -115,8 +143,9 @@ export class DeclaredObject implements DesiredObject {
     readonly absent: boolean,
     /** The document the object is declared in. */
     readonly document: ParsedSource,
-    /** Path of the container entry inside the document. */
-    private readonly entryPath: ConfigPath,
+    /** The paths of the document's container entries, and the number of this object's entry among them. */
+    private readonly entries: EntryPaths,
+    private readonly entryIndex: number,
     /** Path of the declaration relative to the entry. */
     private readonly declaredPath: ConfigPath,
   ) {}
@@ -127,7 +156,7 @@ export class DeclaredObject implements DesiredObject {
 
   /** Where a part of the declaration sits (`path` relative to the declaration). */
   locate(path: ConfigPath): SourceLocation {
-    return this.document.locate([...this.entryPath, ...this.declaredPath, ...path]);
+    return this.document.locate([...this.entries.of(this.entryIndex), ...this.declaredPath, ...path]);
   }
 
   /** Plain data: the object's own fields and its location, never the document it points into. */
@@ -171,13 +200,17 @@ export function extractDeclarations(checked: CheckedSource, kinds: KindSet): Doc
   if (isObject(source.data) && isObject(source.data['portal']) && !tainted.has('/portal')) found.portal = { value: source.data['portal'], source };
   if (isObject(source.data) && isObject(source.data['safety']) && !tainted.has('/safety')) found.safety = { value: source.data['safety'], source };
   // One collector per document, not per entry: the entry it serves is set before each extract.
-  let entryPath: ConfigPath = [];
+  const entries = new EntryPaths(kinds, source.data);
+  let entryIndex = -1;
+  let entryPath: readonly (string | number)[] = [];
   let kindName = '';
   const declare: Parameters<ConfigContribution['extract']>[2] = {
-    object: ({ address, ids, value, absent, path }) => void found.objects.push(new DeclaredObject(kindName, address, ids, value, absent, source, entryPath, path)),
+    object: ({ address, ids, value, absent, path }) => void found.objects.push(new DeclaredObject(kindName, address, ids, value, absent, source, entries, entryIndex, path)),
     prune: ({ path: prunePath, ...rest }) => void found.prunes.push(declaredPrune(rest, source, [...entryPath, ...prunePath])),
   };
   forEachContainerEntry(kinds, source.data, ({ container, entry, scope, path }) => {
+    // Counted for every entry, as EntryPaths counts them.
+    entryIndex += 1;
     for (const { kind, contribution } of cachedContributions(kinds, container.name)) {
       // Without schema problems (the usual case) no pointer is built at all.
       if (contribution.variantKey !== undefined ? entry[contribution.variantKey] === undefined : false) continue;

@@ -70,6 +70,7 @@ export async function readSource(file: string, cwd: string): Promise<ParsedSourc
     data: source.data,
     diagnostics: source.diagnostics.map((diagnostic) => (diagnostic.location ? { ...diagnostic, location: { ...diagnostic.location, file: shown } } : diagnostic)),
     locate: (path, options) => ({ ...locate(path, options), file: shown }),
+    ...(source.mayHoldReferences === undefined ? {} : { mayHoldReferences: source.mayHoldReferences }),
   };
 }
 
@@ -210,6 +211,8 @@ export interface LoadedConfig {
 /** Stage 2: the document with its `${env:}` and `${file:}` references resolved. */
 function resolveSource(source: ParsedSource, absoluteFile: string, env: NodeJS.ProcessEnv): { source: ResolvedSource; resolved: ResolvedReference[]; diagnostics: Diagnostic[] } | undefined {
   if (source.data === undefined) return undefined;
+  // A text without `${` (or an escape that could spell it) holds no reference: nothing to walk.
+  if (source.mayHoldReferences === false) return { source: { ...source, data: source.data }, resolved: [], diagnostics: [] };
   const references = resolveReferences(source.data, { file: absoluteFile, env, locate: (path) => source.locate(path) });
   return { source: { ...source, data: references.data }, resolved: references.resolved, diagnostics: references.diagnostics };
 }

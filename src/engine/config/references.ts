@@ -87,7 +87,8 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
         path.pop();
       }
     } else if (typeof value === 'object' && value !== null) {
-      for (const key of Object.keys(value)) {
+      // for-in: no array of keys per object (only existing properties are assigned).
+      for (const key in value) {
         const child = value[key] as JsonValue;
         path.push(key);
         if (typeof child === 'string') value[key] = replace(child, path);

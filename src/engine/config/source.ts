@@ -33,6 +33,12 @@ export interface ParsedSource {
    * to the deepest node that exists.
    */
   locate(path: ConfigPath, options?: { key?: boolean }): SourceLocation;
+  /**
+   * False when no string of the data can hold a `${...}` reference (or its `$${` escape): the
+   * text has no `${` and no backslash, which escapes could spell one with. Then resolving
+   * references need not walk the data.
+   */
+  mayHoldReferences?: boolean;
 }
 
 export function sourceProblem(file: string, code: string, message: string, location?: SourceLocation, expected?: string): Diagnostic {
@@ -184,9 +190,12 @@ function tooDeepSource(file: string, text: string): ParsedSource {
 
 /**
  * Refuses documents nested deeper than maxConfigDepth. The walk recurses at most
- * maxConfigDepth levels and shares one path array (no copy per node).
+ * maxConfigDepth levels and builds nothing; only a document that is too deep is walked again
+ * for the path to the first node too deep (one shared path array, no copy per node).
  */
 function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
+  if (source.data !== undefined && !text.includes('${') && !text.includes('\\')) source.mayHoldReferences = false;
+  if (source.data === undefined || !deeperThan(source.data, maxConfigDepth)) return source;
   const path: (string | number)[] = [];
   const tooDeep = (value: JsonValue): boolean => {
     if (typeof value !== 'object' || value === null) return false;
@@ -206,12 +215,24 @@ function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
     }
     return false;
   };
-  if (source.data === undefined || !tooDeep(source.data)) return source;
+  tooDeep(source.data);
   // A deep flow collection is located by scanning its brackets; positioning it could exhaust the stack.
   const offset = flowDepthExceeded(text, maxConfigDepth);
   source.diagnostics.push(tooDeepProblem(offset === undefined ? source.locate(path) : locationAt(source.file, text, offset)));
   source.data = undefined;
   return source;
+}
+
+/** Whether a collection sits more than `levels` collections deep inside `value`. */
+function deeperThan(value: JsonValue, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) if (deeperThan(value[index] as JsonValue, levels - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (deeperThan(value[key] as JsonValue, levels - 1)) return true;
+  return false;
 }
 
 interface PositionedDocument {

@@ -27,7 +27,10 @@ export function scopeOf(container: ContainerDefinition, entry: JsonObject, paren
   if (!container.key) return { address: container.address(undefined, parent.address), ids: parent.ids };
   const key = entry[container.key.property];
   if (typeof key !== 'string' || key === '') return undefined;
-  return { address: container.address(key, parent.address), ids: { ...parent.ids, [container.key.idName]: key } };
+  // Copied, then the id set: a computed key beside a spread in one literal is several times slower.
+  const ids: Record<string, string> = { ...parent.ids };
+  ids[container.key.idName] = key;
+  return { address: container.address(key, parent.address), ids };
 }
 
 /** The variant contribution an entry of a variant container uses (by its variant key), if any. */

@@ -15,22 +15,31 @@ interface CategoryNode {
 
 const NODE_KEYS = new Set(['title', 'description', 'categories']);
 
-function asNode(value: JsonValue): CategoryNode | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  if (typeof value['title'] !== 'string' || !Object.keys(value).every((key) => NODE_KEYS.has(key))) return undefined;
+/** Whether `value` is a titled node with only the node keys, its children nodes too. */
+function isNode(value: JsonValue): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (typeof value['title'] !== 'string') return false;
+  for (const key in value) if (!NODE_KEYS.has(key)) return false;
   const children = value['categories'];
-  if (children !== undefined && !isCategoryForest(children)) return undefined;
-  const node: CategoryNode = { title: value['title'], categories: Array.isArray(children) ? (children.map(asNode) as CategoryNode[]) : [] };
-  if (value['description'] !== undefined) node.description = value['description'];
+  return children === undefined || isCategoryForest(children);
+}
+
+/** The node of a value isNode accepted (checked once, not again at every level). */
+function asNode(value: JsonValue): CategoryNode {
+  const record = value as { [key: string]: JsonValue };
+  const children = record['categories'];
+  const node: CategoryNode = { title: record['title'] as string, categories: Array.isArray(children) ? children.map(asNode) : [] };
+  if (record['description'] !== undefined) node.description = record['description'];
   return node;
 }
 
 /** A list of titled nodes with optional `description` and child `categories`: a category schema. */
 export function isCategoryForest(value: JsonValue | undefined): value is JsonValue[] {
-  return Array.isArray(value) && value.every((child) => asNode(child) !== undefined);
+  return Array.isArray(value) && value.every(isNode);
 }
 
-const toNodes = (value: JsonValue | undefined): CategoryNode[] => (Array.isArray(value) ? (value.map(asNode) as CategoryNode[]) : []);
+/** Only for values isCategoryForest accepted. */
+const toNodes = (value: JsonValue | undefined): CategoryNode[] => (Array.isArray(value) ? value.map(asNode) : []);
 
 /** Every node under its parent's path (titles joined by ` / `), for finding moves. */
 function parentsByTitle(nodes: readonly CategoryNode[], parent: string, into = new Map<string, string[]>()): Map<string, string[]> {
