@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The portalctl command line. Only this room touches argv, stdout, stderr and the process.
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
@@ -152,4 +151,4 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
   return program;
 }
 
-await buildProgram().parseAsync(process.argv);
+void buildProgram().parseAsync(process.argv);
