@@ -134,8 +134,19 @@ function precompiledValidatorInBundle() {
   };
 }
 
+/** The version is written into the bundle, in place of the module that reads package.json at run time. */
+function versionWrittenIn(version) {
+  return {
+    name: 'version-written-in',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]cli[\\/]version\.js$/ }, () => ({ contents: `export const version = ${JSON.stringify(version)};`, loader: 'js' }));
+    },
+  };
+}
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const emulatorExports = Object.keys(await import(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href));
+const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const yamlExports = Object.keys(createRequire(join(root, 'package.json'))('yaml')).filter((name) => name !== 'default' && name !== '__esModule');
 const outdir = join(root, 'dist', 'bin');
 
@@ -153,9 +164,9 @@ await build({
   // The bundle's own dynamic imports become lazy initialisers; the remaining ones (node_modules,
   // built-ins) become require() calls, which a vm.Script runs without an ES module loader.
   supported: { 'dynamic-import': false },
-  // import.meta has no meaning in CommonJS: the bundle's own file URL stands in for it.
-  define: { 'import.meta.url': '__portalctlImportMetaUrl' },
-  banner: { js: "var __portalctlImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // import.meta would be empty in CommonJS: the modules that use it are replaced (version,
+  // precompiled validator) or bundled on their own (emulator); any other use fails the build.
+  logOverride: { 'empty-import-meta': 'error' },
   // Loaded on demand from node_modules: the HTTP client only when a command reaches the network,
   // ajv only without the precompiled validator (which is bundled: it is in dist/ beside
   // schema-validator.js when the bundle is built).
@@ -166,7 +177,7 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), precompiledValidatorInBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
+  plugins: [commanderWithoutChildProcess(), versionWrittenIn(version), precompiledValidatorInBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
 });
 
 /** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */

@@ -16,7 +16,6 @@
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import nodeModule, { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
 
@@ -27,10 +26,13 @@ const bundleFile = join(__dirname, 'cli.cjs');
 /** Commands remembered in one cache file; past this, a new command name no longer rewrites it. */
 const MAX_COMMANDS = 32;
 
-/** The per-user cache directory (XDG on Linux), or undefined when there is no home to put it in. */
+/**
+ * The per-user cache directory (XDG on Linux), or undefined when the environment names no home
+ * to put it in (node:os is not loaded for a fallback: it costs every start).
+ */
 function userCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
   if (process.platform === 'win32') return env['LOCALAPPDATA'] ? join(env['LOCALAPPDATA'], 'portalctl', 'Cache') : undefined;
-  const home = env['HOME'] || homedir();
+  const home = env['HOME'];
   if (process.platform === 'darwin') return home ? join(home, 'Library', 'Caches', 'portalctl') : undefined;
   const xdg = env['XDG_CACHE_HOME'];
   if (xdg && isAbsolute(xdg)) return join(xdg, 'portalctl');

@@ -3,11 +3,9 @@
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
  */
 import { Argument, Command, Option } from 'commander';
-import { createRequire } from 'node:module';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+import { version } from './version.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
