@@ -4,10 +4,13 @@
  * user, so that a start neither parses the bundle nor compiles the functions a command runs:
  * that was most of what `validate` and `plan --refresh=false` cost beyond Node's own start-up.
  *
- * - Node 22.1+: Node's own compile cache (module.enableCompileCache), in the per-user directory.
- * - Node 20: the bundle is compiled as a vm.Script with the cached data of an earlier run; the
- *   data is written at exit (so it holds the functions the command compiled, not only the top
- *   level) when there was none, V8 refused it, or this command had not run yet.
+ * The bundle is compiled as a vm.Script with the cached data of an earlier run. The data is
+ * written at exit, so it holds the functions the command compiled and not only the top level;
+ * it is rewritten when there was none, V8 refused it, or this command had not run yet. Node's
+ * own compile cache (22.1+) makes its data at compile time, before the functions a command runs
+ * are compiled: measured on examples/minimal, `validate` took 78 ms with it on Node 22 and 60 ms
+ * with this cache (node -e 0: 35 ms). It is still turned on, in the same directory, for what
+ * Node's loaders load later (yaml.cjs, the emulator, undici, ajv, pg).
  *
  * A cache never decides whether a command works: any failure to find, read, check or write it
  * just means compiling as usual. The cache file is named after the bundle's digest, the V8
@@ -98,7 +101,7 @@ function writeCache(directory: string, file: string, commands: string[], data: B
   }
 }
 
-/** Node 20: compile the bundle with the cached data, and keep it fresh at exit. */
+/** Compiles the bundle with the cached data, keeps the data fresh at exit, and runs the bundle. */
 function runWithCodeCache(directory: string): void {
   const file = join(directory, `cli-${PORTALCTL_BUNDLE_DIGEST}.${process.versions.v8}.${process.arch}.cache`);
   const cached = readCache(file);
@@ -130,15 +133,13 @@ function runWithCodeCache(directory: string): void {
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (directory: string) => unknown };
 
 const directory = safeCacheDirectory();
-if (directory && !enableCompileCache) {
+if (directory) {
+  try {
+    enableCompileCache?.(join(directory, 'node-compile-cache'));
+  } catch {
+    // Run without it.
+  }
   runWithCodeCache(directory);
 } else {
-  if (directory && enableCompileCache) {
-    try {
-      enableCompileCache(join(directory, 'node-compile-cache'));
-    } catch {
-      // Run without it.
-    }
-  }
   createRequire(bundleFile)(bundleFile);
 }
