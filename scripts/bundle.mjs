@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Build step after tsc: bundles the CLI into one file, dist/bin/cli.js, started by the
-// package's bin dist/bin/portalctl.js (a launcher that turns on Node's compile cache first). Resolving and loading ~90 small ES modules plus yaml's and commander's files cost more
-// than Node's own start-up; one file (commands still evaluated only when run) keeps `validate`
-// and `plan --refresh=false` under twice `node -e 0` (bench/README.md). Splitting it into
-// chunks per command measured slower: each chunk is one more module to resolve.
+// Build step after tsc and build-schema: bundles the CLI into one CommonJS file, dist/bin/cli.cjs,
+// started by the package's bin dist/bin/portalctl.js (src/cli/launcher.ts), which compiles it
+// through a per-user V8 code cache. Resolving and loading ~90 small ES modules plus yaml's and
+// commander's files cost more than Node's own start-up; one file (commands still evaluated only
+// when run) is one script for the cache to hold. Splitting it into chunks per command measured
+// slower: each chunk is one more module to resolve. README "Start-up" has the figures.
 import { createHash } from 'node:crypto';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
@@ -155,7 +156,7 @@ await build({
   entryPoints: { cli: join(root, 'dist', 'cli', 'main.js') },
   bundle: true,
   splitting: false,
-  // CommonJS, so that Node 20 can start it through a V8 code cache (vm.Script; see the launcher).
+  // CommonJS: one script, which the launcher compiles as a vm.Script with V8's cached data.
   format: 'cjs',
   outExtension: { '.js': '.cjs' },
   platform: 'node',
@@ -187,11 +188,12 @@ await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'em
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
 
 /**
- * The bin (src/cli/launcher.ts): starts the bundle through a per-user code cache (Node's compile
- * cache on 22.1+, a vm.Script's cached data on Node 20). The cache file is named after the
- * bundle's digest, so an upgraded package never loads the code of the one before. The launcher
- * and the bundle are CommonJS (dist/bin/package.json says so): an ES module bin would start
- * Node's ES module loader, which costs more than the rest of the launcher.
+ * The bin (src/cli/launcher.ts): compiles the bundle with V8 cached data kept per user, written
+ * after a command's run (and turns on Node 22.1+'s compile cache for what is loaded later). The
+ * cache file is named after the bundle's digest, written in here, so an upgraded package never
+ * loads the code of the one before. The launcher and the bundle are CommonJS (dist/bin/package.json
+ * says so): an ES module bin would start Node's ES module loader, which costs more than the rest
+ * of the launcher.
  */
 const bundleDigest = createHash('sha256').update(await readFile(join(outdir, 'cli.cjs'))).digest('hex').slice(0, 16);
 await writeFile(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
