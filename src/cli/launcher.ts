@@ -21,6 +21,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, wri
 import nodeModule, { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
+import { crc32 } from 'node:zlib';
 
 /** sha256 of cli.cjs (its first 16 hex digits), written in by the build. */
 declare const PORTALCTL_BUNDLE_DIGEST: string;
@@ -73,14 +74,25 @@ interface CacheFile {
   data: Buffer | undefined;
 }
 
-/** A cache file: one JSON line (the commands it covers), then V8's cached data. */
+interface CacheHeader {
+  commands?: unknown;
+  crc32?: unknown;
+}
+
+/**
+ * A cache file: one JSON line (the commands it covers, the data's CRC-32), then V8's cached
+ * data. V8 checks the data's versions, flags and length but, in release builds, not its bytes:
+ * the CRC keeps a damaged file from ever being run.
+ */
 function readCache(file: string): CacheFile {
   try {
     const bytes = readFileSync(file);
     const newline = bytes.indexOf(10);
-    const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as { commands?: unknown };
+    const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as CacheHeader;
+    const data = bytes.subarray(newline + 1);
+    if (newline < 0 || header.crc32 !== crc32(data)) return { commands: [], data: undefined };
     const commands = Array.isArray(header.commands) ? header.commands.filter((name): name is string => typeof name === 'string') : [];
-    return { commands, data: bytes.subarray(newline + 1) };
+    return { commands, data };
   } catch {
     return { commands: [], data: undefined };
   }
@@ -90,7 +102,7 @@ function readCache(file: string): CacheFile {
 function writeCache(directory: string, file: string, commands: string[], data: Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands })}\n`), data]), { mode: 0o600 });
+    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands, crc32: crc32(data) })}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
     // Caches of other builds of the bundle are of no further use.
     for (const name of readdirSync(directory)) {
