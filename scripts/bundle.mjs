@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Build step after tsc: bundles the CLI into one file, dist/bin/cli.js, started by the
-// package's bin dist/bin/portalctl.js (a launcher that turns on Node's compile cache first). Resolving and loading ~90 small ES modules plus yaml's and commander's files cost more
-// than Node's own start-up; one file (commands still evaluated only when run) keeps `validate`
-// and `plan --refresh=false` under twice `node -e 0` (bench/README.md). Splitting it into
-// chunks per command measured slower: each chunk is one more module to resolve.
-import { chmod, rm, writeFile } from 'node:fs/promises';
+// Build step after tsc and build-schema: bundles the CLI into one CommonJS file, dist/bin/cli.cjs,
+// started by the package's bin dist/bin/portalctl.js (src/cli/launcher.ts), which compiles it
+// through a per-user V8 code cache. Resolving and loading ~90 small ES modules plus yaml's and
+// commander's files cost more than Node's own start-up; one file (commands still evaluated only
+// when run) is one script for the cache to hold. Splitting it into chunks per command measured
+// slower: each chunk is one more module to resolve. README "Start-up" has the figures.
+import { createHash } from 'node:crypto';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -111,8 +113,41 @@ function emulatorOnFirstUse(names) {
   };
 }
 
+/**
+ * The precompiled schema validator (build-schema.js writes it beside the compiled
+ * schema-validator.js) goes inside the bundle, so the code cache covers it too: the module that
+ * loads it from disk at run time is replaced by a static import of it. esbuild fails the build
+ * when the file is missing.
+ */
+function precompiledValidatorInBundle() {
+  return {
+    name: 'precompiled-validator-in-bundle',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]engine[\\/]config[\\/]precompiled-validator\.js$/ }, (args) => ({
+        contents: [
+          "export const precompiledValidatorFile = 'schema-validator.generated.js';",
+          "export const importPrecompiledValidator = () => import('./schema-validator.generated.js');",
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+}
+
+/** The version is written into the bundle, in place of the module that reads package.json at run time. */
+function versionWrittenIn(version) {
+  return {
+    name: 'version-written-in',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]cli[\\/]version\.js$/ }, () => ({ contents: `export const version = ${JSON.stringify(version)};`, loader: 'js' }));
+    },
+  };
+}
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const emulatorExports = Object.keys(await import(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href));
+const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const yamlExports = Object.keys(createRequire(join(root, 'package.json'))('yaml')).filter((name) => name !== 'default' && name !== '__esModule');
 const outdir = join(root, 'dist', 'bin');
 
@@ -121,21 +156,29 @@ await build({
   entryPoints: { cli: join(root, 'dist', 'cli', 'main.js') },
   bundle: true,
   splitting: false,
-  format: 'esm',
+  // CommonJS: one script, which the launcher compiles as a vm.Script with V8's cached data.
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
   platform: 'node',
   target: 'node20',
   outdir,
-  // Loaded on demand from node_modules, as Node loads them (named exports of CommonJS included):
-  // the HTTP client only when a command reaches the network, ajv only without the precompiled validator.
+  // The bundle's own dynamic imports become lazy initialisers; the remaining ones (node_modules,
+  // built-ins) become require() calls, which a vm.Script runs without an ES module loader.
+  supported: { 'dynamic-import': false },
+  // import.meta would be empty in CommonJS: the modules that use it are replaced (version,
+  // precompiled validator) or bundled on their own (emulator); any other use fails the build.
+  logOverride: { 'empty-import-meta': 'error' },
+  // Loaded on demand from node_modules: the HTTP client only when a command reaches the network,
+  // ajv only without the precompiled validator (which is bundled: it is in dist/ beside
+  // schema-validator.js when the bundle is built).
   external: ['undici', 'ajv', 'ajv-formats', 'pg'],
-  // Less text to parse at every start; names are kept so stack traces with --verbose stay readable.
+  // Less text to parse and compile (when there is no cache yet); names are kept so stack traces
+  // with --verbose stay readable.
   minify: true,
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
-  // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __portalctlRequire } from 'node:module'; const require = __portalctlRequire(import.meta.url);" },
+  plugins: [commanderWithoutChildProcess(), versionWrittenIn(version), precompiledValidatorInBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
 });
 
 /** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */
@@ -145,32 +188,24 @@ await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'em
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
 
 /**
- * The bin: Node 22.1+ keeps the compiled code of the bundle (and of what it loads later) in its
- * compile cache between runs, which only works for modules compiled after the cache is turned
- * on, hence a launcher. Older Nodes lack the function and just load the bundle.
+ * The bin (src/cli/launcher.ts): compiles the bundle with V8 cached data kept per user, written
+ * after a command's run (and turns on Node 22.1+'s compile cache for what is loaded later). The
+ * cache file is named after the bundle's digest, written in here, so an upgraded package never
+ * loads the code of the one before. The launcher and the bundle are CommonJS (dist/bin/package.json
+ * says so): an ES module bin would start Node's ES module loader, which costs more than the rest
+ * of the launcher.
  */
-const launcher = join(outdir, 'portalctl.js');
-await writeFile(
-  launcher,
-  [
-    '#!/usr/bin/env node',
-    "import module from 'node:module';",
-    'module.enableCompileCache?.();',
-    "await import('./cli.js');",
-    '',
-  ].join('\n'),
-);
-await chmod(launcher, 0o755);
-
-// The precompiled schema validator is loaded at run time from beside the module that uses it;
-// minified, as ajv writes it verbosely and every validate and plan compiles it.
+const bundleDigest = createHash('sha256').update(await readFile(join(outdir, 'cli.cjs'))).digest('hex').slice(0, 16);
+await writeFile(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 await build({
-  entryPoints: [join(root, 'dist', 'engine', 'config', 'schema-validator.generated.js')],
-  bundle: false,
-  format: 'esm',
+  entryPoints: { portalctl: join(root, 'dist', 'cli', 'launcher.js') },
+  bundle: true,
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   outdir,
-  minify: true,
+  define: { PORTALCTL_BUNDLE_DIGEST: JSON.stringify(bundleDigest) },
+  banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
 });
+await chmod(join(outdir, 'portalctl.js'), 0o755);

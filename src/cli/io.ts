@@ -1,4 +1,5 @@
 /** The process edges a command may touch, passed in so commands can run inside tests. */
+import { fstatSync, writeSync } from 'node:fs';
 import { InterruptHandling } from './interrupts.js';
 import type { StateStore } from '../state/index.js';
 
@@ -52,17 +53,58 @@ function quietWriter(stream: NodeJS.WriteStream): (text: string) => void {
   };
 }
 
+/**
+ * Output to a pipe or a file, written straight to the descriptor. Creating process.stdout or
+ * process.stderr for a pipe loads Node's net and stream modules, about a tenth of a short
+ * command's run. Writes are synchronous, as the streams' are for pipes and files on Linux.
+ * A descriptor in non-blocking mode (EAGAIN) hands the rest to the stream; any other failure
+ * (the reader went away) closes the output quietly, as quietWriter does.
+ */
+function descriptorWriter(fd: number, stream: () => NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  let viaStream: ((text: string) => void) | undefined;
+  return (text) => {
+    if (viaStream) return viaStream(text);
+    if (!open) return;
+    let rest = Buffer.from(text);
+    try {
+      while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
+        open = false;
+        return;
+      }
+      const writer = stream();
+      viaStream = quietWriter(writer);
+      if (!writer.destroyed) writer.write(rest);
+    }
+  };
+}
+
+/** Only a character device can be a terminal; pipes, sockets and files are written directly. */
+function outputWriter(fd: 1 | 2, stream: () => NodeJS.WriteStream): { write: (text: string) => void; mayBeTerminal: boolean } {
+  let mayBeTerminal = true;
+  try {
+    mayBeTerminal = fstatSync(fd).isCharacterDevice();
+  } catch {
+    // Unknown: leave it to the stream.
+  }
+  return { write: mayBeTerminal ? quietWriter(stream()) : descriptorWriter(fd, stream), mayBeTerminal };
+}
+
 /** Colour only on a terminal, and never with --no-color or NO_COLOR set (https://no-color.org). */
 export function wantsColor(isTTY: boolean, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
   return isTTY && flag !== false && !env['NO_COLOR'];
 }
 
 export function processIO(options: { color?: boolean; interrupts?: boolean } = {}): CommandIO {
-  const isTTY = Boolean(process.stdout.isTTY);
+  const output = outputWriter(1, () => process.stdout);
+  const stdout = output.write;
+  const stderr = outputWriter(2, () => process.stderr).write;
+  // Asked only when stdout may be a terminal, so that a pipe never creates the stream.
+  const isTTY = output.mayBeTerminal && Boolean(process.stdout.isTTY);
   const columns = isTTY ? process.stdout.columns : undefined;
   const interactive = isTTY && Boolean(process.stdin.isTTY);
-  const stdout = quietWriter(process.stdout);
-  const stderr = quietWriter(process.stderr);
   const io: CommandIO = {
     stdout,
     stderr,

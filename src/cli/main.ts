@@ -1,14 +1,11 @@
-#!/usr/bin/env node
 /**
  * The portalctl command line. Only this room touches argv, stdout, stderr and the process.
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
  */
 import { Argument, Command, Option } from 'commander';
-import { createRequire } from 'node:module';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+import { version } from './version.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
@@ -152,4 +149,4 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
   return program;
 }
 
-await buildProgram().parseAsync(process.argv);
+void buildProgram().parseAsync(process.argv);

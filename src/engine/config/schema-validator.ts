@@ -5,6 +5,9 @@
  * schema at run time.
  */
 import type { JsonSchema } from '../../kinds/contract.js';
+import { importPrecompiledValidator } from './precompiled-validator.js';
+
+export { precompiledValidatorFile } from './precompiled-validator.js';
 
 export interface SchemaError {
   keyword: string;
@@ -18,9 +21,6 @@ export type SchemaValidator = (data: unknown) => SchemaError[];
 
 type CompiledFunction = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
 
-/** File name of the precompiled module, written by build-schema.ts next to the compiled JS. */
-export const precompiledValidatorFile = 'schema-validator.generated.js';
-
 /** Options shared by the run-time compilation and the standalone build, so both behave alike. */
 // unicode: false keeps the standalone code free of ajv's run-time helpers; the schema only uses minLength 1.
 export const ajvOptions = { allErrors: true, strict: false, unicodeRegExp: false, unicode: false, logger: false } as const;
@@ -32,11 +32,8 @@ function wrap(compiled: CompiledFunction): SchemaValidator {
 export async function loadSchemaValidator(schema: JsonSchema): Promise<SchemaValidator> {
   const schemaText = JSON.stringify(schema);
   try {
-    const precompiled = (await import(new URL(`./${precompiledValidatorFile}`, import.meta.url).href)) as {
-      schemaText: string;
-      validate: CompiledFunction;
-    };
-    if (precompiled.schemaText === schemaText) return wrap(precompiled.validate);
+    const precompiled = await importPrecompiledValidator();
+    if (precompiled.schemaText === schemaText) return wrap(precompiled.validate as CompiledFunction);
   } catch {
     // Not built (running from source): compile below.
   }

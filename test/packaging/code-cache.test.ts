@@ -1,0 +1,140 @@
+/**
+ * The bin starts the bundle through a per-user code cache (src/cli/launcher.ts): V8 cached data
+ * written by the launcher (and, on Node 22.1+, Node's compile cache for what Node's loaders load
+ * later). What a user relies on: the output is the same with and without a cache, the cache lives
+ * in the user's own directory, a bad or unusable cache never breaks a command, and a cache made
+ * for another build is never used.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT } from '../support/cli.js';
+
+const example = join(REPO_ROOT, 'examples/minimal');
+let home: string;
+
+function portalctl(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const { NODE_DISABLE_COMPILE_CACHE: _disabled, NODE_COMPILE_CACHE: _elsewhere, ...inherited } = process.env;
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env } });
+}
+
+/** Every file below `directory`, relative to it (Node's own compile cache on 22.1+ included). */
+function filesBelow(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((name) => statSync(join(directory, name)).isFile()).sort();
+}
+
+/** The launcher's cache file: named after the bundle's digest, V8's version and the architecture. */
+function launcherCacheName(): string {
+  const digest = createHash('sha256').update(readFileSync(join(REPO_ROOT, 'dist/bin/cli.cjs'))).digest('hex').slice(0, 16);
+  return `cli-${digest}.${process.versions.v8}.${process.arch}.cache`;
+}
+
+const cacheHeader = (file: string) => JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('utf8')) as { commands: string[] };
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'portalctl-cache-'));
+});
+
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('the code cache of the bin', () => {
+  it('lives in the per-user cache directory, and a cached start gives the same output', () => {
+    const directory = join(home, 'cache', 'portalctl');
+    // A cache of another build of the bundle (an earlier version) is never loaded, and goes away.
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    const otherBuild = join(directory, `cli-0000000000000000.${process.versions.v8}.${process.arch}.cache`);
+    writeFileSync(otherBuild, '{"commands":["validate"]}\nnot V8 data');
+
+    const first = portalctl(['validate', example]);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/^Valid: 2 managed objects/);
+    if (process.platform !== 'win32') expect(statSync(directory).mode & 0o777).toBe(0o700);
+
+    const cacheFile = join(directory, launcherCacheName());
+    expect(filesBelow(directory).filter((name) => !name.startsWith('node-compile-cache'))).toEqual([launcherCacheName()]);
+    expect(existsSync(otherBuild)).toBe(false);
+    if (process.platform !== 'win32') expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
+    expect(cacheHeader(cacheFile).commands).toEqual(['validate']);
+    const written = statSync(cacheFile);
+
+    // The same command again is served from the cache, which V8 accepted: it is not rewritten
+    // (a rewrite renames a new file into place).
+    const second = portalctl(['validate', example]);
+    expect(second).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+    expect(statSync(cacheFile)).toMatchObject({ ino: written.ino, mtimeMs: written.mtimeMs });
+
+    // A command the cache has not seen yet adds what it compiled.
+    const schema = portalctl(['schema']);
+    expect(schema.status).toBe(0);
+    expect(JSON.parse(schema.stdout)).toHaveProperty('$schema');
+    expect(cacheHeader(cacheFile).commands).toEqual(['validate', 'schema']);
+    const again = portalctl(['validate', example]);
+    expect(again).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+  });
+
+  it('a damaged cache is ignored (and replaced): the command runs as without one', () => {
+    const first = portalctl(['validate', example, '--format', 'json']);
+    expect(first.status).toBe(0);
+    const directory = join(home, 'cache', 'portalctl');
+    const cacheFile = join(directory, launcherCacheName());
+
+    // Bytes changed inside V8's data, the header left as it was: V8 would not notice (it checks
+    // versions, flags and lengths), the launcher's CRC does, and the data is made anew.
+    const written = readFileSync(cacheFile);
+    const dataStart = written.indexOf(10) + 1;
+    const flipped = Buffer.from(written);
+    for (let at = dataStart + 4096; at < flipped.length; at += 4096) flipped[at] = flipped[at]! ^ 0xff;
+    writeFileSync(cacheFile, flipped);
+    const before = statSync(cacheFile);
+    const bitRot = portalctl(['validate', example, '--format', 'json']);
+    expect(bitRot).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+    expect(statSync(cacheFile).ino).not.toBe(before.ino);
+    expect(readFileSync(cacheFile).equals(flipped)).toBe(false);
+
+    // Every cache file (Node's own on 22.1+ too) of the same length with other bytes, then cut short.
+    const files = filesBelow(directory);
+    for (const file of files) {
+      const path = join(directory, file);
+      writeFileSync(path, Buffer.concat([Buffer.from('{"commands":["validate"]}\n'), Buffer.alloc(Math.max(0, statSync(path).size - 26), 0x5a)]));
+    }
+    const damaged = portalctl(['validate', example, '--format', 'json']);
+    expect(damaged).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+    expect(readFileSync(cacheFile).subarray(26, 64).every((byte) => byte === 0x5a)).toBe(false);
+
+    for (const file of filesBelow(directory)) writeFileSync(join(directory, file), readFileSync(join(directory, file)).subarray(0, 40));
+    expect(portalctl(['validate', example, '--format', 'json'])).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+  });
+
+  it('a cache directory that cannot be made, or that others can write to, is not used and breaks nothing', () => {
+    // XDG_CACHE_HOME is a file: no directory can be made below it.
+    writeFileSync(join(home, 'not-a-directory'), '');
+    const blocked = portalctl(['validate', example], { XDG_CACHE_HOME: join(home, 'not-a-directory') });
+    expect(blocked.stderr).toBe('');
+    expect(blocked.status).toBe(0);
+    // No home at all (HOME and XDG_CACHE_HOME empty): no cache, same run.
+    expect(portalctl(['validate', example], { HOME: '', XDG_CACHE_HOME: '' })).toMatchObject({ status: 0, stderr: '', stdout: blocked.stdout });
+
+    if (process.platform !== 'win32') {
+      // Writable by everyone: another user could plant code there.
+      const shared = join(home, 'shared', 'portalctl');
+      mkdirSync(shared, { recursive: true });
+      chmodSync(shared, 0o777);
+      const unsafe = portalctl(['validate', example], { XDG_CACHE_HOME: join(home, 'shared') });
+      expect(unsafe).toMatchObject({ status: 0, stderr: '', stdout: blocked.stdout });
+      expect(filesBelow(shared)).toEqual([]);
+    }
+  });
+
+  it('NODE_DISABLE_COMPILE_CACHE turns it off', () => {
+    const run = portalctl(['validate', example], { NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(run).toMatchObject({ status: 0, stderr: '' });
+    expect(existsSync(join(home, 'cache', 'portalctl'))).toBe(false);
+  });
+});
