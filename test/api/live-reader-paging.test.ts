@@ -68,14 +68,21 @@ function heldClient(entries: number, pageSize = 100, nextStartOf = (start: numbe
       return { total: entries, start, num, nextStart: next > entries ? -1 : next, entries: all.slice(start - 1, start - 1 + num) };
     },
   };
-  /** Answers every request waiting now; resolves once they have been answered. */
-  const release = async (): Promise<number> => {
-    const now = waiting.splice(0);
-    for (const resolve of now) resolve();
-    await new Promise((resolve) => setImmediate(resolve));
-    return now.length;
+  /** Answers the requests waiting, round after round until none comes: how many each round answered (the last 0). */
+  const answerAll = async (): Promise<number[]> => {
+    const rounds: number[] = [];
+    let answered = 0;
+    do {
+      await new Promise((resolve) => setImmediate(resolve));
+      const now = waiting.splice(0);
+      for (const resolve of now) resolve();
+      await new Promise((resolve) => setImmediate(resolve));
+      answered = now.length;
+      rounds.push(answered);
+    } while (answered > 0);
+    return rounds;
   };
-  return { client, inFlight, release, most: () => most };
+  return { client, answerAll, most: () => most };
 }
 
 describe('createLiveReader concurrency', () => {
@@ -84,13 +91,7 @@ describe('createLiveReader concurrency', () => {
     const reader = createLiveReader(held.client, { concurrency: 3 });
     const list = reader.list('/things', 'entries');
     const singles = Promise.all(['/a', '/b', '/c', '/d'].map((path) => reader.get(path)));
-    const rounds: number[] = [];
-    let answered = 0;
-    do {
-      await new Promise((resolve) => setImmediate(resolve));
-      answered = await held.release();
-      rounds.push(answered);
-    } while (answered > 0);
+    const rounds = await held.answerAll();
     expect((await list)?.map((entry) => entry['id'])).toEqual(Array.from({ length: 1000 }, (_, index) => `e${index + 1}`));
     expect(await singles).toHaveLength(4);
     expect(held.most()).toBe(3);
@@ -103,13 +104,7 @@ describe('createLiveReader concurrency', () => {
     const held = heldClient(250, 100, (start) => start + 50);
     const reader = createLiveReader(held.client, { concurrency: 8 });
     const list = reader.list('/odd', 'entries');
-    const rounds: number[] = [];
-    let answered = 0;
-    do {
-      await new Promise((resolve) => setImmediate(resolve));
-      answered = await held.release();
-      rounds.push(answered);
-    } while (answered > 0);
+    const rounds = await held.answerAll();
     expect(await list).toBeDefined();
     // start=1, 51, 101, 151, 201: each asked for only after the one before answered.
     expect(rounds.filter((n) => n > 0)).toEqual([1, 1, 1, 1, 1]);
