@@ -208,6 +208,43 @@ export function parseState(text: string, file: string): StateDocument {
 }
 
 /**
+ * A state from the parts a store keeps apart: the document without its resources (`head`,
+ * parsed JSON), its serial, and each entry's JSON text by address (a database's rows, a file's
+ * lines). Entries are parsed one by one, so no text of the whole state is built; what parseState
+ * learns from the text about fingerprints is learnt per entry.
+ */
+export function stateFromParts(head: unknown, serial: number, entries: Iterable<readonly [string, string]>, where: string, what?: string): StateDocument {
+  const resources: Record<string, unknown> = {};
+  const mentioning = new Set<string>();
+  for (const [address, text] of entries) {
+    try {
+      resources[address] = JSON.parse(text);
+    } catch (error) {
+      throw new StateCorruptError(where, `the entry at ${JSON.stringify(address)} is not valid JSON (${(error as Error).message})`, { cause: error, ...(what ? { what } : {}) });
+    }
+    // As in addressesMentioningFingerprints; an escape could spell a fingerprint, so it counts as one.
+    if (text.includes('"sha256:') || text.includes('\\u')) mentioning.add(address);
+  }
+  const document = isRecord(head)
+    ? {
+        formatVersion: head['formatVersion'],
+        lineage: head['lineage'],
+        serial,
+        portal: head['portal'],
+        resources,
+        ...(head['unknownOutcomes'] === undefined ? {} : { unknownOutcomes: head['unknownOutcomes'] }),
+      }
+    : head;
+  const state = stateFromValue(document, where, what);
+  for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {})) {
+    const text = JSON.stringify(mark);
+    if (text.includes('"sha256:') || text.includes('\\u')) mentioning.add(address);
+  }
+  fingerprintHints.set(state, mentioning);
+  return state;
+}
+
+/**
  * Per state parsed from a file in serializeState's layout: the addresses whose line mentions a
  * fingerprint (`"sha256:`). Finding fingerprints in recorded values otherwise means walking
  * every value of every plan, for a state that usually holds none.

@@ -13,7 +13,7 @@ import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarat
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
-import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
+import { configFileLimit, readConfigSource, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
 
@@ -61,8 +61,8 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
 }
 
 /** One file read and parsed, its locations naming the file as diagnostics show it. */
-export async function readSource(file: string, cwd: string): Promise<ParsedSource> {
-  const source = await readConfigSource(file);
+export async function readSource(file: string, cwd: string, limitBytes?: number): Promise<ParsedSource> {
+  const source = await readConfigSource(file, limitBytes);
   const shown = displayName(file, cwd);
   const locate = source.locate;
   return {
@@ -180,7 +180,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
 export interface LoadOptions {
   /** Relative paths and file names in diagnostics are relative to it. */
   cwd: string;
-  /** For `${env:NAME}` references. */
+  /** For `${env:NAME}` references, and PORTALCTL_MAX_FILE_SIZE (the per-file limit). */
   env: NodeJS.ProcessEnv;
   /** The kinds whose declarations the config holds. */
   kinds: KindSet;
@@ -228,6 +228,7 @@ function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
 
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
+  const limitBytes = configFileLimit(options.env);
   const listed = await listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(kinds.schema());
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
@@ -235,7 +236,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
   const documents: DocumentDeclarations[] = [];
   const sources: string[] = [];
   for (const file of listed.files) {
-    const source = await readSource(file, options.cwd);
+    const source = await readSource(file, options.cwd, limitBytes);
     sources.push(source.file);
     diagnostics.push(...source.diagnostics);
     const withReferences = resolveSource(source, file, options.env);
