@@ -59,6 +59,37 @@ function yamlOnFirstUse(names) {
 }
 
 /**
+ * undici and pg are bundled on their own (dist/bin/undici.cjs, pg.cjs), so that the launcher
+ * compiles them through the same V8 code cache as the CLI: loaded from node_modules, Node 20
+ * compiled their files at every run (undici alone was a fifth of a `drift`'s CPU time). The CLI's
+ * imports of them (already dynamic: only commands that reach the network or a database load
+ * them) become a require of the file beside the bundle.
+ */
+function besideTheBundle(packages) {
+  return {
+    name: 'beside-the-bundle',
+    setup(build) {
+      const names = new RegExp(`^(${packages.join('|')})$`);
+      build.onResolve({ filter: names }, (args) => ({ path: args.path, namespace: 'beside-the-bundle' }));
+      build.onResolve({ filter: /^\.\/[a-z]+\.cjs$/ }, (args) => (args.namespace === 'beside-the-bundle' ? { path: args.path, external: true } : undefined));
+      build.onLoad({ filter: /.*/, namespace: 'beside-the-bundle' }, (args) => ({ contents: `module.exports = require('./${args.path}.cjs');`, loader: 'js' }));
+    },
+  };
+}
+
+/**
+ * What of undici the CLI uses: the Agent, with the request method undici's index adds to every
+ * dispatcher (src/api/transport.ts calls `agent.request`). The index also loads fetch, WebSocket,
+ * mocks and caches, and with them Node's own copy of undici: twice the start-up, for nothing.
+ * A path that moves in a new undici fails this build.
+ */
+const undiciAgentOnly = [
+  "const Dispatcher = require('undici/lib/dispatcher/dispatcher');",
+  "Object.assign(Dispatcher.prototype, require('undici/lib/api'));",
+  "module.exports = { Agent: require('undici/lib/dispatcher/agent') };",
+].join('\n');
+
+/**
  * Node's built-in modules, loaded on first use. A bundle hoists every `import ... from 'node:x'`
  * of every module to its top, so each start loaded http, net, crypto, readline and streams for
  * the emulator, the HTTP client, digests and prompts that `validate` never reaches: more than a
@@ -168,17 +199,24 @@ await build({
   // import.meta would be empty in CommonJS: the modules that use it are replaced (version,
   // precompiled validator) or bundled on their own (emulator); any other use fails the build.
   logOverride: { 'empty-import-meta': 'error' },
-  // Loaded on demand from node_modules: the HTTP client only when a command reaches the network,
-  // ajv only without the precompiled validator (which is bundled: it is in dist/ beside
-  // schema-validator.js when the bundle is built).
-  external: ['undici', 'ajv', 'ajv-formats', 'pg'],
+  // Loaded on demand from node_modules: ajv only without the precompiled validator (which is
+  // bundled: it is in dist/ beside schema-validator.js when the bundle is built).
+  external: ['ajv', 'ajv-formats'],
   // Less text to parse and compile (when there is no cache yet); names are kept so stack traces
   // with --verbose stay readable.
   minify: true,
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), versionWrittenIn(version), precompiledValidatorInBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
+  plugins: [
+    commanderWithoutChildProcess(),
+    versionWrittenIn(version),
+    precompiledValidatorInBundle(),
+    yamlOnFirstUse(yamlExports),
+    emulatorOnFirstUse(emulatorExports),
+    besideTheBundle(['undici', 'pg']),
+    builtinsOnFirstUse(),
+  ],
 });
 
 /** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */
@@ -186,16 +224,23 @@ const onFirstUseFile = { bundle: true, format: 'cjs', platform: 'node', target: 
 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
+const { outdir: _outdir, outExtension: _outExtension, ...oneFile } = onFirstUseFile;
+await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs') });
+// pg's optional native binding and its Cloudflare socket are required only where they are used.
+await build({ ...onFirstUseFile, entryPoints: { pg: 'pg' }, absWorkingDir: root, external: ['pg-native', 'pg-cloudflare'] });
 
 /**
- * The bin (src/cli/launcher.ts): compiles the bundle with V8 cached data kept per user, written
- * after a command's run (and turns on Node 22.1+'s compile cache for what is loaded later). The
- * cache file is named after the bundle's digest, written in here, so an upgraded package never
+ * The bin (src/cli/launcher.ts): compiles the bundles with V8 cached data kept per user, written
+ * after a command's run (and turns on Node 22.1+'s compile cache for what is loaded later). Each
+ * cache file is named after its bundle's digest, written in here, so an upgraded package never
  * loads the code of the one before. The launcher and the bundle are CommonJS (dist/bin/package.json
  * says so): an ES module bin would start Node's ES module loader, which costs more than the rest
  * of the launcher.
  */
-const bundleDigest = createHash('sha256').update(await readFile(join(outdir, 'cli.cjs'))).digest('hex').slice(0, 16);
+const bundleDigests = {};
+for (const name of ['cli.cjs', 'yaml.cjs', 'emulator.cjs', 'undici.cjs', 'pg.cjs']) {
+  bundleDigests[name] = createHash('sha256').update(await readFile(join(outdir, name))).digest('hex').slice(0, 16);
+}
 await writeFile(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 await build({
   entryPoints: { portalctl: join(root, 'dist', 'cli', 'launcher.js') },
@@ -204,7 +249,7 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  define: { PORTALCTL_BUNDLE_DIGEST: JSON.stringify(bundleDigest) },
+  define: { PORTALCTL_BUNDLE_DIGESTS: JSON.stringify(bundleDigests) },
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
 });

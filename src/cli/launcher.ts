@@ -9,13 +9,14 @@
  * it is rewritten when there was none, V8 refused it, or this command had not run yet. Node's
  * own compile cache (22.1+) makes its data at compile time, before the functions a command runs
  * are compiled: measured on examples/minimal, `validate` took 78 ms with it on Node 22 and 60 ms
- * with this cache (node -e 0: 35 ms). It is still turned on, in the same directory, for what
- * Node's loaders load later (yaml.cjs, the emulator, undici, ajv, pg).
+ * with this cache (node -e 0: 35 ms). The bundles the CLI loads on first use beside it (yaml.cjs,
+ * undici.cjs, pg.cjs, emulator.cjs) go through the same cache: the bundle's `require` of them is
+ * answered here. Node's own cache is still turned on, in the same directory, for the rest (ajv).
  *
  * A cache never decides whether a command works: any failure to find, read, check or write it
- * just means compiling as usual. The cache file is named after the bundle's digest, the V8
- * version and the architecture, so an upgrade never meets an old cache; V8 itself refuses data
- * made with other flags. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
+ * just means compiling as usual. A cache file is named after its bundle's digest, the V8 version
+ * and the architecture, so an upgrade never meets an old cache; V8 itself refuses data made with
+ * other flags. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import nodeModule, { createRequire } from 'node:module';
@@ -23,8 +24,8 @@ import { isAbsolute, join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
-/** sha256 of cli.cjs (its first 16 hex digits), written in by the build. */
-declare const PORTALCTL_BUNDLE_DIGEST: string;
+/** sha256 of each bundle beside the launcher (its first 16 hex digits) by file name, written in by the build. */
+declare const PORTALCTL_BUNDLE_DIGESTS: Record<string, string>;
 
 const bundleFile = join(__dirname, 'cli.cjs');
 /** Commands remembered in one cache file; past this, a new command name no longer rewrites it. */
@@ -99,46 +100,64 @@ function readCache(file: string): CacheFile {
 }
 
 /** Written whole under a temporary name, then renamed: a concurrent start never reads half a file. */
-function writeCache(directory: string, file: string, commands: string[], data: Buffer): void {
+function writeCache(directory: string, file: string, prefix: string, commands: string[], data: Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands, crc32: crc32(data) })}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
     // Caches of other builds of the bundle are of no further use.
     for (const name of readdirSync(directory)) {
-      if (name.startsWith('cli-') && !name.startsWith(`cli-${PORTALCTL_BUNDLE_DIGEST}.`)) rmSync(join(directory, name), { force: true });
+      if (name.startsWith(`${prefix}-`) && !name.startsWith(`${prefix}-${PORTALCTL_BUNDLE_DIGESTS[`${prefix}.cjs`] ?? ''}.`)) rmSync(join(directory, name), { force: true });
     }
   } catch {
     rmSync(temporary, { force: true });
   }
 }
 
-/** Compiles the bundle with the cached data, keeps the data fresh at exit, and runs the bundle. */
-function runWithCodeCache(directory: string): void {
-  const file = join(directory, `cli-${PORTALCTL_BUNDLE_DIGEST}.${process.versions.v8}.${process.arch}.cache`);
-  const cached = readCache(file);
+/** What the bundles evaluated so far exported, by file name (as require's cache would hold them). */
+const loadedBundles = new Map<string, { exports: unknown }>();
+/** Cache files to write at exit. */
+const pendingCaches: (() => void)[] = [];
+
+/** `require` for code of the bundle `file`: the bundles beside it come through the code cache, the rest from Node. */
+function bundleRequire(directory: string, file: string): NodeJS.Require {
+  const nodeRequire = createRequire(file);
+  const load = (id: string): unknown => {
+    const sibling = /^\.\/([a-z]+\.cjs)$/.exec(id)?.[1];
+    return sibling !== undefined && PORTALCTL_BUNDLE_DIGESTS[sibling] !== undefined ? loadBundle(directory, sibling) : nodeRequire(id);
+  };
+  return Object.assign(load, { resolve: nodeRequire.resolve, cache: nodeRequire.cache, extensions: nodeRequire.extensions, main: nodeRequire.main });
+}
+
+/**
+ * Compiles a bundle beside the launcher with the cached data, keeps the data fresh at exit, and
+ * runs it once; returns what it exports.
+ */
+function loadBundle(directory: string, name: string): unknown {
+  const loaded = loadedBundles.get(name);
+  if (loaded) return loaded.exports;
+  const file = join(__dirname, name);
+  const prefix = name.replace(/\.cjs$/, '');
+  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${process.versions.v8}.${process.arch}.cache`);
+  const cached = readCache(cacheFile);
   const command = commandName(process.argv);
-  const source = readFileSync(bundleFile, 'utf8');
+  const source = readFileSync(file, 'utf8');
   // CommonJS's own wrapper, on the bundle's first line so that line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: bundleFile,
+    filename: file,
     ...(cached.data ? { cachedData: cached.data } : {}),
     importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const covered = cached.data !== undefined && !script.cachedDataRejected;
   if (!covered || (!cached.commands.includes(command) && cached.commands.length < MAX_COMMANDS)) {
     const commands = covered ? [...cached.commands, command] : [command];
-    process.once('exit', () => {
-      try {
-        writeCache(directory, file, commands, script.createCachedData());
-      } catch {
-        // No cache this time.
-      }
-    });
+    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, commands, script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} };
-  wrapper.call(bundleModule.exports, bundleModule.exports, createRequire(bundleFile), bundleModule, bundleFile, __dirname);
+  loadedBundles.set(name, bundleModule);
+  wrapper.call(bundleModule.exports, bundleModule.exports, bundleRequire(directory, file), bundleModule, file, __dirname);
+  return bundleModule.exports;
 }
 
 /** Node 22.1+ (absent from Node 20's types). */
@@ -151,7 +170,17 @@ if (directory) {
   } catch {
     // Run without it.
   }
-  runWithCodeCache(directory);
+  // Written at exit, so that the data holds the functions the command ran.
+  process.once('exit', () => {
+    for (const write of pendingCaches) {
+      try {
+        write();
+      } catch {
+        // No cache this time.
+      }
+    }
+  });
+  loadBundle(directory, 'cli.cjs');
 } else {
   createRequire(bundleFile)(bundleFile);
 }
