@@ -22,7 +22,7 @@ import { deepEqual, type JsonValue } from '../core/json.js';
 import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
-import { changeFromValue, diffStates, rebuildSerial, type StateChange } from './journal.js';
+import { changeFromValue, checkedDiff, rebuildSerial, type StateChange } from './journal.js';
 import { DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
@@ -122,7 +122,8 @@ export class FileStateStore implements StateStore {
   }
 
   async write(state: StateDocument): Promise<StateDocument> {
-    const problem = validateState(state);
+    // The document around the entries now; the entries this write changes once they are known.
+    const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.path}: ${problem}.`);
 
     const previous = await this.stored();
@@ -164,7 +165,7 @@ export class FileStateStore implements StateStore {
   /** History entry first, then the backup, then the state: a kill between them leaves the last state whole. */
   private async store(next: StateDocument, previous: StateDocument | undefined): Promise<void> {
     await mkdir(this.historyDir, { recursive: true, mode: 0o700 });
-    const diff = diffStates(previous, next);
+    const diff = checkedDiff(previous, next, this.path);
     const entry: HistoryEntry = {
       serial: next.serial,
       lineage: next.lineage,

@@ -295,9 +295,13 @@ export function stateFromValue(data: unknown, where: string, what?: string): Sta
   return data as StateDocument;
 }
 
-/** Validate an in-memory state before it is written (the same rules as a file). */
-export function validateState(state: unknown): string | undefined {
-  return findProblem(state, true);
+/**
+ * Validate an in-memory state before it is written (the same rules as a file). With `entries`,
+ * only those entries are checked (with the rest of the document): a write checks what it
+ * changes, the entries it leaves as they were having been checked when they were stored.
+ */
+export function validateState(state: unknown, options: { entries?: Iterable<string> } = {}): string | undefined {
+  return findProblem(state, true, options.entries);
 }
 
 type Record_ = Record<string, unknown>;
@@ -331,8 +335,8 @@ function idsProblem(ids: unknown): boolean {
   return false;
 }
 
-/** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot). */
-function findProblem(data: unknown, checkValues: boolean): string | undefined {
+/** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot); `only`: check these entries alone. */
+function findProblem(data: unknown, checkValues: boolean, only?: Iterable<string>): string | undefined {
   if (!isRecord(data)) return 'the top level is not an object';
   if (data['formatVersion'] !== STATE_FORMAT_VERSION) {
     return typeof data['formatVersion'] === 'number'
@@ -352,7 +356,8 @@ function findProblem(data: unknown, checkValues: boolean): string | undefined {
   // accepted is not checked again (two regular expressions per entry were a tenth of the check).
   let appliedAt: unknown;
   let observedAt: unknown;
-  for (const address in resources) {
+  for (const address of only ?? Object.keys(resources)) {
+    if (only && !Object.prototype.hasOwnProperty.call(resources, address)) continue;
     const entry = resources[address];
     if (!isRecord(entry)) return `${at(address)} is not an object`;
     if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${at(address)}.kind is missing`;

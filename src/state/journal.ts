@@ -10,8 +10,8 @@
  * state took hundreds of megabytes (README "The state").
  */
 import { deepEqual, type JsonValue } from '../core/json.js';
-import { StateCorruptError } from './errors.js';
-import type { StateDocument, StateEntry } from './format.js';
+import { StateCorruptError, StateError } from './errors.js';
+import { validateState, type StateDocument, type StateEntry } from './format.js';
 
 /** The document without its serial and resources: what a change records when it differs. */
 export interface StateHead {
@@ -138,6 +138,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isStateChange(value: unknown): value is StateChange {
   return changeProblem(value) === undefined;
+}
+
+/**
+ * The diff of a write, with the entries it puts checked by validateState (the others were
+ * checked when they were stored): checking every entry of a large state cost more than the
+ * write. Throws StateError naming `where`.
+ */
+export function checkedDiff(before: StateDocument | undefined, after: StateDocument, where: string): StateDiff {
+  const diff = diffStates(before, after);
+  const problem = validateState(after, { entries: Object.keys(diff.put) });
+  if (problem) throw new StateError(`Refusing to write an invalid state to ${where}: ${problem}.`);
+  return diff;
 }
 
 /** A stored change read back (JSON), checked for the shape this module writes; throws StateCorruptError naming `where`. */

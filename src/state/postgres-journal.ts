@@ -15,7 +15,7 @@
 import type { ClientBase } from 'pg';
 import { StateConflictError } from './errors.js';
 import { stateFromParts, stateFromValue, type StateDocument } from './format.js';
-import { changeFromValue, diffStates, headOf, rebuildSerial, type StateChange } from './journal.js';
+import { changeFromValue, checkedDiff, headOf, rebuildSerial, type StateChange } from './journal.js';
 
 /** Entries per statement when many change at once (a pushed state): bounds one parameter's size. */
 const ENTRIES_PER_STATEMENT = 2_000;
@@ -73,7 +73,7 @@ export async function storeState(
   options: { command: string; keepHistory: number },
 ): Promise<string> {
   const { quoted, name } = tables;
-  const diff = diffStates(previous, next);
+  const diff = checkedDiff(previous, next, tables.where);
   const put = Object.entries(diff.put);
   for (let start = 0; start < put.length; start += ENTRIES_PER_STATEMENT) {
     await client.query(

@@ -300,7 +300,8 @@ export class PostgresStateStore implements StateStore {
   // ---- writing -----------------------------------------------------------------------------
 
   async write(state: StateDocument): Promise<StateDocument> {
-    const problem = validateState(state);
+    // The document around the entries now; the entries this write changes once they are known.
+    const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.where()}: ${problem}.`);
     const next: StateDocument = { ...state, serial: state.serial + 1 };
     await this.withClient('write', async (client) => {

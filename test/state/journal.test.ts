@@ -315,6 +315,24 @@ describe('what a write stores', () => {
     expect(sizes[0]).toBeLessThan(1024);
   });
 
+  it('both stores: a write checks the entries it changes, and an invalid one changes nothing', async () => {
+    const place = await tempFile();
+    const stores: StateStore[] = [new FileStateStore({ path: place.path }), new PostgresStateStore({ url, name: `invalid-${randomUUID()}` })];
+    try {
+      for (const store of stores) {
+        const first = await store.write(recordOperation(newState(PORTAL), address(1), entry(1)));
+        await expect(store.write(recordOperation(first, address(2), entry(Number.POSITIVE_INFINITY)))).rejects.toThrow(
+          `Refusing to write an invalid state to ${store.describe().replace(/^file /, '')}: resources["${address(2)}"].value is missing or not JSON.`,
+        );
+        expect(await store.read()).toEqual(first);
+        expect((await store.history()).map((item) => item.serial)).toEqual([1]);
+      }
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await place.dispose();
+    }
+  });
+
   it('file store: a state file replaced behind its back is read again before the next write', async () => {
     const place = await tempFile();
     try {
