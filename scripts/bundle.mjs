@@ -220,11 +220,11 @@ await build({
 });
 
 /** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */
-const onFirstUseFile = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', outdir, outExtension: { '.js': '.cjs' }, minify: true, keepNames: true, logLevel: 'warning' };
+const oneFile = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, logLevel: 'warning' };
+const onFirstUseFile = { ...oneFile, outdir, outExtension: { '.js': '.cjs' } };
 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
-const { outdir: _outdir, outExtension: _outExtension, ...oneFile } = onFirstUseFile;
 await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs') });
 // pg's optional native binding and its Cloudflare socket are required only where they are used.
 await build({ ...onFirstUseFile, entryPoints: { pg: 'pg' }, absWorkingDir: root, external: ['pg-native', 'pg-cloudflare'] });
