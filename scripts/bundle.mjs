@@ -90,6 +90,36 @@ const undiciAgentOnly = [
 ].join('\n');
 
 /**
+ * undici's HTTP/2 client is loaded with its HTTP/1 client, and with it `node:http2`, which loads
+ * http, tls, crypto and readline: half of what undici's Agent brought into a command that speaks
+ * HTTP/1.1 only. In undici.cjs, `node:http2` is a stand-in holding the protocol's constants
+ * (which undici reads when it loads; they are RFC 9113's, the same in every Node) whose other
+ * exports require the module on first use.
+ */
+function http2OnFirstUse() {
+  const nodeRequire = createRequire(import.meta.url);
+  return {
+    name: 'http2-on-first-use',
+    setup(build) {
+      build.onResolve({ filter: /^(node:)?http2$/ }, () => ({ path: 'http2', namespace: 'http2-on-first-use' }));
+      build.onLoad({ filter: /.*/, namespace: 'http2-on-first-use' }, () => {
+        const http2 = nodeRequire('node:http2');
+        const names = Object.keys(http2).filter((key) => key !== 'constants' && key !== 'default');
+        return {
+          contents: [
+            'let loaded;',
+            "const load = () => (loaded ??= require('node:http2'));",
+            `module.exports = { constants: ${JSON.stringify(http2.constants)} };`,
+            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
+          ].join('\n'),
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
+/**
  * Node's built-in modules, loaded on first use. A bundle hoists every `import ... from 'node:x'`
  * of every module to its top, so each start loaded http, net, crypto, readline and streams for
  * the emulator, the HTTP client, digests and prompts that `validate` never reaches: more than a
@@ -225,7 +255,7 @@ const onFirstUseFile = { ...oneFile, outdir, outExtension: { '.js': '.cjs' } };
 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
-await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs') });
+await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs'), plugins: [http2OnFirstUse()] });
 // pg's optional native binding and its Cloudflare socket are required only where they are used.
 await build({ ...onFirstUseFile, entryPoints: { pg: 'pg' }, absWorkingDir: root, external: ['pg-native', 'pg-cloudflare'] });
 

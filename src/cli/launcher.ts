@@ -21,6 +21,7 @@
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import nodeModule, { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Script, constants as vmConstants } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -162,6 +163,13 @@ function loadBundle(directory: string, name: string): unknown {
 
 /** Node 22.1+ (absent from Node 20's types). */
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (directory: string) => unknown };
+
+// undici parses HTTP with llhttp compiled to WebAssembly. V8 11 (Node 20) compiles its large
+// parser function again with TurboFan on a background thread as soon as it runs: about 140 ms
+// of CPU for a run that reads a few answers, more than the rest of a small `drift`. The baseline
+// compiler's code parses a command's answers fast enough. Set before anything is compiled, so the
+// code caches are made and checked under the same flags; V8 12+ (Node 22, 24) does not pay it.
+if (Number(process.versions.v8.split('.')[0]) < 12) setFlagsFromString('--liftoff-only');
 
 const directory = safeCacheDirectory();
 if (directory) {
