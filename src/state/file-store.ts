@@ -22,7 +22,7 @@ import { deepEqual, type JsonValue } from '../core/json.js';
 import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
-import { changeFromValue, checkedDiff, rebuildSerial, type StateChange } from './journal.js';
+import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange } from './journal.js';
 import { DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
@@ -62,8 +62,12 @@ export class FileStateStore implements StateStore {
   private readonly user: string;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
-  /** This store's last write, and the file it made (a file still the same need not be read back). */
-  private lastWritten: { state: StateDocument; file: FileIdentity } | undefined;
+  /**
+   * This store's last write, and the file it made (a file still the same need not be read back).
+   * `shared`: a StateWriter's state, whose entries the writer goes on changing (it stands for the
+   * file only for a write that says what it changed).
+   */
+  private lastWritten: { state: StateDocument; file: FileIdentity; shared: boolean } | undefined;
 
   constructor(options: FileStateStoreOptions) {
     this.path = resolve(options.path);
@@ -114,9 +118,9 @@ export class FileStateStore implements StateStore {
    * for every group-committed write of a long apply cost more than the write itself. Parsing
    * otherwise means a corrupt file is reported and left exactly as it is.
    */
-  private async stored(): Promise<StateDocument | undefined> {
+  private async stored(incoming: StateDocument): Promise<StateDocument | undefined> {
     const known = this.lastWritten;
-    if (known && sameFile(await statIfExists(this.path), known.file)) return known.state;
+    if (known && (!known.shared || hasWriterChanges(incoming)) && sameFile(await statIfExists(this.path), known.file)) return known.state;
     const text = await readTextIfExists(this.path);
     return text === undefined ? undefined : this.parse(text);
   }
@@ -126,7 +130,7 @@ export class FileStateStore implements StateStore {
     const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.path}: ${problem}.`);
 
-    const previous = await this.stored();
+    const previous = await this.stored(state);
     if (previous !== undefined) {
       if (previous.lineage !== state.lineage) {
         throw new StateConflictError(
@@ -142,7 +146,7 @@ export class FileStateStore implements StateStore {
       }
     }
 
-    const next: StateDocument = { ...state, serial: state.serial + 1 };
+    const next = carryWriterChanges(state, { ...state, serial: state.serial + 1 });
     await this.store(next, previous);
     return next;
   }
@@ -171,13 +175,13 @@ export class FileStateStore implements StateStore {
       lineage: next.lineage,
       writtenAt: new Date(this.now()).toISOString(),
       command: this.command ?? 'portalctl',
-      resources: Object.keys(next.resources).length,
+      resources: diff.resources,
       changed: diff.changed,
     };
     await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify({ ...entry, change: diff.change })}\n`);
     if (previous !== undefined) await this.keepBackup();
     const file = await writeFileAtomic(this.path, serializeState(next));
-    this.lastWritten = { state: next, file };
+    this.lastWritten = { state: next, file, shared: hasWriterChanges(next) };
     // The serials that just left the kept window (more than one when a copied state skips serials).
     const oldest = next.serial - this.keepHistory;
     for (let serial = Math.max(1, previous === undefined ? oldest : previous.serial - this.keepHistory + 1); serial <= oldest; serial++) {

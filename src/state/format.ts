@@ -183,12 +183,30 @@ export function serializeState(state: StateDocument): string {
   return `{\n${fields.join(',\n')}\n}\n`;
 }
 
+/**
+ * Each entry's JSON, by entry object. States are never changed in place (every change makes new
+ * entries for what it touches), so an entry written before reads the same: a file store writing
+ * a large state at every group commit of an apply then pays for the entries that changed, not
+ * for the JSON of all of them.
+ */
+const entryJson = new WeakMap<object, string>();
+
+function entryText(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let text = entryJson.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    entryJson.set(value, text);
+  }
+  return text;
+}
+
 /** A record keyed by address: its entries sorted, one compact entry per line. */
 function recordLines(record: Record<string, unknown>): string {
   const lines: string[] = [];
   for (const key of Object.keys(record).sort()) {
     const value = record[key];
-    if (value !== undefined) lines.push(`    ${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+    if (value !== undefined) lines.push(`    ${JSON.stringify(key)}: ${entryText(value)}`);
   }
   return lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n  }`;
 }

@@ -40,6 +40,34 @@ export interface StateDiff {
   removed: string[];
   /** Addresses added, changed or removed (the history's `changed`). */
   changed: number;
+  /** Addresses in the state written. */
+  resources: number;
+}
+
+/**
+ * The entries a StateWriter changed in a state it made, with what they were at the serial it
+ * made it from (undefined: not there). Set on the state the writer hands to the store, which
+ * then stores what changed without comparing every entry: a write of a large state costs what
+ * it changed. (A side table, like format.ts's fingerprint hints, so the store interface stays
+ * one `write(state)`.)
+ */
+const writerChanges = new WeakMap<StateDocument, ReadonlyMap<string, StateEntry | undefined>>();
+
+export function withWriterChanges(state: StateDocument, before: ReadonlyMap<string, StateEntry | undefined>): StateDocument {
+  writerChanges.set(state, before);
+  return state;
+}
+
+/** `next`, made from `state` by a store (the serial added), with the writer's account of `state`. */
+export function carryWriterChanges(state: StateDocument, next: StateDocument): StateDocument {
+  const changes = writerChanges.get(state);
+  if (changes !== undefined) writerChanges.set(next, changes);
+  return next;
+}
+
+/** Whether `state` comes with the writer's account of what it changed (its entries may then change further in the writer's hands). */
+export function hasWriterChanges(state: StateDocument): boolean {
+  return writerChanges.has(state);
 }
 
 export function headOf(state: StateDocument): StateHead {
@@ -106,12 +134,45 @@ export function diffStates(before: StateDocument | undefined, after: StateDocume
       undo[address] = earlier;
     }
   }
-  const change: StateChange = { from: before === undefined ? null : before.serial, resources: undo };
+  return { change: withHead({ from: before === undefined ? null : before.serial, resources: undo }, before, after), put, removed, changed, resources: Object.keys(after.resources).length };
+}
+
+/** The change with the head before it, when the write changed the head. */
+function withHead(change: StateChange, before: StateDocument | undefined, after: StateDocument): StateChange {
   if (before !== undefined) {
     const head = headOf(before);
     if (!deepEqual(headJson(head), headJson(headOf(after)))) change.head = head;
   }
-  return { change, put, removed, changed };
+  return change;
+}
+
+/**
+ * The diff of a write from what the writer says it changed (withWriterChanges): a look at each
+ * changed address only. `before` is the stored state it was made from (its head and serial are
+ * used, not its entries); `count` the number of entries stored, when the store knows it.
+ */
+function diffFromWriter(changes: ReadonlyMap<string, StateEntry | undefined>, before: StateDocument, after: StateDocument, count: number | undefined): StateDiff {
+  const put: Record<string, StateEntry> = {};
+  const removed: string[] = [];
+  const undo: Record<string, StateEntry | null> = {};
+  let changed = 0;
+  let added = 0;
+  for (const [address, earlier] of changes) {
+    const entry = Object.prototype.hasOwnProperty.call(after.resources, address) ? after.resources[address] : undefined;
+    if (entry === undefined) {
+      if (earlier === undefined) continue;
+      removed.push(address);
+      added -= 1;
+    } else {
+      if (earlier !== undefined && sameEntry(earlier, entry)) continue;
+      put[address] = entry;
+      if (earlier === undefined) added += 1;
+    }
+    changed += 1;
+    undo[address] = earlier ?? null;
+  }
+  const change = withHead({ from: before.serial, resources: undo }, before, after);
+  return { change, put, removed, changed, resources: count === undefined ? Object.keys(after.resources).length : count + added };
 }
 
 /** What is wrong with a stored change read back (JSON), if anything. */
@@ -143,10 +204,12 @@ function isStateChange(value: unknown): value is StateChange {
 /**
  * The diff of a write, with the entries it puts checked by validateState (the others were
  * checked when they were stored): checking every entry of a large state cost more than the
- * write. Throws StateError naming `where`.
+ * write. `before` is the stored state (for a writer's state, only its head and serial are read);
+ * `count`, its number of entries when known. Throws StateError naming `where`.
  */
-export function checkedDiff(before: StateDocument | undefined, after: StateDocument, where: string): StateDiff {
-  const diff = diffStates(before, after);
+export function checkedDiff(before: StateDocument | undefined, after: StateDocument, where: string, count?: number): StateDiff {
+  const changes = writerChanges.get(after);
+  const diff = changes !== undefined && before !== undefined ? diffFromWriter(changes, before, after, count) : diffStates(before, after);
   const problem = validateState(after, { entries: Object.keys(diff.put) });
   if (problem) throw new StateError(`Refusing to write an invalid state to ${where}: ${problem}.`);
   return diff;

@@ -32,6 +32,8 @@ export interface PostgresStateTables {
 export interface StoredState {
   state: StateDocument;
   headDigest: string;
+  /** Its number of entries. */
+  count: number;
 }
 
 /**
@@ -57,23 +59,24 @@ export async function readStoredState(client: ClientBase, tables: PostgresStateT
   const serial: unknown = Reflect.get(top, 'serial');
   const digest: unknown = Reflect.get(top, 'digest');
   const state = stateFromParts(Reflect.get(top, 'head'), typeof serial === 'number' ? serial : -1, entries, tables.where, what);
-  return { state, headDigest: typeof digest === 'string' ? digest : '' };
+  return { state, headDigest: typeof digest === 'string' ? digest : '', count: entries.length };
 }
 
 /**
  * Writes `next` over `previous` (the stored state, undefined when there is none) in the
  * caller's transaction: the changed entries, the states row, the history row and the pruning
- * of history past `keepHistory`. Returns the digest of the head written.
+ * of history past `keepHistory` (`count`: the number of entries stored, when known). Returns
+ * the digest of the head written and the number of entries.
  */
 export async function storeState(
   client: ClientBase,
   tables: PostgresStateTables,
   previous: StateDocument | undefined,
   next: StateDocument,
-  options: { command: string; keepHistory: number },
-): Promise<string> {
+  options: { command: string; keepHistory: number; count?: number },
+): Promise<{ headDigest: string; count: number }> {
   const { quoted, name } = tables;
-  const diff = checkedDiff(previous, next, tables.where);
+  const diff = checkedDiff(previous, next, tables.where, options.count);
   const put = Object.entries(diff.put);
   for (let start = 0; start < put.length; start += ENTRIES_PER_STATEMENT) {
     await client.query(
@@ -101,13 +104,13 @@ export async function storeState(
     JSON.stringify(headOf(next)),
     JSON.stringify(diff.change),
     options.command,
-    Object.keys(next.resources).length,
+    diff.resources,
     diff.changed,
     next.serial - options.keepHistory,
   ]);
   const digest = stored.rows[0]?.digest;
   if (digest === undefined) throw new StateConflictError(`Another run created the state ${tables.where} meanwhile. Run the command again.`);
-  return digest;
+  return { headDigest: digest, count: diff.resources };
 }
 
 /**

@@ -21,6 +21,7 @@ import { StateBackendError, StateConflictError, StateCorruptError, StateError, S
 import { deepEqual, type JsonValue } from '../core/json.js';
 import { describeHolder, formatWait } from './lock.js';
 import { validateState, type StateDocument } from './format.js';
+import { carryWriterChanges, hasWriterChanges } from './journal.js';
 import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
@@ -110,7 +111,7 @@ export class PostgresStateStore implements StateStore {
    * head stored starts from it instead of reading the state back (serials only grow, and a
    * state copied in at the same serial must have the same content).
    */
-  private known: StoredState | undefined;
+  private known: (StoredState & { shared: boolean }) | undefined;
 
   constructor(options: PostgresStateStoreOptions) {
     this.target = parsePostgresUrl(options.url, options.env ?? process.env);
@@ -267,7 +268,7 @@ export class PostgresStateStore implements StateStore {
     return this.withClient('read', async (client) => {
       if (!(await this.ensureSchema(client, false))) return undefined;
       const stored = await this.withHistoryHint(readStoredState(client, this.tables));
-      this.known = stored;
+      this.known = stored && { ...stored, shared: false };
       return stored?.state;
     });
   }
@@ -303,7 +304,7 @@ export class PostgresStateStore implements StateStore {
     // The document around the entries now; the entries this write changes once they are known.
     const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.where()}: ${problem}.`);
-    const next: StateDocument = { ...state, serial: state.serial + 1 };
+    const next = carryWriterChanges(state, { ...state, serial: state.serial + 1 });
     await this.withClient('write', async (client) => {
       await this.ensureSchema(client, true);
       await this.transaction(client, async () => {
@@ -321,7 +322,7 @@ export class PostgresStateStore implements StateStore {
             );
           }
         }
-        const previous = current ? await this.previousDocument(client, current) : undefined;
+        const previous = current ? await this.previousDocument(client, current, state) : undefined;
         await this.store(client, previous, next);
       });
     });
@@ -337,7 +338,7 @@ export class PostgresStateStore implements StateStore {
         const current = await this.lockedRow(client);
         const refusal = importRefusal(current, state, this.where());
         if (refusal) throw new StateConflictError(refusal);
-        const previous = current ? await this.previousDocument(client, current) : undefined;
+        const previous = current ? await this.previousDocument(client, current, state) : undefined;
         if (previous && current?.serial === state.serial) {
           if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
           throw new StateConflictError(`The state at ${this.where()} is at the same serial ${state.serial} with other content. Nothing was copied.`);
@@ -358,20 +359,27 @@ export class PostgresStateStore implements StateStore {
     return row ? { lineage: row.lineage, serial: Number(row.serial), headDigest: row.digest } : undefined;
   }
 
-  /** The stored state: the one this store read or wrote last when it is still the stored one, else read (under the row lock). */
-  private async previousDocument(client: ClientBase, current: StoredRow): Promise<StateDocument> {
+  /**
+   * The stored state: the one this store read or wrote last when it is still the stored one, else
+   * read (under the row lock). A state a StateWriter made shares its entries with the writer, which
+   * goes on changing them: it stands for the stored one only for a write that says what changed.
+   */
+  private async previousDocument(client: ClientBase, current: StoredRow, incoming: StateDocument): Promise<StateDocument> {
     const known = this.known;
-    if (known && known.state.lineage === current.lineage && known.state.serial === current.serial && known.headDigest === current.headDigest) return known.state;
+    const usable = known !== undefined && (!known.shared || hasWriterChanges(incoming));
+    if (usable && known.state.lineage === current.lineage && known.state.serial === current.serial && known.headDigest === current.headDigest) return known.state;
     const stored = await this.withHistoryHint(readStoredState(client, this.tables));
     if (!stored) throw new StateConflictError(`The state ${this.where()} was removed meanwhile. Run the command again.`);
+    this.known = { ...stored, shared: false };
     return stored.state;
   }
 
   private async store(client: ClientBase, previous: StateDocument | undefined, next: StateDocument): Promise<void> {
-    const headDigest = await storeState(client, this.tables, previous, next, { command: this.command ?? 'portalctl', keepHistory: this.keepHistory });
+    const count = previous !== undefined && this.known?.state === previous ? this.known.count : undefined;
+    const stored = await storeState(client, this.tables, previous, next, { command: this.command ?? 'portalctl', keepHistory: this.keepHistory, ...(count === undefined ? {} : { count }) });
     // Taken as the stored state only once the transaction commits (the caller's COMMIT follows at
     // once; if it fails, the serial no longer matches and the state is read back).
-    this.known = { state: next, headDigest };
+    this.known = { state: next, ...stored, shared: hasWriterChanges(next) };
   }
 
   // ---- locking -----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   FileStateStore,
   PostgresStateStore,
+  StateWriter,
   POSTGRES_SCHEMA_VERSION,
   clearUnknownOutcome,
   forgetResource,
@@ -118,6 +119,13 @@ async function expectEveryKeptSerialRebuilt(store: StateStore, written: Map<numb
   }
 }
 
+/** A value with its object keys sorted, so that two states compare by content alone. */
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(Reflect.get(value, key))]));
+  return value;
+}
+
 describe('history as changes', () => {
   it('file store: every kept serial of any sequence of writes is rebuilt exactly', async () => {
     await fc.assert(
@@ -146,6 +154,62 @@ describe('history as changes', () => {
       }),
       { numRuns: 12 },
     );
+  });
+
+  it('through the StateWriter (group commits, changes made in place): every kept serial is a state the operations passed through', async () => {
+    type WriterStep = { op: 'record'; address: number; value: number } | { op: 'forget'; address: number } | { op: 'mark'; address: number } | { op: 'clear'; address: number };
+    const writerStep: fc.Arbitrary<WriterStep> = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ op: fc.constant('record' as const), address: fc.nat(9), value: fc.integer() }) },
+      fc.record({ op: fc.constant('forget' as const), address: fc.nat(9) }),
+      fc.record({ op: fc.constant('mark' as const), address: fc.nat(9) }),
+      fc.record({ op: fc.constant('clear' as const), address: fc.nat(9) }),
+    );
+    const pure = (state: StateDocument, item: WriterStep): StateDocument => (item.op === 'record' ? apply(state, { ...item }) : apply(state, item));
+    const stores = [
+      { label: 'file', open: async () => { const place = await tempFile(); return { store: new FileStateStore({ path: place.path, keepHistory: 1000 }), dispose: place.dispose }; } },
+      { label: 'postgres', open: async () => { const store = new PostgresStateStore({ url, name: `writer-${randomUUID()}`, keepHistory: 1000 }); return { store, dispose: () => store.close() }; } },
+    ];
+    for (const { label, open } of stores) {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(writerStep, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 6 }), async (waves) => {
+          const { store, dispose } = await open();
+          try {
+            const initial = await store.write(recordOperation(newState(PORTAL), address(0), entry('initial')));
+            const writer = new StateWriter(store, initial);
+            // Every state the operations pass through, in order (the writer's order is the order of the calls).
+            const passed: StateDocument[] = [initial];
+            for (const wave of waves) {
+              // A wave's operations are called together, so the writer batches them.
+              const calls = wave.map((item) => {
+                passed.push(pure(passed[passed.length - 1] as StateDocument, item));
+                if (item.op === 'record') return writer.record(address(item.address), entry({ value: item.value, nested: [item.value, { text: 'x' }] }));
+                if (item.op === 'forget') return writer.forget(address(item.address));
+                if (item.op === 'mark') return writer.markUnknown(address(item.address), { kind: 'role', ids: {}, operation: 'E13', value: item.address, reason: 'in flight', since: '2025-01-01T00:00:00.000Z' });
+                return writer.clearUnknown(address(item.address));
+              });
+              await Promise.all(calls);
+            }
+            const final = await store.read();
+            const { serial: _serial, ...expected } = passed[passed.length - 1] as StateDocument;
+            expect(final, label).toMatchObject(expected);
+            expect(Object.keys(final?.resources ?? {}).sort()).toEqual(Object.keys(expected.resources).sort());
+            // Each serial is one of the states passed through, later serials never earlier ones.
+            let at = 0;
+            for (let serial = initial.serial; serial <= (final?.serial ?? 0); serial++) {
+              const rebuilt = await store.readSerial(serial);
+              if (!rebuilt) throw new Error(`${label}: serial ${serial} not rebuilt`);
+              const { serial: _s, ...content } = rebuilt;
+              const found = passed.findIndex((state, index) => index >= at && JSON.stringify(sorted({ ...state, serial: 0 })) === JSON.stringify(sorted({ ...content, serial: 0 })));
+              expect(found, `${label}: serial ${serial}`).toBeGreaterThanOrEqual(at);
+              at = found;
+            }
+          } finally {
+            await dispose();
+          }
+        }),
+        { numRuns: label === 'file' ? 20 : 10 },
+      );
+    }
   });
 
   it('copies between the stores (push, pull) keep lineage, serial and a history that rebuilds', async () => {
