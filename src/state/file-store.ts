@@ -22,6 +22,7 @@ import { deepEqual, type JsonValue } from '../core/json.js';
 import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { readStateLines } from './state-file.js';
 import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange } from './journal.js';
 import { DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
@@ -89,6 +90,15 @@ export class FileStateStore implements StateStore {
   }
 
   async read(): Promise<StateDocument | undefined> {
+    let state: StateDocument | 'other-layout' | undefined;
+    try {
+      state = await readStateLines(this.path);
+    } catch (error) {
+      if (error instanceof StateCorruptError) throw await this.hinted(error);
+      throw new StateError(`Cannot read ${this.path}: ${(error as Error).message}`, { cause: error });
+    }
+    if (state !== 'other-layout') return state;
+    // Another layout (an earlier release's, a hand edit): read whole, which also says what is wrong with it.
     const text = await readTextIfExists(this.path);
     return text === undefined ? undefined : this.parse(text);
   }
@@ -99,17 +109,22 @@ export class FileStateStore implements StateStore {
       return parseState(text, this.path);
     } catch (error) {
       if (!(error instanceof StateCorruptError)) throw error;
-      if ((await readTextIfExists(this.backupPath)) !== undefined) {
-        throw error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
-      }
-      const kept = await this.history().catch(() => []);
-      if (kept[0]) {
-        throw error.withHint(
-          `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
-        );
-      }
-      throw error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
+      throw await this.hinted(error);
     }
+  }
+
+  /** The error with what the store keeps of earlier versions. */
+  private async hinted(error: StateCorruptError): Promise<StateCorruptError> {
+    if ((await readTextIfExists(this.backupPath)) !== undefined) {
+      return error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
+    }
+    const kept = await this.history().catch(() => []);
+    if (kept[0]) {
+      return error.withHint(
+        `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
+      );
+    }
+    return error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
   }
 
   /**
@@ -121,8 +136,7 @@ export class FileStateStore implements StateStore {
   private async stored(incoming: StateDocument): Promise<StateDocument | undefined> {
     const known = this.lastWritten;
     if (known && (!known.shared || hasWriterChanges(incoming)) && sameFile(await statIfExists(this.path), known.file)) return known.state;
-    const text = await readTextIfExists(this.path);
-    return text === undefined ? undefined : this.parse(text);
+    return this.read();
   }
 
   async write(state: StateDocument): Promise<StateDocument> {
@@ -154,8 +168,7 @@ export class FileStateStore implements StateStore {
   async importState(state: StateDocument): Promise<StateDocument> {
     const problem = validateState(state);
     if (problem) throw new StateError(`Refusing to store an invalid state in ${this.path}: ${problem}.`);
-    const previousText = await readTextIfExists(this.path);
-    const previous = previousText === undefined ? undefined : await this.parse(previousText);
+    const previous = await this.read();
     const refusal = importRefusal(previous, state, this.path);
     if (refusal) throw new StateConflictError(refusal);
     if (previous && previous.serial === state.serial) {

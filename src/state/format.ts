@@ -226,40 +226,59 @@ export function parseState(text: string, file: string): StateDocument {
 }
 
 /**
- * A state from the parts a store keeps apart: the document without its resources (`head`,
- * parsed JSON), its serial, and each entry's JSON text by address (a database's rows, a file's
- * lines). Entries are parsed one by one, so no text of the whole state is built; what parseState
- * learns from the text about fingerprints is learnt per entry.
+ * A state built from its entries given one at a time, each as its JSON text (a database's rows,
+ * a state file's lines): no text of the whole state is built, and what parseState learns from
+ * the text about fingerprints is learnt per entry.
  */
-export function stateFromParts(head: unknown, serial: number, entries: Iterable<readonly [string, string]>, where: string, what?: string): StateDocument {
-  const resources: Record<string, unknown> = {};
-  const mentioning = new Set<string>();
-  for (const [address, text] of entries) {
+export class StateAssembler {
+  private readonly resources: Record<string, unknown> = {};
+  private readonly mentioning = new Set<string>();
+
+  constructor(
+    private readonly where: string,
+    private readonly what?: string,
+  ) {}
+
+  add(address: string, text: string): void {
     try {
-      resources[address] = JSON.parse(text);
+      this.resources[address] = JSON.parse(text);
     } catch (error) {
-      throw new StateCorruptError(where, `the entry at ${JSON.stringify(address)} is not valid JSON (${(error as Error).message})`, { cause: error, ...(what ? { what } : {}) });
+      throw new StateCorruptError(this.where, `the entry at ${JSON.stringify(address)} is not valid JSON (${(error as Error).message})`, {
+        cause: error,
+        ...(this.what ? { what: this.what } : {}),
+      });
     }
     // As in addressesMentioningFingerprints; an escape could spell a fingerprint, so it counts as one.
-    if (text.includes('"sha256:') || text.includes('\\u')) mentioning.add(address);
+    if (text.includes('"sha256:') || text.includes('\\u')) this.mentioning.add(address);
   }
-  const document = isRecord(head)
-    ? {
-        formatVersion: head['formatVersion'],
-        lineage: head['lineage'],
-        serial,
-        portal: head['portal'],
-        resources,
-        ...(head['unknownOutcomes'] === undefined ? {} : { unknownOutcomes: head['unknownOutcomes'] }),
-      }
-    : head;
-  const state = stateFromValue(document, where, what);
-  for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {})) {
-    const text = JSON.stringify(mark);
-    if (text.includes('"sha256:') || text.includes('\\u')) mentioning.add(address);
+
+  /** The state: `head` is the rest of the document (parsed JSON); `serial` when it is kept apart from it. */
+  finish(head: unknown, serial?: number): StateDocument {
+    const document = isRecord(head)
+      ? {
+          formatVersion: head['formatVersion'],
+          lineage: head['lineage'],
+          serial: serial ?? head['serial'],
+          portal: head['portal'],
+          resources: this.resources,
+          ...(head['unknownOutcomes'] === undefined ? {} : { unknownOutcomes: head['unknownOutcomes'] }),
+        }
+      : head;
+    const state = stateFromValue(document, this.where, this.what);
+    for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {})) {
+      const text = JSON.stringify(mark);
+      if (text.includes('"sha256:') || text.includes('\\u')) this.mentioning.add(address);
+    }
+    fingerprintHints.set(state, this.mentioning);
+    return state;
   }
-  fingerprintHints.set(state, mentioning);
-  return state;
+}
+
+/** A state from its head, its serial and its entries' texts (StateAssembler). */
+export function stateFromParts(head: unknown, serial: number, entries: Iterable<readonly [string, string]>, where: string, what?: string): StateDocument {
+  const assembler = new StateAssembler(where, what);
+  for (const [address, text] of entries) assembler.add(address, text);
+  return assembler.finish(head, serial);
 }
 
 /**
