@@ -77,6 +77,18 @@ describe('hostile input', () => {
     expect(loaded.objects.map((object) => object.address)).toEqual(['role[r1]']);
   });
 
+  it('positions come from the file read again when a diagnostic needs one; a file changed since it was read is located at 1:1', async () => {
+    const header = 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n  edition: self-managed\n  version: "11.3"\n';
+    const text = `${header}collaborations:\n  - id: c0ffee\n    workspaces:\n      - id: w1\n        name: "${'😀'.repeat(51)}"\n`;
+    const name = 'positions.yaml';
+    writeFileSync(join(directory, name), text);
+    const tooLong = (diagnostics: ReturnType<typeof validateConfig>) => diagnostics.find((d) => d.message.startsWith('A workspace name has at most 100 characters'))?.location;
+    expect(tooLong(validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry })))).toEqual({ file: name, line: 10, column: 15 });
+    const loaded = await loadConfig([name], { cwd: directory, env: {}, kinds: registry });
+    writeFileSync(join(directory, name), `# edited meanwhile\n${text}`);
+    expect(tooLong(validateConfig(loaded))).toEqual({ file: name, line: 1, column: 1 });
+  });
+
   it('PORTALCTL_MAX_FILE_SIZE takes bytes or a unit, and refuses anything else', () => {
     expect(configFileLimit({})).toBe(maxConfigFileBytes);
     expect(configFileLimit({ PORTALCTL_MAX_FILE_SIZE: '300000000' })).toBe(300_000_000);
