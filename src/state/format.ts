@@ -225,6 +225,9 @@ export function parseState(text: string, file: string): StateDocument {
   return state;
 }
 
+/** Entry fields whose values repeat across entries (StateAssembler shares them). */
+const REPEATED_FIELDS = ['kind', 'status', 'appliedAt', 'observedAt'];
+
 /**
  * A state built from its entries given one at a time, each as its JSON text (a database's rows,
  * a state file's lines): no text of the whole state is built, and what parseState learns from
@@ -233,23 +236,44 @@ export function parseState(text: string, file: string): StateDocument {
 export class StateAssembler {
   private readonly resources: Record<string, unknown> = {};
   private readonly mentioning = new Set<string>();
+  private readonly checker = new EntryChecker(false);
+  /**
+   * One string for each kind, status and time the entries repeat: a parsed entry has its own
+   * copy of each, and a 600,000-entry state held them 600,000 times (tens of megabytes).
+   */
+  private readonly repeated = new Map<string, string>();
 
   constructor(
     private readonly where: string,
     private readonly what?: string,
   ) {}
 
+  /** One entry, checked as it comes (a second pass over a large state's entries cost as much again). */
   add(address: string, text: string): void {
+    let entry: unknown;
     try {
-      this.resources[address] = JSON.parse(text);
+      entry = JSON.parse(text);
     } catch (error) {
-      throw new StateCorruptError(this.where, `the entry at ${JSON.stringify(address)} is not valid JSON (${(error as Error).message})`, {
-        cause: error,
-        ...(this.what ? { what: this.what } : {}),
-      });
+      throw this.corrupt(`the entry at ${JSON.stringify(address)} is not valid JSON (${(error as Error).message})`, error);
     }
+    const problem = this.checker.problem(address, entry);
+    if (problem) throw this.corrupt(problem);
+    if (isRecord(entry)) for (const field of REPEATED_FIELDS) this.share(entry, field);
+    this.resources[address] = entry;
     // As in addressesMentioningFingerprints; an escape could spell a fingerprint, so it counts as one.
     if (text.includes('"sha256:') || text.includes('\\u')) this.mentioning.add(address);
+  }
+
+  private share(entry: Record<string, unknown>, field: string): void {
+    const value = entry[field];
+    if (typeof value !== 'string') return;
+    const shared = this.repeated.get(value);
+    if (shared === undefined) this.repeated.set(value, value);
+    else entry[field] = shared;
+  }
+
+  private corrupt(reason: string, cause?: unknown): StateCorruptError {
+    return new StateCorruptError(this.where, reason, { ...(cause === undefined ? {} : { cause }), ...(this.what ? { what: this.what } : {}) });
   }
 
   /** The state: `head` is the rest of the document (parsed JSON); `serial` when it is kept apart from it. */
@@ -264,7 +288,8 @@ export class StateAssembler {
           ...(head['unknownOutcomes'] === undefined ? {} : { unknownOutcomes: head['unknownOutcomes'] }),
         }
       : head;
-    const state = stateFromValue(document, this.where, this.what);
+    // The entries were checked as they came.
+    const state = stateFromValue(document, this.where, this.what, { entries: [] });
     for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {})) {
       const text = JSON.stringify(mark);
       if (text.includes('"sha256:') || text.includes('\\u')) this.mentioning.add(address);
@@ -324,10 +349,11 @@ function addressesMentioningFingerprints(text: string): ReadonlySet<string> | un
 /**
  * Validate an already-parsed state (e.g. a database's JSON column); throws StateCorruptError
  * naming `where`. Parsed JSON holds only JSON values, so entry values are not walked (for a
- * large organization that walk was most of the cost of reading the state).
+ * large organization that walk was most of the cost of reading the state). `entries`: check these
+ * entries alone (StateAssembler checked the others as it took them).
  */
-export function stateFromValue(data: unknown, where: string, what?: string): StateDocument {
-  const problem = findProblem(data, false);
+export function stateFromValue(data: unknown, where: string, what?: string, options: { entries?: Iterable<string> } = {}): StateDocument {
+  const problem = findProblem(data, false, options.entries);
   if (problem) throw new StateCorruptError(where, problem, what ? { what } : undefined);
   return data as StateDocument;
 }
@@ -372,6 +398,38 @@ function idsProblem(ids: unknown): boolean {
   return false;
 }
 
+/**
+ * The check of one resource entry. Entries recorded or observed by one apply share their times:
+ * a time equal to the last one accepted is not checked again (two regular expressions per entry
+ * were a tenth of the check). `checkValues`: walk the value too (an in-memory state may hold
+ * what JSON cannot).
+ */
+class EntryChecker {
+  private appliedAt: unknown;
+  private observedAt: unknown;
+
+  constructor(private readonly checkValues: boolean) {}
+
+  problem(address: string, entry: unknown): string | undefined {
+    const at = `resources["${address}"]`;
+    if (!isRecord(entry)) return `${at} is not an object`;
+    if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${at}.kind is missing`;
+    if (idsProblem(entry['ids'])) return `${at}.ids is not an object of strings`;
+    if (!('value' in entry) || (this.checkValues && !isJsonValue(entry['value']))) return `${at}.value is missing or not JSON`;
+    const status = entry['status'];
+    if (status !== undefined && status !== 'present' && status !== 'absent') return `${at}.status must be "present" or "absent"`;
+    if (entry['appliedAt'] !== undefined && entry['appliedAt'] !== this.appliedAt) {
+      if (!isTime(entry['appliedAt'])) return `${at}.appliedAt is not a date`;
+      this.appliedAt = entry['appliedAt'];
+    }
+    if (entry['observedAt'] !== undefined && entry['observedAt'] !== this.observedAt) {
+      if (!isTime(entry['observedAt'])) return `${at}.observedAt is not a date`;
+      this.observedAt = entry['observedAt'];
+    }
+    return undefined;
+  }
+}
+
 /** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot); `only`: check these entries alone. */
 function findProblem(data: unknown, checkValues: boolean, only?: Iterable<string>): string | undefined {
   if (!isRecord(data)) return 'the top level is not an object';
@@ -388,28 +446,11 @@ function findProblem(data: unknown, checkValues: boolean, only?: Iterable<string
   if (portal['id'] !== undefined && typeof portal['id'] !== 'string') return 'portal.id is not a string';
   const resources = data['resources'];
   if (!isRecord(resources)) return 'resources is not an object';
-  const at = (address: string): string => `resources["${address}"]`;
-  // Entries recorded or observed by one apply share their times: a time equal to the last one
-  // accepted is not checked again (two regular expressions per entry were a tenth of the check).
-  let appliedAt: unknown;
-  let observedAt: unknown;
+  const checker = new EntryChecker(checkValues);
   for (const address of only ?? Object.keys(resources)) {
     if (only && !Object.prototype.hasOwnProperty.call(resources, address)) continue;
-    const entry = resources[address];
-    if (!isRecord(entry)) return `${at(address)} is not an object`;
-    if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${at(address)}.kind is missing`;
-    if (idsProblem(entry['ids'])) return `${at(address)}.ids is not an object of strings`;
-    if (!('value' in entry) || (checkValues && !isJsonValue(entry['value']))) return `${at(address)}.value is missing or not JSON`;
-    const status = entry['status'];
-    if (status !== undefined && status !== 'present' && status !== 'absent') return `${at(address)}.status must be "present" or "absent"`;
-    if (entry['appliedAt'] !== undefined && entry['appliedAt'] !== appliedAt) {
-      if (!isTime(entry['appliedAt'])) return `${at(address)}.appliedAt is not a date`;
-      appliedAt = entry['appliedAt'];
-    }
-    if (entry['observedAt'] !== undefined && entry['observedAt'] !== observedAt) {
-      if (!isTime(entry['observedAt'])) return `${at(address)}.observedAt is not a date`;
-      observedAt = entry['observedAt'];
-    }
+    const problem = checker.problem(address, resources[address]);
+    if (problem) return problem;
   }
   const unknown = data['unknownOutcomes'];
   if (unknown !== undefined) {
