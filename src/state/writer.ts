@@ -140,9 +140,16 @@ class OwnEntries {
   private before = new Map<string, StateEntry | undefined>();
   private replaced: Record<string, StateEntry> | undefined;
 
-  /** The writer's copy, made from `initial` at the first write. */
+  /** The writer's copy, made from `initial` at the first write (a loop: spreading an object of 600,000 keys took twice as long). */
   current(initial: Record<string, StateEntry>): Record<string, StateEntry> {
-    this.own ??= { ...initial };
+    if (this.own === undefined) {
+      const own: Record<string, StateEntry> = {};
+      for (const address in initial) {
+        const entry = initial[address];
+        if (entry !== undefined) own[address] = entry;
+      }
+      this.own = own;
+    }
     return this.own;
   }
 
