@@ -9,9 +9,9 @@
  * it is rewritten when there was none, V8 refused it, or this command had not run yet. Node's
  * own compile cache (22.1+) makes its data at compile time, before the functions a command runs
  * are compiled: measured on examples/minimal, `validate` took 78 ms with it on Node 22 and 60 ms
- * with this cache (node -e 0: 35 ms). The bundles the CLI loads on first use beside it (yaml.cjs,
- * undici.cjs, pg.cjs, emulator.cjs) go through the same cache: the bundle's `require` of them is
- * answered here. Node's own cache is still turned on, in the same directory, for the rest (ajv).
+ * with this cache (node -e 0: 35 ms), so it is not used. The bundles the CLI loads on first use
+ * beside it (yaml.cjs, undici.cjs, pg.cjs, emulator.cjs) go through this cache too: the bundle's
+ * `require` of them is answered here.
  *
  * A cache never decides whether a command works: any failure to find, read, check or write it
  * just means compiling as usual. A cache file is named after its bundle's digest, the V8 version
@@ -19,9 +19,7 @@
  * other flags. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import nodeModule, { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { Script, constants as vmConstants } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -120,9 +118,15 @@ const loadedBundles = new Map<string, { exports: unknown }>();
 /** Cache files to write at exit. */
 const pendingCaches: (() => void)[] = [];
 
-/** `require` for code of the bundle `file`: the bundles beside it come through the code cache, the rest from Node. */
-function bundleRequire(directory: string, file: string): NodeJS.Require {
-  const nodeRequire = createRequire(file);
+/**
+ * The launcher's own CommonJS `require` (every bundle lives beside it, so it resolves as theirs
+ * would). Taken as a value: `node:module`'s createRequire would load Node's ES module loader at
+ * every start.
+ */
+const nodeRequire: NodeJS.Require = require;
+
+/** `require` for the bundles' code: the bundles beside it come through the code cache, the rest from Node. */
+function bundleRequire(directory: string): NodeJS.Require {
   const load = (id: string): unknown => {
     const sibling = /^\.\/([a-z]+\.cjs)$/.exec(id)?.[1];
     return sibling !== undefined && PORTALCTL_BUNDLE_DIGESTS[sibling] !== undefined ? loadBundle(directory, sibling) : nodeRequire(id);
@@ -139,7 +143,7 @@ function loadBundle(directory: string, name: string): unknown {
   if (loaded) return loaded.exports;
   const file = join(__dirname, name);
   const prefix = name.replace(/\.cjs$/, '');
-  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${process.versions.v8}.${process.arch}.cache`);
+  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
   const cached = readCache(cacheFile);
   const command = commandName(process.argv);
   const source = readFileSync(file, 'utf8');
@@ -157,27 +161,35 @@ function loadBundle(directory: string, name: string): unknown {
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} };
   loadedBundles.set(name, bundleModule);
-  wrapper.call(bundleModule.exports, bundleModule.exports, bundleRequire(directory, file), bundleModule, file, __dirname);
+  wrapper.call(bundleModule.exports, bundleModule.exports, bundleRequire(directory), bundleModule, file, __dirname);
   return bundleModule.exports;
 }
 
-/** Node 22.1+ (absent from Node 20's types). */
-const { enableCompileCache } = nodeModule as { enableCompileCache?: (directory: string) => unknown };
+/**
+ * Whether this run keeps WebAssembly on V8's baseline compiler. undici parses HTTP with llhttp
+ * compiled to WebAssembly, and V8 11 (Node 20) compiles its large parser function again with
+ * TurboFan on a background thread as soon as it runs: about 140 ms of CPU for a run that reads
+ * a few answers, more than the rest of a small `drift`; the baseline code parses a command's
+ * answers fast enough. V8 12+ (Node 22, 24) does not pay it. Only for the commands that may
+ * reach a portal: setting a flag means loading `node:v8`, which loads Node's streams (a few
+ * milliseconds of every start). The flag is set before anything is compiled and names the cache
+ * files, since V8 checks cached code against the flags it was made under.
+ */
+function baselineWasmOnly(argv: string[]): boolean {
+  if (Number(process.versions.v8.split('.')[0]) >= 12) return false;
+  const command = commandName(argv);
+  if (command === 'plan') return !argv.includes('--refresh=false') && !argv.some((arg, index) => arg === '--refresh' && argv[index + 1] === 'false');
+  return command === 'apply' || command === 'drift' || command === 'import';
+}
 
-// undici parses HTTP with llhttp compiled to WebAssembly. V8 11 (Node 20) compiles its large
-// parser function again with TurboFan on a background thread as soon as it runs: about 140 ms
-// of CPU for a run that reads a few answers, more than the rest of a small `drift`. The baseline
-// compiler's code parses a command's answers fast enough. Set before anything is compiled, so the
-// code caches are made and checked under the same flags; V8 12+ (Node 22, 24) does not pay it.
-if (Number(process.versions.v8.split('.')[0]) < 12) setFlagsFromString('--liftoff-only');
+const baseline = baselineWasmOnly(process.argv);
+if (baseline) {
+  const v8: typeof import('node:v8') = nodeRequire('node:v8');
+  v8.setFlagsFromString('--liftoff-only');
+}
 
 const directory = safeCacheDirectory();
 if (directory) {
-  try {
-    enableCompileCache?.(join(directory, 'node-compile-cache'));
-  } catch {
-    // Run without it.
-  }
   // Written at exit, so that the data holds the functions the command ran.
   process.once('exit', () => {
     for (const write of pendingCaches) {
@@ -190,5 +202,5 @@ if (directory) {
   });
   loadBundle(directory, 'cli.cjs');
 } else {
-  createRequire(bundleFile)(bundleFile);
+  nodeRequire(bundleFile);
 }

@@ -42,10 +42,15 @@ function filesBelow(directory: string): string[] {
   return readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((name) => statSync(join(directory, name)).isFile()).sort();
 }
 
-/** The launcher's cache file of a bundle: named after the bundle's digest, V8's version and the architecture. */
-function launcherCacheName(bundle = 'cli'): string {
+/**
+ * The launcher's cache file of a bundle: named after the bundle's digest, V8's version and the
+ * architecture, and on V8 11 (Node 20) marked for the commands that may reach a portal, which
+ * run with WebAssembly on the baseline compiler (src/cli/launcher.ts).
+ */
+function launcherCacheName(bundle = 'cli', { network = false } = {}): string {
   const digest = createHash('sha256').update(readFileSync(join(REPO_ROOT, `dist/bin/${bundle}.cjs`))).digest('hex').slice(0, 16);
-  return `${bundle}-${digest}.${process.versions.v8}.${process.arch}.cache`;
+  const baseline = network && Number(process.versions.v8.split('.')[0]) < 12;
+  return `${bundle}-${digest}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`;
 }
 
 const cacheHeader = (file: string) => JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('utf8')) as { commands: string[] };
@@ -115,7 +120,7 @@ describe('the code cache of the bin', () => {
       expect(first.status).toBe(2);
       expect(first.stdout).toContain('categorySchema');
       const directory = join(home, 'cache', 'portalctl');
-      const written = ['cli', 'undici', 'yaml'].map(launcherCacheName);
+      const written = ['cli', 'undici', 'yaml'].map((bundle) => launcherCacheName(bundle, { network: true }));
       expect(filesBelow(directory).filter((name) => !name.startsWith('node-compile-cache'))).toEqual([...written].sort());
       const before = written.map((name) => statSync(join(directory, name)).ino);
       // Served from the caches the second time: none is rewritten.
