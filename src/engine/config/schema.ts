@@ -5,6 +5,7 @@
  */
 import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/contract.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
+import { environmentsSchema, valuesSchema } from './environment-schema.js';
 
 export const schemaId = 'https://portalctl.dev/schemas/portalctl.schema.json';
 
@@ -116,6 +117,8 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     version: { const: 1, description: 'Format version of this file; 1.' },
     portal: portalSchema,
     safety: safetySchema(kinds),
+    values: valuesSchema,
+    environments: environmentsSchema(portalSchema),
   };
   for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
     properties[container.field] = containerSchema(container, containers, kinds);
@@ -125,7 +128,7 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     $id: schemaId,
     title: 'portalctl configuration',
     description:
-      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME} and ${file:relative/path}.",
+      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME}, ${file:relative/path} and ${var:name}.",
     type: 'object',
     additionalProperties: false,
     required: ['version'],
