@@ -259,6 +259,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
   }
   const merged = mergeDeclarations(documents);
   const redact = redactor(layered.resolved);
+  const shown = withoutSchemaEchoes([...diagnostics, ...merged.diagnostics]);
   const baseSources = base.map(({ source }) => source.file);
   return {
     kinds,
@@ -272,10 +273,18 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     ...(layered.environment ? { environment: layered.environment } : {}),
     environments: layered.environments,
     documents: layered.documents,
-    diagnostics: [...diagnostics, ...merged.diagnostics].map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
+    diagnostics: shown.map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
     redact,
     locate(obj, path) {
       return obj instanceof DeclaredObject ? obj.locate(path) : obj.source;
     },
   };
+}
+
+/** A reference that could not be resolved leaves its text, which the schema may then refuse at the same place: that is one problem, said once. */
+function withoutSchemaEchoes(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const where = (location: SourceLocation | undefined) => (location ? `${location.file}:${location.line}:${location.column}` : '');
+  const references = new Set(diagnostics.filter((d) => d.code.startsWith('reference/')).map((d) => where(d.location)));
+  if (references.size === 0) return [...diagnostics];
+  return diagnostics.filter((d) => !(d.code.startsWith('schema/') && references.has(where(d.location))));
 }

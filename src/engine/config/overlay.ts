@@ -166,10 +166,12 @@ export class OverlayMerge {
         this.mergeList(having.map((target) => ({ list: target.map[key] as JsonValue[], origin: target.origin.own(key) })), value, valueFrom, listKey);
         continue;
       }
-      // Replaced: in the first file that declares it; any other declaration of it goes.
+      // Replaced. A scalar (like `version`) in every file that declares it; a list or mapping in the
+      // first one, and the others' declarations of it go (else its entries would be there twice).
       const placed = this.placed(value, valueFrom);
+      const collection = typeof placed.value === 'object' && placed.value !== null;
       having.forEach((target, index) => {
-        if (index === 0) {
+        if (index === 0 || !collection) {
           target.map[key] = placed.value;
           target.origin.set(key, placed.origin);
         } else {
@@ -210,15 +212,15 @@ export class OverlayMerge {
         first.origin.set(first.list.length - 1, placed.origin);
         return;
       }
+      // One entry split over several files merges as one: each field goes where it is declared.
+      if (isObject(element) && matches.every(({ target, position }) => isObject(target.list[position]))) {
+        this.mergeMap(matches.map(({ target, position }) => ({ map: target.list[position] as JsonObject, origin: target.origin.own(position) })), element, elementFrom, []);
+        return;
+      }
+      const placed = this.placed(element, elementFrom);
       for (const { target, position } of matches) {
-        const current = target.list[position] as JsonValue;
-        if (isObject(current) && isObject(element)) {
-          this.mergeMap([{ map: current, origin: target.origin.own(position) }], element, elementFrom, []);
-        } else {
-          const placed = this.placed(element, elementFrom);
-          target.list[position] = placed.value;
-          target.origin.set(position, placed.origin);
-        }
+        target.list[position] = placed.value;
+        target.origin.set(position, placed.origin);
       }
     });
   }

@@ -117,11 +117,10 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
       return text;
     }
     const converted = typedText(text, types);
-    if (converted === undefined) {
-      report({ code: 'reference/type', problem: `The value of ${reference} is not ${describeTypes(types)}, which this field takes.`, expected: `${argument} set to ${describeTypes(types)}` }, reference, path);
-      return reference;
-    }
-    return converted;
+    if (converted !== undefined) return converted;
+    // Left as text: the schema check reports it at the reference, showing the reference (redacted).
+    if (type === 'env') remember(reference, text);
+    return text;
   };
 
   if (typeof data === 'string') return { data: replace(data, []), resolved, diagnostics };
@@ -162,10 +161,6 @@ function typedText(text: string, types: ReadonlySet<string>): JsonValue | undefi
   return undefined;
 }
 
-function describeTypes(types: ReadonlySet<string>): string {
-  const names: Record<string, string> = { integer: 'a whole number', number: 'a number', boolean: 'true or false', null: 'null', object: 'a mapping', array: 'a list' };
-  return [...types].map((type) => names[type] ?? type).join(' or ');
-}
 
 type Problem = { problem: string; code: string; expected: string };
 type Outcome = { value: JsonValue } | Problem;
