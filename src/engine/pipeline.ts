@@ -196,7 +196,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     refreshed: Boolean(client),
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
     targets: request.targets ?? [],
-    sources: config.sources,
+    sources: config.baseSources,
+    ...(config.environment ? { environment: config.environment.name } : {}),
     ...(caller ? { caller } : {}),
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });

@@ -77,8 +77,10 @@ export interface Plan {
    */
   basisDigest?: string;
   targets: string[];
-  /** The config files the plan was made from (what `apply --plan` loads again). */
+  /** The config files the plan was made from (what `apply --plan` loads again): the base files, without an environment's overlays. */
   sources: string[];
+  /** The environment the plan was made in (its overlays and values); absent without environments. */
+  environment?: string;
   summary: PlanSummary;
   /** In execution order. */
   operations: PlannedOperation[];
@@ -106,6 +108,7 @@ export interface PlanInput {
   state: { lineage: string; serial: number } | null;
   targets: readonly string[];
   sources?: readonly string[];
+  environment?: string;
   now?: Date;
   /** Who the credentials act as (from `portals/self`); unknown: no privilege check. */
   caller?: Caller;
@@ -196,6 +199,7 @@ export function buildPlan(input: PlanInput): Plan {
     ...(input.digest === false ? {} : { basisDigest: basisDigest(input.objects, input.basis) }),
     targets: [...input.targets],
     sources: [...(input.sources ?? [])],
+    ...(input.environment === undefined ? {} : { environment: input.environment }),
     summary: summarize(operations, drift.length),
     operations,
     drift,

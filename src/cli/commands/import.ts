@@ -5,7 +5,8 @@ import { importPortal } from '../../engine/import.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
 import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
-import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
+import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { connect, loadDesired, portalUrl, withClient, type SharedOptions } from './common.js';
 
 export interface ImportOptions extends SharedOptions {
   out?: string;
@@ -16,9 +17,14 @@ export interface ImportOptions extends SharedOptions {
 export class OutputExistsError extends PortalctlError {}
 
 /** `portalctl import`: the live organization as a config, on stdout or in `--out` (never overwritten without --force). */
-export async function importCommand(options: ImportOptions, io: CommandIO): Promise<number> {
-  const url = portalUrl(undefined, options);
-  const client = connect(url, options, io);
+export async function importCommand(paths: readonly string[], options: ImportOptions, io: CommandIO): Promise<number> {
+  // In an environment, its portal and credentials (from the config at `paths`); else --portal and PORTALCTL_*.
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
+  const environment = singleEnvironment(request);
+  const config = environment === undefined ? undefined : await loadDesired(paths, io, environment);
+  const url = portalUrl(config, options);
+  const client = connect(url, options, io, config?.environment);
   const result = await withClient(client, () => importPortal({ client, url, kinds: registry.kinds, containers: registry.containers }));
 
   if (!options.out) {

@@ -80,13 +80,18 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
     typesAt: (path: ConfigPath) => typesAt([...prefix, ...path]),
   });
 
-  // 2. `values:` and `environments:` first, without `${var:}`.
+  // 2. `values:` and the selected environment's block first, without `${var:}`. Other
+  // environments' references are theirs: an unset variable of production is no error in test.
   for (const { source, file } of base) {
     if (!isObject(source.data) || source.mayHoldReferences === false) continue;
-    for (const block of DECLARING_BLOCKS) {
-      const value = source.data[block];
+    const blocks: [ConfigPath, JsonValue | undefined][] = [[['values'], source.data['values']]];
+    const environments = source.data['environments'];
+    if (options.environment !== undefined && isObject(environments) && Object.prototype.hasOwnProperty.call(environments, options.environment)) {
+      blocks.push([['environments', options.environment], environments[options.environment]]);
+    }
+    for (const [prefix, value] of blocks) {
       if (typeof value !== 'object' || value === null) continue;
-      const result = resolveReferences(value, context(source, file, [block]));
+      const result = resolveReferences(value, context(source, file, prefix));
       resolved.push(...result.resolved);
       diagnostics.push(...result.diagnostics);
     }

@@ -11,7 +11,7 @@ import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration 
 import type { KindSet } from '../registry.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
 import { redactor } from './references.js';
-import type { Environment } from './environments.js';
+import { environmentOf, findEnvironments, type Environment } from './environments.js';
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
@@ -229,6 +229,26 @@ function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
   };
 }
 
+/** The environments the base at `paths` declares, read without loading the rest (for --all-envs and `state --env`). */
+export interface DeclaredEnvironments {
+  names: string[];
+  get(name: string): Environment | undefined;
+  diagnostics: Diagnostic[];
+}
+
+export async function readEnvironments(paths: readonly string[], options: { cwd: string }): Promise<DeclaredEnvironments> {
+  const listed = await listConfigFiles(paths, options.cwd);
+  const base: ReadFile[] = [];
+  for (const file of listed.files) base.push({ source: await readSource(file, options.cwd), file });
+  const found = findEnvironments(base);
+  const declaration = found.declaration;
+  return {
+    names: declaration?.names ?? [],
+    get: (name) => (declaration ? environmentOf(declaration, name) : undefined),
+    diagnostics: [...listed.diagnostics, ...base.flatMap(({ source }) => source.diagnostics), ...found.diagnostics],
+  };
+}
+
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
   const listed = await listConfigFiles(paths, options.cwd);
@@ -246,6 +266,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     kinds,
     ...(options.environment === undefined ? {} : { environment: options.environment }),
     readOverlays: async (overlays) => {
+      if (overlays.length === 0) return { files: [], diagnostics: [] };
       const found = await listConfigFiles(overlays, options.cwd);
       return { files: await read(found.files), diagnostics: found.diagnostics };
     },
