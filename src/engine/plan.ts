@@ -11,6 +11,7 @@ import { canonicalJson, deepEqual, sha256Of } from '../core/json.js';
 import { orderByDependencies } from './order.js';
 import { mayCall, missingAuthority, type Caller } from './authority.js';
 import { PortalctlError } from '../core/errors.js';
+import type { ResolvedName } from './names.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -33,6 +34,8 @@ export interface PlannedOperation {
   destructive: boolean;
   /** Addresses of operations in this plan that must succeed first. */
   dependsOn: string[];
+  /** Entries the config named instead of giving their id, with the id each resolved to (outermost first). */
+  names?: ResolvedName[];
 }
 
 /** Something changed outside portalctl: the recorded value differs from the live one. */
@@ -100,6 +103,8 @@ export interface PlanInput {
   basis: ReadonlyMap<string, JsonValue>;
   /** What the objects are called, by address (from the live reads); none without refresh. */
   labels?: ReadonlyMap<string, string>;
+  /** Names the config gave instead of ids, as resolved, by address. */
+  names?: ReadonlyMap<string, ResolvedName[]>;
   /** Recorded values per address, for drift; only compared when the basis is live. */
   recorded: Readonly<Record<string, RecordedValue>>;
   kinds: ReadonlyMap<string, Kind>;
@@ -175,6 +180,7 @@ export function buildPlan(input: PlanInput): Plan {
       patch: patchBetween(change.before, change.after),
       destructive: obj.destructive,
       dependsOn: [...new Set(kind.dependsOn(obj, input.objects))].sort(),
+      ...(input.names?.has(obj.address) ? { names: input.names.get(obj.address) } : {}),
     });
   }
 

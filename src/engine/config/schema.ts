@@ -76,7 +76,7 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   if (container.key) {
-    properties[container.key.property] = container.key.schema;
+    properties[container.key.property] = keySchema(container, container.key.schema, kinds);
     required.push(container.key.property);
   }
   for (const contribution of contributions) {
@@ -103,6 +103,20 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
     }));
   }
   return schema;
+}
+
+/** A key that may be a name (README "Names instead of ids"): the id, or a mapping of the name fields the container's lookup declares. */
+function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
+  const lookup = kinds.flatMap((kind) => kind.names ?? []).find((candidate) => candidate.container === container.name);
+  if (!lookup) return idSchema;
+  const byName: JsonSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: lookup.fields.filter((field) => field.required).map((field) => field.name),
+    properties: Object.fromEntries(lookup.fields.map((field) => [field.name, { type: 'string', minLength: 1, description: field.description }])),
+    description: `The ${lookup.noun} by name instead of id: ${lookup.fields.map((field) => `${field.name}${field.required ? '' : ' (optional)'}`).join(', ')}; resolved by the plan from the portal.`,
+  };
+  return { description: `${String(idSchema['description'] ?? 'Id.')} Or the ${lookup.noun} by name: ${lookup.fields.map((field) => field.name).join(', ')}.`, anyOf: [idSchema, byName] };
 }
 
 function containerSchema(container: ContainerDefinition, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {

@@ -1,13 +1,13 @@
 /** `apply` output: one line per finished operation, then the result (text or JSON). */
 import type { ApplyResult } from '../apply.js';
 import type { OperationOutcome } from '../execute.js';
-import { NO_CHANGES, named } from './text.js';
+import { NO_CHANGES, nameOf } from './text.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function renderOutcomeLine(outcome: OperationOutcome, invitation: string | undefined): string {
   const { op } = outcome;
-  const name = named(op.address, op.label);
+  const name = nameOf(op);
   if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
   if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${message(outcome.error)}\n`;
   if (outcome.status === 'unrecorded') return `applied  ${name}  (${op.operation.id}), NOT RECORDED: ${message(outcome.error)}\n`;

@@ -5,7 +5,7 @@
 import type { Plan } from '../plan.js';
 import { MARKDOWN_LIMIT, driftSections, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
-import { SYMBOL, driftTextLines, named, textLines, valueStyle, type TextOptions } from './text.js';
+import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
 import { MARK_TONE } from './style.js';
 
@@ -30,7 +30,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
     lines.push(...driftTextLines(plan, paint, style));
     lines.push('', `Pending: ${plan.operations.length} operation(s) the configuration asks for.`);
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${named(op.address, op.label)}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${nameOf(op)}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
