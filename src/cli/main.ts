@@ -102,6 +102,7 @@ Over several environments: the worst of theirs.`,
     .argument('[paths...]', 'with --env: the config declaring the environment (default: the current directory)')
     .option('--out <file>', 'write the config to FILE instead of stdout')
     .option('--force', 'with --out: overwrite FILE when it exists')
+    .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io)),
     );

@@ -311,6 +311,8 @@ export interface ConfigStep {
   key?: string;
   /** Names the entry for a reviewer; written as a comment above it, e.g. `Road Centerlines (owner publisher1)`. */
   comment?: string;
+  /** `import --by-name`: the entry's name fields, written as its key instead of the id. */
+  name?: Readonly<Record<string, string>>;
 }
 
 /** A comment inside an entry's fields, e.g. above `tasks[0]`. */

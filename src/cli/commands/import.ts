@@ -11,6 +11,7 @@ import { connect, loadDesired, portalUrl, withClient, type SharedOptions } from 
 export interface ImportOptions extends SharedOptions {
   out?: string;
   force?: boolean;
+  byName?: boolean;
 }
 
 /** `--out` names a file that exists and `--force` was not given. */
@@ -25,7 +26,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   const config = environment === undefined ? undefined : await loadDesired(paths, io, environment);
   const url = portalUrl(config, options);
   const client = connect(url, options, io, config?.environment);
-  const result = await withClient(client, () => importPortal({ client, url, kinds: registry.kinds, containers: registry.containers }));
+  const result = await withClient(client, () => importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, byName: Boolean(options.byName) }));
 
   if (!options.out) {
     io.stdout(result.text);
