@@ -9,7 +9,7 @@ import { Document, isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { LoadedConfig } from './load.js';
-import { Origin, OverlayMerge } from './overlay.js';
+import { containerKeyAt, Origin, OverlayMerge } from './overlay.js';
 import { isObject } from './walk.js';
 
 /** Blocks the effective config does not repeat: what they declare is already applied. */
@@ -29,7 +29,11 @@ export function effectiveConfig(loaded: LoadedConfig): EffectiveConfig {
   const merge = new OverlayMerge(loaded.kinds.containers);
   for (const document of rest) merge.apply([{ data, origin }], { data: structuredClone(document.data as JsonObject), origin: new Origin(document, []) });
   for (const block of DECLARING) delete data[block];
-  return { data: loaded.redact(data), locate: (path) => origin.locate(path) };
+  // Top-level sections in the schema's order (version, portal, organization, groups, ...), whatever file came first.
+  const order = Object.keys(loaded.kinds.schema()['properties'] ?? {});
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+  const sorted = Object.fromEntries(Object.entries(data).sort(([a], [b]) => rank(a) - rank(b)));
+  return { data: loaded.redact(sorted), locate: (path) => origin.locate(path) };
 }
 
 /** The effective config as YAML, each scalar followed by a comment naming where it was written. */
@@ -40,6 +44,13 @@ export function renderEffectiveYaml(loaded: LoadedConfig): string {
     if (isMap(node)) {
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        // An entry's key given as a name stays on one line, as it is written: `id: { name: ... }`.
+        if (isMap(pair.value) && typeof path[path.length - 1] === 'number' && containerKeyAt(loaded.kinds.containers, path.slice(0, -1)) === key) {
+          pair.value.flow = true;
+          const at = effective.locate([...path, key]);
+          (pair.value as Node).comment = ` ${at.file}:${at.line}`;
+          continue;
+        }
         annotate(pair.value, [...path, key]);
       }
     } else if (isSeq(node)) {
