@@ -122,7 +122,7 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
         message: `No ${lookup.noun} named ${shown} on the portal${near.length ? `; the closest: ${near.map(candidateText).join('; ')}` : ` (it has no ${lookup.noun} this account can see)`}.`,
         location: named.source,
         value: named.fields,
-        expected: `the ${lookup.noun}'s ${lookup.fields.map((field) => field.name).join(', ')} as the portal shows them, or its id`,
+        expected: `the ${lookup.noun}'s ${lookup.fields.map((field) => field.name).join(', ')} as the portal shows ${lookup.fields.length === 1 ? 'it' : 'them'}, or its id`,
       });
     } else {
       const narrowing = lookup.fields.filter((field) => named.fields[field.name] === undefined).map((field) => field.name);
