@@ -27,6 +27,7 @@ const inputs = {
   config: setting('CONFIG', '.'),
   state: setting('STATE'),
   stateName: setting('STATE_NAME'),
+  env: setting('ENV'),
   args: setting('ARGS'),
   planFile: setting('PLAN_FILE'),
 };
@@ -40,7 +41,7 @@ await writeFile(
   Object.entries({ 'exit-code': exitCode, ...counts }).map(([key, value]) => `${upper(key)}=${value}\n`).join(''),
 );
 
-const marker = commentMarker(setting('COMMENT_ID') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`);
+const marker = commentMarker(setting('COMMENT_ID') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}${inputs.env ? `:${inputs.env}` : ''}`);
 const body = commentBody(marker, markdown, { hint: env.CI_JOB_URL ? `the [job's artifacts](${env.CI_JOB_URL})` : "the job's artifacts" });
 await writeFile(setting('MARKDOWN', `portalctl-${inputs.command}.md`), body);
 

@@ -34,8 +34,18 @@ export function portalctlCommand(env = process.env) {
   return existsSync(bundled) ? [process.execPath, bundled] : ['portalctl'];
 }
 
+/** `env`: one environment, several separated by commas (a fleet), or `all` (--all-envs); empty: none. */
+export function environmentArgs(env = '') {
+  const text = String(env).trim();
+  if (text === '') return [];
+  return text === 'all' ? ['--all-envs'] : ['--env', text.split(/[\s,]+/).filter(Boolean).join(',')];
+}
+
+/** Whether `env` makes the run a fleet (several environments, one report). */
+export const isFleet = (env = '') => String(env).trim() === 'all' || String(env).split(/[\s,]+/).filter(Boolean).length > 1;
+
 /** The words after `portalctl` for one run (`format` and `out` are added by runPortalctl). */
-export function commandArgs({ command, config = '', state = '', stateName = '', args = '' }) {
+export function commandArgs({ command, config = '', state = '', stateName = '', env = '', args = '' }) {
   if (!COMMANDS.includes(command)) throw new Error(`command must be one of ${COMMANDS.join(', ')}, not "${command}".`);
   return [
     command,
@@ -43,6 +53,7 @@ export function commandArgs({ command, config = '', state = '', stateName = '', 
     ...(command === 'apply' ? ['--auto-approve'] : []),
     ...(state ? ['--state', state] : []),
     ...(stateName ? ['--state-name', stateName] : []),
+    ...environmentArgs(env),
     ...splitWords(args),
   ];
 }
@@ -110,6 +121,7 @@ const actionCounts = (operations) => ({
  * delete; apply: applied, failed, skipped), empty when the command failed before counting.
  */
 export async function runPortalctl(inputs, env = process.env) {
+  if (isFleet(inputs.env)) return runFleet(inputs, env);
   const base = [...portalctlCommand(env), ...commandArgs(inputs)];
   const { command } = inputs;
   if (command === 'plan') {
@@ -143,4 +155,51 @@ export async function runPortalctl(inputs, env = process.env) {
   const counts = { applied: report.applied.length, failed: report.failed.length, skipped: report.skipped.length };
   const markdown = applyMarkdown(report) + (result.code === 0 ? '' : `\n${failureMarkdown(command, { ...result, stdout: '' }).split('\n').slice(2).join('\n')}`);
   return { exitCode: result.code, counts, markdown };
+}
+
+const sum = (entries, pick) => entries.reduce((total, entry) => total + (pick(entry) ?? 0), 0);
+
+/**
+ * A fleet run (`env` names several environments, or `all`): portalctl's own fleet report is the
+ * markdown, and the counts are the sums over the environments (the plan index of `plan --out`,
+ * the JSON report of drift and apply).
+ */
+async function runFleet(inputs, env) {
+  const base = [...portalctlCommand(env), ...commandArgs(inputs)];
+  const { command } = inputs;
+  if (command === 'plan') {
+    const planFile = inputs.planFile || 'portalctl-plan.json';
+    const result = await spawnCollect([...base, ...outputArgs('plan', planFile)[0]], env);
+    let index;
+    try {
+      index = JSON.parse(await readFile(resolve(planFile), 'utf8')).fleet;
+    } catch {
+      return { exitCode: result.code, counts: {}, markdown: result.stdout.trim() ? result.stdout : failureMarkdown(command, result) };
+    }
+    const summaries = index.map((entry) => entry.summary ?? {});
+    const counts = Object.fromEntries(['create', 'update', 'delete', 'destructive', 'drift'].map((key) => [key, sum(summaries, (summary) => summary[key])]));
+    return { exitCode: result.code, counts: { ...counts, environments: index.length, failed: index.filter((entry) => !entry.plan).length }, markdown: result.stdout };
+  }
+  const json = await spawnCollect([...base, '--format', 'json'], env);
+  let report;
+  try {
+    report = JSON.parse(json.stdout);
+  } catch {
+    return { exitCode: json.code, counts: {}, markdown: failureMarkdown(command, json) };
+  }
+  const reports = report.environments.map((entry) => entry.report).filter(Boolean);
+  const failed = report.environments.filter((entry) => entry.error !== undefined).length;
+  if (command === 'drift') {
+    const pending = reports.flatMap((entry) => entry.pending ?? []);
+    const counts = { drift: sum(reports, (entry) => entry.drift?.length), pending: pending.length, ...actionCounts(pending), environments: report.environments.length, failed };
+    const markdown = await spawnCollect([...base, '--format', 'markdown'], env);
+    return { exitCode: json.code, counts, markdown: markdown.stdout };
+  }
+  const counts = { applied: sum(reports, (entry) => entry.applied?.length), failed: sum(reports, (entry) => entry.failed?.length) + failed, skipped: sum(reports, (entry) => entry.skipped?.length), environments: report.environments.length };
+  const rows = report.environments.map((entry) => `| ${entry.environment} | ${entry.changes ?? '-'} | ${entry.outcome}${entry.error ? `: ${entry.error.replace(/\|/g, '\\|')}` : ''} |`);
+  const sections = report.environments.map((entry) =>
+    entry.report ? `#### ${entry.environment}\n\n${applyMarkdown(entry.report).replace(/^### portalctl apply\n+/, '')}` : `#### ${entry.environment}\n\n**Failed:** ${entry.error ?? entry.outcome}\n${entry.output ? `\n${fence(entry.output.length > 8_000 ? `…${entry.output.slice(-8_000)}` : entry.output)}\n` : ''}`,
+  );
+  const markdown = [`### portalctl apply: ${report.environments.length} environments`, '', '| environment | applied | outcome |', '|---|---|---|', ...rows, '', ...sections].join('\n');
+  return { exitCode: json.code, counts, markdown: `${markdown}\n` };
 }
