@@ -10,7 +10,8 @@ import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/inde
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { buildPlan, type Plan, type RecordedValue } from './plan.js';
+import { buildPlan, type Plan, type PlanAbout, type RecordedValue } from './plan.js';
+import { planRefusals } from './safety.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
@@ -19,6 +20,8 @@ import { revealRecorded } from './state-values.js';
 export interface LivePortal {
   facts: PortalFacts;
   id?: string;
+  /** The organization's name, shown at the top of reports. */
+  name?: string;
 }
 
 /** `portals/self` as the facts the kinds' rules take. */
@@ -27,7 +30,10 @@ export function factsFromSelf(self: JsonObject): LivePortal {
   if (typeof self['currentVersion'] === 'string') facts.version = self['currentVersion'];
   if (self['access'] === 'public' || self['access'] === 'private') facts.access = self['access'];
   if (typeof self['isVerified'] === 'boolean') facts.isVerified = self['isVerified'];
-  return typeof self['id'] === 'string' ? { facts, id: self['id'] } : { facts };
+  const portal: LivePortal = { facts };
+  if (typeof self['id'] === 'string') portal.id = self['id'];
+  if (typeof self['name'] === 'string' && self['name'] !== '') portal.name = self['name'];
+  return portal;
 }
 
 /** A declared fact the live portal contradicts is a config error: the rules were checked against a wrong picture. */
@@ -66,6 +72,8 @@ export interface PlanRequest {
    * value from `previous`, the plan that was applied (prunes are not expanded again).
    */
   verify?: { addresses: ReadonlySet<string>; previous: PreparedPlan };
+  /** What the plan is about (config paths, state, release), for its reports. */
+  about?: PlanAbout;
 }
 
 export interface PreparedPlan {
@@ -88,12 +96,14 @@ export interface PortalSession {
   url: string;
   store: StateStore;
   client?: ApiClient;
+  /** What its plans are about (config paths, state, release), for their reports. */
+  about?: PlanAbout;
 }
 
 /** The plan of a session: the recorded state read, then prepared (read-only: no lock). */
 export async function planSession(session: PortalSession, targets: readonly string[] = [], options: { digest?: boolean } = {}): Promise<PreparedPlan> {
   const { config, url, client } = session;
-  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets, ...options });
+  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), ...(session.about ? { about: session.about } : {}), targets, ...options });
 }
 
 /**
@@ -192,7 +202,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     // Drift compares recorded with live values: without a refresh there is nothing to compare.
     recorded: client ? recordedValues(recorded, objects, basis) : {},
     kinds: config.kinds.byName,
-    portal: portal?.id ? { url, id: portal.id } : { url },
+    portal: { url, ...(portal?.id ? { id: portal.id } : {}), ...(portal?.name ? { name: portal.name } : {}) },
+    ...(request.about ? { about: request.about } : {}),
     refreshed: Boolean(client),
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
     targets: request.targets ?? [],
@@ -201,7 +212,9 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
   // Operations whose outcome is unknown are judged against the live portal before anything else.
-  const plan = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
+  const checked = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
+  // What apply would refuse is part of the plan, so the reviewed plan says it (safety.ts).
+  const plan: Plan = { ...checked, refusals: planRefusals(checked, objects, config.safety) };
   return { plan, config, objects, basis, labels, recorded, portal, warnings };
 }
 
