@@ -139,7 +139,7 @@ async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: Co
       ...(about ? { about } : {}),
       confirm: async (records, prepared) => {
         printWarnings(prepared.warnings, io);
-        if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), prepared.plan, { color: io.color, ...(io.width ? { width: io.width } : {}) }));
+        if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
         if (options.autoApprove) return true;
         if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
         return io.confirm(`\nRecord these ${records.length} live value(s) in the state at ${store.describe()}?`);

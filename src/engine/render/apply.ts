@@ -2,6 +2,7 @@
 import type { ApplyResult } from '../apply.js';
 import type { OperationOutcome } from '../execute.js';
 import type { LiveRecord } from '../record-live.js';
+import { redactPlan } from './redact.js';
 import { NO_CHANGES, named } from './text.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -36,7 +37,8 @@ const adoptedJson = (adopted: readonly LiveRecord[]) => adopted.map((record) => 
 
 function renderApplyJson(applied: ApplyResult): string {
   const { result, after, state, prepared } = applied;
-  const about = { portal: prepared.plan.portal, ...(prepared.plan.about ? { about: prepared.plan.about } : {}) };
+  // What the apply was about, and the plan it executed (redacted, as a saved plan is): a job's log and an auditor read it.
+  const about = { portal: prepared.plan.portal, ...(prepared.plan.about ? { about: prepared.plan.about } : {}), plan: redactPlan(prepared.plan, prepared.config.redact) };
   if (prepared.plan.operations.length === 0) {
     return `${JSON.stringify({ applied: [], failed: [], skipped: [], adopted: adoptedJson(applied.adopted), converged: true, state: state ? { lineage: state.lineage, serial: state.serial } : null, ...about }, null, 2)}\n`;
   }
