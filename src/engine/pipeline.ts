@@ -10,7 +10,7 @@ import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/inde
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { buildPlan, type Plan, type RecordedValue } from './plan.js';
+import { buildPlan, type Plan, type PlanWarning, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
@@ -49,8 +49,7 @@ async function readPortal(reader: LiveReader, client: ApiClient, url: string): P
 
 /**
  * What the live portal's facts say about the declared ones. A contradicted edition is a config
- * error (the rules were checked against a wrong picture); another release is a warning; a release
- * that cannot be known is said, and nothing is refused on it.
+ * error (the rules were checked against a wrong picture); another release is a warning.
  */
 function factMismatches(config: LoadedConfig, portal: LivePortal, url: string): Diagnostic[] {
   const live = portal.facts;
@@ -69,19 +68,22 @@ function factMismatches(config: LoadedConfig, portal: LivePortal, url: string): 
   // "11.3" and "11.3.0" name one release.
   const sameRelease = (a: string, b: string): boolean => (compareVersions(a, b) ?? (a === b ? 0 : 1)) === 0;
   if (declared.version !== undefined && live.version !== undefined && !sameRelease(declared.version, live.version)) add('version', declared.version, live.version, 'warning');
-  if (live.version === undefined && live.edition === 'self-managed') {
-    problems.push({
-      severity: 'warning',
-      code: 'portal/release-unknown',
-      message:
-        `The product release of the portal at ${url} cannot be known: ${portal.release?.how ?? 'it was not read'}. ` +
-        (declared.version !== undefined
-          ? `Version rules were checked against the declared portal.version "${declared.version}" only.`
-          : 'Version rules were not checked: declare portal.version to check them, or use an administrator token so the Portal Administration root can tell.'),
-      ...(declared.source ? { location: declared.source } : {}),
-    });
-  }
   return problems;
+}
+
+/** A release that cannot be known is said in the plan itself (text, JSON, markdown), and refuses nothing. */
+function releaseWarning(config: LoadedConfig, portal: LivePortal | undefined, url: string): PlanWarning | undefined {
+  if (!portal || portal.facts.version !== undefined || portal.facts.edition !== 'self-managed') return undefined;
+  const declared = config.portal.version;
+  return {
+    address: 'portal',
+    kind: 'portal',
+    message:
+      `The product release of the portal at ${url} cannot be known: ${portal.release?.how ?? 'it was not read'}. ` +
+      (declared !== undefined
+        ? `Version rules were checked against the declared portal.version "${declared}" only.`
+        : 'Version rules were not checked: declare portal.version to check them, or use an administrator token so the Portal Administration root can tell.'),
+  };
 }
 
 export interface PlanRequest {
@@ -239,7 +241,9 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
   // Operations whose outcome is unknown are judged against the live portal before anything else.
-  const plan = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
+  const checked = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
+  const unknownRelease = releaseWarning(config, portal, url);
+  const plan = unknownRelease ? { ...checked, warnings: [unknownRelease, ...checked.warnings] } : checked;
   return { plan, config, objects, basis, labels, recorded, portal, warnings };
 }
 
