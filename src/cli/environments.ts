@@ -37,8 +37,14 @@ export function singleEnvironment(request: EnvironmentRequest): string | undefin
   return request.kind === 'names' && request.names.length === 1 ? request.names[0] : undefined;
 }
 
+/** `--state-name` names one state; in a fleet each environment has its own (its `state:`). */
+export function refuseOneStateName(options: { stateName?: string }): void {
+  if (options.stateName !== undefined) throw new UsageError('--state-name names one state, but each environment of a fleet has its own (environments.<name>.state); leave it out.');
+}
+
 /** The names a fleet runs over: those given, or every declared one for --all-envs (unknown names fail in their own run). */
-export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd'>): Promise<string[]> {
+export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd'>, options: { stateName?: string } = {}): Promise<string[]> {
+  refuseOneStateName(options);
   if (request.kind === 'names') return request.names;
   const declared = await readEnvironments(paths, { cwd: io.cwd });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);

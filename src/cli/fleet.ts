@@ -8,7 +8,7 @@
  */
 import pLimit from 'p-limit';
 import { UsageError } from '../core/errors.js';
-import type { PlanSummary } from '../engine/plan.js';
+import type { Plan } from '../engine/plan.js';
 import { fleetSummaryLine, renderFleetMarkdown, renderFleetTable, type FleetEntry } from '../engine/render/fleet.js';
 import { describeError, worstExitCode } from './exit.js';
 import type { CommandIO } from './io.js';
@@ -27,8 +27,8 @@ export interface MemberResult {
   markdown?: string;
   /** Its JSON value, when the format is JSON. */
   json?: unknown;
-  /** `plan --out`: the environment's plan file and its summary, for the fleet's index. */
-  saved?: { plan: string; summary: PlanSummary };
+  /** `plan --out`: the environment's plan as saved (redacted), for the file of the fleet's plans. */
+  saved?: Plan;
 }
 
 export interface FleetMember extends FleetEntry {

@@ -50,10 +50,21 @@ describe('the GitHub Action over several environments', () => {
     expect(comment).toContain('<!-- portalctl-comment: plan:config:all -->');
     expect(comment).toContain('### portalctl plan: 3 environments');
     for (const [name, portal] of Object.entries(fleet.portals)) expect(comment).toContain(`#### ${name} — ${portal.url}`);
-    expect(JSON.parse(await readFile(join(fleet.dir, 'portalctl-plan.json'), 'utf8'))).toMatchObject({ fleet: [{ environment: 'development', plan: 'portalctl-plan.development.json' }, {}, {}] });
+    const saved = JSON.parse(await readFile(join(fleet.dir, 'portalctl-plan.json'), 'utf8')) as { fleet: { environment: string; plan: { environment: string } }[] };
+    expect(saved.fleet.map((entry) => [entry.environment, entry.plan.environment])).toEqual([
+      ['development', 'development'],
+      ['test', 'test'],
+      ['production', 'production'],
+    ]);
+
+    // As for one portal, an apply without the reviewed plans applies nothing.
+    const unreviewed = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'all' }), fleet.dir);
+    expect(unreviewed.code).toBe(1);
+    expect(await readFile(join(fleet.dir, 'portalctl-apply.md'), 'utf8')).toContain('**Not applied: no reviewed plan was downloaded.** Nothing was sent to any portal.');
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
 
     await fleet.portals.test.close();
-    const apply = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'development,test,production' }), fleet.dir);
+    const apply = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'development,test,production', 'reviewed-plan': 'false' }), fleet.dir);
     expect(apply.code).toBe(1);
     const applied = await readKeyValues(join(fleet.dir, 'output'));
     expect(applied).toMatchObject({ 'exit-code': '1', applied: '10', failed: '1', environments: '3' });

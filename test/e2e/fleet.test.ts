@@ -118,18 +118,17 @@ describe('a fleet run', () => {
     expect(unknown.stdout).toMatch(/^staging +- +- +failed: Invalid configuration: .*No environment named staging; declared: development, test, production\./m);
   });
 
-  it('saves one plan per environment with an index, and applies the reviewed plans from the index', async () => {
+  it('saves every environment\'s plan in one file, and applies the reviewed plans from it', async () => {
     const planned = await fleet.run(['plan', 'config', '--all-envs', '--out', 'plan.json']);
     expect(planned.code, planned.stderr).toBe(0);
-    const index = JSON.parse(await readFile(join(fleet.dir, 'plan.json'), 'utf8')) as { fleet: { environment: string; plan: string; summary: { update: number } }[] };
-    expect(index.fleet.map((entry) => [entry.environment, entry.plan, entry.summary.update])).toEqual([
-      ['development', 'plan.development.json', 4],
-      ['test', 'plan.test.json', 5],
-      ['production', 'plan.production.json', 6],
+    expect(planned.stderr).toContain('Saved the plans of 3 environment(s) to plan.json; apply them with: portalctl apply --plan plan.json');
+    const saved = JSON.parse(await readFile(join(fleet.dir, 'plan.json'), 'utf8')) as { fleet: { environment: string; plan: { environment: string; sources: string[]; summary: { update: number } } }[] };
+    expect(saved.fleet.map((entry) => [entry.environment, entry.plan.environment, entry.plan.summary.update])).toEqual([
+      ['development', 'development', 4],
+      ['test', 'test', 5],
+      ['production', 'production', 6],
     ]);
-    const saved = JSON.parse(await readFile(join(fleet.dir, 'plan.production.json'), 'utf8')) as { environment: string; sources: string[] };
-    expect(saved.environment).toBe('production');
-    expect(saved.sources).toEqual(['config/content.yaml', 'config/environments.yaml', 'config/organization.yaml']);
+    expect(saved.fleet[2]?.plan.sources).toEqual(['config/content.yaml', 'config/environments.yaml', 'config/organization.yaml']);
 
     // A reviewed plan that went stale is refused in its environment alone.
     await changePolicy(fleet.portals.development.url, 'dev-token', 20);
@@ -139,6 +138,11 @@ describe('a fleet run', () => {
     expect(applied.stdout).toMatch(row('test', '5', '0', 'applied'));
     expect(applied.stdout).toMatch(row('production', '6', '0', 'applied'));
     expect(await fleet.portals.development.requests({ writesOnly: true })).toHaveLength(1);
+    // One environment's plan out of the file, named with --env.
+    const one = await fleet.run(['apply', '--plan', 'plan.json', '--env', 'test']);
+    expect(one.code).toBe(1);
+    expect(one.stdout).toMatch(/^test +- +- +failed: The saved plan is stale/m);
+    expect(one.stdout).not.toMatch(/^production /m);
   });
 
   it('validate checks every environment; config prints one environment\'s effective config; state reads an environment\'s state', async () => {

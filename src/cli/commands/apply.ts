@@ -1,17 +1,18 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyConfig, applyFailure, type ApplyResult } from '../../engine/apply.js';
+import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../engine/apply.js';
 import type { PreparedPlan } from '../../engine/pipeline.js';
-import { parseFleetIndex, parsePlanFile } from '../../engine/plan-file.js';
+import { parseFleetPlans, parsePlanFile } from '../../engine/plan-file.js';
 import type { Plan } from '../../engine/plan.js';
 import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
+import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
 import { UsageError } from '../../core/errors.js';
 import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
-import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -23,6 +24,7 @@ export { ApplyCancelledError } from '../../engine/apply.js';
 
 export interface ApplyOptions extends SharedOptions {
   plan?: string;
+  refreshOnly?: boolean;
   autoApprove?: boolean;
   parallelism: string;
   allowDestructive?: boolean;
@@ -42,10 +44,6 @@ function recoveryFileFor(options: ApplyOptions, io: CommandIO, environment: Envi
   const spec = stateSpec(where.state, io.env);
   if (isPostgresUrl(spec)) return resolve(io.cwd, `portalctl-${where.stateName ?? 'default'}.recovery.json`);
   return `${resolve(io.cwd, spec)}.recovery.json`;
-}
-
-async function readSavedPlan(file: string, io: CommandIO): Promise<Plan> {
-  return parsePlanFile(await withFile('Could not read the plan file', file, () => readFile(resolve(io.cwd, file), 'utf8')), file);
 }
 
 /** How one apply runs: alone (asks, handles Ctrl-C itself) or as one environment of a fleet (approved beforehand, stopped by the fleet). */
@@ -130,9 +128,14 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
 export async function applyCommand(paths: string[], options: ApplyOptions, io: CommandIO): Promise<number> {
   if (options.plan && options.target?.length) throw new UsageError('--target cannot be combined with --plan: the saved plan already fixes its targets.');
   const request = requestedEnvironments(options, io.env);
+  if (options.refreshOnly) {
+    if (options.plan) throw new UsageError('--refresh-only cannot be combined with --plan: a saved plan sends writes, a refresh-only run sends none.');
+    if (isFleet(request)) throw new UsageError('--refresh-only records one environment\'s live values at a time: name it with --env NAME.');
+    return refreshOnlyCommand(paths, options, io, singleEnvironment(request));
+  }
   const planFile = options.plan;
   const planText = planFile ? await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8')) : undefined;
-  const index = planFile && planText !== undefined ? parseFleetIndex(planText, planFile) : undefined;
+  const index = planFile && planText !== undefined ? parseFleetPlans(planText, planFile) : undefined;
   if (!isFleet(request) && !index) {
     const saved = planFile && planText !== undefined ? parsePlanFile(planText, planFile) : undefined;
     const environment = singleEnvironment(request);
@@ -145,8 +148,9 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   }
 
   // A fleet: every environment applied on its own (approved beforehand), a failure in one stopping none of the others.
-  if (!index && !options.autoApprove) throw new UsageError('Applying to several environments asks no questions: review them with `portalctl plan --env ...` and pass --auto-approve (or apply the saved plans with --plan INDEX).');
-  const names = index ? selectFromIndex(index.fleet.map((entry) => entry.environment), request) : await fleetNames(request, paths, io);
+  if (!index && !options.autoApprove) throw new UsageError('Applying to several environments asks no questions: review them with `portalctl plan --env ...` and pass --auto-approve (or apply their saved plans with --plan FILE).');
+  refuseOneStateName(options);
+  const names = index ? selectFromIndex(index.fleet.map((entry) => entry.environment), request) : await fleetNames(request, paths, io, options);
   let stop = false;
   const removeHook = io.onInterrupt?.(() => (stop = true));
   try {
@@ -157,8 +161,8 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
       Boolean(options.verbose),
       async (environment, own): Promise<MemberResult> => {
         const entry = index?.fleet.find((candidate) => candidate.environment === environment);
-        if (index && !entry?.plan) throw new UsageError(`No saved plan for ${environment}: ${entry?.error ?? 'it is not in the index'}.`);
-        const saved = entry?.plan ? await readSavedPlan(entry.plan, io) : undefined;
+        if (index && !entry?.plan) throw new UsageError(`No saved plan for ${environment}: ${entry?.error ?? 'it is not in the plan file'}.`);
+        const saved = entry?.plan;
         const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stopRequested: () => stop });
         if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, own);
         const report = renderApplyResult(applied, options.format);
@@ -185,10 +189,54 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   }
 }
 
-/** The environments of a plan index to apply: all of them, or those --env names. */
+/** The environments of a file of saved plans to apply: all of them, or those --env names. */
 function selectFromIndex(indexed: readonly string[], request: ReturnType<typeof requestedEnvironments>): string[] {
   if (request.kind !== 'names') return [...indexed];
   const missing = request.names.filter((name) => !indexed.includes(name));
-  if (missing.length) throw new UsageError(`The plan index has no plan for ${missing.join(', ')}; it lists ${indexed.join(', ')}.`);
+  if (missing.length) throw new UsageError(`The plan file has no plan for ${missing.join(', ')}; it holds ${indexed.join(', ')}.`);
   return request.names;
+}
+
+/**
+ * `apply --refresh-only`: records the live value of every managed object that drifted or is not
+ * recorded, sending nothing to the portal; shows what it will record and asks, like apply.
+ */
+async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: CommandIO, environment: string | undefined): Promise<number> {
+  const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
+  const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
+  const text = options.format !== 'json';
+  const done = await withSession(
+    paths,
+    options,
+    io,
+    async ({ config, url, store, client, about }) => {
+      if (!client) throw new Error('apply always reads the portal');
+      assertTargetsMatch(options.target ?? [], config);
+      const result = await refreshOnly({
+        config,
+        url,
+        store,
+        client,
+        lockTimeoutMs,
+        targets: options.target ?? [],
+        parallelism,
+        recoveryFile: recoveryFileFor(options, io, config.environment),
+        onNotice: (message) => io.stderr(`${message}\n`),
+        ...(about ? { about } : {}),
+        confirm: async (records, prepared) => {
+          printWarnings(prepared.warnings, io);
+          if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
+          if (options.autoApprove) return true;
+          if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
+          return io.confirm(`\nRecord these ${records.length} live value(s) in the state at ${store.describe()}?`);
+        },
+      });
+      return { ...result, where: store.describe() };
+    },
+    environment === undefined ? {} : { environment },
+  );
+  const records = redactRecords(done.records, done.prepared.config.redact);
+  if (text && records.length === 0) io.stdout(renderRefreshOnlyPlan(records, done.prepared.plan, { color: io.color }));
+  io.stdout(renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where }, text ? 'text' : 'json'));
+  return 0;
 }

@@ -8,6 +8,7 @@ import { registry } from '../../registry.js';
 import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, stateSpec, type StateStore } from '../../state/index.js';
 import { chooseEnvironmentMessage, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
+import { version } from '../version.js';
 
 /** Options every command that talks to a portal or the state accepts (DESIGN.md "Shared options"). */
 export interface SharedOptions extends EnvironmentOptions {
@@ -131,7 +132,9 @@ export async function withSession<T>(
   const store = stateStore(options, io, config.environment);
   try {
     const client = refresh ? connect(url, options, io, config.environment) : undefined;
-    return await withClient(client, () => action({ config, url, store, client }));
+    // What the plans of this session are about, named at the top of their reports.
+    const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version, ...(config.environment ? { environment: config.environment.name } : {}) };
+    return await withClient(client, () => action({ config, url, store, client, about }));
   } finally {
     await store.close();
   }

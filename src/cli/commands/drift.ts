@@ -45,7 +45,7 @@ export async function driftCommand(paths: string[], options: DriftOptions, io: C
     io.stdout(result.text);
     return result.exitCode;
   }
-  const names = await fleetNames(request, paths, io);
+  const names = await fleetNames(request, paths, io, options);
   const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) => driftOne(paths, options, own, environment, true));
   return printFleet('drift', members, options.format, io);
 }

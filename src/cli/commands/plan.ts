@@ -1,13 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { serializePlan, serializeFleetIndex, type FleetIndexEntry } from '../../engine/plan-file.js';
+import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan-file.js';
 import { planSession } from '../../engine/pipeline.js';
 import { renderPlanMarkdown } from '../../engine/render/markdown.js';
 import { renderPlan } from '../../engine/render/plan.js';
 import { sectionLimit } from '../../engine/render/fleet.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { UsageError } from '../../core/errors.js';
-import { environmentFile } from '../../state/index.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
@@ -30,7 +29,8 @@ export function parseRefresh(value: string): boolean {
 }
 
 /** One plan (in `environment` when named): rendered, saved with --out, with its exit code. */
-async function planOne(paths: string[], options: PlanOptions, io: CommandIO, environment: string | undefined, out: string | undefined, markdownLimit?: number): Promise<MemberResult & { url: string }> {
+async function planOne(paths: string[], options: PlanOptions, io: CommandIO, environment: string | undefined, out: string | undefined, fleet?: { markdownLimit?: number }): Promise<MemberResult & { url: string }> {
+  const markdownLimit = fleet?.markdownLimit;
   const refresh = parseRefresh(options.refresh);
   const targets = options.target ?? [];
   const { plan, config, warnings } = await withSession(
@@ -39,7 +39,7 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
     io,
     (session) => {
       assertTargetsMatch(targets, session.config);
-      return planSession(session, targets, { digest: out !== undefined || options.format === 'json' });
+      return planSession(session, targets, { digest: out !== undefined || fleet !== undefined || options.format === 'json' });
     },
     { refresh, ...(environment === undefined ? {} : { environment }) },
   );
@@ -54,7 +54,7 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
   return {
     outcome: plan.operations.length > 0 ? 'changes' : 'no changes',
     exitCode,
-    ...(out ? { saved: { plan: out, summary: plan.summary } } : {}),
+    ...(fleet ? { saved: redactPlan(plan, config.redact) } : {}),
     changes: plan.operations.length,
     drift: plan.summary.drift,
     url: plan.portal.url,
@@ -71,21 +71,21 @@ export async function planCommand(paths: string[], options: PlanOptions, io: Com
     io.stdout(result.text);
     return result.exitCode;
   }
-  // A fleet: each environment's plan (and saved plan, named for it), then one report.
-  const names = await fleetNames(request, paths, io);
+  // A fleet: each environment's plan, then one report (and with --out one file holding every plan).
+  const names = await fleetNames(request, paths, io, options);
   const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) =>
-    planOne(paths, options, own, environment, options.out ? environmentFile(options.out, environment) : undefined, options.format === 'markdown' ? sectionLimit(names.length) : undefined),
+    planOne(paths, options, own, environment, undefined, options.format === 'markdown' ? { markdownLimit: sectionLimit(names.length) } : {}),
   );
   if (options.out) {
     const out = options.out;
-    const entries: FleetIndexEntry[] = members.map((member) => ({
+    const entries: FleetPlanEntry[] = members.map((member) => ({
       environment: member.environment,
       exitCode: member.exitCode,
       outcome: member.outcome,
-      ...(member.saved ? { plan: member.saved.plan, summary: member.saved.summary } : { error: member.error ?? member.outcome }),
+      ...(member.saved ? { plan: member.saved } : { error: member.error ?? member.outcome }),
     }));
-    await withFile('Could not write the plan index to', out, () => writeFile(resolve(io.cwd, out), serializeFleetIndex(entries), { mode: 0o600 }));
-    io.stderr(`Saved the plans of ${members.filter((member) => member.error === undefined).length} environment(s), listed in ${out}; apply them with: portalctl apply --plan ${out}\n`);
+    await withFile('Could not write the plans to', out, () => writeFile(resolve(io.cwd, out), serializeFleetPlans(entries), { mode: 0o600 }));
+    io.stderr(`Saved the plans of ${entries.filter((entry) => entry.plan).length} environment(s) to ${out}; apply them with: portalctl apply --plan ${out}\n`);
   }
   return printFleet('plan', members, options.format, io);
 }
