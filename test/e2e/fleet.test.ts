@@ -129,6 +129,10 @@ describe('a fleet run', () => {
       ['production', 'production', 6],
     ]);
     expect(saved.fleet[2]?.plan.sources).toEqual(['config/content.yaml', 'config/environments.yaml', 'config/organization.yaml']);
+    const shown = await fleet.run(['show', 'plan.json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect([...shown.stdout.matchAll(/^=== (\w+) ===$/gm)].map((match) => match[1])).toEqual(['development', 'test', 'production']);
+    expect(shown.stdout).toContain('role[r7HkQ2] — Field Analyst  (by name: role "Field Analyst" → r7HkQ2)');
 
     // A reviewed plan that went stale is refused in its environment alone.
     await changePolicy(fleet.portals.development.url, 'dev-token', 20);
