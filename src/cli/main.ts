@@ -118,10 +118,11 @@ Over several environments: the worst of theirs.`,
       run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io)),
     );
 
-  const state = program
-    .command('state')
-    .description('inspect, move or repair the recorded state (file or PostgreSQL)')
-    .option('--config <path...>', 'with --env: the config that declares the environment (default: the current directory)');
+  const stateGroup = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
+  // Every state command takes the config that declares --env's environment.
+  const state = {
+    command: (name: string) => stateGroup.command(name).option('--config <path>', 'with --env: the config that declares the environment (default: the current directory)'),
+  };
   const stateAction = (action: string) => (args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const positional = args.slice(0, -2).flatMap((value) => (Array.isArray(value) ? (value as string[]) : value === undefined ? [] : [String(value)]));

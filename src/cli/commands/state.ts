@@ -23,8 +23,8 @@ export interface StateOptions extends SharedOptions {
   dryRun?: boolean;
   sourceName?: string;
   destinationName?: string;
-  /** With --env: the config that declares the environments. */
-  config?: string[];
+  /** With --env: the config (file or directory) that declares the environments. */
+  config?: string;
 }
 
 /** `--env NAME`: the state of that environment, declared in the config of the current directory. */
@@ -33,10 +33,10 @@ async function stateEnvironment(options: StateOptions, io: CommandIO): Promise<E
   if (isFleet(request)) throw new UsageError('state works on one state: name one environment with --env NAME.');
   const name = singleEnvironment(request);
   if (name === undefined) return undefined;
-  const declared = await readEnvironments(options.config ?? ['.'], { cwd: io.cwd });
+  const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   const environment = declared.get(name);
-  if (!environment) throw new UsageError(`No environment named ${name} in the config at ${(options.config ?? ['.']).join(', ')}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).`);
+  if (!environment) throw new UsageError(`No environment named ${name} in the config at ${options.config ?? '.'}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).`);
   return environment;
 }
 

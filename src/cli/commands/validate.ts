@@ -3,7 +3,7 @@
  * environments is validated in each of them (or in those --env names): each environment's
  * effective config, its overlays merged over the base with its values.
  */
-import { loadConfig, readEnvironments, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
+import { loadConfig, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { registry } from '../../registry.js';
@@ -58,15 +58,16 @@ export async function validateCommand(paths: readonly string[], options: Validat
   if (request.kind === 'names') {
     names = request.names;
   } else {
-    // No choice, or --all-envs: every declared environment (none: the config alone, as always).
-    const declared = await readEnvironments(paths, { cwd: io.cwd });
-    names = declared.names;
+    // No choice, or --all-envs: every declared environment; none: the config alone, as always,
+    // read once (a large organization's files are not read twice to learn it has none).
+    const base = await load();
+    names = base.environments;
     if (request.kind === 'all' && names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
-  }
-  if (names.length === 0) {
-    const result = validated(await load());
-    io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n`);
-    return result.errors === 0 ? 0 : 1;
+    if (names.length === 0) {
+      const result = validated(base);
+      io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n`);
+      return result.errors === 0 ? 0 : 1;
+    }
   }
   const results: Validated[] = [];
   for (const name of names) results.push(validated(await load(name), name));
