@@ -33,12 +33,12 @@ export function answerForFault(fault: Fault, format: ResponseFormat): HttpAnswer
 /**
  * The route's own answer with top-level fields replaced (null removes one), for faults that
  * return a list page as a real portal sometimes does (no `nextStart`, `nextStart: -1` early).
- * An answer that is not a JSON object is left alone.
+ * An answer that is not a JSON object, and an error envelope, are left alone.
  */
 export function rewriteAnswer(answer: HttpAnswer, format: ResponseFormat, fields: Readonly<Record<string, unknown>>): HttpAnswer {
   if (!looksLikeJson(answer.body)) return answer;
   const parsed: unknown = JSON.parse(answer.body);
-  if (!isRecord(parsed)) return answer;
+  if (!isRecord(parsed) || 'error' in parsed) return answer;
   for (const [name, value] of Object.entries(fields)) {
     if (value === null) delete parsed[name];
     else parsed[name] = value;
