@@ -19,11 +19,13 @@
  *
  * Reads: GET /community/users/:username (the documented user: the full profile for the user
  * themself and administrators, the public profile otherwise) and GET /community/self (the
- * caller's own; how the vendor's JavaScript client signs in with a token; an app token has no
- * user: 403 GWM_0003). GET /portals/:portalId/users (paged `users`, wire sample
- * portals-self-users.json) and its search form GET /portals/:portalId/users/search?q= (paged
- * `results`, the same members; @esri/arcgis-rest-portal `searchUsers`) are for default
- * administrators and holders of portal:admin:viewUsers (users doc page), 403 GWM_0003 otherwise.
+ * caller's own; how the vendor's JavaScript client signs in with a token). The documentation
+ * says it is the authenticated user; an app token (client credentials) has none, and the emulator
+ * refuses it with 403 GWM_0003 (its own choice: what a portal answers there is not documented).
+ * GET /portals/:portalId/users (paged `users`, wire sample portals-self-users.json) and its
+ * search form GET /portals/:portalId/users/search?q= (paged `results`, the same members;
+ * @esri/arcgis-rest-portal `searchUsers`) are for default administrators and holders of
+ * portal:admin:viewUsers (the sample's notes, from the users doc page), 403 GWM_0003 otherwise.
  * GET /community/users?q= (paged `results`, user search) is for any signed-in caller. The
  * searches take `q` in the documented query syntax over `userSearchFields` (store.ts; required,
  * 400 when absent) and `sortField` username|fullname|created|modified, `sortOrder` asc|desc.
