@@ -6,6 +6,7 @@ import { Argument, Command, Option } from 'commander';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
 import { version } from './version.js';
+import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
@@ -140,7 +141,11 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free port)').default('7080'))
     .option('--host <address>', 'address to bind to', '127.0.0.1')
     .option('--data <file>', 'organization data file (YAML or JSON)')
-    .action((opts: { port: string; host: string; data?: string }) =>
+    .option('--tls', 'serve HTTPS with a certificate signed by a new test authority (see --tls-ca-out)')
+    .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
+    .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
+    .option('--tls-ca-out <file>', "with --tls: where to write the test authority's certificate, for NODE_EXTRA_CA_CERTS", 'portalctl-emulator-ca.pem')
+    .action((opts: EmulatorCommandOptions) =>
       run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false }),
     );
 
