@@ -4,8 +4,9 @@
  * member list and its search, group users, settings and the profile update; operation names
  * without regard to case. Here: their refusals and edges, over HTTP with a plain client.
  */
+import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { generateTls, startEmulator } from '../../../src/emulator/index.js';
 import { SAMPLE_DATA, emulatorPerFile, errorOf, json, postForm, send } from './helpers.js';
 
 const emulator = emulatorPerFile(() => startEmulator({ data: SAMPLE_DATA }));
@@ -20,6 +21,20 @@ describe('reads the public clients need', () => {
     const viaLocalhost = emulator.url.replace('127.0.0.1', 'localhost');
     const info = json(await send(`${viaLocalhost}/info?f=json`));
     expect(info).toEqual({ owningSystemUrl: viaLocalhost.replace('/sharing/rest', ''), authInfo: { isTokenBasedSecurity: true, tokenServicesUrl: `${viaLocalhost}/generateToken` } });
+  });
+
+  it('over HTTPS the info resource names https URLs', async () => {
+    const tls = await generateTls();
+    const secure = await startEmulator({ data: SAMPLE_DATA, tls });
+    const dispatcher = new Agent({ connect: { ca: tls.authority } });
+    try {
+      const info = (await (await undiciFetch(`${secure.url}/info?f=json`, { dispatcher })).json()) as Record<string, unknown>;
+      expect(secure.url).toMatch(/^https:/);
+      expect(info).toEqual({ owningSystemUrl: secure.url.replace('/sharing/rest', ''), authInfo: { isTokenBasedSecurity: true, tokenServicesUrl: `${secure.url}/generateToken` } });
+    } finally {
+      await dispatcher.close();
+      await secure.close();
+    }
   });
 
   it('community/self is the caller, in full; without a token 499', async () => {
