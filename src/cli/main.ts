@@ -67,6 +67,7 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
 
   configCommand('apply', 'apply the plan (asks on a terminal unless --auto-approve)')
     .option('--plan <file>', 'apply a plan saved with `plan --out` (refused when stale)')
+    .option('--refresh-only', 'record the live values of the managed objects in the state, sending nothing to the portal (accepts drift)')
     .option('--auto-approve', 'do not ask for confirmation')
     .option('--parallelism <n>', 'requests in flight at once: independent operations, and the reads before and after them', '4')
     .option('--allow-destructive', 'allow removals implied by prune: true')
@@ -82,6 +83,15 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(formatOption(['text', 'json', 'markdown']))
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io)),
+    );
+
+  program
+    .command('show')
+    .description('render a plan saved with `plan --out` (no network, no state)')
+    .argument('<planfile>', 'the saved plan')
+    .addOption(formatOption(['text', 'markdown', 'json']))
+    .action((planfile: string, _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io)),
     );
 
   configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')

@@ -10,7 +10,8 @@ import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/inde
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { buildPlan, type Plan, type PlanWarning, type RecordedValue } from './plan.js';
+import { buildPlan, type Plan, type PlanAbout, type PlanWarning, type RecordedValue } from './plan.js';
+import { planRefusals } from './safety.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
@@ -23,6 +24,8 @@ export interface LivePortal {
   /** `version` is the product release (release.ts), absent when it cannot be known. */
   facts: PortalFacts;
   id?: string;
+  /** The organization's name, shown at the top of reports. */
+  name?: string;
   /** How the release was learnt, or why it is unknown. */
   release?: PortalRelease;
 }
@@ -37,7 +40,12 @@ export function factsFromSelf(self: JsonObject, release: PortalRelease = release
   if (release.release !== undefined) facts.version = release.release;
   if (self['access'] === 'public' || self['access'] === 'private') facts.access = self['access'];
   if (typeof self['isVerified'] === 'boolean') facts.isVerified = self['isVerified'];
-  return { facts, release, ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}) };
+  return {
+    facts,
+    release,
+    ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
+    ...(typeof self['name'] === 'string' && self['name'] !== '' ? { name: self['name'] } : {}),
+  };
 }
 
 /** The live portal: `portals/self`, and its release from the roots (release.ts). */
@@ -104,6 +112,8 @@ export interface PlanRequest {
    * value from `previous`, the plan that was applied (prunes are not expanded again).
    */
   verify?: { addresses: ReadonlySet<string>; previous: PreparedPlan };
+  /** What the plan is about (config paths, state, release), for its reports. */
+  about?: PlanAbout;
 }
 
 export interface PreparedPlan {
@@ -126,12 +136,14 @@ export interface PortalSession {
   url: string;
   store: StateStore;
   client?: ApiClient;
+  /** What its plans are about (config paths, state, release), for their reports. */
+  about?: PlanAbout;
 }
 
 /** The plan of a session: the recorded state read, then prepared (read-only: no lock). */
 export async function planSession(session: PortalSession, targets: readonly string[] = [], options: { digest?: boolean } = {}): Promise<PreparedPlan> {
   const { config, url, client } = session;
-  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), targets, ...options });
+  return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), ...(session.about ? { about: session.about } : {}), targets, ...options });
 }
 
 /**
@@ -232,7 +244,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     // Drift compares recorded with live values: without a refresh there is nothing to compare.
     recorded: client ? recordedValues(recorded, objects, basis) : {},
     kinds: config.kinds.byName,
-    portal: portal?.id ? { url, id: portal.id } : { url },
+    portal: { url, ...(portal?.id ? { id: portal.id } : {}), ...(portal?.name ? { name: portal.name } : {}) },
+    ...(request.about ? { about: request.about } : {}),
     refreshed: Boolean(client),
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
     targets: request.targets ?? [],
@@ -243,7 +256,9 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   // Operations whose outcome is unknown are judged against the live portal before anything else.
   const checked = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
   const unknownRelease = releaseWarning(config, portal, url);
-  const plan = unknownRelease ? { ...checked, warnings: [unknownRelease, ...checked.warnings] } : checked;
+  const warned = unknownRelease ? { ...checked, warnings: [unknownRelease, ...checked.warnings] } : checked;
+  // What apply would refuse is part of the plan, so the reviewed plan says it (safety.ts).
+  const plan: Plan = { ...warned, refusals: planRefusals(warned, objects, config.safety) };
   return { plan, config, objects, basis, labels, recorded, portal, warnings };
 }
 
