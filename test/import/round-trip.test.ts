@@ -160,11 +160,11 @@ describe('import of the sample organization', () => {
 });
 
 describe('import with reads the token may not make', () => {
-  it('skips user tasks for a token that cannot read other members\' tasks, with a comment', async () => {
+  it('skips user tasks for a token that cannot list the members (documented for administrators only), with a comment', async () => {
     portal = await startTestPortal();
     const result = await importWith(portal, 'viewer-token');
     expect(result.skipped.map((entry) => entry.kind)).toEqual(['user.task']);
-    expect(result.text).toMatch(/^# user\.task \(E7 Enable task\) not imported: the token may not read it\. GET \/community\/users\/\S+\/tasks: .*\(403 GWM_0003\)$/m);
+    expect(result.text).toMatch(/^# user\.task \(E7 Enable task\) not imported: the token may not read it\. GET \/portals\/self\/users: .*\(403 GWM_0003\)$/m);
     const config = await loadImported(portal, result);
     expect(config.objects.some((obj) => obj.kind === 'user.task')).toBe(false);
     expect(config.objects.some((obj) => obj.kind === 'role')).toBe(true);
