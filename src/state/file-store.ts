@@ -109,8 +109,8 @@ export class FileStateStore implements StateStore {
 
     const previousText = await readTextIfExists(this.path);
     // Parsing first means a corrupt file is reported and left exactly as it is. The file this
-    // store wrote last is known (and still there unchanged): parsing it again for every
-    // group-committed write of a long apply cost more than the write itself.
+    // store wrote last is known (and still there unchanged), so a long apply's group-committed
+    // writes do not parse it again each time.
     const previous =
       previousText === undefined ? undefined : previousText === this.lastWritten?.text ? this.lastWritten.state : await this.parse(previousText);
     if (previous !== undefined) {
@@ -160,7 +160,7 @@ export class FileStateStore implements StateStore {
       changed: countChanged(previous, next),
     };
     const text = serializeState(next);
-    // The state's text is spliced in as it is: parsing it again per write cost more than the write.
+    // The state's text is spliced in as it is, not parsed again for the history entry.
     await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify(entry).slice(0, -1)},"state":${text.trimEnd()}}\n`);
     if (previousText !== undefined) await writeFileAtomic(this.backupPath, previousText);
     await writeFileAtomic(this.path, text);
