@@ -5,6 +5,7 @@
 import type { StateDocument } from '../state/index.js';
 import type { ExecuteResult } from './execute.js';
 import type { PreparedPlan } from './pipeline.js';
+import type { LiveRecord } from './record-live.js';
 
 export interface ApplyResult {
   /** The plan that was confirmed and executed. */
@@ -18,4 +19,9 @@ export interface ApplyResult {
   state: StateDocument | undefined;
   /** When operations were applied but not recorded: the recovery file that keeps them (undefined: none could be written). */
   recovery?: { file: string | undefined; addresses: string[] };
+  /**
+   * Live values recorded because the configuration already matches them (adopt-on-match): drift
+   * resolved by adopting the portal's value, and objects not recorded before. Nothing was sent for them.
+   */
+  adopted: LiveRecord[];
 }
