@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -14,5 +15,8 @@ export default defineConfig({
     testTimeout: HANG_GUARD_MS,
     hookTimeout: HANG_GUARD_MS,
     pool: 'forks',
+    // One file per core (vitest leaves one core free by default): most of a test is spent in
+    // the CLI processes it starts, and with no time limits running files side by side is safe.
+    maxWorkers: availableParallelism(),
   },
 });
