@@ -43,7 +43,7 @@ beforeAll(async () => {
   const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'))!;
   // Dependencies come from npm's cache when they are there (npm ci filled it), else the registry.
   await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball)], { cwd: installed, maxBuffer: 16 * 1024 * 1024 });
-}, 300_000);
+});
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });

@@ -6,11 +6,11 @@
  * files shows once.
  */
 import { Document, isMap, isScalar, isSeq, type Node } from 'yaml';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { LoadedConfig } from './load.js';
 import { containerKeyAt, Origin, OverlayMerge } from './overlay.js';
-import { isObject } from './walk.js';
+import { configSchema } from './config-schema.js';
 
 /** Blocks the effective config does not repeat: what they declare is already applied. */
 const DECLARING = ['values', 'environments'];
@@ -30,7 +30,8 @@ export function effectiveConfig(loaded: LoadedConfig): EffectiveConfig {
   for (const document of rest) merge.apply([{ data, origin }], { data: structuredClone(document.data as JsonObject), origin: new Origin(document, []) });
   for (const block of DECLARING) delete data[block];
   // Top-level sections in the schema's order (version, portal, organization, groups, ...), whatever file came first.
-  const order = Object.keys(loaded.kinds.schema()['properties'] ?? {});
+  const properties = configSchema(loaded.kinds)['properties'];
+  const order = isObject(properties) ? Object.keys(properties) : [];
   const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   const sorted = Object.fromEntries(Object.entries(data).sort(([a], [b]) => rank(a) - rank(b)));
   return { data: loaded.redact(sorted), locate: (path) => origin.locate(path) };

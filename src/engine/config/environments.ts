@@ -7,9 +7,8 @@
  */
 import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ParsedSource } from './source.js';
-import { isObject } from './walk.js';
 
 /** Which variables hold an environment's credentials (their names, never their values). */
 export interface CredentialVariableNames {

@@ -15,15 +15,15 @@
  */
 import { realpathSync } from 'node:fs';
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { KindSet } from '../registry.js';
 import { credentialVariablesOf, environmentOf, findEnvironments, type Environment, type EnvironmentsDeclaration } from './environments.js';
 import { layeredSource, Origin, OverlayMerge, PATCH_KEY, type BaseDocument } from './overlay.js';
 import { resolveReferences, type ResolvedReference } from './references.js';
 import { schemaTypesAt } from './schema-types.js';
+import { configSchema } from './config-schema.js';
 import type { ParsedSource } from './source.js';
-import { isObject } from './walk.js';
 
 /** A document whose references are resolved (`data` defined). */
 export type ResolvedDocument = ParsedSource & { data: JsonValue };
@@ -70,7 +70,7 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
   diagnostics.push(...found.diagnostics);
   const declaration = found.declaration;
   const credentialVariables = credentialVariablesOf(declaration);
-  const schema = options.kinds.schema();
+  const schema = configSchema(options.kinds);
   const typesAt = (path: ConfigPath) => schemaTypesAt(schema, path);
   const context = (source: ParsedSource, file: string, prefix: ConfigPath = []) => ({
     file,

@@ -11,6 +11,7 @@ import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration 
 import type { KindSet } from '../registry.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
 import { redactor } from './references.js';
+import { configSchema } from './config-schema.js';
 import { environmentOf, findEnvironments, type Environment } from './environments.js';
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
@@ -252,7 +253,7 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
   const listed = await listConfigFiles(paths, options.cwd);
-  const validate = await loadSchemaValidator(kinds.schema());
+  const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
   const read = async (files: readonly string[]): Promise<ReadFile[]> => {
     const sources: ReadFile[] = [];

@@ -17,11 +17,10 @@
  * line and column.
  */
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import { canonicalJson, type JsonObject, type JsonValue } from '../../core/json.js';
+import { canonicalJson, isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { ParsedSource } from './source.js';
-import { isObject } from './walk.js';
 
 export const PATCH_KEY = '$patch';
 /** Fields that identify an element of a list of objects outside the containers, in this order. */
