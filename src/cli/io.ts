@@ -92,9 +92,16 @@ function outputWriter(fd: 1 | 2, stream: () => NodeJS.WriteStream): { write: (te
   return { write: mayBeTerminal ? quietWriter(stream()) : descriptorWriter(fd, stream), mayBeTerminal };
 }
 
-/** Colour only on a terminal, and never with --no-color or NO_COLOR set (https://no-color.org). */
+/**
+ * Colour: never with --no-color; with FORCE_COLOR set (not 0 or false) also off a terminal, as in
+ * CI logs that show colour (Node's and chalk's convention: it wins over NO_COLOR); never with
+ * NO_COLOR set (https://no-color.org); otherwise on a terminal only.
+ */
 export function wantsColor(isTTY: boolean, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
-  return isTTY && flag !== false && !env['NO_COLOR'];
+  if (flag === false) return false;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
+  return isTTY && !env['NO_COLOR'];
 }
 
 export function processIO(options: { color?: boolean; interrupts?: boolean } = {}): CommandIO {

@@ -3,6 +3,7 @@
  * confirm -> execute -> record -> re-plan. It returns an ApplyResult value; the CLI renders it
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
  */
+import { counted } from '../core/words.js';
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
@@ -76,7 +77,7 @@ function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): voi
   const destructive = plan.operations.filter((op) => op.destructive);
   if (destructive.length && !allowDestructive) {
     throw new DestructiveRefusedError(
-      `The plan has ${destructive.length} destructive operation(s) (${destructive.map((op) => op.address).join(', ')}); ` +
+      `The plan has ${counted(destructive.length, 'destructive operation')} (${destructive.map((op) => op.address).join(', ')}); ` +
         'nothing was applied. Review them and run apply again with --allow-destructive.',
     );
   }
@@ -121,7 +122,7 @@ async function recordRecoveryFile(store: StateStore, recorded: StateDocument | u
   const written = await store.write(state);
   await removeRecovery(path);
   const count = Object.keys(document.resources).length + Object.keys(document.unknownOutcomes).length;
-  request.onNotice?.(`Recorded ${count} operation(s) kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
+  request.onNotice?.(`Recorded ${counted(count, 'operation')} kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
   return written;
 }
 
@@ -263,17 +264,17 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
         : '';
     return new NotRecordedError(
       `The state could not be written (${cause}), so no further write was sent.` +
-        (unrecorded.length ? ` ${unrecorded.length} operation(s) were applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+        (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
         ' Fix the cause (free space, the database) and run apply again.',
       { cause: result.recordingFailure },
     );
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
-    return new ApplyFailedError(`${result.failed.length} operation(s) failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
+    return new ApplyFailedError(`${counted(result.failed.length, 'operation')} failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
   }
   if (after.plan.operations.length) {
-    return new NotConvergedError(`The portal did not converge: a new plan still has ${after.plan.operations.length} operation(s) (${after.plan.operations.map((op) => op.address).join(', ')}).`);
+    return new NotConvergedError(`The portal did not converge: a new plan still has ${counted(after.plan.operations.length, 'operation')} (${after.plan.operations.map((op) => op.address).join(', ')}).`);
   }
   return undefined;
 }

@@ -37,6 +37,8 @@ export interface ImportRequest {
   /** The kinds to discover with and the containers they are placed in (the CLI passes the registry's). */
   kinds: readonly Kind[];
   containers: readonly ContainerDefinition[];
+  /** Where editors find the config's JSON Schema, written as the first line (`# yaml-language-server: $schema=…`). */
+  schema?: string;
 }
 
 /** A kind placed an object where the containers' skeleton has no such place: a bug in its discover. */
@@ -89,7 +91,7 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
     ...(typeof self['name'] === 'string' ? { name: self['name'] } : {}),
     ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
   };
-  const composed = composeImport({ url: request.url, portal: facts, organization, found, containers });
+  const composed = composeImport({ url: request.url, portal: facts, organization, found, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
   return { text: composed.text, objects: composed.objects, skipped, portal: facts };
 }
 
@@ -127,6 +129,7 @@ export interface ComposeRequest {
   organization: { name?: string; id?: string };
   found: readonly DiscoveredObject[];
   containers: readonly ContainerDefinition[];
+  schema?: string;
 }
 
 /** `${env:...}` / `${file:...}` text in a live value would be resolved when the config is loaded. */
@@ -247,6 +250,7 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   const top = doc.contents as YAMLMap;
   const { name, id } = request.organization;
   doc.commentBefore = [
+    ...(request.schema === undefined ? [] : [` yaml-language-server: $schema=${request.schema}`]),
     ` Imported by portalctl from ${oneLine(name ?? 'the organization')}${id ? ` (${id})` : ''} at ${request.url}.`,
     ' Every declared field is managed: review it, and remove what portalctl should leave alone.',
   ].join('\n');

@@ -1,10 +1,12 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
+import { counted } from '../../core/words.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { applyConfig, applyFailure } from '../../engine/apply.js';
 import type { PreparedPlan } from '../../engine/pipeline.js';
 import { parsePlanFile } from '../../engine/plan-file.js';
-import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { FailureWithResult } from '../exit.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { UsageError } from '../../core/errors.js';
@@ -62,7 +64,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
       if (text) io.stdout(renderPlanText(redactPlan(plan, config.redact), { color: io.color }));
       if (!saved && !options.autoApprove) {
         if (!io.confirm) throw new UsageError('Not running on a terminal: review the plan and pass --auto-approve (or apply a saved plan with --plan FILE).');
-        if (!(await io.confirm(`\nApply ${plan.operations.length} operation(s) to ${url}?`))) return false;
+        if (!(await io.confirm(`\nApply ${counted(plan.operations.length, 'operation')} to ${url}?`))) return false;
       }
       if (text) io.stdout('\n');
       return true;
@@ -93,7 +95,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
           }
           removeHook?.();
           removeHook = undefined;
-          io.interruptNote?.(`${result?.applied.length ?? 0} operation(s) were applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+          io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
         },
         onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
       });
@@ -103,8 +105,10 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   });
 
   if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);
-  io.stdout(renderApplyResult(applied, options.format));
   const failure = applyFailure(applied);
+  // Under --format json a failed apply is one error document that carries the result.
+  if (failure && !text) throw new FailureWithResult(failure, applyResultValue(applied));
+  io.stdout(renderApplyResult(applied, options.format));
   if (failure) throw failure;
   return 0;
 }

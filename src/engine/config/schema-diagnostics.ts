@@ -3,6 +3,7 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonSchema } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
+import { didYouMean, type Candidate } from '../../core/suggest.js';
 import { withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
@@ -48,10 +49,15 @@ function schemaAt(schema: JsonSchema, schemaPath: string): JsonValue | undefined
   return node;
 }
 
-function allowedProperties(schema: JsonSchema, schemaPath: string): string[] {
+/** The properties the schema allows where an unknown one was found, with their descriptions (for "did you mean"). */
+function allowedProperties(schema: JsonSchema, schemaPath: string): Candidate[] {
   const parent = schemaAt(schema, schemaPath.replace(/\/additionalProperties$/, ''));
   const properties = typeof parent === 'object' && parent !== null && !Array.isArray(parent) ? parent['properties'] : undefined;
-  return typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [];
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return [];
+  return Object.entries(properties).map(([name, property]) => {
+    const description = typeof property === 'object' && property !== null && !Array.isArray(property) ? property['description'] : undefined;
+    return typeof description === 'string' ? { name, description } : { name };
+  });
 }
 
 const article = (type: string): string => withArticle(type);
@@ -81,13 +87,14 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     if (error.schemaPath.includes('/anyOf/') || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
+      const names = (error.params['allowedValues'] as string[] | undefined) ?? [];
       diagnostics.push({
         ...base,
         code: 'schema/unknown-property',
-        // Variant entries restrict their names by propertyNames inside an if/then; a map keyed by names (safety) directly.
+        // Variant entries restrict their names by propertyNames inside an if/then; a map keyed by names (safety: kind names) directly.
         message: error.schemaPath.includes('/then/')
           ? `"${name}" cannot be combined with the other properties of this entry in ${described(path)}.`
-          : `Unknown name "${name}" in ${described(path)}.`,
+          : `Unknown name "${name}" in ${described(path)}.${didYouMean(name, names)}`,
         location: source.locate([...path, name], { key: true }),
         value: name,
         expected: `one of ${((error.params['allowedValues'] as string[] | undefined) ?? []).join(', ')}`,
@@ -113,10 +120,10 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         diagnostics.push({
           ...base,
           code: 'schema/unknown-property',
-          message: `Unknown property "${name}" in ${described(path)}.`,
+          message: `Unknown property "${name}" in ${described(path)}.${didYouMean(name, allowed)}`,
           location: source.locate([...path, name], { key: true }),
           value: name,
-          expected: allowed.length > 0 ? `one of ${allowed.join(', ')}` : 'no other properties',
+          expected: allowed.length > 0 ? `one of ${allowed.map((property) => property.name).join(', ')}` : 'no other properties',
         });
         break;
       }

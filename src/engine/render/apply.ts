@@ -14,11 +14,11 @@ export function renderOutcomeLine(outcome: OperationOutcome, invitation: string 
   return `skipped  ${name}: ${outcome.reason}\n`;
 }
 
-function renderApplyJson(applied: ApplyResult): string {
+/** The result of an apply as JSON data (what `apply --format json` prints, also inside an error report). */
+export function applyResultValue(applied: ApplyResult): Record<string, unknown> {
   const { result, after, state, prepared } = applied;
-  if (prepared.plan.operations.length === 0) return `${JSON.stringify({ applied: [], failed: [], skipped: [], converged: true }, null, 2)}\n`;
-  return `${JSON.stringify(
-    {
+  if (prepared.plan.operations.length === 0) return { applied: [], failed: [], skipped: [], converged: true };
+  return {
       applied: result.applied.map((op) => op.address),
       failed: result.failed.map(({ op, error }) => ({ address: op.address, error: message(error) })),
       skipped: result.skipped.map(({ op, reason }) => ({ address: op.address, reason })),
@@ -28,10 +28,11 @@ function renderApplyJson(applied: ApplyResult): string {
       invitations: applied.invitations,
       converged: after.plan.operations.length === 0,
       state: state ? { lineage: state.lineage, serial: state.serial } : null,
-    },
-    null,
-    2,
-  )}\n`;
+  };
+}
+
+function renderApplyJson(applied: ApplyResult): string {
+  return `${JSON.stringify(applyResultValue(applied), null, 2)}\n`;
 }
 
 function renderApplyText(applied: ApplyResult): string {

@@ -2,6 +2,7 @@
  * `drift` output. Drift (recorded versus live: changed outside portalctl) is reported apart
  * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
+import { counted } from '../../core/words.js';
 import type { Plan } from '../plan.js';
 import { MARKDOWN_LIMIT, driftSections, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
@@ -26,9 +27,9 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
   if (plan.drift.length === 0 && plan.operations.length === 0) {
     lines.push(IN_SYNC);
   } else {
-    lines.push(`Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply.`);
+    lines.push(`Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl since the last apply.`);
     lines.push(...driftTextLines(plan, paint, style));
-    lines.push('', `Pending: ${plan.operations.length} operation(s) the configuration asks for.`);
+    lines.push('', `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.`);
     for (const op of plan.operations) {
       lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${named(op.address, op.label)}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
@@ -44,7 +45,7 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
   const status = driftStatus(plan);
   const head = ['### portalctl drift', ''];
   if (status === 'inSync') head.push(`**${IN_SYNC}**`);
-  else head.push(`**Drift: ${plan.drift.length} object(s) changed outside portalctl; pending: ${plan.operations.length} operation(s) the configuration asks for.**`);
+  else head.push(`**Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl; pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.**`);
   if (!hasRecordedState) head.push('', `_${NO_STATE}_`);
   const body: string[] = [];
   if (status !== 'inSync') {
