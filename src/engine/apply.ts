@@ -17,6 +17,7 @@ import { preparePlan, type PreparedPlan } from './pipeline.js';
 import { assertPlanCurrent } from './plan-file.js';
 import { refuseOverThresholds } from './safety.js';
 import type { Plan } from './plan.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 export class DestructiveRefusedError extends PortalctlError {}
 export class ApplyFailedError extends PortalctlError {}
@@ -39,6 +40,8 @@ export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'ids
   recoveryFile?: string;
   /** Told, in a sentence, what was recovered (a recovery file recorded, an unknown outcome settled). */
   onNotice?: (message: string) => void;
+  /** Told how the apply goes: reading, applying (with the operation in flight), verifying. */
+  progress?: ProgressObserver;
 };
 
 export interface ApplyRequest extends ExecutionOptions {
@@ -87,7 +90,16 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
     const recorded = await recordRecoveryFile(store, await store.read(), request);
-    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets, parallelism: request.parallelism, digest: saved !== undefined });
+    const prepared = await preparePlan({
+      config,
+      url,
+      recorded,
+      client,
+      targets: saved?.targets ?? request.targets,
+      parallelism: request.parallelism,
+      digest: saved !== undefined,
+      ...(request.progress ? { progress: request.progress } : {}),
+    });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     const settled = await settleUnknownOutcomes(prepared, request);
     if (prepared.plan.operations.length === 0) {
@@ -177,12 +189,18 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const conceal = concealer(prepared.config.redact);
   const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
   request.onPhase?.('writing');
+  const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
   const result = await executePlan(prepared.plan.operations, {
     ...request,
     client,
     recorder: writer,
     idsOf: (address) => byAddress.get(address)?.ids,
-  });
+    onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
+    onDone: (outcome, invitation) => {
+      applying.step();
+      request.onDone?.(outcome, invitation);
+    },
+  }).finally(() => applying.end());
   await writer.idle();
   request.onPhase?.('checking', result);
 
@@ -203,6 +221,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     parallelism: request.parallelism,
     verify: { addresses: touchedBy(prepared, result), previous: prepared },
     digest: false,
+    ...(request.progress ? { progress: request.progress } : {}),
   });
   await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };

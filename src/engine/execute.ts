@@ -44,6 +44,8 @@ export interface ExecuteOptions {
   stopRequested?: () => boolean;
   /** Each operation as it finishes, with the invitation file it saved. */
   onDone?: (outcome: OperationOutcome, invitation?: string) => void;
+  /** Each operation as it is sent (for progress). */
+  onStart?: (op: PlannedOperation) => void;
 }
 
 export type OperationOutcome =
@@ -181,6 +183,7 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
   };
 
   const start = (op: PlannedOperation): void => {
+    options.onStart?.(op);
     let marked: Promise<boolean> | undefined;
     const sent = (async () => {
       marked = markInFlight(op);

@@ -11,6 +11,7 @@ import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, Port
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { factsFromSelf } from './pipeline.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 /** A kind the token may not read (403 GWM_0003) or whose resource does not exist: left out, with a comment. */
 export interface SkippedKind {
@@ -39,6 +40,8 @@ export interface ImportRequest {
   containers: readonly ContainerDefinition[];
   /** Where editors find the config's JSON Schema, written as the first line (`# yaml-language-server: $schema=…`). */
   schema?: string;
+  /** Told how reading goes: the `reading` phase, counted in kinds. */
+  progress?: ProgressObserver;
 }
 
 /** A kind placed an object where the containers' skeleton has no such place: a bug in its discover. */
@@ -66,16 +69,27 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
   const { kinds, containers } = request;
   // One memoising reader: `portals/self` read here serves the kinds that need it too.
   const reader = createLiveReader(request.client);
-  const self = await reader.get('/portals/self');
-  if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
-  const { facts } = factsFromSelf(self);
-  const outcomes = await Promise.all(kinds.map((kind) => discoverKind(kind, reader, facts)));
-  const failed = outcomes.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
+  const reading = new PhaseTracker(request.progress, 'reading', 'kind', kinds.length);
+  const outcomes = await (async () => {
+    const self = await reader.get('/portals/self');
+    if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
+    const { facts } = factsFromSelf(self);
+    const found = await Promise.all(
+      kinds.map(async (kind) => {
+        const outcome = await discoverKind(kind, reader, facts);
+        reading.step();
+        return outcome;
+      }),
+    );
+    return { self, facts, found };
+  })().finally(() => reading.end());
+  const { self, facts } = outcomes;
+  const failed = outcomes.found.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
   if (failed) throw failed.error;
 
   const found: DiscoveredObject[] = [];
   const skipped: SkippedKind[] = [];
-  for (const outcome of outcomes) {
+  for (const outcome of outcomes.found) {
     if ('found' in outcome) {
       found.push(...outcome.found);
     } else if ('skipped' in outcome) {

@@ -32,8 +32,15 @@ export const securityPolicyBounds: Readonly<Record<string, Bounds>> = {
 
 const ruleNames = Object.keys(securityPolicyBounds);
 
+/** The bounds as JSON Schema says them (for editors; the rule check reports them too, once). */
 function ruleSchema(bounds: Bounds): JsonSchema {
-  return { type: bounds.nullable ? ['integer', 'null'] : 'integer', description: bounds.description };
+  return {
+    type: bounds.nullable ? ['integer', 'null'] : 'integer',
+    minimum: bounds.min,
+    ...(bounds.max === undefined ? {} : { maximum: bounds.max }),
+    description: bounds.description,
+    examples: [bounds.min === 8 ? 12 : bounds.min],
+  };
 }
 
 function describe(bounds: Bounds): string {

@@ -14,6 +14,7 @@ import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
 import { parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
 
@@ -52,6 +53,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   const text = options.format !== 'json';
   const invitesDir = resolve(io.cwd, options.invitesDir);
 
+  const progress = showProgress(io);
   // A saved plan is applied with the config it was made from, unless paths are given.
   const applied = await withSession(paths.length || !saved ? paths : saved.sources, options, io, async ({ config, url, store, client }) => {
     if (!client) throw new Error('apply always reads the portal');
@@ -87,6 +89,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
         recoveryFile: recoveryFileFor(options, io),
         onNotice: (message) => io.stderr(`${message}\n`),
+        progress: progress.observer,
         stopRequested: () => stop,
         onPhase: (phase, result) => {
           if (phase === 'writing') {
@@ -102,7 +105,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
     } finally {
       removeHook?.();
     }
-  });
+  }).finally(() => progress.stop());
 
   if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);
   const failure = applyFailure(applied);

@@ -6,6 +6,7 @@ import { PortalctlError, UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { version } from '../version.js';
 import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
 
@@ -57,7 +58,10 @@ export async function importCommand(options: ImportOptions, io: CommandIO): Prom
   const file = options.out === undefined ? undefined : resolve(io.cwd, options.out);
   const schema = await schemaLocation(file ? dirname(file) : io.cwd);
   const client = connect(url, options, io);
-  const result = await withClient(client, () => importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema }));
+  const progress = showProgress(io);
+  const result = await withClient(client, () =>
+    importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema, progress: progress.observer }),
+  ).finally(() => progress.stop());
   const report = async (extra: Record<string, unknown>): Promise<void> =>
     io.stdout(`${JSON.stringify({ portal: { url, ...result.portal }, objects: result.objects, skipped: result.skipped, ...extra }, null, 2)}\n`);
 

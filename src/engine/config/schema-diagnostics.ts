@@ -62,6 +62,56 @@ function allowedProperties(schema: JsonSchema, schemaPath: string): Candidate[] 
 
 const article = (type: string): string => withArticle(type);
 
+/** Keywords of the limits the schema carries for editors (lengths, counts, bounds); most are rule checks too. */
+const limitKeywords = new Set(['maxLength', 'maxItems', 'minItems', 'minimum', 'maximum']);
+
+/** The schema node whose keyword failed (the schema path without its last step). */
+function failedNode(schema: JsonSchema, schemaPath: string): JsonValue | undefined {
+  return schemaAt(schema, schemaPath.replace(/\/[^/]*$/, ''));
+}
+
+function patternMessage(schema: JsonSchema, schemaPath: string): string | undefined {
+  const node = failedNode(schema, schemaPath);
+  const message = typeof node === 'object' && node !== null && !Array.isArray(node) ? node['patternErrorMessage'] : undefined;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/**
+ * A value past a limit the schema carries for editors (a length, a count, a bound, a reserved
+ * character): it keeps its type, so extraction goes on and the kind's rule check can report it
+ * with the spec's wording (validate.ts then drops the schema's report at the same place).
+ */
+export function isLimitError(error: SchemaError, schema: JsonSchema): boolean {
+  return limitKeywords.has(error.keyword) || (error.keyword === 'pattern' && patternMessage(schema, error.schemaPath) !== undefined);
+}
+
+/** The schema codes of limits, which a rule diagnostic at the same place replaces. */
+export const limitCodes: ReadonlySet<string> = new Set(['schema/max-length', 'schema/max-items', 'schema/min-items', 'schema/minimum', 'schema/maximum', 'schema/pattern']);
+
+/** What a limit keyword says, for a person. */
+function limitMessage(error: SchemaError, path: readonly (string | number)[], value: JsonValue | undefined, schema: JsonSchema): { message: string; expected: string } | undefined {
+  const limit = Number(error.params['limit']);
+  const what = described(path);
+  switch (error.keyword) {
+    case 'maxLength':
+      return { message: `${what} has ${typeof value === 'string' ? value.length : 'more than ' + limit} characters; at most ${limit} are allowed.`, expected: `at most ${limit} characters` };
+    case 'maxItems':
+      return { message: `${what} holds ${Array.isArray(value) ? value.length : 'more than ' + limit} entries; at most ${limit} are allowed.`, expected: `at most ${limit} entries` };
+    case 'minItems':
+      return { message: `${what} needs at least ${limit} ${limit === 1 ? 'entry' : 'entries'}.`, expected: `at least ${limit} ${limit === 1 ? 'entry' : 'entries'}` };
+    case 'minimum':
+      return { message: `${what} is below its lower bound.`, expected: `at least ${limit}` };
+    case 'maximum':
+      return { message: `${what} is above its upper bound.`, expected: `at most ${limit}` };
+    case 'pattern': {
+      const message = patternMessage(schema, error.schemaPath);
+      return message ? { message: `${what}: ${message}`, expected: `a value matching ${String(error.params['pattern'])}` } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
@@ -167,7 +217,20 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         });
         break;
       }
-      default:
+      default: {
+        const limit = limitMessage(error, path, value, schema);
+        if (limit) {
+          diagnostics.push({
+            ...base,
+            code: `schema/${error.keyword.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+            message: limit.message,
+            // A list too long is shown at its first entry too many, as the rule check shows it.
+            location: source.locate(error.keyword === 'maxItems' && Array.isArray(value) ? [...path, Number(error.params['limit'])] : path),
+            value: shown(value),
+            expected: limit.expected,
+          });
+          break;
+        }
         diagnostics.push({
           ...base,
           code: `schema/${error.keyword.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
@@ -176,6 +239,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
           value: shown(value),
           expected: error.keyword === 'pattern' && path.join('.') === 'portal.version' ? 'a dotted version such as "11.3"' : (error.message ?? 'a valid value'),
         });
+      }
     }
   }
   return diagnostics;
