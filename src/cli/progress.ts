@@ -67,7 +67,8 @@ export function showProgress(io: Pick<CommandIO, 'stderr' | 'statusLine' | 'env'
     } else if (event.type === 'advance') {
       if (!view || view.phase !== event.phase) return;
       view = { ...view, done: event.done, total: event.total, ...(event.current ? { current: event.current } : {}) };
-      // On a terminal each change shows at the next refresh: a thousand reads are not a thousand redraws.
+      // An operation sent is shown at once; counts show at the next refresh (a thousand reads are not a thousand redraws).
+      if (event.current) render();
     } else if (view?.phase === event.phase) {
       view = undefined;
       stopTimer();
