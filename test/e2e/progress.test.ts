@@ -8,6 +8,7 @@ import { CLI, THREE_CHANGES, baseEnv, startCliPortal, waitFor, type CliPortal } 
 import { assertScriptAvailable, runOnTerminal, screenLines } from '../support/terminal.js';
 
 /** Any C0 control character but the newline, or DEL: what a pipe must never receive. */
+// eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f]/;
 
 describe('progress', () => {
@@ -52,8 +53,11 @@ describe('progress', () => {
     });
     expect(result.code, result.output).toBe(0);
     // Each frame rewrites the line in place: carriage return, erase-line, then the text.
+    // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
     expect(result.output).toMatch(/\r\u001b\[2KReading the portal: \d of 3 objects \(\d+s\)/);
+    // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
     expect(result.output).toMatch(/\r\u001b\[2KApplying: \d of 3 operations, now (organization\.securityPolicy|item\[1105a1562c9c4dd98e557595bf8a2617\]\.status — Parcels 2019 \(owner publisher1\)|user\[jsmith\]\.task\[a1b2c3\] — .+) \(\d+s\)/);
+    // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
     expect(result.output).toMatch(/\r\u001b\[2KVerifying what was written: \d of 3 objects \(\d+s\)/);
     // No phase line is left on the screen; the result is.
     const screen = screenLines(result.output);
@@ -70,6 +74,7 @@ describe('progress', () => {
       columns: 30,
     });
     expect(result.code, result.output).toBe(0);
+    // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
     const frames = [...result.output.matchAll(/\r\u001b\[2K([^\r\n]*)/g)].map((match) => match[1] ?? '').filter(Boolean);
     expect(frames.length).toBeGreaterThan(0);
     for (const frame of frames.filter((text) => text.startsWith('Reading'))) expect(frame.length).toBeLessThan(30);

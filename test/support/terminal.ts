@@ -46,6 +46,7 @@ export function screenLines(output: string): string[] {
         line = '';
         text = text.slice(4);
       }
+      // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
       const visible = text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
       line = index === 0 ? line + visible : visible + line.slice(visible.length);
     }
