@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 export const COMMANDS = ['plan', 'apply', 'drift'];
 
+/** "1 object", "2 objects". */
+const counted = (count, noun) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 /** Exit codes that mean the command did its job: 2 is "changes present" / "pending". */
 export function succeeded(command, exitCode, { failOnDrift = true } = {}) {
   if (command === 'apply') return exitCode === 0;
@@ -130,7 +133,7 @@ export async function runPortalctl(inputs, env = process.env) {
     const report = JSON.parse(json.stdout);
     const counts = { drift: report.drift.length, pending: report.pending.length, ...actionCounts(report.pending) };
     const markdown = await spawnCollect([...base, ...asMarkdown], env);
-    const heading = { inSync: 'In sync: the portal matches the configuration and the recorded state.', pending: `Pending: ${counts.pending} operation(s) the configuration asks for.`, drift: `Drift: ${counts.drift} object(s) changed outside portalctl since the last apply.` }[report.status];
+    const heading = { inSync: 'In sync: the portal matches the configuration and the recorded state.', pending: `Pending: ${counted(counts.pending, 'operation')} the configuration asks for.`, drift: `Drift: ${counted(counts.drift, 'object')} changed outside portalctl since the last apply.` }[report.status];
     return { exitCode: json.code, counts, markdown: `### portalctl drift\n\n**${heading}**\n\n${markdown.stdout.replace(/^### portalctl plan\n/, '')}` };
   }
   const result = await spawnCollect([...base, ...outputArgs('apply')[0]], env);

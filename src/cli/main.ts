@@ -47,7 +47,7 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     );
 
   // Options and the paths argument that several commands share, declared once.
-  const targetOption = () => new Option('--target <address...>', 'keep only operations the address selects (`role`: every role; `role[r1]`: one; `collaboration[c1]`: all inside it)');
+  const targetOption = () => new Option('--target <address...>', 'keep only the operations ADDRESS selects, by whole steps (role selects every role)');
   /** `--format`, defaulting to the first of `choices`. */
   const formatOption = (choices: [string, ...string[]], description = 'output format') =>
     new Option('--format <format>', description).choices(choices).default(choices[0]);

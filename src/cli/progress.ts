@@ -1,9 +1,12 @@
 /**
  * Progress as the user sees it, from the engine's events (engine/progress.ts). On a terminal
  * (stderr): one live line per phase with its count, the operation in flight and the time spent,
- * rewritten in place and cleared when the phase ends. Elsewhere (CI logs, pipes): a line when a
- * phase starts and, while it lasts, a heartbeat line every PORTALCTL_PROGRESS_INTERVAL seconds
- * (default 5), plain text without control characters.
+ * rewritten in place and cleared when the phase ends. Elsewhere (CI logs, pipes), plain text
+ * without control characters: a phase still running after PORTALCTL_PROGRESS_INTERVAL seconds
+ * (default 5) gets a line with its name, count and time, and another every interval while it
+ * lasts; quick phases print nothing, so a quick run's stderr stays empty (scripts and CI steps
+ * that treat output on stderr as a problem keep working). With the interval 0, each phase is
+ * announced by a line as it starts, and there is no heartbeat.
  *
  * No library: ora and listr2 take over stdin and signals (a second Ctrl-C handler would race the
  * one that releases the state lock); cli-progress draws bars and repeats them off a terminal;
@@ -29,7 +32,7 @@ function heartbeatMs(env: NodeJS.ProcessEnv): number {
   const text = env['PORTALCTL_PROGRESS_INTERVAL'];
   if (text === undefined || text === '') return DEFAULT_HEARTBEAT_SECONDS * 1000;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`PORTALCTL_PROGRESS_INTERVAL takes a number of seconds greater than 0, not "${text}".`);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`PORTALCTL_PROGRESS_INTERVAL takes a number of seconds (0: a line as each phase starts), not "${text}".`);
   return seconds * 1000;
 }
 
@@ -58,12 +61,13 @@ export function showProgress(io: Pick<CommandIO, 'stderr' | 'statusLine' | 'env'
       if (line) {
         render();
         timer = setInterval(render, LIVE_REFRESH_MS);
-      } else {
+      } else if (every === 0) {
         io.stderr(`${phaseLine(view)}\n`);
+      } else {
         timer = setInterval(heartbeat, every);
       }
       // A timer never keeps the process alive.
-      timer.unref();
+      timer?.unref();
     } else if (event.type === 'advance') {
       if (!view || view.phase !== event.phase) return;
       view = { ...view, done: event.done, total: event.total, ...(event.current ? { current: event.current } : {}) };

@@ -95,6 +95,7 @@ describe('guidance at the terminal', () => {
   });
 
   it('a YAML error is reported at its root cause, the unclosed [ on line 30, with the cascade folded', async () => {
+    await portal.clearRequests();
     const cascade = parseDocument(UNCLOSED).errors;
     expect(cascade.length).toBeGreaterThan(2);
     const dir = await portal.writeConfig(UNCLOSED, 'unclosed');

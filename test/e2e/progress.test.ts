@@ -1,7 +1,8 @@
 /**
  * Progress through the real CLI: on a pseudo-terminal a live line per phase (count, the
- * operation in flight, the time spent), cleared when the phase ends; on a pipe a line per phase
- * and a heartbeat while a phase lasts, never a control character.
+ * operation in flight, the time spent), cleared when the phase ends; on a pipe a line for a phase
+ * that lasts (or for every phase, with the interval 0) and a heartbeat while it lasts, never a
+ * control character.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, THREE_CHANGES, baseEnv, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
@@ -21,8 +22,14 @@ describe('progress', () => {
   });
   afterEach(async () => portal.dispose());
 
-  it('on a pipe: one plain line per phase, in order, and no control character anywhere', async () => {
+  it('on a pipe: quick phases print nothing by default', async () => {
     const applied = await portal.run(['apply', config, '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toBe('');
+  });
+
+  it('on a pipe with the interval 0: one plain line per phase, in order, and no control character anywhere', async () => {
+    const applied = await portal.run(['apply', config, '--auto-approve'], { env: { PORTALCTL_PROGRESS_INTERVAL: '0' } });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stderr.split('\n').filter(Boolean)).toEqual([
       'Reading the portal: 3 objects.',
@@ -41,7 +48,22 @@ describe('progress', () => {
     running.child.kill('SIGINT');
     const result = await running.done;
     expect(result.code).toBe(130);
-    expect(result.stderr.startsWith('Reading the portal: 3 objects.\n')).toBe(true);
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines.slice(0, -1).every((line) => /^Reading the portal: \d of 3 objects \(\d+s\)$/.test(line)), result.stderr).toBe(true);
+    expect(lines[lines.length - 1]).toBe('Interrupted: nothing was changed.');
+    expect(result.stdout + result.stderr).not.toMatch(CONTROL);
+  });
+
+  it('on a pipe: a heartbeat names the operation in flight while applying lasts', async () => {
+    await portal.fault({ path: '/portals/self/securityPolicy/update', method: 'POST', delayMs: 60_000, count: 1 });
+    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1'], { env: { PORTALCTL_PROGRESS_INTERVAL: '0.05' } });
+    await waitFor(() => /Applying: \d of 3 operations, now organization\.securityPolicy \(\d+s\)\n/.test(running.output().stderr), 'a heartbeat naming the held write');
+    // The first Ctrl-C waits for the write in flight; the second stops at once.
+    running.child.kill('SIGINT');
+    await waitFor(() => running.output().stderr.includes('Ctrl-C'), 'the first interrupt acknowledged');
+    running.child.kill('SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
     expect(result.stdout + result.stderr).not.toMatch(CONTROL);
   });
 

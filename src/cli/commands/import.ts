@@ -72,8 +72,12 @@ export async function importCommand(options: ImportOptions, io: CommandIO): Prom
     } else io.stdout(result.text);
     return 0;
   }
+  await mkdir(dirname(file), { recursive: true }).catch((error: unknown) => {
+    // A file where a directory of the path should be: mkdir says EEXIST, which means something else below.
+    const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'a part of the path is not a directory' : fileErrorReason(error);
+    throw new UsageError(`Could not write the config to ${options.out}: ${reason}.`, { cause: error });
+  });
   try {
-    await mkdir(dirname(file), { recursive: true });
     // `wx` refuses an existing file atomically: nothing is overwritten by accident.
     await writeFile(file, result.text, { flag: options.force ? 'w' : 'wx' });
   } catch (error) {

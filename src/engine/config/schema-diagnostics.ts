@@ -100,9 +100,9 @@ function limitMessage(error: SchemaError, path: readonly (string | number)[], va
     case 'minItems':
       return { message: `${what} needs at least ${limit} ${limit === 1 ? 'entry' : 'entries'}.`, expected: `at least ${limit} ${limit === 1 ? 'entry' : 'entries'}` };
     case 'minimum':
-      return { message: `${what} is below its lower bound.`, expected: `at least ${limit}` };
+      return { message: `${what} must be at least ${limit}.`, expected: `at least ${limit}` };
     case 'maximum':
-      return { message: `${what} is above its upper bound.`, expected: `at most ${limit}` };
+      return { message: `${what} must be at most ${limit}.`, expected: `at most ${limit}` };
     case 'pattern': {
       const message = patternMessage(schema, error.schemaPath);
       return message ? { message: `${what}: ${message}`, expected: `a value matching ${String(error.params['pattern'])}` } : undefined;
