@@ -1,15 +1,13 @@
 // Shared by the GitHub Action and the GitLab template: runs one portalctl command the way CI
-// needs it and returns its exit code, its counts and a markdown report for the comment.
+// needs it and returns its exit code, its counts and a markdown report for the comment; the
+// job log gets the plan as text (`portalctl show`), not only the comment.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const COMMANDS = ['plan', 'apply', 'drift'];
-
-/** "1 object", "2 objects". */
-const counted = (count, noun) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** Exit codes that mean the command did its job: 2 is "changes present" / "pending". */
 export function succeeded(command, exitCode, { failOnDrift = true } = {}) {
@@ -37,17 +35,43 @@ export function portalctlCommand(env = process.env) {
   return existsSync(bundled) ? [process.execPath, bundled] : ['portalctl'];
 }
 
-/** The words after `portalctl` for one run (`format` and `out` are added by runPortalctl). */
-export function commandArgs({ command, config = '', state = '', stateName = '', args = '' }) {
+/**
+ * The words after `portalctl` for one run (`format` and `out` are added by runPortalctl).
+ * `reviewedPlan`: apply exactly that saved plan (`apply --plan`), with the config of this checkout.
+ */
+export function commandArgs({ command, config = '', state = '', stateName = '', args = '', reviewedPlan = '' }) {
   if (!COMMANDS.includes(command)) throw new Error(`command must be one of ${COMMANDS.join(', ')}, not "${command}".`);
   return [
     command,
     ...splitWords(config),
     ...(command === 'apply' ? ['--auto-approve'] : []),
+    ...(command === 'apply' && reviewedPlan ? ['--plan', reviewedPlan] : []),
     ...(state ? ['--state', state] : []),
     ...(stateName ? ['--state-name', stateName] : []),
     ...splitWords(args),
   ];
+}
+
+/** The shared options of a run (state, name, portal, ...) for a `plan` made in its place. */
+function planArgs(inputs) {
+  return commandArgs({ ...inputs, command: 'plan', args: withoutApplyFlags(inputs.args) });
+}
+
+/** Flags only apply takes, dropped when the same settings make a plan. */
+function withoutApplyFlags(args) {
+  const words = splitWords(args);
+  const kept = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (['--allow-destructive', '--force', '--auto-approve'].includes(word)) continue;
+    if (['--invites-dir', '--parallelism', '--plan'].includes(word)) {
+      i++;
+      continue;
+    }
+    if (/^--(invites-dir|parallelism|plan)=/.test(word)) continue;
+    kept.push(/\s/.test(word) ? `'${word}'` : word);
+  }
+  return kept.join(' ');
 }
 
 function spawnCollect(argv, env) {
@@ -76,6 +100,10 @@ export function outputArgs(command, planFile = 'portalctl-plan.json') {
 
 const fence = (text) => ['```', text.trimEnd().replace(/```/g, "'''"), '```'].join('\n');
 
+/** Text from the portal or the config inside markdown: nothing in it may open HTML or break a line or a table. */
+const inline = (text) => String(text).replace(/[\r\n]+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/([\\`*_[\]|@#])/g, '\\$1');
+const code = (text) => `\`${String(text).replace(/[\r\n]+/g, ' ').replace(/`/g, "'")}\``;
+
 function failureMarkdown(command, result) {
   const lines = [`### portalctl ${command}`, '', `**Failed (exit ${result.code}).**`];
   const output = result.stderr.trim() || result.stdout.trim();
@@ -85,8 +113,16 @@ function failureMarkdown(command, result) {
 
 const listOf = (title, entries) => (entries.length ? ['', `<details><summary>${title} (${entries.length})</summary>`, '', ...entries.map((entry) => `- ${entry}`), '', '</details>'] : []);
 
-function applyMarkdown(report) {
-  const code = (address) => `\`${String(address).replace(/`/g, "'")}\``;
+/** The line naming what a report is about (as the markdown plan's): portal, state, config, release. */
+export function aboutMarkdown({ portal, about }) {
+  if (!portal?.url) return '';
+  const parts = [`Portal ${portal.name ? `**${inline(portal.name)}** ` : ''}${code(portal.url)}`];
+  if (about) parts.push(`state ${code(about.state)}`, `config ${about.config.map(code).join(' ')}`, `portalctl ${inline(about.portalctl)}`);
+  return parts.join(' · ');
+}
+
+/** The apply result as a comment: counts, convergence, then what was applied, failed, skipped and adopted. */
+export function applyMarkdown(report, { reviewed } = {}) {
   const lines = [
     '### portalctl apply',
     '',
@@ -94,10 +130,25 @@ function applyMarkdown(report) {
       ? '**No changes. The portal matches the configuration.**'
       : `**Apply finished: ${report.applied.length} applied, ${report.failed.length} failed, ${report.skipped.length} skipped.**`,
   ];
+  const about = aboutMarkdown(report);
+  if (about) lines.push('', about);
+  if (reviewed) lines.push('', `Applied the plan reviewed on ${reviewed}, unchanged (\`apply --plan\`).`);
   if (report.converged === false && report.failed.length === 0) lines.push('', '⚠️ The portal did not converge: a new plan still has operations.');
-  lines.push(...listOf('Failed', report.failed.map((entry) => `${code(entry.address)}: ${entry.error}`)));
+  else if (report.converged && report.failed.length === 0 && report.applied.length > 0) lines.push('', '✅ The portal now matches the configuration.');
+  lines.push(...listOf('Failed', report.failed.map((entry) => `${code(entry.address)}: ${inline(entry.error)}`)));
   lines.push(...listOf('Applied', report.applied.map(code)));
-  lines.push(...listOf('Skipped', report.skipped.map((entry) => `${code(entry.address)}: ${entry.reason}`)));
+  lines.push(...listOf('Skipped', report.skipped.map((entry) => `${code(entry.address)}: ${inline(entry.reason)}`)));
+  const adopted = (report.adopted ?? []).filter((entry) => entry.reason === 'drift');
+  lines.push(...listOf("Drift resolved by adopting the portal's value (the configuration matches it; recorded, nothing sent)", adopted.map((entry) => code(entry.address))));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The apply result for the job log, as plain lines. */
+function applyLog(report) {
+  const lines = [`portalctl apply: ${report.applied.length} applied, ${report.failed.length} failed, ${report.skipped.length} skipped; ${report.converged ? 'converged' : 'did not converge'}.`];
+  for (const address of report.applied) lines.push(`  applied  ${address}`);
+  for (const entry of report.failed) lines.push(`  FAILED   ${entry.address}: ${entry.error}`);
+  for (const entry of report.skipped) lines.push(`  skipped  ${entry.address}: ${entry.reason}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -107,43 +158,106 @@ const actionCounts = (operations) => ({
   delete: operations.filter((op) => op.action === 'delete').length,
 });
 
+/** The plan's counts as outputs: what it does, and what apply would refuse in it. */
+const planCounts = (plan) => ({
+  create: plan.summary.create,
+  update: plan.summary.update,
+  delete: plan.summary.delete,
+  destructive: plan.summary.destructive,
+  drift: plan.summary.drift,
+  refusals: (plan.refusals ?? []).length,
+});
+
+/** The stale-plan refusal of `apply --plan` (src/engine/plan-file.ts), from its error line. */
+export function staleReason(stderr) {
+  return /The saved plan is stale: ([^\n]*?)\. Nothing was applied/.exec(stderr)?.[1];
+}
+
 /**
- * Runs the command. Returns { exitCode, counts, markdown }: counts are numbers by name
- * (plan: create, update, delete, destructive, drift; drift: drift, pending, create, update,
- * delete; apply: applied, failed, skipped), empty when the command failed before counting.
+ * Runs the command. Returns { exitCode, counts, markdown, ... }: counts are numbers by name
+ * (plan: create, update, delete, destructive, drift, refusals; drift: drift, pending, create,
+ * update, delete; apply: applied, failed, skipped), empty when the command failed before
+ * counting. `log` writes to the job log.
+ *
+ * `inputs.reviewed` (apply only): `{ file, source }` applies exactly that saved plan, or
+ * `{ missing }` says why there is none; either refusal (none, or stale) is never applied: the
+ * result is a plan made now, in the comment, and exit 1.
  */
-export async function runPortalctl(inputs, env = process.env) {
-  const base = [...portalctlCommand(env), ...commandArgs(inputs)];
+export async function runPortalctl(inputs, env = process.env, { log = (text) => process.stdout.write(text) } = {}) {
+  const cli = portalctlCommand(env);
   const { command } = inputs;
+  const show = async (file) => {
+    const shown = await spawnCollect([...cli, 'show', file, '--format', 'text'], env);
+    if (shown.code === 0) log(shown.stdout);
+  };
   if (command === 'plan') {
     // Kept in the working directory: an artifact to upload, and what the truncated comment points to.
     const planFile = inputs.planFile || 'portalctl-plan.json';
-    {
-      const result = await spawnCollect([...base, ...outputArgs('plan', planFile)[0]], env);
-      if (!succeeded('plan', result.code)) return { exitCode: result.code, counts: {}, markdown: failureMarkdown(command, result) };
-      const { summary } = JSON.parse(await readFile(resolve(planFile), 'utf8'));
-      const counts = { create: summary.create, update: summary.update, delete: summary.delete, destructive: summary.destructive, drift: summary.drift };
-      return { exitCode: result.code, counts, markdown: result.stdout };
-    }
+    const result = await spawnCollect([...cli, ...commandArgs(inputs), ...outputArgs('plan', planFile)[0]], env);
+    if (!succeeded('plan', result.code)) return { exitCode: result.code, counts: {}, markdown: failureMarkdown(command, result) };
+    const plan = JSON.parse(await readFile(resolve(planFile), 'utf8'));
+    await show(planFile);
+    return { exitCode: result.code, counts: planCounts(plan), markdown: result.stdout, plan };
   }
   if (command === 'drift') {
+    const base = [...cli, ...commandArgs(inputs)];
     const [asJson, asMarkdown] = outputArgs('drift');
     const json = await spawnCollect([...base, ...asJson], env);
     if (![0, 2, 3].includes(json.code)) return { exitCode: json.code, counts: {}, markdown: failureMarkdown(command, json) };
     const report = JSON.parse(json.stdout);
     const counts = { drift: report.drift.length, pending: report.pending.length, ...actionCounts(report.pending) };
     const markdown = await spawnCollect([...base, ...asMarkdown], env);
-    const heading = { inSync: 'In sync: the portal matches the configuration and the recorded state.', pending: `Pending: ${counted(counts.pending, 'operation')} the configuration asks for.`, drift: `Drift: ${counted(counts.drift, 'object')} changed outside portalctl since the last apply.` }[report.status];
-    return { exitCode: json.code, counts, markdown: `### portalctl drift\n\n**${heading}**\n\n${markdown.stdout.replace(/^### portalctl plan\n/, '')}` };
+    log(markdown.stdout);
+    return { exitCode: json.code, counts, markdown: markdown.stdout, report };
   }
-  const result = await spawnCollect([...base, ...outputArgs('apply')[0]], env);
+
+  const reviewed = inputs.reviewed;
+  if (reviewed?.missing) return notApplied(inputs, env, cli, reviewed.missing, log);
+  if (reviewed?.file) {
+    log(`The reviewed plan${reviewed.source ? ` (${reviewed.source})` : ''}, applied unchanged:\n`);
+    await show(reviewed.file);
+  }
+  const result = await spawnCollect([...cli, ...commandArgs({ ...inputs, reviewedPlan: reviewed?.file ?? '' }), ...outputArgs('apply')[0]], env);
+  const stale = reviewed?.file && result.code !== 0 ? staleReason(result.stderr) : undefined;
+  if (stale) return notApplied(inputs, env, cli, `the reviewed plan is stale: ${stale}`, log);
   let report;
   try {
     report = JSON.parse(result.stdout);
   } catch {
     return { exitCode: result.code, counts: {}, markdown: failureMarkdown(command, result) };
   }
+  if (!reviewed?.file && report.plan) {
+    // Without a reviewed plan the log shows the plan that was applied.
+    const applied = resolve(inputs.appliedPlanFile || 'portalctl-applied-plan.json');
+    await writeFile(applied, `${JSON.stringify(report.plan, null, 2)}\n`);
+    log('The plan that was applied:\n');
+    await show(applied);
+  }
+  log(applyLog(report));
   const counts = { applied: report.applied.length, failed: report.failed.length, skipped: report.skipped.length };
-  const markdown = applyMarkdown(report) + (result.code === 0 ? '' : `\n${failureMarkdown(command, { ...result, stdout: '' }).split('\n').slice(2).join('\n')}`);
-  return { exitCode: result.code, counts, markdown };
+  const markdown = applyMarkdown(report, { reviewed: reviewed?.source }) + (result.code === 0 ? '' : `\n${failureMarkdown(command, { ...result, stdout: '' }).split('\n').slice(2).join('\n')}`);
+  return { exitCode: result.code, counts, markdown, report };
+}
+
+/**
+ * An apply that must not run (no reviewed plan, or a stale one): nothing is applied; a plan is
+ * made now into the report, for review, and the run fails.
+ */
+async function notApplied(inputs, env, cli, reason, log) {
+  const planFile = inputs.replanFile || 'portalctl-replan.json';
+  const replan = await spawnCollect([...cli, ...planArgs(inputs), '--format', 'markdown', '--out', planFile], env);
+  const lines = [
+    '### portalctl apply',
+    '',
+    `**Not applied: ${inline(reason)}.** Nothing was sent to the portal.`,
+    '',
+    'The plan made now against this configuration is below. Review it; to apply it, open a pull request (its plan is then the reviewed one), or run the apply by hand once it is reviewed.',
+  ];
+  const plan = replan.code === 0 ? replan.stdout.replace(/^### portalctl plan\n/, '#### The plan now\n') : failureMarkdown('plan', replan);
+  log(`portalctl apply: not applied: ${reason}. The plan made now:\n`);
+  if (replan.code === 0) {
+    const shown = await spawnCollect([...cli, 'show', planFile, '--format', 'text'], env);
+    if (shown.code === 0) log(shown.stdout);
+  }
+  return { exitCode: 1, counts: { applied: 0, failed: 0, skipped: 0 }, markdown: `${lines.join('\n')}\n\n${plan}`, notApplied: reason };
 }

@@ -71,6 +71,21 @@ export class ApiNetworkError extends ApiError {
   }
 }
 
+/**
+ * The portal's TLS certificate was not accepted, so no request left this machine. Never retried,
+ * and never answered by turning verification off: the message says how to trust the portal's
+ * authority (NODE_EXTRA_CA_CERTS) or what else is wrong with the certificate.
+ */
+export class UntrustedCertificateError extends ApiNetworkError {
+  /** OpenSSL's verification code, e.g. SELF_SIGNED_CERT_IN_CHAIN. */
+  readonly certificateCode: string;
+
+  constructor(fields: Omit<ApiErrorFields, 'code' | 'messageCode' | 'httpStatus'> & { certificateCode: string }, options?: { cause?: unknown }) {
+    super({ ...fields, failure: 'unreachable', outcomeUnknown: false }, options);
+    this.certificateCode = fields.certificateCode;
+  }
+}
+
 /** No usable credentials in the environment. */
 export class CredentialsError extends PortalctlError {}
 

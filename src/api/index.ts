@@ -11,6 +11,7 @@ export {
   ApiNetworkError,
   CredentialsError,
   PortalUrlError,
+  UntrustedCertificateError,
   isMissingPrivilege,
   isNotFound,
   isTokenError,

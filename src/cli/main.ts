@@ -6,6 +6,7 @@ import { Argument, Command, Option } from 'commander';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
 import { version } from './version.js';
+import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
@@ -68,6 +69,7 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
 
   configCommand('apply', 'apply the plan (asks on a terminal unless --auto-approve)')
     .option('--plan <file>', 'apply a plan saved with `plan --out` (refused when stale)')
+    .option('--refresh-only', 'record the live values of the managed objects in the state, sending nothing to the portal (accepts drift)')
     .option('--auto-approve', 'do not ask for confirmation')
     .option('--parallelism <n>', 'requests in flight at once: independent operations, and the reads before and after them', '4')
     .option('--allow-destructive', 'allow removals implied by prune: true')
@@ -83,6 +85,15 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(formatOption(['text', 'json', 'markdown']))
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io), { command }),
+    );
+
+  program
+    .command('show')
+    .description('render a plan saved with `plan --out` (no network, no state)')
+    .argument('<planfile>', 'the saved plan')
+    .addOption(formatOption(['text', 'markdown', 'json']))
+    .action((planfile: string, _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
@@ -145,7 +156,11 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free port)').default('7080'))
     .option('--host <address>', 'address to bind to', '127.0.0.1')
     .option('--data <file>', 'organization data file (YAML or JSON)')
-    .action((opts: { port: string; host: string; data?: string }) =>
+    .option('--tls', 'serve HTTPS with a certificate signed by a new test authority (see --tls-ca-out)')
+    .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
+    .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
+    .option('--tls-ca-out <file>', "with --tls: where to write the test authority's certificate, for NODE_EXTRA_CA_CERTS", 'portalctl-emulator-ca.pem')
+    .action((opts: EmulatorCommandOptions) =>
       run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false }),
     );
 

@@ -13,6 +13,7 @@
  *   read route called with neither GET nor POST: HTTP 200, code 405, "Method not allowed; use POST."
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { authenticate, generateToken, oauthToken } from './auth.js';
 import { ControlError, FaultList, RequestLog, handleControl, redactParams, redactTokens, type ControlContext, type LoggedRequest } from './control.js';
@@ -24,8 +25,10 @@ import { compileRoutes, matchRoute, type CompiledRoute, type RouteMatch } from '
 import { Timers } from './http/timers.js';
 import type { EmulatorState } from './model.js';
 import type { Caller, Route, RouteResult } from './routes/types.js';
+import { PORTAL_ADMIN_ROOT, portalAdministrationRoot, restRoot } from './roots.js';
 import { portalSelfRoute } from './self.js';
 import { EmulatorClock, EmulatorStore } from './store.js';
+import type { TlsMaterial } from './tls.js';
 
 export { CONTROL_ROOT, MAX_BODY_BYTES, REST_ROOT } from './http/request.js';
 
@@ -36,6 +39,11 @@ export interface EmulatorServerOptions {
   host?: string;
   /** A data file path (YAML or JSON) or a state; omitted: the minimal organization of data.ts. */
   data?: string | EmulatorState;
+  /**
+   * Serve HTTPS with this certificate and key (PEM) instead of plain HTTP; `generateTls()` (tls.ts)
+   * makes a pair signed by a new authority for tests and `portalctl emulator --tls`.
+   */
+  tls?: TlsMaterial;
   /** The portal's routes; `portals/self`, `generateToken` and `oauth2/token` are built in. */
   routes: readonly Route[];
   /** Every portal request is answered after this many milliseconds (benchmarks). */
@@ -48,7 +56,7 @@ export interface EmulatorServerOptions {
 }
 
 export interface RunningEmulator {
-  /** The REST root, e.g. `http://127.0.0.1:40123/portal/sharing/rest`. */
+  /** The REST root, e.g. `http://127.0.0.1:40123/portal/sharing/rest` (`https://` with `tls`). */
   url: string;
   /** The control API root, e.g. `http://127.0.0.1:40123/_emulator`. */
   controlUrl: string;
@@ -74,7 +82,7 @@ function initialState(data: EmulatorServerOptions['data']): EmulatorState {
   return typeof data === 'string' ? loadDataFile(data) : parseEmulatorState(data, 'the state given to startEmulator');
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+function listen(server: Server | HttpsServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -88,7 +96,8 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 class PortalServer {
   readonly store: EmulatorStore;
   readonly clock = new EmulatorClock();
-  readonly server: Server;
+  readonly server: Server | HttpsServer;
+  private readonly scheme: 'http' | 'https';
   private readonly faults = new FaultList();
   private readonly log = new RequestLog();
   private readonly timers = new Timers();
@@ -111,14 +120,16 @@ class PortalServer {
       },
       ...(options.onStateReplaced ? { onStateReplaced: options.onStateReplaced } : {}),
     };
-    this.server = createServer((request, response) => {
+    const handle = (request: IncomingMessage, response: ServerResponse): void => {
       this.serve(request, response).catch((error: unknown) => lastResort(response, error));
-    });
+    };
+    this.scheme = options.tls ? 'https' : 'http';
+    this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createServer(handle);
   }
 
   running(address: AddressInfo): RunningEmulator {
     const host = address.address;
-    const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    const origin = `${this.scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
     return {
       url: `${origin}${REST_ROOT}`,
       controlUrl: `${origin}${CONTROL_ROOT}`,
@@ -215,15 +226,28 @@ class PortalServer {
 
   private route(request: ParsedRequest): RouteResult {
     const { restPath, method } = request;
-    if (restPath === undefined) throw invalidUrl();
-    // The REST root answers its version without a token, like the real one.
-    if (restPath === '') return { type: 'json', body: { currentVersion: this.store.peek((state) => state.organization.version) } };
+    if (restPath === undefined) return this.outsideRestRoot(request);
+    // The REST root answers its versions without a token, like the real one.
+    if (restPath === '') return { type: 'json', body: this.store.peek((state) => restRoot(state.organization)) };
     if (TOKEN_PATHS.has(restPath)) return this.tokenRoute(request, restPath);
     const match = matchRoute(this.routes, restPath);
     if (!match) throw invalidUrl();
     const allowed = match.route.access === 'write' ? ['POST'] : ['GET', 'POST'];
     if (!allowed.includes(method)) throw methodNotAllowed();
     return this.runRoute(request, match);
+  }
+
+  /** The Portal Administration root (administrators of the self-managed edition); anything else is an invalid URL. */
+  private outsideRestRoot(request: ParsedRequest): RouteResult {
+    if (request.fullPath.replace(/\/+$/, '') !== PORTAL_ADMIN_ROOT) throw invalidUrl();
+    if (request.method !== 'GET' && request.method !== 'POST') throw methodNotAllowed();
+    const now = this.clock.now();
+    return this.store.peek((state) => {
+      if (state.organization.edition !== 'self-managed') throw invalidUrl();
+      const body = portalAdministrationRoot(state, authenticate(state, request.token, request.referer, now));
+      if (!body) throw invalidUrl();
+      return { type: 'json', body };
+    });
   }
 
   private tokenRoute(request: ParsedRequest, restPath: string): RouteResult {

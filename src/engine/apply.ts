@@ -2,6 +2,7 @@
  * The apply use case, start to end: lock -> prepare -> check the saved plan -> safety checks ->
  * confirm -> execute -> record -> re-plan. It returns an ApplyResult value; the CLI renders it
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
+ * Its refresh-only variant (`apply --refresh-only`) records live values and sends nothing.
  */
 import { counted } from '../core/words.js';
 import { createLiveReader, type ApiClient } from '../api/index.js';
@@ -15,8 +16,9 @@ import type { LoadedConfig } from './config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
 import { assertPlanCurrent } from './plan-file.js';
-import { refuseOverThresholds } from './safety.js';
-import type { Plan } from './plan.js';
+import { describeDestructive, refuseOverThresholds } from './safety.js';
+import { isTargeted, type Plan, type PlanAbout } from './plan.js';
+import { liveRecords, observedEntry, recordLive, type LiveRecord } from './record-live.js';
 import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 export class DestructiveRefusedError extends PortalctlError {}
@@ -58,6 +60,8 @@ export interface ApplyRequest extends ExecutionOptions {
   force?: boolean;
   /** Asked with the plan once it is known to be safe and non-empty; false cancels. Absent: approved. */
   confirm?: (prepared: PreparedPlan) => Promise<boolean>;
+  /** What the plan is about (config paths, state, release), for its reports. */
+  about?: PlanAbout;
 }
 
 export interface ApplyResult {
@@ -72,6 +76,11 @@ export interface ApplyResult {
   state: StateDocument | undefined;
   /** When operations were applied but not recorded: the recovery file that keeps them (undefined: none could be written). */
   recovery?: { file: string | undefined; addresses: string[] };
+  /**
+   * Live values recorded because the configuration already matches them (adopt-on-match): drift
+   * resolved by adopting the portal's value, and objects not recorded before. Nothing was sent for them.
+   */
+  adopted: LiveRecord[];
 }
 
 const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} });
@@ -79,10 +88,7 @@ const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped
 function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): void {
   const destructive = plan.operations.filter((op) => op.destructive);
   if (destructive.length && !allowDestructive) {
-    throw new DestructiveRefusedError(
-      `The plan has ${counted(destructive.length, 'destructive operation')} (${destructive.map((op) => op.address).join(', ')}); ` +
-        'nothing was applied. Review them and run apply again with --allow-destructive.',
-    );
+    throw new DestructiveRefusedError(`${describeDestructive(destructive.map((op) => op.address))}; nothing was applied. Review them and run apply again with --allow-destructive.`);
   }
 }
 
@@ -99,11 +105,15 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
       parallelism: request.parallelism,
       digest: saved !== undefined,
       ...(request.progress ? { progress: request.progress } : {}),
+      ...(request.about ? { about: request.about } : {}),
     });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     const settled = await settleUnknownOutcomes(prepared, request);
     if (prepared.plan.operations.length === 0) {
-      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state: settled.state };
+      // Nothing to send; what the configuration already matches is recorded (adopt-on-match).
+      const adopted = liveRecords(prepared, { adoptOnly: true });
+      const state = await recordLive({ ...prepared, recorded: settled.state }, adopted, request);
+      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state, adopted };
     }
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
     refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
@@ -117,7 +127,7 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
  * A recovery file left by an apply that could not write the state is recorded first (same
  * lineage, or no state yet), then removed. A file of another state is left alone and named.
  */
-async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
+export async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
   if (!request.recoveryFile) return recorded;
   const found = await readRecovery(request.recoveryFile).catch((error: unknown) => {
     throw new PortalctlError((error as Error).message, { cause: error });
@@ -186,6 +196,8 @@ async function settleUnknownOutcomes(
 export async function applyPlan(request: ExecutionOptions & { prepared: PreparedPlan; client: ApiClient; store: StateStore; url: string }): Promise<ApplyResult> {
   const { prepared, client, store, url } = request;
   const byAddress = new Map(prepared.objects.map((obj) => [obj.address, obj]));
+  // Recorded with everything the re-plan reads (withObserved), and reported as adopted then.
+  const adoptable = liveRecords(prepared, { adoptOnly: true });
   const conceal = concealer(prepared.config.redact);
   const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
   request.onPhase?.('writing');
@@ -207,7 +219,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   if (result.recordingFailure !== undefined) {
     // The state cannot be written: no re-plan (it would record too); keep what was applied.
     const recovery = await keepUnrecorded(result, writer.state, store, request.recoveryFile, conceal);
-    return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery };
+    return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery, adopted: [] };
   }
 
   // The same targets: operations left out on purpose are not a failure to converge. Only what was
@@ -224,7 +236,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     ...(request.progress ? { progress: request.progress } : {}),
   });
   await writer.update((state) => withObserved(state, after, conceal));
-  return { prepared, result, invitations: result.invitations, after, state: writer.state };
+  return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
 }
 
 /** The addresses an execution wrote or tried to write, and the objects that depend on them. */
@@ -259,14 +271,16 @@ async function keepUnrecorded(
   return { file, addresses };
 }
 
-/** The state with what the re-plan read for every declared object. */
+/**
+ * The state with what the re-plan read for every targeted object. Objects left out by --target
+ * keep their record: recording their live value would silently accept drift on them.
+ */
 function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue): StateDocument {
   const observedAt = new Date().toISOString();
   const resources = { ...state.resources };
   for (const obj of after.objects) {
-    if (!after.basis.has(obj.address)) continue;
-    const live = conceal(after.basis.get(obj.address) as JsonValue);
-    resources[obj.address] = { ...resources[obj.address], kind: obj.kind, ids: { ...obj.ids }, value: live, status: live === null ? 'absent' : 'present', observedAt };
+    if (!after.basis.has(obj.address) || !isTargeted(obj.address, after.plan.targets)) continue;
+    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(after.basis.get(obj.address) as JsonValue), observedAt);
   }
   return { ...state, resources };
 }
@@ -296,4 +310,43 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
     return new NotConvergedError(`The portal did not converge: a new plan still has ${counted(after.plan.operations.length, 'operation')} (${after.plan.operations.map((op) => op.address).join(', ')}).`);
   }
   return undefined;
+}
+
+export interface RefreshOnlyRequest extends Pick<ApplyRequest, 'config' | 'url' | 'client' | 'store' | 'lockTimeoutMs' | 'targets' | 'parallelism' | 'recoveryFile' | 'onNotice' | 'about'> {
+  /** Asked with what will be recorded, when there is something; false cancels. Absent: approved. */
+  confirm?: (records: readonly LiveRecord[], prepared: PreparedPlan) => Promise<boolean>;
+}
+
+export interface RefreshOnlyResult {
+  prepared: PreparedPlan;
+  /** What was recorded (empty: the state already held what the portal has). */
+  records: LiveRecord[];
+  /** The state afterwards. */
+  state: StateDocument | undefined;
+}
+
+/**
+ * `apply --refresh-only`: under the lock, reads the portal, shows what would be recorded, asks,
+ * and records it in one write. Sends nothing to the portal.
+ */
+export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshOnlyResult> {
+  const { config, url, client, store } = request;
+  return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs }, async () => {
+    const recorded = await recordRecoveryFile(store, await store.read(), request);
+    const prepared = await preparePlan({
+      config,
+      url,
+      recorded,
+      client,
+      targets: request.targets,
+      parallelism: request.parallelism,
+      digest: false,
+      ...(request.about ? { about: request.about } : {}),
+    });
+    const records = liveRecords(prepared, { adoptOnly: false });
+    if (records.length === 0) return { prepared, records, state: recorded };
+    if (request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
+    const state = await recordLive(prepared, records, request);
+    return { prepared, records, state };
+  });
 }

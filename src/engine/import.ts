@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { factsFromSelf } from './pipeline.js';
 import { PhaseTracker, type ProgressObserver } from './progress.js';
+import { learnRelease, type PortalRelease } from './release.js';
 
 /** A kind the token may not read (403 GWM_0003) or whose resource does not exist: left out, with a comment. */
 export interface SkippedKind {
@@ -27,12 +28,14 @@ export interface ImportResult {
   /** Discovered objects written as config (comment-only notes not counted). */
   objects: number;
   skipped: SkippedKind[];
-  /** The live portal's facts, as written in the `portal:` block. */
+  /** The live portal's facts, as written in the `portal:` block (`version`: the product release, when known). */
   portal: PortalFacts;
+  /** How the release was learnt, or why it is unknown (then the `portal:` block says so in a comment). */
+  release: PortalRelease;
 }
 
 export interface ImportRequest {
-  client: Pick<ApiClient, 'get' | 'list'>;
+  client: Pick<ApiClient, 'get' | 'list' | 'getAdministration'>;
   /** The REST root, written as `portal.url`. */
   url: string;
   /** The kinds to discover with and the containers they are placed in (the CLI passes the registry's). */
@@ -73,7 +76,8 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
   const outcomes = await (async () => {
     const self = await reader.get('/portals/self');
     if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
-    const { facts } = factsFromSelf(self);
+    const release = await learnRelease(self, reader, request.client);
+    const { facts } = factsFromSelf(self, release);
     const found = await Promise.all(
       kinds.map(async (kind) => {
         const outcome = await discoverKind(kind, reader, facts);
@@ -81,9 +85,9 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
         return outcome;
       }),
     );
-    return { self, facts, found };
+    return { self, release, facts, found };
   })().finally(() => reading.end());
-  const { self, facts } = outcomes;
+  const { self, release, facts } = outcomes;
   const failed = outcomes.found.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
   if (failed) throw failed.error;
 
@@ -105,8 +109,8 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
     ...(typeof self['name'] === 'string' ? { name: self['name'] } : {}),
     ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
   };
-  const composed = composeImport({ url: request.url, portal: facts, organization, found, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
-  return { text: composed.text, objects: composed.objects, skipped, portal: facts };
+  const composed = composeImport({ url: request.url, portal: facts, release, organization, found, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
+  return { text: composed.text, objects: composed.objects, skipped, portal: facts, release };
 }
 
 /** The top-level section a kind's (first) container belongs to: where a note about the whole kind goes. */
@@ -140,6 +144,8 @@ interface Slot {
 export interface ComposeRequest {
   url: string;
   portal: PortalFacts;
+  /** How the release was learnt: said in a comment on `portal.version`, or on `portal` when unknown. */
+  release?: PortalRelease;
   organization: { name?: string; id?: string };
   found: readonly DiscoveredObject[];
   containers: readonly ContainerDefinition[];
@@ -272,10 +278,20 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   top.add(doc.createPair('version', 1));
   const { edition, version, access, isVerified } = request.portal;
   const portal: JsonObject = { url: request.url, edition };
-  if (version !== undefined && versionPattern.test(version)) portal['version'] = version;
+  const withVersion = version !== undefined && versionPattern.test(version);
+  if (withVersion) portal['version'] = version;
   if (access !== undefined) portal['access'] = access;
   if (isVerified !== undefined) portal['verified'] = isVerified;
-  top.add(doc.createPair('portal', portal));
+  const portalPair = doc.createPair('portal', portal);
+  // The product release and where it came from; the REST API version is not it.
+  const how = request.release ? oneLine(request.release.how) : undefined;
+  if (how && withVersion && isMap(portalPair.value)) {
+    const versionNode = portalPair.value.items.find((item) => isScalar(item.key) && item.key.value === 'version')?.value;
+    if (isNode(versionNode)) versionNode.comment = ` product release, from ${how}`;
+  } else if (how && !withVersion) {
+    addComment(portalPair.key, [`portal.version (the product release) left out: it cannot be known (${how}).`]);
+  }
+  top.add(portalPair);
 
   const renderSlots = (holder: Pick<EntryNode, 'slots'>, parent: string | undefined, into: YAMLMap): void => {
     for (const container of request.containers.filter((candidate) => candidate.parent === parent)) {

@@ -16,18 +16,41 @@ export function serializePlan(plan: Plan, redact: Redactor): string {
   return `${JSON.stringify(redactPlan(plan, redact), null, 2)}\n`;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The shape every reader of a saved plan relies on (apply --plan, show): checked once here, so
+ * a damaged or foreign file is refused with its name instead of failing half-way through.
+ */
+function isSavedPlan(value: unknown): value is Plan {
+  return (
+    isRecord(value) &&
+    value['formatVersion'] === PLAN_FORMAT_VERSION &&
+    typeof value['basisDigest'] === 'string' &&
+    typeof value['createdAt'] === 'string' &&
+    isRecord(value['portal']) &&
+    typeof value['portal']['url'] === 'string' &&
+    isRecord(value['summary']) &&
+    Array.isArray(value['targets']) &&
+    Array.isArray(value['sources']) &&
+    Array.isArray(value['drift']) &&
+    Array.isArray(value['operations']) &&
+    value['operations'].every((op) => isRecord(op) && typeof op['address'] === 'string' && typeof op['action'] === 'string' && isRecord(op['operation']) && isRecord(op['request']))
+  );
+}
+
 export function parsePlanFile(text: string, file: string): Plan {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new PlanFileError(`${file} is not a plan file: ${(error as Error).message}`);
+    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const plan = value as Partial<Plan> | null;
-  if (!plan || typeof plan !== 'object' || plan.formatVersion !== PLAN_FORMAT_VERSION || !Array.isArray(plan.operations) || typeof plan.basisDigest !== 'string') {
+  if (!isSavedPlan(value)) {
     throw new PlanFileError(`${file} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}); save one with \`portalctl plan --out ${file}\`.`);
   }
-  return plan as Plan;
+  // Older releases saved plans without warnings.
+  return { ...value, warnings: Array.isArray(value.warnings) ? value.warnings : [] };
 }
 
 const operationsText = (plan: Plan): string =>

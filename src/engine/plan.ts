@@ -36,6 +36,14 @@ export interface PlannedOperation {
   dependsOn: string[];
 }
 
+/**
+ * How a drift entry can be accepted (keeping the portal's value): `adopt` when the configuration
+ * already asks for the live value (`apply` records it, sending nothing); `refresh-only` when the
+ * configuration asks for another value (`apply` would set it back; `apply --refresh-only` records
+ * the live value, after which the configuration is ahead until it is changed to match).
+ */
+export type DriftResolution = 'adopt' | 'refresh-only';
+
 /** Something changed outside portalctl: the recorded value differs from the live one. */
 export interface DriftEntry {
   address: string;
@@ -47,6 +55,7 @@ export interface DriftEntry {
   /** What the portal has now. */
   after: JsonValue;
   patch: JsonPatchOperation[];
+  resolution: DriftResolution;
 }
 
 /** Something the plan cannot resolve but a reviewer must know before any write. */
@@ -54,6 +63,27 @@ export interface PlanWarning {
   address: string;
   kind: string;
   message: string;
+}
+
+/** Why `apply` would refuse this plan unless overridden (a change threshold, destructive operations). */
+export interface PlanRefusal {
+  reason: 'destructive' | 'threshold';
+  /** One sentence, the same words `apply` refuses with. */
+  message: string;
+  /** The flag that lets `apply` go on. */
+  override: '--allow-destructive' | '--force';
+  /** The operations it is about (destructive ones; empty for a threshold). */
+  addresses: string[];
+}
+
+/** What a plan is about, shown at the top of its reports so two environments are told apart. */
+export interface PlanAbout {
+  /** The config paths as given on the command line. */
+  config: string[];
+  /** Where the state lives (never with a password), e.g. `file portalctl.state.json`. */
+  state: string;
+  /** The portalctl release that made the plan. */
+  portalctl: string;
 }
 
 export interface PlanSummary {
@@ -68,7 +98,10 @@ export interface PlanSummary {
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   createdAt: string;
-  portal: { url: string; id?: string };
+  /** The portal's REST root, its organization id and name (`portals/self`), where read. */
+  portal: { url: string; id?: string; name?: string };
+  /** What the plan is about (config paths, state, release); absent in plans of earlier releases. */
+  about?: PlanAbout;
   /** False when planned against the recorded state (`--refresh=false`), without reading the portal. */
   refreshed: boolean;
   /** The recorded state the plan was based on; null when there was none. */
@@ -88,6 +121,12 @@ export interface Plan {
   drift: DriftEntry[];
   /** Differences no operation resolves, and operations the caller may not call (privileges). */
   warnings: PlanWarning[];
+  /**
+   * What `apply` would refuse without an override flag (change thresholds, destructive
+   * operations), so a reviewed plan says before merge what would stop its apply. Absent in plans
+   * of earlier releases.
+   */
+  refusals?: PlanRefusal[];
 }
 
 export interface RecordedValue {
@@ -104,7 +143,8 @@ export interface PlanInput {
   /** Recorded values per address, for drift; only compared when the basis is live. */
   recorded: Readonly<Record<string, RecordedValue>>;
   kinds: ReadonlyMap<string, Kind>;
-  portal: { url: string; id?: string };
+  portal: { url: string; id?: string; name?: string };
+  about?: PlanAbout;
   refreshed: boolean;
   state: { lineage: string; serial: number } | null;
   targets: readonly string[];
@@ -146,6 +186,9 @@ export function buildPlan(input: PlanInput): Plan {
     const known = basisValue !== undefined || input.basis.has(obj.address);
     const live = known ? (basisValue as JsonValue) : null;
 
+    // Whether the desired value is what the portal has; asked once, only where it is needed.
+    let inSync: boolean | undefined;
+    const desiredInSync = (): boolean => (inSync ??= known && kind.inSync(obj, live));
     const recorded = input.refreshed && known ? input.recorded[obj.address] : undefined;
     const label = input.labels && input.labels.size > 0 ? input.labels.get(obj.address) : undefined;
     if (recorded) {
@@ -153,7 +196,15 @@ export function buildPlan(input: PlanInput): Plan {
       // Unchanged since recorded is never drift, also for kinds whose inSync compares a wish (an
       // invitation to send) rather than a value (a failed invitation is recorded as null).
       if (!deepEqual(recorded.value, live) && !kind.inSync(asRecorded, live)) {
-        drift.push({ address: obj.address, ...(label === undefined ? {} : { label }), kind: obj.kind, before: recorded.value, after: live, patch: patchBetween(recorded.value, live) });
+        drift.push({
+          address: obj.address,
+          ...(label === undefined ? {} : { label }),
+          kind: obj.kind,
+          before: recorded.value,
+          after: live,
+          patch: patchBetween(recorded.value, live),
+          resolution: desiredInSync() ? 'adopt' : 'refresh-only',
+        });
       }
     }
 
@@ -162,7 +213,7 @@ export function buildPlan(input: PlanInput): Plan {
       for (const message of kind.warnings(obj, live)) warnings.push({ address: obj.address, kind: obj.kind, message });
     }
     // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
-    if (known && kind.inSync(obj, live)) continue;
+    if (desiredInSync()) continue;
     const change = kind.change(obj, live);
     candidates.push({
       address: obj.address,
@@ -195,6 +246,7 @@ export function buildPlan(input: PlanInput): Plan {
     formatVersion: PLAN_FORMAT_VERSION,
     createdAt: (input.now ?? new Date()).toISOString(),
     portal: input.portal,
+    ...(input.about ? { about: input.about } : {}),
     refreshed: input.refreshed,
     state: input.state,
     ...(input.digest === false ? {} : { basisDigest: basisDigest(input.objects, input.basis) }),

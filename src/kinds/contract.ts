@@ -29,7 +29,11 @@ export class NotOnPortalError extends Error {
 /** What is known about the target portal: declared in `portal:` or read from `portals/self`. */
 export interface PortalFacts {
   edition: Edition;
-  /** Product version string such as "11.3" (self-managed) or "2025.1" (hosted). Never a float. */
+  /**
+   * The product release: "11.3", "10.6.1" (self-managed) or the dated "2025.1" (hosted). Never the
+   * REST API version a portal reports as `currentVersion`, never a float; absent when unknown (then
+   * no version gate refuses anything).
+   */
   version?: string;
   access?: 'public' | 'private';
   isVerified?: boolean;

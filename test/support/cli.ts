@@ -8,7 +8,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmulator, type EmulatorState, type FaultSpec, type LoggedRequest, type RunningEmulator } from '../../src/emulator/index.js';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { startEmulator, type EmulatorState, type FaultSpec, type GeneratedTls, type LoggedRequest, type RunningEmulator } from '../../src/emulator/index.js';
 import { FileStateStore, parseState, type StateDocument } from '../../src/state/index.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -115,18 +116,24 @@ export function baseEnv(): Record<string, string> {
   return env;
 }
 
-export async function startCliPortal(options: { data?: string | EmulatorState } = {}): Promise<CliPortal> {
-  const emulator = await startEmulator({ port: 0, data: options.data ?? SAMPLE_ORG });
+/**
+ * `tls`: the emulator serves HTTPS with that certificate; the harness's own control requests trust
+ * its authority, the CLI's do not unless a test gives NODE_EXTRA_CA_CERTS.
+ */
+export async function startCliPortal(options: { data?: string | EmulatorState; tls?: GeneratedTls } = {}): Promise<CliPortal> {
+  const emulator = await startEmulator({ port: 0, data: options.data ?? SAMPLE_ORG, ...(options.tls ? { tls: options.tls } : {}) });
   const dir = await mkdtemp(join(tmpdir(), 'portalctl-cli-'));
   const statePath = join(dir, 'state.json');
+  const trusted = options.tls ? new Agent({ connect: { ca: options.tls.authority } }) : undefined;
   let closed = false;
   const closeEmulator = async (): Promise<void> => {
     if (closed) return;
     closed = true;
     await emulator.close();
+    await trusted?.close();
   };
-  const control = async (path: string, init?: RequestInit): Promise<unknown> => {
-    const response = await fetch(`${emulator.controlUrl}${path}`, init);
+  const control = async (path: string, init: UndiciRequestInit = {}): Promise<unknown> => {
+    const response = await undiciFetch(`${emulator.controlUrl}${path}`, trusted ? { ...init, dispatcher: trusted } : init);
     const text = await response.text();
     if (!response.ok) throw new Error(`control ${path}: HTTP ${response.status} ${text}`);
     return text ? (JSON.parse(text) as unknown) : undefined;

@@ -2,13 +2,14 @@
 import { counted } from '../../core/words.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyConfig, applyFailure } from '../../engine/apply.js';
+import { applyConfig, applyFailure, refreshOnly } from '../../engine/apply.js';
 import type { PreparedPlan } from '../../engine/pipeline.js';
 import { parsePlanFile } from '../../engine/plan-file.js';
 import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
 import { FailureWithResult } from '../exit.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
+import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
 import { UsageError } from '../../core/errors.js';
 import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
@@ -22,6 +23,7 @@ export { ApplyCancelledError } from '../../engine/apply.js';
 
 export interface ApplyOptions extends SharedOptions {
   plan?: string;
+  refreshOnly?: boolean;
   autoApprove?: boolean;
   parallelism: string;
   allowDestructive?: boolean;
@@ -44,6 +46,10 @@ function recoveryFileFor(options: ApplyOptions, io: CommandIO): string {
 
 export async function applyCommand(paths: string[], options: ApplyOptions, io: CommandIO): Promise<number> {
   if (options.plan && options.target?.length) throw new UsageError('--target cannot be combined with --plan: the saved plan already fixes its targets.');
+  if (options.refreshOnly) {
+    if (options.plan) throw new UsageError('--refresh-only cannot be combined with --plan: a saved plan sends writes, a refresh-only run sends none.');
+    return refreshOnlyCommand(paths, options, io);
+  }
   const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const planFile = options.plan;
@@ -113,5 +119,43 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   if (failure && !text) throw new FailureWithResult(failure, applyResultValue(applied));
   io.stdout(renderApplyResult(applied, options.format));
   if (failure) throw failure;
+  return 0;
+}
+
+/**
+ * `apply --refresh-only`: records the live value of every managed object that drifted or is not
+ * recorded, sending nothing to the portal; shows what it will record and asks, like apply.
+ */
+async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: CommandIO): Promise<number> {
+  const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
+  const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
+  const text = options.format !== 'json';
+  const done = await withSession(paths, options, io, async ({ config, url, store, client, about }) => {
+    if (!client) throw new Error('apply always reads the portal');
+    assertTargetsMatch(options.target ?? [], config);
+    const result = await refreshOnly({
+      config,
+      url,
+      store,
+      client,
+      lockTimeoutMs,
+      targets: options.target ?? [],
+      parallelism,
+      recoveryFile: recoveryFileFor(options, io),
+      onNotice: (message) => io.stderr(`${message}\n`),
+      ...(about ? { about } : {}),
+      confirm: async (records, prepared) => {
+        printWarnings(prepared.warnings, io);
+        if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
+        if (options.autoApprove) return true;
+        if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
+        return io.confirm(`\nRecord these ${counted(records.length, 'live value')} in the state at ${store.describe()}?`);
+      },
+    });
+    return { ...result, where: store.describe() };
+  });
+  const records = redactRecords(done.records, done.prepared.config.redact);
+  if (text && records.length === 0) io.stdout(renderRefreshOnlyPlan(records, done.prepared.plan, { color: io.color }));
+  io.stdout(renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where }, text ? 'text' : 'json'));
   return 0;
 }

@@ -7,6 +7,7 @@ import { UsageError } from '../../core/errors.js';
 import { registry } from '../../registry.js';
 import { openStateStore, redactPostgresUrlsIn, type StateStore } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
+import { version } from '../version.js';
 
 /** Options every command that talks to a portal or the state accepts (DESIGN.md "Shared options"). */
 export interface SharedOptions {
@@ -109,7 +110,9 @@ export async function withSession<T>(
   const url = portalUrl(config, options);
   const store = stateStore(options, io);
   const client = refresh ? connect(url, options, io) : undefined;
-  return withClient(client, () => action({ config, url, store, client }));
+  // What the plans of this session are about, named at the top of their reports.
+  const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version };
+  return withClient(client, () => action({ config, url, store, client, about }));
 }
 
 /** Always closes the client, also when the command fails. */

@@ -22,7 +22,8 @@ const portalSchema: JsonSchema = {
     version: {
       type: 'string',
       pattern: '^\\d+(\\.\\d+)*$',
-      description: 'Product version as a quoted string, e.g. "11.3" (self-managed) or "2025.1" (hosted). Drives the spec\'s version gates.',
+      description:
+        'The product release as a quoted string: the ArcGIS Enterprise release on self-managed ("11.3", "10.6.1"), the dated release on hosted ("2025.1"); not the REST API version (currentVersion). Drives the spec\'s version gates; plan checks it against the release it learns from the portal.',
     },
     access: {
       enum: ['public', 'private'],

@@ -1,6 +1,6 @@
 /** The plan for a terminal: summary first, one line per operation, then each change as a reviewable block. */
 import type { Action } from '../../kinds/contract.js';
-import type { Plan, PlannedOperation } from '../plan.js';
+import type { DriftResolution, Plan, PlannedOperation } from '../plan.js';
 import { valueLines } from './diff.js';
 import type { DiffLine } from './lines.js';
 import type { ShownPlan } from './redact.js';
@@ -11,6 +11,17 @@ import { counted } from '../../core/words.js';
 export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
 export const NO_CHANGES = 'No changes. The portal matches the configuration.';
+
+/** How to keep the portal's value of a drifted object (README "Drift"). */
+export const RESOLUTION: Record<DriftResolution, string> = {
+  adopt: 'keep it with `portalctl apply` (the configuration already asks for this value; nothing is sent)',
+  'refresh-only': 'keep it with `portalctl apply --refresh-only` (the configuration asks for another value, which `portalctl apply` would set back)',
+};
+
+/** What `apply` would refuse in this plan, one line each, with the flag that overrides it. */
+export function refusalTextLines(plan: Pick<Plan, 'refusals'>): string[] {
+  return (plan.refusals ?? []).map((refusal) => `apply will refuse this plan without ${refusal.override}: ${refusal.message}`);
+}
 
 export interface TextOptions {
   color: boolean;
@@ -24,6 +35,9 @@ export function summaryLine(plan: Plan): string {
   const parts = [`${create} to create`, `${update} to update`, `${del} to delete`];
   return `Plan: ${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}.`;
 }
+
+/** The portal as a person knows it: its name (from `portals/self`, live text) and its URL. */
+export const portalText = (portal: Plan['portal']): string => (portal.name ? `${portal.name} (${portal.url})` : portal.url);
 
 /** The address, and the object's name as a person knows it when the plan has one. */
 export const named = (address: string, label: string | undefined): string => (label ? `${address} — ${label}` : address);
@@ -56,7 +70,7 @@ function operationLine(op: PlannedOperation, paint: Paint): string {
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
-  const lines: string[] = [paint('bold', summaryLine(plan))];
+  const lines: string[] = [paint('bold', summaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', text))];
   if (!plan.refreshed) lines.push('Planned against the recorded state (--refresh=false): the portal was not read.');
   if (plan.targets.length) lines.push(`Targets: ${plan.targets.join(', ')}`);
 
@@ -90,6 +104,7 @@ export function driftTextLines(plan: Plan, paint: Paint, style: ValueStyle): str
     lines.push(`  ${paint('yellow', '!')} ${named(entry.address, entry.label)}`);
     const changes = valueLines(entry.before, entry.after, style).map((change) => (change.change ? { ...change, mark: ' ' as const } : change));
     lines.push(...textLines(changes, paint, '    ', (from, to) => `recorded ${from}, now ${to}`));
+    if (entry.resolution) lines.push(`      ${paint('dim', `→ ${RESOLUTION[entry.resolution]}`)}`);
   }
   return lines;
 }
