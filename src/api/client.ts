@@ -8,7 +8,7 @@ import type { ApiRequest } from '../core/request.js';
 import type { JsonObject } from '../core/json.js';
 import { TokenProvider, credentialVariablesFor, tokenHeaders, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
-import { ApiError, ApiNetworkError, CredentialsError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, isTokenError, type ApiErrorFields, type NetworkFailure } from './errors.js';
+import { ApiError, ApiNetworkError, CredentialsError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure } from './errors.js';
 import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
@@ -159,7 +159,7 @@ class HttpApiClient implements ApiClient {
     return readAllPages(
       {
         get: (pageParams) => this.get(path, pageParams),
-        unexpected: (what) => new ApiError({ method: 'GET', path: splitPath(path, {}).path, apiMessage: `unexpected answer: ${what}` }),
+        fail: (message) => new ApiError({ method: 'GET', path: splitPath(path, {}).path, apiMessage: message }),
       },
       itemsField,
       params,
@@ -230,8 +230,16 @@ class HttpApiClient implements ApiClient {
       if (meaning.ok) return meaning.result;
       const error = this.makeError(meaning.error);
 
-      if (spec.authenticated && token !== undefined && isTokenError(error)) {
-        if (this.tokens.renewable && !renewed) {
+      const problem = spec.authenticated ? tokenProblem(error) : undefined;
+      if (problem === 'required') {
+        // 499 "token required" although one was sent: it never reached the portal, and a new one would not either.
+        throw withHint(
+          error,
+          'The portal says a token is required (499), yet this request carried one in the X-Esri-Authorization header: something between portalctl and the portal (a proxy, a web server in front of it) dropped that header. Let X-Esri-Authorization through; the token itself was not judged.',
+        );
+      }
+      if (problem === 'invalid') {
+        if (token !== undefined && this.tokens.renewable && !renewed) {
           renewed = true;
           this.secrets.add(await this.tokens.renew(token));
           continue;
@@ -239,8 +247,8 @@ class HttpApiClient implements ApiClient {
         throw withHint(
           error,
           this.tokens.renewable
-            ? 'The portal rejected a freshly issued token as well; check that the account may use the REST API and that the Referer is accepted.'
-            : 'The token in PORTALCTL_TOKEN was rejected (invalid or expired) and cannot be renewed. Set a fresh PORTALCTL_TOKEN, or use PORTALCTL_USERNAME + PORTALCTL_PASSWORD or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET so portalctl can renew it.',
+            ? 'The portal rejected a freshly issued token as well (498, invalid or expired); check that the account may use the REST API and that the Referer is accepted.'
+            : 'The token in PORTALCTL_TOKEN was rejected as invalid or expired (498) and cannot be renewed. Set a fresh PORTALCTL_TOKEN, or use PORTALCTL_USERNAME + PORTALCTL_PASSWORD or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET so portalctl can renew it.',
         );
       }
 

@@ -15,6 +15,7 @@ export {
   isMissingPrivilege,
   isNotFound,
   isTokenError,
+  tokenProblem,
 } from './errors.js';
 export type { ApiErrorFields, NetworkFailure } from './errors.js';
 export { createLiveReader } from './reader.js';

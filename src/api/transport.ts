@@ -9,9 +9,8 @@ type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 /**
  * undici is loaded when a transport is made (only commands that reach the network make one), not
- * with this module: loading it took about a third of the start-up of commands that never do
- * (`plan --refresh=false`). Made early, its loading overlaps the lock and state reads before the
- * first request.
+ * with this module, so commands that never do (`plan --refresh=false`) do not load it. Made
+ * early, its loading overlaps the lock and state reads before the first request.
  */
 const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
 

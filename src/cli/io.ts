@@ -96,8 +96,8 @@ function quietWriter(stream: NodeJS.WriteStream): (text: string) => void {
 
 /**
  * Output to a pipe or a file, written straight to the descriptor. Creating process.stdout or
- * process.stderr for a pipe loads Node's net and stream modules, about a tenth of a short
- * command's run. Writes are synchronous, as the streams' are for pipes and files on Linux.
+ * process.stderr for a pipe loads Node's net and stream modules, which a short command does not
+ * otherwise need. Writes are synchronous, as the streams' are for pipes and files on Linux.
  * A descriptor in non-blocking mode (EAGAIN) hands the rest to the stream; any other failure
  * (the reader went away) closes the output quietly, as quietWriter does.
  */

@@ -14,6 +14,7 @@ import { checkUnknownOutcomes, type UnknownOutcomeCheck } from './unknown-outcom
 import { concealer } from './state-values.js';
 import type { LoadedConfig } from './config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
+import type { ApplyResult } from './apply-result.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
 import { assertPlanCurrent } from './plan-file.js';
 import { describeDestructive, refuseOverThresholds } from './safety.js';
@@ -28,7 +29,7 @@ export class ApplyCancelledError extends PortalctlError {}
 /** Operations were applied on the portal but the state could not record them. */
 export class NotRecordedError extends PortalctlError {}
 
-export type { SaveInvitation };
+export type { ApplyResult, SaveInvitation };
 
 /** How to execute: everything but where requests go and where successes are recorded. */
 export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'> & {
@@ -62,25 +63,6 @@ export interface ApplyRequest extends ExecutionOptions {
   confirm?: (prepared: PreparedPlan) => Promise<boolean>;
   /** What the plan is about (config paths, state, release), for its reports. */
   about?: PlanAbout;
-}
-
-export interface ApplyResult {
-  /** The plan that was confirmed and executed. */
-  prepared: PreparedPlan;
-  result: ExecuteResult;
-  /** Saved invitation files, by address. */
-  invitations: Record<string, string>;
-  /** The plan made after applying: empty when the portal converged (the same plan when there was nothing to do). */
-  after: PreparedPlan;
-  /** The recorded state afterwards (unchanged when there was nothing to do). */
-  state: StateDocument | undefined;
-  /** When operations were applied but not recorded: the recovery file that keeps them (undefined: none could be written). */
-  recovery?: { file: string | undefined; addresses: string[] };
-  /**
-   * Live values recorded because the configuration already matches them (adopt-on-match): drift
-   * resolved by adopting the portal's value, and objects not recorded before. Nothing was sent for them.
-   */
-  adopted: LiveRecord[];
 }
 
 const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} });

@@ -109,7 +109,7 @@ export interface Plan {
   /**
    * Digest of the live (or recorded) values the plan compared against; a saved plan is stale
    * when it changes. Absent only when the caller said it would neither save, print as JSON nor
-   * apply the plan (`digest: false`): hashing every value was a tenth of a large plan's time.
+   * apply the plan (`digest: false`): only those uses need it, and it hashes every value.
    */
   basisDigest?: string;
   targets: string[];

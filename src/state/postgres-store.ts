@@ -13,15 +13,14 @@
  *   its session and the lock with it. Writes of the lock holder run on that same connection, so
  *   a run that lost its lock cannot write.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { hostname as osHostname, userInfo } from 'node:os';
+import { createHash } from 'node:crypto';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
-import { deepEqual, type JsonValue } from '../core/json.js';
 import { describeHolder, formatWait } from './lock.js';
 import { serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
-import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
+import { countChanged, DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 /** The version of the tables this release writes; see MIGRATIONS. */
 export const POSTGRES_SCHEMA_VERSION = 2;
@@ -111,9 +110,7 @@ export class PostgresStateStore implements StateStore {
   private readonly command: string | undefined;
   private readonly keepHistory: number;
   private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
-  private readonly host: string;
-  private readonly pid: number;
-  private readonly user: string;
+  private readonly identity: HolderIdentity;
   private readonly sleep: (ms: number) => Promise<void>;
   private pool: Pool | undefined;
   private held: HeldLock | undefined;
@@ -130,9 +127,7 @@ export class PostgresStateStore implements StateStore {
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
     this.onNotice = options.onNotice;
-    this.host = options.host ?? osHostname();
-    this.pid = options.pid ?? process.pid;
-    this.user = options.user ?? currentUser();
+    this.identity = new HolderIdentity(options);
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   }
 
@@ -315,19 +310,7 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       await this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        if (current) {
-          if (current.lineage !== state.lineage) {
-            throw new StateConflictError(
-              `The state ${this.where()} has lineage ${current.lineage}, not ${state.lineage}: it is another state. ` +
-                'Refusing to overwrite it; use another --state-name, or remove that state deliberately.',
-            );
-          }
-          if (current.serial !== state.serial) {
-            throw new StateConflictError(
-              `The state ${this.where()} is at serial ${current.serial}, but this run started from serial ${state.serial}: another run wrote it meanwhile. Run the command again.`,
-            );
-          }
-        }
+        refuseOverwrite(current, state, this.where(), 'use another --state-name, or remove that state deliberately');
         const previous = current ? await this.previousDocument(client, current) : undefined;
         await this.storeRow(client, next, previous, current !== undefined);
       });
@@ -342,13 +325,8 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       return this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        const refusal = importRefusal(current, state, this.where());
-        if (refusal) throw new StateConflictError(refusal);
         const previous = current ? await this.previousDocument(client, current) : undefined;
-        if (previous && current?.serial === state.serial) {
-          if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
-          throw new StateConflictError(`The state at ${this.where()} is at the same serial ${state.serial} with other content. Nothing was copied.`);
-        }
+        if (previous && !copyChanges(previous, state, this.where())) return previous;
         await this.storeRow(client, state, previous, current !== undefined);
         return state;
       });
@@ -401,8 +379,8 @@ export class PostgresStateStore implements StateStore {
 
   async lock(request: LockRequest): Promise<StateLock> {
     const pg = await loadPg();
-    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.pid}`));
-    const held: HeldLock = { client, info: this.lockInfo(request) };
+    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`));
+    const held: HeldLock = { client, info: this.identity.lockInfo(request, this.command, Date.now()) };
     // A dropped connection must not crash the process: the next use reports it.
     client.on('error', (error: Error) => (held.lost ??= error));
     try {
@@ -449,18 +427,6 @@ export class PostgresStateStore implements StateStore {
       await client.end().catch(() => undefined);
       throw this.backendError(error, 'lock');
     }
-  }
-
-  private lockInfo(request: LockRequest): LockInfo {
-    return {
-      id: randomUUID(),
-      owner: `${this.user}@${this.host}`,
-      host: this.host,
-      pid: this.pid,
-      operation: request.operation,
-      created: new Date().toISOString(),
-      ...(this.command ? { command: this.command } : {}),
-    };
   }
 
   /** The lock row, with the backend that wrote it. */
@@ -609,13 +575,5 @@ export async function migrateSchema(client: ClientBase, schema: string, upTo: nu
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
-  }
-}
-
-function currentUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
   }
 }

@@ -224,6 +224,7 @@ const reads: [string, string][] = [
   ['portals-self-roles.json', '/portals/self/roles?returnPrivileges=true'],
   ['portals-self-roles-id.json', '/portals/self/roles/c0ffeeRole000001'],
   ['portals-self-resources.json', '/portals/self/resources'],
+  ['portals-self-users.json', '/portals/self/users'],
   ['community-groups-search.json', `/community/groups?q=orgid:${ORG}`],
   ['search.json', `/search?q=orgid:${ORG}&num=100`],
 ];

@@ -49,10 +49,11 @@ describe('CLI plan/apply/state end to end', () => {
     expect(invalidRun.code).toBe(1);
     expect(invalidRun.stderr).toMatch(/portalctl\.yaml:\d+:\d+/);
 
-    await portal.fault({ path: '/portals/self', error: { code: 500, message: 'Internal portal failure' }, count: 0 });
+    // A refusal, not a server failure (code 500 is retried, see test/e2e/portal-answers.test.ts).
+    await portal.fault({ path: '/portals/self', error: { code: 400, message: 'The portal refused the read' }, count: 0 });
     const apiError = await portal.run(['plan', config, '--detailed-exitcode']);
     expect(apiError.code).toBe(1);
-    expect(apiError.stderr).toContain('Internal portal failure');
+    expect(apiError.stderr).toContain('The portal refused the read');
   });
 
   it('an invalid config fails before any request, showing every problem with its place', async () => {

@@ -46,7 +46,7 @@ describe('CLI reliability', () => {
       await portal.clearRequests();
       await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
       const running = portal.start(['apply', config, '--auto-approve']);
-      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read', running.done);
       expect(await portal.store.currentLock()).toBeDefined();
       running.child.kill(signal);
       const result = await running.done;
@@ -66,7 +66,7 @@ describe('CLI reliability', () => {
   it('Ctrl-C while plan reads the portal says so and exits 130', async () => {
     await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
     const running = portal.start(['plan', config]);
-    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read', running.done);
     running.child.kill('SIGINT');
     const result = await running.done;
     expect(result.code).toBe(130);
@@ -172,7 +172,7 @@ describe('interrupts with the state in PostgreSQL', () => {
     try {
       await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
       const running = portal.start(['apply', config, '--auto-approve', '--state-name', name], { state: url });
-      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read', running.done);
       expect(await store.currentLock()).toBeDefined();
       running.child.kill('SIGINT');
       const result = await running.done;

@@ -44,7 +44,7 @@ describe('progress', () => {
     // The password policy's read is held: the reading phase lasts until the test stops it.
     await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 60_000, count: 1 });
     const running = portal.start(['plan', config], { env: { PORTALCTL_PROGRESS_INTERVAL: '0.05' } });
-    await waitFor(() => /Reading the portal: \d of 3 objects \(\d+s\)\n/.test(running.output().stderr), 'a heartbeat line');
+    await waitFor(() => /Reading the portal: \d of 3 objects \(\d+s\)\n/.test(running.output().stderr), 'a heartbeat line', running.done);
     running.child.kill('SIGINT');
     const result = await running.done;
     expect(result.code).toBe(130);
@@ -57,10 +57,10 @@ describe('progress', () => {
   it('on a pipe: a heartbeat names the operation in flight while applying lasts', async () => {
     await portal.fault({ path: '/portals/self/securityPolicy/update', method: 'POST', delayMs: 60_000, count: 1 });
     const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1'], { env: { PORTALCTL_PROGRESS_INTERVAL: '0.05' } });
-    await waitFor(() => /Applying: \d of 3 operations, now organization\.securityPolicy \(\d+s\)\n/.test(running.output().stderr), 'a heartbeat naming the held write');
+    await waitFor(() => /Applying: \d of 3 operations, now organization\.securityPolicy \(\d+s\)\n/.test(running.output().stderr), 'a heartbeat naming the held write', running.done);
     // The first Ctrl-C waits for the write in flight; the second stops at once.
     running.child.kill('SIGINT');
-    await waitFor(() => running.output().stderr.includes('Ctrl-C'), 'the first interrupt acknowledged');
+    await waitFor(() => running.output().stderr.includes('Ctrl-C'), 'the first interrupt acknowledged', running.done);
     running.child.kill('SIGINT');
     const result = await running.done;
     expect(result.code).toBe(130);

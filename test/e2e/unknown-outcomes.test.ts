@@ -14,7 +14,7 @@ import { createApiClient } from '../../src/api/index.js';
 import type { EmulatorState } from '../../src/emulator/index.js';
 import { applyConfig } from '../../src/engine/apply.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
-import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, whilePaused, type CliPortal } from '../support/cli.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 
 const GUEST = 'https://partner.example.org/portal';
@@ -46,7 +46,9 @@ describe('unknown outcomes through the CLI', () => {
   it('killed while the invitation was in flight: the mark survives, the next run recovers the file and invites no one twice', async () => {
     await portal.fault({ path: '*/inviteParticipant', delayMs: 1500 });
     const first = portal.start(['apply', config, '--auto-approve']);
-    await waitFor(async () => (await invites()).length === 1, 'the invitation to be in flight');
+    await waitFor(async () => (await invites()).length === 1, 'the invitation to be in flight', first.done);
+    // Paused at once, it cannot take the answer when it comes: it dies with the request in flight.
+    first.child.kill('SIGSTOP');
     // Marked in the state before it was sent.
     const marked = await portal.recorded();
     expect(marked?.unknownOutcomes?.[ADDRESS]).toMatchObject({ reason: 'in flight', operation: 'E13 Invite collaboration participant' });
@@ -163,12 +165,15 @@ describe('the state cannot be written mid-apply', () => {
     await portal.latency(150);
     // --force: changing every one of these items is over the default change threshold, on purpose.
     const running = portal.start(['apply', config, '--auto-approve', '--force', '--parallelism', '1']);
-    await waitFor(async () => ((await portal.recorded().catch(() => undefined))?.serial ?? 0) >= 2, 'two recorded writes');
-    // The state file's place now refuses every write (a directory stands where the file was).
+    await waitFor(async () => ((await portal.recorded().catch(() => undefined))?.serial ?? 0) >= 2, 'two recorded writes', running.done);
+    // The state file's place now refuses every write (a directory stands where the file was),
+    // made so while the apply is paused: it meets the refusal at its next record.
     const aside = join(portal.dir, 'state-aside.json');
-    await rename(portal.statePath, aside);
-    await mkdir(portal.statePath);
-    await writeFile(join(portal.statePath, 'occupied'), '');
+    await whilePaused(running.child, async () => {
+      await rename(portal.statePath, aside);
+      await mkdir(portal.statePath);
+      await writeFile(join(portal.statePath, 'occupied'), '');
+    });
     const failed = await running.done;
     expect(failed.code).toBe(1);
     expect(failed.stderr).not.toMatch(/\n\s+at /);

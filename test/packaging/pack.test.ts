@@ -74,7 +74,7 @@ beforeAll(async () => {
     maxBuffer: 16 * 1024 * 1024,
   });
   installLog = `${install.stdout}\n${install.stderr}`;
-}, 300_000);
+});
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });

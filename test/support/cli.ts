@@ -210,11 +210,32 @@ export async function startCliPortal(options: { data?: string | EmulatorState; t
   };
 }
 
-/** Waits until `check` is true, polling; fails after `attempts` polls (no timing assertion, just a bound). */
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string, attempts = 2000, pollMs = 10): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
+/**
+ * Runs `arrange` while the child is paused (SIGSTOP), so that what it sets up (a lock held, a
+ * database stopped, a state file made unwritable) is in place before the child's next step,
+ * however busy the machine; the child resumes (SIGCONT) afterwards, also when `arrange` throws.
+ */
+export async function whilePaused<T>(child: ChildProcess, arrange: () => Promise<T>): Promise<T> {
+  child.kill('SIGSTOP');
+  try {
+    return await arrange();
+  } finally {
+    child.kill('SIGCONT');
+  }
+}
+
+/**
+ * Waits until `check` is true, polling: for an event seen from outside (a request in the
+ * emulator's log, a lock taken, a file written). No time limit (the suite's hang guard is the
+ * only one); when `running` (a child's `done`) settles first, the event can no longer come and
+ * the wait fails at once with the child's output.
+ */
+export async function waitFor(check: () => Promise<boolean> | boolean, what: string, running?: Promise<CliResult>, pollMs = 10): Promise<void> {
+  let ended: CliResult | undefined;
+  void running?.then((result) => (ended = result));
+  for (;;) {
     if (await check()) return;
+    if (ended) throw new Error(`The process ended (code ${ended.code}, signal ${ended.signal}) before ${what}:\n${ended.stderr}`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-  throw new Error(`Timed out waiting for ${what}`);
 }

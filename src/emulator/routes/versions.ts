@@ -63,7 +63,7 @@ export function hasVersion(organization: Organization, version: string): boolean
 /** Throws the "Invalid URL" error when `operation` was introduced after the organization's version. */
 export function requireVersion(organization: Organization, operation: string, introducedIn: string): void {
   if (!hasVersion(organization, introducedIn)) {
-    throw badRequest(`Invalid URL: ${operation} is not available on this portal.`, 'EMU_0006', [
+    throw badRequest(`Invalid URL: ${operation} is not available on this portal.`, [
       `${operation} was introduced in version ${introducedIn}; this portal is version ${organization.version}.`,
     ]);
   }

@@ -11,6 +11,7 @@ import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration 
 import type { KindSet } from '../registry.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
+import { configSchema } from './config-schema.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
 import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
@@ -229,7 +230,7 @@ function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
   const listed = await listConfigFiles(paths, options.cwd);
-  const validate = await loadSchemaValidator(kinds.schema());
+  const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
   const resolved: ResolvedReference[] = [];
   const documents: DocumentDeclarations[] = [];

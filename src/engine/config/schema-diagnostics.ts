@@ -8,6 +8,7 @@ import { withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
 import type { KindSet } from '../registry.js';
+import { configSchema } from './config-schema.js';
 import { addressForPath } from './walk.js';
 
 const { unescapePathComponent } = fastJsonPatch;
@@ -117,7 +118,7 @@ function described(path: readonly (string | number)[]): string {
 }
 
 export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, kinds: KindSet): Diagnostic[] {
-  const schema = kinds.schema();
+  const schema = configSchema(kinds);
   const diagnostics: Diagnostic[] = [];
   const data = source.data;
   // Missing variant keys arrive as one `required` per alternative plus an `anyOf`: report once.

@@ -4,12 +4,8 @@
  */
 import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { ConfigContribution, ConfigPath, ContainerScope } from '../../kinds/contract.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Per kind set, the child containers of each parent: asked for every entry of a large document. */
 const childrenCache = new WeakMap<KindSet, Map<string | undefined, ContainerDefinition[]>>();

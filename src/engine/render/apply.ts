@@ -1,5 +1,5 @@
 /** `apply` output: one line per finished operation, then the result (text or JSON). */
-import type { ApplyResult } from '../apply.js';
+import type { ApplyResult } from '../apply-result.js';
 import type { OperationOutcome } from '../execute.js';
 import type { LiveRecord } from '../record-live.js';
 import { redactPlan } from './redact.js';
