@@ -87,8 +87,31 @@ function spawnCollect(argv, env) {
       process.stderr.write(chunk);
     });
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), stdout, stderr }));
+    child.on('close', (code, signal) => resolve(withErrorDocument({ code: code ?? (signal ? 1 : 0), stdout, stderr })));
   });
+}
+
+/**
+ * Under --format json portalctl prints an error as a JSON document on stdout (README "Machine
+ * output"): its message and diagnostics become stderr text again, for the job log and the
+ * comment, and a failed apply's result (in the document) becomes its stdout.
+ */
+function withErrorDocument(result) {
+  if (result.code === 0) return result;
+  let document;
+  try {
+    document = JSON.parse(result.stdout);
+  } catch {
+    return result;
+  }
+  if (!document || typeof document.error !== 'string' || !Array.isArray(document.diagnostics) || document.exitCode === undefined) return result;
+  const where = (diagnostic) => (diagnostic.location ? `${diagnostic.location.file}:${diagnostic.location.line}:${diagnostic.location.column}: ` : '');
+  const lines = document.diagnostics.length > 1 || document.diagnostics[0]?.location
+    ? document.diagnostics.map((diagnostic) => `${where(diagnostic)}${diagnostic.severity}: ${diagnostic.message}${diagnostic.address ? ` [${diagnostic.address}]` : ''} (${diagnostic.code})`)
+    : [];
+  const text = `${[...lines, `Error: ${document.error}`].join('\n')}\n`;
+  process.stderr.write(text);
+  return { code: result.code, stdout: document.result === undefined ? '' : JSON.stringify(document.result), stderr: `${result.stderr}${text}` };
 }
 
 /** The output flags each command is run with, after commandArgs (the CI recipes test checks them too). */

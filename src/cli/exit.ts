@@ -1,29 +1,96 @@
 import { ConfigError } from '../engine/config/errors.js';
+import { ApiError } from '../api/errors.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
+import { counted } from '../core/words.js';
 import { renderDiagnostics } from './diagnostics.js';
 import type { CommandIO } from './io.js';
 
 /**
+ * A failure whose command already has a result to show (an apply that failed half-way): under
+ * --format json the result goes into the one error document instead of a second document.
+ */
+export class FailureWithResult extends PortalctlError {
+  constructor(
+    readonly failure: PortalctlError,
+    readonly result: unknown,
+  ) {
+    super(failure.message, { cause: failure });
+  }
+}
+
+/** `StateLockedError` -> `state-locked`: a stable code for an error that has no diagnostic code. */
+function codeOf(error: Error): string {
+  return error.name.replace(/Error$/, '').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase() || 'error';
+}
+
+/** An error as the diagnostics `validate --format json` prints (non-config errors become one). */
+function diagnosticsOf(error: unknown): Diagnostic[] {
+  if (error instanceof ConfigError) return [...error.diagnostics];
+  if (error instanceof ApiError) {
+    const portal = [error.code === undefined ? '' : String(error.code), error.messageCode ?? ''].filter(Boolean).join(' ');
+    return [{ severity: 'error', code: `api/${codeOf(error)}`, message: error.message, ...(portal ? { value: portal } : {}), expected: `${error.method} ${error.path} to succeed` }];
+  }
+  if (error instanceof Error) return [{ severity: 'error', code: codeOf(error), message: error.message }];
+  return [{ severity: 'error', code: 'error', message: String(error) }];
+}
+
+function exitCodeOf(error: unknown): number {
+  return error instanceof InterruptedError || (error instanceof FailureWithResult && error.failure instanceof InterruptedError) ? 130 : 1;
+}
+
+/** The JSON error document: the fields of `validate --format json`, the exit code, and a command's result when it has one. */
+function jsonReport(error: unknown): string {
+  const failure = error instanceof FailureWithResult ? error.failure : error;
+  const diagnostics = diagnosticsOf(failure);
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const message = failure instanceof Error ? failure.message : String(failure);
+  return `${JSON.stringify(
+    {
+      valid: false,
+      errors,
+      warnings: diagnostics.length - errors,
+      diagnostics,
+      error: message,
+      exitCode: exitCodeOf(error),
+      ...(error instanceof FailureWithResult ? { result: error.result } : {}),
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/**
  * The one place where failures become exit codes (DESIGN.md "Exit codes"). Commands return
  * 0/2/3 for their outcomes and throw for errors; every error exits 1, an interrupt 130. An
- * invalid config shows every problem once, as `validate` does, then a one-line summary.
+ * invalid config shows every problem once, as `validate` does, then a one-line summary. Under
+ * `--format json` the error is a JSON document on stdout instead.
  */
-export function reportError(error: unknown, io: Pick<CommandIO, 'stderr' | 'cwd' | 'color'>, verbose: boolean): number {
-  if (error instanceof ConfigError) {
-    io.stderr(renderDiagnostics(error.diagnostics, io));
-    const errors = error.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-    io.stderr(`Error: invalid configuration (${errors} error${errors === 1 ? '' : 's'} above); nothing was sent to the portal.\n`);
-  } else if (error instanceof InterruptedError) {
-    io.stderr(`${error.message}\n`);
+export function reportError(
+  error: unknown,
+  io: Pick<CommandIO, 'stdout' | 'stderr' | 'cwd' | 'color'>,
+  { verbose = false, json = false }: { verbose?: boolean; json?: boolean } = {},
+): number {
+  if (json) {
+    io.stdout(jsonReport(error));
+    return exitCodeOf(error);
+  }
+  const failure = error instanceof FailureWithResult ? error.failure : error;
+  if (failure instanceof ConfigError) {
+    io.stderr(renderDiagnostics(failure.diagnostics, io));
+    const errors = failure.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+    io.stderr(`Error: invalid configuration (${counted(errors, 'error')} above); nothing was sent to the portal.\n`);
+  } else if (failure instanceof InterruptedError) {
+    io.stderr(`${failure.message}\n`);
     return 130;
-  } else if (error instanceof PortalctlError) {
-    io.stderr(`Error: ${error.message}\n`);
-    if (verbose && error.cause) io.stderr(`Caused by: ${String(error.cause)}\n`);
-  } else if (error instanceof Error) {
-    io.stderr(`Error: ${error.message}\n`);
-    if (verbose && error.stack) io.stderr(`${error.stack}\n`);
+  } else if (failure instanceof PortalctlError) {
+    io.stderr(`Error: ${failure.message}\n`);
+    if (verbose && failure.cause) io.stderr(`Caused by: ${String(failure.cause)}\n`);
+  } else if (failure instanceof Error) {
+    io.stderr(`Error: ${failure.message}\n`);
+    if (verbose && failure.stack) io.stderr(`${failure.stack}\n`);
   } else {
-    io.stderr(`Error: ${String(error)}\n`);
+    io.stderr(`Error: ${String(failure)}\n`);
   }
   return 1;
 }

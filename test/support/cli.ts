@@ -107,7 +107,7 @@ function credentialEnv(credentials: CliCredentials): Record<string, string> {
 }
 
 /** The parent's environment without anything that could change the child's behaviour. */
-function baseEnv(): Record<string, string> {
+export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined || key.startsWith('PORTALCTL_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'FORCE_COLOR') continue;

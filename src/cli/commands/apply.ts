@@ -1,10 +1,12 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
+import { counted } from '../../core/words.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { applyConfig, applyFailure, refreshOnly } from '../../engine/apply.js';
 import type { PreparedPlan } from '../../engine/pipeline.js';
 import { parsePlanFile } from '../../engine/plan-file.js';
-import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { FailureWithResult } from '../exit.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
@@ -13,6 +15,7 @@ import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
 import { parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
 
@@ -56,6 +59,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   const text = options.format !== 'json';
   const invitesDir = resolve(io.cwd, options.invitesDir);
 
+  const progress = showProgress(io);
   // A saved plan is applied with the config it was made from, unless paths are given.
   const applied = await withSession(paths.length || !saved ? paths : saved.sources, options, io, async ({ config, url, store, client }) => {
     if (!client) throw new Error('apply always reads the portal');
@@ -68,7 +72,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
       if (text) io.stdout(renderPlanText(redactPlan(plan, config.redact), { color: io.color }));
       if (!saved && !options.autoApprove) {
         if (!io.confirm) throw new UsageError('Not running on a terminal: review the plan and pass --auto-approve (or apply a saved plan with --plan FILE).');
-        if (!(await io.confirm(`\nApply ${plan.operations.length} operation(s) to ${url}?`))) return false;
+        if (!(await io.confirm(`\nApply ${counted(plan.operations.length, 'operation')} to ${url}?`))) return false;
       }
       if (text) io.stdout('\n');
       return true;
@@ -91,6 +95,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
         recoveryFile: recoveryFileFor(options, io),
         onNotice: (message) => io.stderr(`${message}\n`),
+        progress: progress.observer,
         stopRequested: () => stop,
         onPhase: (phase, result) => {
           if (phase === 'writing') {
@@ -99,18 +104,20 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
           }
           removeHook?.();
           removeHook = undefined;
-          io.interruptNote?.(`${result?.applied.length ?? 0} operation(s) were applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+          io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
         },
         onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
       });
     } finally {
       removeHook?.();
     }
-  });
+  }).finally(() => progress.stop());
 
   if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);
-  io.stdout(renderApplyResult(applied, options.format));
   const failure = applyFailure(applied);
+  // Under --format json a failed apply is one error document that carries the result.
+  if (failure && !text) throw new FailureWithResult(failure, applyResultValue(applied));
+  io.stdout(renderApplyResult(applied, options.format));
   if (failure) throw failure;
   return 0;
 }
@@ -142,7 +149,7 @@ async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: Co
         if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
         if (options.autoApprove) return true;
         if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
-        return io.confirm(`\nRecord these ${records.length} live value(s) in the state at ${store.describe()}?`);
+        return io.confirm(`\nRecord these ${counted(records.length, 'live value')} in the state at ${store.describe()}?`);
       },
     });
     return { ...result, where: store.describe() };

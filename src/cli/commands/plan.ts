@@ -7,6 +7,7 @@ import { redactPlan } from '../../engine/render/redact.js';
 import { UsageError } from '../../core/errors.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
@@ -27,16 +28,17 @@ export function parseRefresh(value: string): boolean {
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
   const refresh = parseRefresh(options.refresh);
   const targets = options.target ?? [];
+  const progress = showProgress(io);
   const { plan, config, warnings } = await withSession(
     paths,
     options,
     io,
     (session) => {
       assertTargetsMatch(targets, session.config);
-      return planSession(session, targets, { digest: options.out !== undefined || options.format === 'json' });
+      return planSession(session, targets, { digest: options.out !== undefined || options.format === 'json', progress: progress.observer });
     },
     { refresh },
-  );
+  ).finally(() => progress.stop());
   printWarnings(warnings, io);
 
   if (options.out) {

@@ -1,6 +1,7 @@
 /** `portalctl validate [PATH...]`: schema and rule checks, no network. */
 import { loadConfig, validateConfig } from '../../engine/config/index.js';
 import { UsageError } from '../../core/errors.js';
+import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
 import type { CommandIO } from '../io.js';
@@ -21,8 +22,8 @@ export async function validateCommand(paths: readonly string[], options: Validat
     io.stdout(`${JSON.stringify({ valid: errors === 0, errors, warnings, files: loaded.sources, objects: loaded.objects.length, diagnostics }, null, 2)}\n`);
   } else {
     io.stdout(renderDiagnostics(diagnostics, io));
-    const summary = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
-    const verdict = errors === 0 ? `Valid: ${loaded.objects.length} managed objects in ${loaded.sources.length} file${loaded.sources.length === 1 ? '' : 's'}. ` : '';
+    const summary = `${counted(errors, 'error')}, ${counted(warnings, 'warning')}`;
+    const verdict = errors === 0 ? `Valid: ${counted(loaded.objects.length, 'managed object')} in ${counted(loaded.sources.length, 'file')}. ` : '';
     io.stdout(`${verdict}${summary}\n`);
   }
   return errors === 0 ? 0 : 1;
