@@ -111,7 +111,7 @@ function withErrorDocument(result) {
     : [];
   const text = `${[...lines, `Error: ${document.error}`].join('\n')}\n`;
   process.stderr.write(text);
-  return { code: result.code, stdout: document.result === undefined ? '' : JSON.stringify(document.result), stderr: `${result.stderr}${text}` };
+  return { code: result.code, stdout: document.result === undefined ? '' : JSON.stringify(document.result), stderr: `${result.stderr}${text}`, diagnostics: document.diagnostics };
 }
 
 /** The output flags each command is run with, after commandArgs (the CI recipes test checks them too). */
@@ -191,9 +191,14 @@ const planCounts = (plan) => ({
   refusals: (plan.refusals ?? []).length,
 });
 
-/** The stale-plan refusal of `apply --plan` (src/engine/plan-file.ts), from its error line. */
-export function staleReason(stderr) {
-  return /The saved plan is stale: ([^\n]*?)\. Nothing was applied/.exec(stderr)?.[1];
+/**
+ * What made `apply --plan` refuse a stale plan (src/engine/plan-file.ts), from its JSON error
+ * document's `stale-plan` diagnostic; undefined for any other failure. Decided by the code, never
+ * by the message text.
+ */
+export function staleReason(result) {
+  const stale = result.diagnostics?.find((diagnostic) => diagnostic.code === 'stale-plan');
+  return stale ? String(stale.value ?? stale.message) : undefined;
 }
 
 /**
@@ -241,7 +246,7 @@ export async function runPortalctl(inputs, env = process.env, { log = (text) => 
     await show(reviewed.file);
   }
   const result = await spawnCollect([...cli, ...commandArgs({ ...inputs, reviewedPlan: reviewed?.file ?? '' }), ...outputArgs('apply')[0]], env);
-  const stale = reviewed?.file && result.code !== 0 ? staleReason(result.stderr) : undefined;
+  const stale = reviewed?.file && result.code !== 0 ? staleReason(result) : undefined;
   if (stale) return notApplied(inputs, env, cli, `the reviewed plan is stale: ${stale}`, log);
   let report;
   try {

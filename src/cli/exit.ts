@@ -1,4 +1,5 @@
 import { ConfigError } from '../engine/config/errors.js';
+import { StalePlanError } from '../engine/plan-file.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
@@ -31,6 +32,8 @@ function diagnosticsOf(error: unknown): Diagnostic[] {
     const portal = [error.code === undefined ? '' : String(error.code), error.messageCode ?? ''].filter(Boolean).join(' ');
     return [{ severity: 'error', code: `api/${codeOf(error)}`, message: error.message, ...(portal ? { value: portal } : {}), expected: `${error.method} ${error.path} to succeed` }];
   }
+  // What changed since the plan was saved, for pipelines that re-plan with the reason (scripts/action).
+  if (error instanceof StalePlanError) return [{ severity: 'error', code: codeOf(error), message: error.message, value: error.reasons.join('; ') }];
   if (error instanceof Error) return [{ severity: 'error', code: codeOf(error), message: error.message }];
   return [{ severity: 'error', code: 'error', message: String(error) }];
 }
