@@ -98,8 +98,31 @@ function spawnCollect(argv, env) {
       process.stderr.write(chunk);
     });
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), stdout, stderr }));
+    child.on('close', (code, signal) => resolve(withErrorDocument({ code: code ?? (signal ? 1 : 0), stdout, stderr })));
   });
+}
+
+/**
+ * Under --format json portalctl prints an error as a JSON document on stdout (README "Machine
+ * output"): its message and diagnostics become stderr text again, for the job log and the
+ * comment, and a failed apply's result (in the document) becomes its stdout.
+ */
+function withErrorDocument(result) {
+  if (result.code === 0) return result;
+  let document;
+  try {
+    document = JSON.parse(result.stdout);
+  } catch {
+    return result;
+  }
+  if (!document || typeof document.error !== 'string' || !Array.isArray(document.diagnostics) || document.exitCode === undefined) return result;
+  const where = (diagnostic) => (diagnostic.location ? `${diagnostic.location.file}:${diagnostic.location.line}:${diagnostic.location.column}: ` : '');
+  const lines = document.diagnostics.length > 1 || document.diagnostics[0]?.location
+    ? document.diagnostics.map((diagnostic) => `${where(diagnostic)}${diagnostic.severity}: ${diagnostic.message}${diagnostic.address ? ` [${diagnostic.address}]` : ''} (${diagnostic.code})`)
+    : [];
+  const text = `${[...lines, `Error: ${document.error}`].join('\n')}\n`;
+  process.stderr.write(text);
+  return { code: result.code, stdout: document.result === undefined ? '' : JSON.stringify(document.result), stderr: `${result.stderr}${text}`, diagnostics: document.diagnostics };
 }
 
 /** The output flags each command is run with, after commandArgs (the CI recipes test checks them too). */
@@ -179,9 +202,14 @@ const planCounts = (plan) => ({
   refusals: (plan.refusals ?? []).length,
 });
 
-/** The stale-plan refusal of `apply --plan` (src/engine/plan-file.ts), from its error line. */
-export function staleReason(stderr) {
-  return /The saved plan is stale: ([^\n]*?)\. Nothing was applied/.exec(stderr)?.[1];
+/**
+ * What made `apply --plan` refuse a stale plan (src/engine/plan-file.ts), from its JSON error
+ * document's `stale-plan` diagnostic; undefined for any other failure. Decided by the code, never
+ * by the message text.
+ */
+export function staleReason(result) {
+  const stale = result.diagnostics?.find((diagnostic) => diagnostic.code === 'stale-plan');
+  return stale ? String(stale.value ?? stale.message) : undefined;
 }
 
 /**
@@ -230,7 +258,7 @@ export async function runPortalctl(inputs, env = process.env, { log = (text) => 
     await show(reviewed.file);
   }
   const result = await spawnCollect([...cli, ...commandArgs({ ...inputs, reviewedPlan: reviewed?.file ?? '' }), ...outputArgs('apply')[0]], env);
-  const stale = reviewed?.file && result.code !== 0 ? staleReason(result.stderr) : undefined;
+  const stale = reviewed?.file && result.code !== 0 ? staleReason(result) : undefined;
   if (stale) return notApplied(inputs, env, cli, `the reviewed plan is stale: ${stale}`, log);
   let report;
   try {

@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import { UsageError } from '../core/errors.js';
 import type { Plan } from '../engine/plan.js';
 import { fleetSummaryLine, renderFleetMarkdown, renderFleetTable, type FleetEntry } from '../engine/render/fleet.js';
-import { describeError, worstExitCode } from './exit.js';
+import { describeError, errorDocument, worstExitCode } from './exit.js';
 import type { CommandIO } from './io.js';
 import { parsePositiveInt } from './commands/common.js';
 
@@ -79,7 +79,17 @@ export async function runFleet(
         } catch (error) {
           const described = describeError(error, io, verbose);
           const outcome = described.code === 130 ? 'interrupted' : 'failed';
-          member = { environment, outcome, exitCode: described.code, ms: performance.now() - started, error: firstLine(described.summary), text: `${own.output()}${described.text}`, markdown: failureMarkdown(`${own.output()}${described.text}`) };
+          member = {
+            environment,
+            outcome,
+            exitCode: described.code,
+            ms: performance.now() - started,
+            error: firstLine(described.summary),
+            text: `${own.output()}${described.text}`,
+            markdown: failureMarkdown(`${own.output()}${described.text}`),
+            // Under --format json, the error document a single run prints (with the result an apply had).
+            json: errorDocument(error),
+          };
         }
         io.stderr(`${environment}: ${member.outcome}${member.error ? ` (${member.error})` : ''} in ${(member.ms / 1000).toFixed(1)} s\n`);
         return member;

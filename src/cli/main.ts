@@ -10,14 +10,16 @@ import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
-async function run(program: Command, runner: Runner, { interrupts = true }: { interrupts?: boolean } = {}): Promise<void> {
+async function run(program: Command, runner: Runner, { interrupts = true, command }: { interrupts?: boolean; command?: Command } = {}): Promise<void> {
   const globals = program.opts<{ verbose?: boolean; color?: boolean }>();
   // Every command but the emulator (which stops itself on SIGINT) says what an interrupt left behind.
   const io = processIO({ color: globals.color, interrupts });
   try {
     process.exitCode = await runner(io);
   } catch (error) {
-    process.exitCode = reportError(error, io, Boolean(globals.verbose));
+    // Under --format json an error is JSON on stdout too, so a script reads one document either way.
+    const json = command?.opts<{ format?: string }>().format === 'json';
+    process.exitCode = reportError(error, io, { verbose: Boolean(globals.verbose), json });
   }
 }
 
@@ -51,7 +53,7 @@ Over several environments: the worst of theirs.`,
     );
 
   // Options and the paths argument that several commands share, declared once.
-  const targetOption = () => new Option('--target <address...>', 'keep only operations whose address starts with ADDRESS');
+  const targetOption = () => new Option('--target <address...>', 'keep only the operations ADDRESS selects, by whole steps (role selects every role)');
   /** `--format`, defaulting to the first of `choices`. */
   const formatOption = (choices: [string, ...string[]], description = 'output format') =>
     new Option('--format <format>', description).choices(choices).default(choices[0]);
@@ -67,7 +69,7 @@ Over several environments: the worst of theirs.`,
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/plan.js')).planCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/plan.js')).planCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('apply', 'apply the plan (asks on a terminal unless --auto-approve)')
@@ -81,13 +83,13 @@ Over several environments: the worst of theirs.`,
     .addOption(formatOption(['text', 'json']))
     .option('--invites-dir <dir>', 'where invitation files (E13) are written', 'invites')
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/apply.js')).applyCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/apply.js')).applyCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('drift', 'read-only: report drift (changed outside portalctl) and pending changes; exit 0, 2 or 3')
     .addOption(formatOption(['text', 'json', 'markdown']))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   program
@@ -96,7 +98,7 @@ Over several environments: the worst of theirs.`,
     .argument('<planfile>', 'the saved plan')
     .addOption(formatOption(['text', 'markdown', 'json']))
     .action((planfile: string, _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
@@ -104,7 +106,7 @@ Over several environments: the worst of theirs.`,
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   program
@@ -114,8 +116,9 @@ Over several environments: the worst of theirs.`,
     .option('--out <file>', 'write the config to FILE instead of stdout')
     .option('--force', 'with --out: overwrite FILE when it exists')
     .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')
+    .addOption(formatOption(['yaml', 'json'], 'yaml: the config; json: a report of what was imported, with the config (or the --out file) in it'))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   const stateGroup = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
@@ -126,12 +129,14 @@ Over several environments: the worst of theirs.`,
   const stateAction = (action: string) => (args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const positional = args.slice(0, -2).flatMap((value) => (Array.isArray(value) ? (value as string[]) : value === undefined ? [] : [String(value)]));
-    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io));
+    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io), { command });
   };
-  state.command('show').description('print the recorded state as JSON').option('--serial <n>', 'an earlier serial from the history')
-    .action((...args: unknown[]) => stateAction('show')(args));
-  state.command('list').description('list the recorded addresses').action((...args: unknown[]) => stateAction('list')(args));
-  state.command('history').description('list the kept serials with time, command and counts').action((...args: unknown[]) => stateAction('history')(args));
+  state.command('show').description('print the recorded state as JSON, or the resource at ADDRESS').argument('[address]').option('--serial <n>', 'an earlier serial from the history')
+    .addOption(formatOption(['text', 'json'])).action((...args: unknown[]) => stateAction('show')(args));
+  state.command('list').description('list the recorded addresses with kind, status and time').addOption(formatOption(['text', 'json']))
+    .action((...args: unknown[]) => stateAction('list')(args));
+  state.command('history').description('list the kept serials with time, command and counts').addOption(formatOption(['text', 'json']))
+    .action((...args: unknown[]) => stateAction('history')(args));
   state.command('unlock').description('remove a stuck lock (with an id, only that lock)').argument('[lock-id]')
     .action((...args: unknown[]) => stateAction('unlock')(args));
   state.command('rm').description('forget addresses without touching the portal (new serial)').argument('<address...>')
@@ -148,13 +153,13 @@ Over several environments: the worst of theirs.`,
   configCommand('validate', 'check the config against the schema and the portal\'s rules (no network); in each environment it declares')
     .addOption(formatOption(['text', 'json']))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('config', 'print the effective config (with --env: the environment\'s overlays merged, its values in place), each value with where it was written')
     .addOption(formatOption(['yaml', 'json']))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   program

@@ -4,6 +4,7 @@
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
  * Its refresh-only variant (`apply --refresh-only`) records live values and sends nothing.
  */
+import { counted } from '../core/words.js';
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
@@ -19,6 +20,7 @@ import { assertPlanCurrent } from './plan-file.js';
 import { describeDestructive, refuseOverThresholds } from './safety.js';
 import { isTargeted, type Plan, type PlanAbout } from './plan.js';
 import { liveRecords, observedEntry, recordLive, type LiveRecord } from './record-live.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 export class DestructiveRefusedError extends PortalctlError {}
 export class ApplyFailedError extends PortalctlError {}
@@ -41,6 +43,8 @@ export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'ids
   recoveryFile?: string;
   /** Told, in a sentence, what was recovered (a recovery file recorded, an unknown outcome settled). */
   onNotice?: (message: string) => void;
+  /** Told how the apply goes: reading, applying (with the operation in flight), verifying. */
+  progress?: ProgressObserver;
 };
 
 export interface ApplyRequest extends ExecutionOptions {
@@ -82,6 +86,7 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
       targets: saved?.targets ?? request.targets,
       parallelism: request.parallelism,
       digest: saved !== undefined,
+      ...(request.progress ? { progress: request.progress } : {}),
       ...(request.about ? { about: request.about } : {}),
     });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
@@ -121,7 +126,7 @@ export async function recordRecoveryFile(store: StateStore, recorded: StateDocum
   const written = await store.write(state);
   await removeRecovery(path);
   const count = Object.keys(document.resources).length + Object.keys(document.unknownOutcomes).length;
-  request.onNotice?.(`Recorded ${count} operation(s) kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
+  request.onNotice?.(`Recorded ${counted(count, 'operation')} kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
   return written;
 }
 
@@ -178,12 +183,18 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const conceal = concealer(prepared.config.redact);
   const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
   request.onPhase?.('writing');
+  const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
   const result = await executePlan(prepared.plan.operations, {
     ...request,
     client,
     recorder: writer,
     idsOf: (address) => byAddress.get(address)?.ids,
-  });
+    onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
+    onDone: (outcome, invitation) => {
+      applying.step();
+      request.onDone?.(outcome, invitation);
+    },
+  }).finally(() => applying.end());
   await writer.idle();
   request.onPhase?.('checking', result);
 
@@ -204,6 +215,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     parallelism: request.parallelism,
     verify: { addresses: touchedBy(prepared, result), previous: prepared },
     digest: false,
+    ...(request.progress ? { progress: request.progress } : {}),
   });
   await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
@@ -267,17 +279,17 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
         : '';
     return new NotRecordedError(
       `The state could not be written (${cause}), so no further write was sent.` +
-        (unrecorded.length ? ` ${unrecorded.length} operation(s) were applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+        (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
         ' Fix the cause (free space, the database) and run apply again.',
       { cause: result.recordingFailure },
     );
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
-    return new ApplyFailedError(`${result.failed.length} operation(s) failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
+    return new ApplyFailedError(`${counted(result.failed.length, 'operation')} failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
   }
   if (after.plan.operations.length) {
-    return new NotConvergedError(`The portal did not converge: a new plan still has ${after.plan.operations.length} operation(s) (${after.plan.operations.map((op) => op.address).join(', ')}).`);
+    return new NotConvergedError(`The portal did not converge: a new plan still has ${counted(after.plan.operations.length, 'operation')} (${after.plan.operations.map((op) => op.address).join(', ')}).`);
   }
   return undefined;
 }

@@ -47,6 +47,8 @@ export interface ExecuteOptions {
   stopRequested?: () => boolean;
   /** Each operation as it finishes, with the invitation file it saved. */
   onDone?: (outcome: OperationOutcome, invitation?: string) => void;
+  /** Each operation as it is sent (for progress). */
+  onStart?: (op: PlannedOperation) => void;
 }
 
 export type OperationOutcome =
@@ -134,6 +136,7 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
   const walker = new Walker<PlannedOperation>(operations, {
     parallelism: options.parallelism,
     visit: async (op, release) => {
+      options.onStart?.(op);
       const outcome = await runOperation(op, release, run);
       finish(run, outcome);
       return outcome.status === 'applied' ? 'succeeded' : 'failed';

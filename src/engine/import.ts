@@ -11,6 +11,7 @@ import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, Name
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { factsFromSelf } from './pipeline.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
 import { learnRelease, type PortalRelease } from './release.js';
 
 /** A kind the token may not read (403 GWM_0003) or whose resource does not exist: left out, with a comment. */
@@ -42,6 +43,10 @@ export interface ImportRequest {
   containers: readonly ContainerDefinition[];
   /** `--by-name`: entries that can be named are written with their name instead of their id. */
   byName?: boolean;
+  /** Where editors find the config's JSON Schema, written as the first line (`# yaml-language-server: $schema=…`). */
+  schema?: string;
+  /** Told how reading goes: the `reading` phase, counted in kinds. */
+  progress?: ProgressObserver;
 }
 
 /** A kind placed an object where the containers' skeleton has no such place: a bug in its discover. */
@@ -69,17 +74,28 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
   const { kinds, containers } = request;
   // One memoising reader: `portals/self` read here serves the kinds that need it too.
   const reader = createLiveReader(request.client);
-  const self = await reader.get('/portals/self');
-  if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
-  const release = await learnRelease(self, reader, request.client);
-  const { facts } = factsFromSelf(self, release);
-  const outcomes = await Promise.all(kinds.map((kind) => discoverKind(kind, reader, facts)));
-  const failed = outcomes.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
+  const reading = new PhaseTracker(request.progress, 'reading', 'kind', kinds.length);
+  const outcomes = await (async () => {
+    const self = await reader.get('/portals/self');
+    if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
+    const release = await learnRelease(self, reader, request.client);
+    const { facts } = factsFromSelf(self, release);
+    const found = await Promise.all(
+      kinds.map(async (kind) => {
+        const outcome = await discoverKind(kind, reader, facts);
+        reading.step();
+        return outcome;
+      }),
+    );
+    return { self, release, facts, found };
+  })().finally(() => reading.end());
+  const { self, release, facts } = outcomes;
+  const failed = outcomes.found.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
   if (failed) throw failed.error;
 
   const found: DiscoveredObject[] = [];
   const skipped: SkippedKind[] = [];
-  for (const outcome of outcomes) {
+  for (const outcome of outcomes.found) {
     if ('found' in outcome) {
       found.push(...outcome.found);
     } else if ('skipped' in outcome) {
@@ -96,7 +112,7 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
     ...(typeof self['name'] === 'string' ? { name: self['name'] } : {}),
     ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
   };
-  const composed = composeImport({ url: request.url, portal: facts, release, organization, found: placed, containers });
+  const composed = composeImport({ url: request.url, portal: facts, release, organization, found: placed, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
   return { text: composed.text, objects: composed.objects, skipped, portal: facts, release };
 }
 
@@ -185,6 +201,7 @@ export interface ComposeRequest {
   organization: { name?: string; id?: string };
   found: readonly DiscoveredObject[];
   containers: readonly ContainerDefinition[];
+  schema?: string;
 }
 
 /** `${env:...}` / `${file:...}` text in a live value would be resolved when the config is loaded. */
@@ -306,6 +323,7 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   const top = doc.contents as YAMLMap;
   const { name, id } = request.organization;
   doc.commentBefore = [
+    ...(request.schema === undefined ? [] : [` yaml-language-server: $schema=${request.schema}`]),
     ` Imported by portalctl from ${oneLine(name ?? 'the organization')}${id ? ` (${id})` : ''} at ${request.url}.`,
     ' Every declared field is managed: review it, and remove what portalctl should leave alone.',
   ].join('\n');

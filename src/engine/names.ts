@@ -6,6 +6,7 @@
  * matches no object, or several, stops the plan with a diagnostic at the name listing the
  * candidates. Nothing here knows a particular kind.
  */
+import { distance } from 'fastest-levenshtein';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveReader } from '../core/request.js';
 import type { DesiredObject, NameCandidate, NamedKey, NameLookup, PruneDeclaration } from '../kinds/contract.js';
@@ -56,17 +57,6 @@ export function describeName(name: Readonly<Record<string, string>>): string {
 
 function candidateText(candidate: NameCandidate): string {
   return `${describeName(candidate.fields)} = ${candidate.id}`;
-}
-
-/** Edit distance, for naming the closest candidates when a name matches none. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** The candidates nearest to a name that matched none, by its first field (case and spelling). */

@@ -21,6 +21,7 @@ import { learnRelease, releaseFrom, type PortalRelease } from './release.js';
 import { compareVersions } from '../core/version.js';
 import type { LiveReader } from '../core/request.js';
 import { revealRecorded } from './state-values.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 export interface LivePortal {
   /** `version` is the product release (release.ts), absent when it cannot be known. */
@@ -114,6 +115,8 @@ export interface PlanRequest {
    * value from `previous`, the plan that was applied (prunes are not expanded again).
    */
   verify?: { addresses: ReadonlySet<string>; previous: PreparedPlan };
+  /** Told how reading the portal goes: the `reading` phase (`verifying` with `verify`). */
+  progress?: ProgressObserver;
   /** What the plan is about (config paths, state, release), for its reports. */
   about?: PlanAbout;
 }
@@ -145,7 +148,7 @@ export interface PortalSession {
 }
 
 /** The plan of a session: the recorded state read, then prepared (read-only: no lock). */
-export async function planSession(session: PortalSession, targets: readonly string[] = [], options: { digest?: boolean } = {}): Promise<PreparedPlan> {
+export async function planSession(session: PortalSession, targets: readonly string[] = [], options: { digest?: boolean; progress?: ProgressObserver } = {}): Promise<PreparedPlan> {
   const { config, url, client } = session;
   return preparePlan({ config, url, recorded: await session.store.read(), ...(client ? { client } : {}), ...(session.about ? { about: session.about } : {}), targets, ...options });
 }
@@ -191,12 +194,31 @@ function recordedBasis(state: StateDocument | undefined, objects: readonly Desir
 
 /** Everything a plan needs, from config and state to the plan value itself. */
 export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
-  const { config, url, client, recorded } = request;
+  const { config, client } = request;
   // One memoising reader per plan: `portals/self` read here serves the kinds that need it too.
   const reader = client ? createLiveReader(client, request.parallelism === undefined ? {} : { concurrency: request.parallelism }) : undefined;
   // The rules against the declared facts first: an invalid config fails before any request.
-  let diagnostics = validateConfig(config);
+  const diagnostics = validateConfig(config);
   throwIfInvalid(diagnostics);
+  // The phase spans everything read from the portal, `portals/self` and prunes included.
+  const tracker = reader
+    ? new PhaseTracker(request.progress, request.verify ? 'verifying' : 'reading', 'object', request.verify ? request.verify.addresses.size : config.objects.length)
+    : undefined;
+  try {
+    return await planWith(request, reader, tracker, diagnostics);
+  } finally {
+    tracker?.end();
+  }
+}
+
+async function planWith(
+  request: PlanRequest,
+  reader: ReturnType<typeof createLiveReader> | undefined,
+  tracker: PhaseTracker | undefined,
+  declaredDiagnostics: Diagnostic[],
+): Promise<PreparedPlan> {
+  const { config, url, client, recorded } = request;
+  let diagnostics = declaredDiagnostics;
   let portal: LivePortal | undefined;
   let caller: Caller | undefined;
   if (reader && client) {
@@ -229,15 +251,16 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     const { addresses, previous } = request.verify;
     objects = previous.objects;
     names = previous.names;
-    const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader);
+    const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader, tracker);
     basis = new Map([...previous.basis, ...reread.values]);
     labels = new Map([...previous.labels, ...reread.labels]);
   } else if (reader) {
     const pruned = await expandPrunes(config, prunes, objects, reader);
     objects = [...objects, ...pruned];
+    if (pruned.length > 0) tracker?.resize(objects.length);
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
-    ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader));
+    ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader, tracker));
   } else {
     basis = recordedBasis(recorded, objects);
     for (const prune of prunes) {

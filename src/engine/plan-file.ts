@@ -10,7 +10,12 @@ import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
 import { redactPlan, type Redactor } from './render/redact.js';
 
 export class PlanFileError extends PortalctlError {}
-export class StalePlanError extends PortalctlError {}
+/** A saved plan that no longer matches the portal, the state or the config; `reasons` says what changed. */
+export class StalePlanError extends PortalctlError {
+  constructor(readonly reasons: readonly string[]) {
+    super(`The saved plan is stale: ${reasons.join('; ')}. Nothing was applied; run \`portalctl plan\` again.`);
+  }
+}
 
 export function serializePlan(plan: Plan, redact: Redactor): string {
   return `${JSON.stringify(redactPlan(plan, redact), null, 2)}\n`;
@@ -66,7 +71,7 @@ export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): v
   if (saved.basisDigest !== fresh.basisDigest) reasons.push('the portal changed since the plan was made');
   if (operationsText(saved) !== operationsText(redactPlan(fresh, redact))) reasons.push('the configuration now gives other operations');
   if (reasons.length) {
-    throw new StalePlanError(`The saved plan is stale: ${reasons.join('; ')}. Nothing was applied; run \`portalctl plan\` again.`);
+    throw new StalePlanError(reasons);
   }
 }
 

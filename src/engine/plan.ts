@@ -12,6 +12,7 @@ import { orderByDependencies } from './order.js';
 import { mayCall, missingAuthority, type Caller } from './authority.js';
 import { PortalctlError } from '../core/errors.js';
 import type { ResolvedName } from './names.js';
+import { selects } from '../core/address.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -49,6 +50,8 @@ export type DriftResolution = 'adopt' | 'refresh-only';
 /** Something changed outside portalctl: the recorded value differs from the live one. */
 export interface DriftEntry {
   address: string;
+  /** The object as a person knows it, as on plan operations. */
+  label?: string;
   kind: string;
   /** What portalctl last applied and saw. */
   before: JsonValue;
@@ -174,8 +177,9 @@ function kindOf(kinds: ReadonlyMap<string, Kind>, name: string): Kind {
 const patchBetween = (before: JsonValue, after: JsonValue): JsonPatchOperation[] =>
   fastJsonPatch.compare({ value: before }, { value: after }).map((op) => ({ ...op, path: op.path.replace(/^\/value/, '') }));
 
+/** Targets select by address structure (`role` selects `role[r1]`; `rol` selects nothing): core/address.ts. */
 export function isTargeted(address: string, targets: readonly string[]): boolean {
-  return targets.length === 0 || targets.some((target) => address.startsWith(target));
+  return targets.length === 0 || targets.some((target) => selects(target, address));
 }
 
 /** Desired versus basis gives the operations; recorded versus live gives the drift. */
@@ -196,6 +200,7 @@ export function buildPlan(input: PlanInput): Plan {
     let inSync: boolean | undefined;
     const desiredInSync = (): boolean => (inSync ??= known && kind.inSync(obj, live));
     const recorded = input.refreshed && known ? input.recorded[obj.address] : undefined;
+    const label = input.labels && input.labels.size > 0 ? input.labels.get(obj.address) : undefined;
     if (recorded) {
       const asRecorded: DesiredObject = { ...obj, value: recorded.value, absent: recorded.value === null };
       // Unchanged since recorded is never drift, also for kinds whose inSync compares a wish (an
@@ -203,6 +208,7 @@ export function buildPlan(input: PlanInput): Plan {
       if (!deepEqual(recorded.value, live) && !kind.inSync(asRecorded, live)) {
         drift.push({
           address: obj.address,
+          ...(label === undefined ? {} : { label }),
           kind: obj.kind,
           before: recorded.value,
           after: live,
@@ -219,7 +225,6 @@ export function buildPlan(input: PlanInput): Plan {
     // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
     if (desiredInSync()) continue;
     const change = kind.change(obj, live);
-    const label = input.labels && input.labels.size > 0 ? input.labels.get(obj.address) : undefined;
     candidates.push({
       address: obj.address,
       ...(label === undefined ? {} : { label }),

@@ -17,6 +17,11 @@
  *    "11.1.0": developers.arcgis.com/rest/enterprise-administration/portal/portal-administration-root.htm);
  * 4. the API version looked up in API_VERSION_RELEASES, rows taken from public sources only.
  *
+ * `<portal>/portaladmin/info` (`currentversion`, `fullVersion`, `currentbuild`) is not read: it
+ * exists from 11.1 only and answers the same administrators as the Portal Administration root,
+ * whose `version` has said the release since 10.2.1
+ * (developers.arcgis.com/rest/enterprise-administration/portal/portal-info).
+ *
  * Otherwise the release is unknown: the plan says so, and no rule is refused on a guess.
  */
 import { ApiError, ApiNetworkError, PortalUrlError, type ApiClient } from '../api/index.js';
@@ -35,8 +40,17 @@ export interface ApiVersionRelease {
 /**
  * Self-managed REST API versions and the releases that report them, each with its public source.
  * Only what a source states is here: a release missing from the table is unknown, never guessed.
+ * A row needs one public page or file that shows a portal's `currentVersion` beside its release,
+ * or states the correspondence. Searched and not found for 10.5 to 11.2 (see the README): real
+ * portals' pages show `currentVersion` (8.2, 8.4, 10.3) but not their release, and the vendor's
+ * clients only gate on thresholds ("Enterprise 10.9+" as `version >= [8, 4]`), which name no row.
  */
 export const API_VERSION_RELEASES: readonly ApiVersionRelease[] = [
+  {
+    apiVersion: '2.3',
+    release: '10.2.1',
+    source: 'the vendor\'s PortalPy client (github.com/Esri/portalpy, portalpy.py, Portal.get_version): "2.3 is returned from Portal 10.2.1"',
+  },
   {
     apiVersion: '2024.1',
     release: '11.3',
@@ -71,13 +85,41 @@ export function releaseName(version: string): string {
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 /**
+ * `currentVersion` as the portal gave it. The documentation shows it quoted ("2024.1"), but some
+ * portals answer it as a bare JSON number (`currentVersion: 10.3`): the same version, read as its
+ * decimal text for messages and the hosted edition's dated release.
+ */
+function apiVersionOf(value: unknown): string | number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  return text(value);
+}
+
+/**
+ * The row of `table` an API version names, or why none does. A JSON number is matched by value and
+ * must name exactly one row, since its text has lost any trailing zero.
+ */
+export function apiVersionRow(apiVersion: string | number, table: readonly ApiVersionRelease[] = API_VERSION_RELEASES): ApiVersionRelease | string {
+  const rows =
+    typeof apiVersion === 'number'
+      ? table.filter((row) => Number(row.apiVersion) === apiVersion)
+      : table.filter((row) => compareVersions(row.apiVersion, apiVersion) === 0);
+  const [row, other] = rows;
+  if (row !== undefined && other === undefined) return row;
+  const given = typeof apiVersion === 'number' ? `REST API version ${String(apiVersion)} (a JSON number)` : `REST API version ${apiVersion}`;
+  return row === undefined
+    ? `${given} names no release in a public source portalctl knows`
+    : `${given} cannot tell the table's rows ${rows.map((known) => `"${known.apiVersion}"`).join(' and ')} apart`;
+}
+
+/**
  * The release from what was read (pure): `portals/self`, the REST root, and (self-managed only,
  * when the root did not say) the Portal Administration root.
  */
 export function releaseFrom(self: JsonObject, root: Read, administration?: Read): PortalRelease {
   const edition: Edition = self['isPortal'] === true ? 'self-managed' : 'hosted';
   const rootAnswer = 'answer' in root ? root.answer : undefined;
-  const apiVersion = text(rootAnswer?.['currentVersion']) ?? text(self['currentVersion']);
+  const reported = apiVersionOf(rootAnswer?.['currentVersion']) ?? apiVersionOf(self['currentVersion']);
+  const apiVersion = reported === undefined ? undefined : String(reported);
   const base = { edition, ...(apiVersion !== undefined ? { apiVersion } : {}) };
   const enterpriseVersion = text(rootAnswer?.['enterpriseVersion']);
   if (enterpriseVersion !== undefined && isDottedVersion(enterpriseVersion)) {
@@ -100,9 +142,9 @@ export function releaseFrom(self: JsonObject, root: Read, administration?: Read)
   } else if (administration) {
     reasons.push(`the Portal Administration root could not be read (${administration.refused})`);
   }
-  const row = apiVersion === undefined ? undefined : API_VERSION_RELEASES.find((known) => compareVersions(known.apiVersion, apiVersion) === 0);
-  if (row) return { ...base, release: row.release, source: 'api-version-table', how: `REST API version ${row.apiVersion} is release ${row.release} (${row.source})` };
-  reasons.push(apiVersion === undefined ? 'no REST API version was reported' : `REST API version ${apiVersion} names no release in a public source portalctl knows`);
+  const row = reported === undefined ? 'no REST API version was reported' : apiVersionRow(reported);
+  if (typeof row !== 'string') return { ...base, release: row.release, source: 'api-version-table', how: `REST API version ${row.apiVersion} is release ${row.release} (${row.source})` };
+  reasons.push(row);
   return { ...base, how: reasons.join('; ') };
 }
 

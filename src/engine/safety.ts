@@ -5,6 +5,7 @@
  * often a wrong file, a wrong portal or a bad generator than an intention. Pure: plan in,
  * refusals out.
  */
+import { counted } from '../core/words.js';
 import { PortalctlError } from '../core/errors.js';
 import type { DesiredObject } from '../kinds/contract.js';
 import type { Plan, PlanRefusal } from './plan.js';
@@ -101,7 +102,7 @@ function thresholdRefusal(exceeded: readonly ThresholdExceeded[]): (PlanRefusal 
 
 /** The message `apply` refuses destructive operations with, naming them. */
 export function describeDestructive(addresses: readonly string[]): string {
-  return `The plan has ${addresses.length} destructive operation(s) (${addresses.join(', ')})`;
+  return `The plan has ${counted(addresses.length, 'destructive operation')} (${addresses.join(', ')})`;
 }
 
 /**

@@ -22,7 +22,7 @@ import { nameField, namesFromList } from './names.js';
 export const groupCategorySchema = defineKind({
   name: 'group.categorySchema',
   operation: { id: 'E1', name: 'Assign group category schema' },
-  config: [categorySchemaContribution('group', "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.")],
+  config: [categorySchemaContribution('group', "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.", { owner: 'group' })],
   check(obj, ctx) {
     const diagnostics = checkCategorySchema(obj, ctx, { owner: 'group' });
     if (selfManagedVersionBelow(ctx, '10.6.1')) {

@@ -30,6 +30,7 @@
  * that address before it plans anything for it (engine/unknown-outcomes.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { parseAddress } from '../core/address.js';
 import { isObject, type JsonValue } from '../core/json.js';
 import { StateCorruptError, StateError, StatePortalMismatchError } from './errors.js';
 
@@ -125,8 +126,20 @@ export function moveResource(state: StateDocument, from: string, to: string): St
   if (to in state.resources) throw new StateError(`The state already has a resource at ${to}; nothing was moved. Remove it first with \`portalctl state rm ${to}\`.`);
   const resources = { ...state.resources };
   delete resources[from];
-  resources[to] = entry;
+  resources[to] = { ...entry, ids: movedIds(entry.ids, from, to) };
   return { ...state, resources };
+}
+
+/** The ids of a moved record: an id named in a step of `from` becomes the id of that step in `to`. */
+function movedIds(ids: Record<string, string>, from: string, to: string): Record<string, string> {
+  const before = parseAddress(from) ?? [];
+  const after = parseAddress(to) ?? [];
+  const renamed = new Map<string, string>();
+  before.forEach((step, index) => {
+    const next = after[index]?.id;
+    if (step.id !== undefined && next !== undefined && next !== step.id) renamed.set(step.id, next);
+  });
+  return Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, renamed.get(id) ?? id]));
 }
 
 /** Compare REST roots ignoring case of scheme/host, default ports and trailing slashes. */

@@ -58,9 +58,26 @@ export interface PostgresStateStoreOptions {
 type PgModule = Pick<typeof import('pg'), 'Pool' | 'Client'>;
 
 let pgModule: Promise<PgModule> | undefined;
-/** Loaded on first use: commands on a file state never pay for the driver. */
+/**
+ * Loaded on first use: commands on a file state never pay for the driver. `pg` is an optional
+ * peer dependency of the package (installed only by those who keep the state in PostgreSQL), so
+ * its absence is said plainly.
+ */
 function loadPg(): Promise<PgModule> {
-  pgModule ??= import('pg').then((module) => module.default);
+  pgModule ??= import('pg').then(
+    (module) => module.default,
+    (error: unknown) => {
+      pgModule = undefined;
+      const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+      if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /['"]pg['"]/.test(String(error))) {
+        throw new StateError(
+          'A PostgreSQL state needs the pg package (node-postgres), which is not installed. Install it beside portalctl: `npm install pg` (file states do not need it).',
+          { cause: error },
+        );
+      }
+      throw error;
+    },
+  );
   return pgModule;
 }
 

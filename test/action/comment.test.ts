@@ -110,9 +110,11 @@ describe('the portalctl command line the scripts build', () => {
     ]);
   });
 
-  it('reads the stale-plan refusal of apply --plan', () => {
-    expect(staleReason('Error: The saved plan is stale: the portal changed since the plan was made. Nothing was applied; run `portalctl plan` again.\n')).toBe('the portal changed since the plan was made');
-    expect(staleReason('Error: something else\n')).toBeUndefined();
+  it('tells the stale-plan refusal of apply --plan by its diagnostic code, not by its text', () => {
+    const stale = { code: 'stale-plan', severity: 'error', message: 'Die gespeicherte Planung ist veraltet.', value: 'the recorded state changed (a serial 1 -> a serial 2)' };
+    expect(staleReason({ code: 1, diagnostics: [stale] })).toBe('the recorded state changed (a serial 1 -> a serial 2)');
+    expect(staleReason({ code: 1, diagnostics: [{ code: 'state-locked', severity: 'error', message: 'The saved plan is stale: no.' }] })).toBeUndefined();
+    expect(staleReason({ code: 1, stderr: 'Error: The saved plan is stale: x. Nothing was applied\n' })).toBeUndefined();
   });
 
   it('passes the state URL and name, and auto-approves only apply', () => {

@@ -201,7 +201,7 @@ describe('GitLab CI component and template', () => {
     const failing = await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'drift', CONFIG: MINIMAL }), dir);
     expect(failing.code).toBe(3);
     expect(await readKeyValues(join(dir, 'portalctl.env'))).toMatchObject({ PORTALCTL_EXIT_CODE: '3', PORTALCTL_DRIFT: '1' });
-    expect(forge.comments.at(-1)!.body).toContain('Drift: 1 object(s) changed outside portalctl');
+    expect(forge.comments.at(-1)!.body).toContain('Drift: 1 object changed outside portalctl');
     const tolerated = await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'drift', CONFIG: MINIMAL, FAIL_ON_DRIFT: 'false' }), dir);
     expect(tolerated.code).toBe(0);
     expect(forge.comments).toHaveLength(1);

@@ -135,7 +135,7 @@ describe('apply --refresh-only', () => {
     // Not on a terminal and not approved: shown, refused, nothing recorded.
     const unapproved = await portal.run(['apply', config, '--refresh-only']);
     expect(unapproved.code).toBe(1);
-    expect(unapproved.stdout).toContain('Refresh-only: 1 object(s) to record from the portal (1 changed outside portalctl, 0 not recorded yet). Nothing is sent to the portal.');
+    expect(unapproved.stdout).toContain('Refresh-only: 1 object to record from the portal (1 changed outside portalctl, 0 not recorded yet). Nothing is sent to the portal.');
     expect(unapproved.stdout).toContain('  ! role[r7HkQ2] — Field Analyst\n      description: recorded "Edits field data", now "Kept from the portal"');
     expect(unapproved.stderr).toContain('Not running on a terminal: review what will be recorded and pass --auto-approve.');
     expect((await history())[0]?.serial).toBe(serialBefore);
@@ -143,8 +143,8 @@ describe('apply --refresh-only', () => {
 
     const approved = await portal.run(['apply', config, '--refresh-only', '--auto-approve']);
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toContain(`Recorded 1 object(s) in the state at file ${portal.statePath} (serial ${serialBefore + 1}). Nothing was sent to the portal.`);
-    expect(approved.stdout).toContain('The configuration still differs from the portal in 1 operation(s): `portalctl plan` shows them.');
+    expect(approved.stdout).toContain(`Recorded 1 object in the state at file ${portal.statePath} (serial ${serialBefore + 1}). Nothing was sent to the portal.`);
+    expect(approved.stdout).toContain('The configuration still differs from the portal in 1 operation: `portalctl plan` shows them.');
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
     const [newest] = await history();
     expect(newest).toMatchObject({ serial: serialBefore + 1, changed: 1 });

@@ -77,7 +77,7 @@ describe('PostgreSQL stopped mid-apply', () => {
     expect(sentBeforeRestart.length).toBeLessThan(OPERATIONS);
     expect(failed.stderr).toContain('so no further write was sent');
     const recoveryFile = join(portal.dir, 'portalctl-outage.recovery.json');
-    const notRecorded = /(\d+) operation\(s\) were applied on the portal but not recorded: (.*?)\. They are kept in (\S+);/.exec(failed.stderr);
+    const notRecorded = /(\d+) operations? (?:was|were) applied on the portal but not recorded: (.*?)\. They are kept in (\S+);/.exec(failed.stderr);
     expect(notRecorded, failed.stderr).not.toBeNull();
     expect(notRecorded?.[3]).toBe(recoveryFile);
     expect(failed.stdout).toMatch(/NOT RECORDED/);
@@ -98,7 +98,7 @@ describe('PostgreSQL stopped mid-apply', () => {
 
       const again = await portal.run(args, { state: database.url });
       expect(again.code, again.stderr).toBe(0);
-      expect(again.stderr).toContain(`Recorded ${Object.keys(recovery.resources).length} operation(s) kept in the recovery file ${recoveryFile}`);
+      expect(again.stderr).toContain(`Recorded ${Object.keys(recovery.resources).length} operation${Object.keys(recovery.resources).length === 1 ? '' : 's'} kept in the recovery file ${recoveryFile}`);
       expect(again.stdout).toMatch(/The portal (now )?matches the configuration\./);
       const plan = await portal.run(['plan', config, '--detailed-exitcode', '--state-name', 'outage'], { state: database.url });
       expect(plan.code).toBe(0);

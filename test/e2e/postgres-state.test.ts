@@ -40,7 +40,7 @@ describe('PostgreSQL state through the CLI', () => {
     portal = await startCliPortal();
     config = await portal.writeConfig(CONFIG);
     // A second state name in the same database, written once, must stay untouched throughout.
-    const seeded = await portal.run(['apply', config, '--auto-approve', '--state-name', bystanderName, '--target', 'organization.'], { state: url });
+    const seeded = await portal.run(['apply', config, '--auto-approve', '--state-name', bystanderName, '--target', 'organization'], { state: url });
     expect(seeded.code, seeded.stderr).toBe(0);
     bystander = new PostgresStateStore({ url, name: bystanderName });
     bystanderBefore = await bystander.read();
@@ -211,19 +211,26 @@ describe('PostgreSQL state through the CLI', () => {
       await store.unlock(held);
       expect(await store.read()).toEqual(before);
 
-      const moved = await portal.run(['state', 'mv', address, 'organization.elsewhere', '--state-name', name], options);
+      // Across kinds a move is refused, changing nothing; within a kind it is a new serial.
+      const across = await portal.run(['state', 'mv', address, 'organization.elsewhere', '--state-name', name], options);
+      expect(across.code).toBe(1);
+      expect(across.stderr).toContain('is not an address of the kind organization.securityPolicy');
+      expect(await store.read()).toEqual(before);
+      const item = 'item[1105a1562c9c4dd98e557595bf8a2617].status';
+      const elsewhere = 'item[0000000000000000000000000000beef].status';
+      const moved = await portal.run(['state', 'mv', item, elsewhere, '--state-name', name], options);
       expect(moved.code, moved.stderr).toBe(0);
       const afterMove = await store.read();
       expect(afterMove?.serial).toBe((before?.serial ?? 0) + 1);
-      expect(afterMove?.resources['organization.elsewhere']).toEqual(before?.resources[address]);
-      expect(afterMove?.resources[address]).toBeUndefined();
-      const removed = await portal.run(['state', 'rm', 'organization.elsewhere', '--state-name', name], options);
+      expect(afterMove?.resources[elsewhere]).toEqual({ ...before?.resources[item], ids: { itemId: '0000000000000000000000000000beef' } });
+      expect(afterMove?.resources[item]).toBeUndefined();
+      const removed = await portal.run(['state', 'rm', elsewhere, '--state-name', name], options);
       expect(removed.code, removed.stderr).toBe(0);
       expect((await store.read())?.serial).toBe((before?.serial ?? 0) + 2);
       const unknown = await portal.run(['state', 'rm', 'no.such.address', '--state-name', name], options);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('no resource at no.such.address');
-      expect((await store.history())[0]?.command).toContain('portalctl state rm organization.elsewhere');
+      expect((await store.history())[0]?.command).toContain(`portalctl state rm ${elsewhere}`);
     } finally {
       await store.close();
     }

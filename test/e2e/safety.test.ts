@@ -71,8 +71,8 @@ describe('safety guards through the CLI', () => {
   });
 
   it('refuses a saved plan when another apply bumped the state serial meanwhile', async () => {
-    expect((await portal.run(['plan', config, '--out', 'saved.json', '--target', 'organization.'])).code).toBe(0);
-    expect((await portal.run(['apply', config, '--auto-approve', '--target', 'user['])).code).toBe(0);
+    expect((await portal.run(['plan', config, '--out', 'saved.json', '--target', 'organization'])).code).toBe(0);
+    expect((await portal.run(['apply', config, '--auto-approve', '--target', 'user'])).code).toBe(0);
     await portal.clearRequests();
 
     const apply = await portal.run(['apply', '--plan', 'saved.json']);

@@ -36,18 +36,18 @@ describe('a plan apply would refuse says so in itself', () => {
     const config = await portal.writeConfig(REFUSED);
     const text = await portal.run(['plan', config]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('apply will refuse this plan without --allow-destructive: The plan has 3 destructive operation(s) (organization.resource[file-0.png], organization.resource[file-1.png], organization.resource[file-2.png]).');
+    expect(text.stdout).toContain('apply will refuse this plan without --allow-destructive: The plan has 3 destructive operations (organization.resource[file-0.png], organization.resource[file-1.png], organization.resource[file-2.png]).');
     expect(text.stdout).toContain('apply will refuse this plan without --force: 12 of 20 roles (60%) would be updated; the limit is 30%.');
 
     const markdown = await portal.run(['plan', config, '--format', 'markdown']);
-    expect(markdown.stdout).toContain('⛔ **`apply` will refuse this plan** without `--allow-destructive`: The plan has 3 destructive operation(s)');
+    expect(markdown.stdout).toContain('⛔ **`apply` will refuse this plan** without `--allow-destructive`: The plan has 3 destructive operations');
     expect(markdown.stdout).toContain('⛔ **`apply` will refuse this plan** without `--force`: 12 of 20 roles (60%) would be updated; the limit is 30%.');
 
     const json = JSON.parse((await portal.run(['plan', config, '--format', 'json'])).stdout) as { refusals: unknown[] };
     expect(json.refusals).toEqual([
       {
         reason: 'destructive',
-        message: 'The plan has 3 destructive operation(s) (organization.resource[file-0.png], organization.resource[file-1.png], organization.resource[file-2.png]).',
+        message: 'The plan has 3 destructive operations (organization.resource[file-0.png], organization.resource[file-1.png], organization.resource[file-2.png]).',
         override: '--allow-destructive',
         addresses: ['organization.resource[file-0.png]', 'organization.resource[file-1.png]', 'organization.resource[file-2.png]'],
       },

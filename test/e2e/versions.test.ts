@@ -22,6 +22,9 @@ const header = (version?: string, edition = 'self-managed'): string =>
 /** Self-managed 11.1: its root has no enterpriseVersion; "2.2" is the Root resource page's older API version example. */
 const playing11_1 = (): EmulatorState => sampleOrg((state) => Object.assign(state.organization, { version: '11.1', apiVersion: '2.2', build: '42854' }));
 
+/** Self-managed 10.2.1 reporting API version "2.3", as the vendor's PortalPy client says it does (github.com/Esri/portalpy, portalpy.py). */
+const playing10_2_1 = (): EmulatorState => sampleOrg((state) => Object.assign(state.organization, { version: '10.2.1', apiVersion: '2.3' }));
+
 describe('the product release, through the CLI', () => {
   it('an 11.3 reporting currentVersion "2024.1": plans show no version warning, and import writes 11.3', async () => {
     const portal = await startCliPortal();
@@ -82,6 +85,27 @@ describe('the product release, through the CLI', () => {
 
       const text = await portal.run(['plan', dir], { credentials: { token: 'jsmith-token' } });
       expect(text.stdout).toContain('portal: The product release of the portal at');
+    } finally {
+      await portal.dispose();
+    }
+  });
+
+  it('without administrator rights, a pre-11.3 portal whose API version a public source names plans with that release (2.3: 10.2.1)', async () => {
+    const portal = await startCliPortal({ data: playing10_2_1() });
+    try {
+      const empty = await portal.writeConfig(header(), 'empty');
+      const plan = await portal.run(['plan', empty, '--format', 'json'], { credentials: { token: 'jsmith-token' } });
+      expect(plan.stderr).toBe('');
+      expect(plan.code).toBe(0);
+      // The release is known: no "cannot be known" warning, although portaladmin was asked and refused.
+      expect((JSON.parse(plan.stdout) as JsonPlan).warnings).toEqual([]);
+      expect((await portal.requests()).map((request) => request.path)).toContain('/portal/portaladmin');
+
+      // E7 exists from 10.8.1; nothing declared a version, so the learnt 10.2.1 refuses it.
+      const tasks = await portal.writeConfig(`${header()}users:\n  - username: jsmith\n    tasks:\n      - { id: a1b2c3, enabled: true }\n`, 'tasks');
+      const refused = await portal.run(['plan', tasks], { credentials: { token: 'jsmith-token' } });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('Enabling tasks (E7) exists from 10.8.1; the portal is 10.2.1.');
     } finally {
       await portal.dispose();
     }

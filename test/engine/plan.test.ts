@@ -57,9 +57,11 @@ describe('buildPlan', () => {
     expect(plan.operations.map((op) => [op.address, op.dependsOn])).toEqual([['fake[a]', []]]);
   });
 
-  it('keeps only targeted addresses', () => {
-    const plan = buildPlan(input({ objects: [desired('a', 1), desired('ab', 1), desired('b', 1)], targets: ['fake[a'] }));
-    expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]', 'fake[ab]']);
+  it('keeps only targeted addresses, matched by address structure (whole steps), not as string prefixes', () => {
+    const objects = [desired('a', 1), desired('ab', 1), desired('b', 1)];
+    expect(buildPlan(input({ objects, targets: ['fake[a]'] })).operations.map((op) => op.address)).toEqual(['fake[a]']);
+    expect(buildPlan(input({ objects, targets: ['fake'] })).operations.map((op) => op.address)).toEqual(['fake[a]', 'fake[ab]', 'fake[b]']);
+    expect(buildPlan(input({ objects, targets: ['fake[a', 'fak'] })).operations).toEqual([]);
   });
 
   it('reports drift (recorded versus live) apart from changes', () => {

@@ -7,12 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import { factsFromSelf } from '../../src/engine/pipeline.js';
-import { API_VERSION_RELEASES, releaseFrom, releaseName, type Read } from '../../src/engine/release.js';
+import { API_VERSION_RELEASES, apiVersionRow, releaseFrom, releaseName, type Read } from '../../src/engine/release.js';
 import { documented } from '../support/wire-samples.js';
 
 /** wire-samples/portals-self.json: an ArcGIS Online organization (isPortal false, currentVersion "2024.1"). */
 const hostedSelf = documented('portals-self.json');
-const selfManaged = (currentVersion: string): JsonObject => ({ ...hostedSelf, isPortal: true, portalMode: 'singletenant', currentVersion });
+const selfManaged = (currentVersion: string | number): JsonObject => ({ ...hostedSelf, isPortal: true, portalMode: 'singletenant', currentVersion });
 const answer = (body: JsonObject): Read => ({ answer: body });
 const refused: Read = { refused: 'You do not have permissions to access this resource or perform this operation., 403 GWM_0003' };
 
@@ -69,6 +69,56 @@ describe('the product release of a portal', () => {
     const release = releaseFrom(selfManaged('2024.1'), answer({ currentVersion: '2024.1' }), refused);
     expect(release).toMatchObject({ release: '11.3', source: 'api-version-table' });
     expect(release.how).toContain('developers.arcgis.com/rest/users-groups-and-items/root');
+  });
+
+  describe('a row per sourced API version, read without administrator rights', () => {
+    it('"2.3" is 10.2.1: the vendor\'s PortalPy client (github.com/Esri/portalpy, portalpy.py, Portal.get_version) says "2.3 is returned from Portal 10.2.1"', () => {
+      const release = releaseFrom(selfManaged('2.3'), answer({ currentVersion: '2.3' }), refused);
+      expect(release).toMatchObject({ edition: 'self-managed', apiVersion: '2.3', release: '10.2.1', source: 'api-version-table' });
+      expect(release.how).toContain('github.com/Esri/portalpy');
+      expect(factsFromSelf(selfManaged('2.3'), release).facts.version).toBe('10.2.1');
+    });
+
+    it('"2024.1" is 11.3: the Root resource page shows it beside enterpriseVersion "11.3.0"', () => {
+      expect(releaseFrom(selfManaged('2024.1'), answer({ currentVersion: '2024.1' }), refused)).toMatchObject({ release: '11.3', source: 'api-version-table' });
+    });
+
+    it('the releases no public source names stay unknown: 10.5 to 11.2 (API versions real portals show without their release: 8.2, 8.4, 10.3)', () => {
+      for (const apiVersion of ['5.1', '6.4', '8.2', '8.4', '10.3', '2023.1']) {
+        const release = releaseFrom(selfManaged(apiVersion), answer({ currentVersion: apiVersion }), refused);
+        expect(release.release, apiVersion).toBeUndefined();
+        expect(release.how).toContain(`REST API version ${apiVersion} names no release in a public source portalctl knows`);
+      }
+    });
+  });
+
+  describe('currentVersion as a JSON number (some portals answer `currentVersion: 10.3` unquoted)', () => {
+    it('is read as its decimal text: an unmapped one is named in the reason, not "no REST API version was reported"', () => {
+      const release = releaseFrom(selfManaged(10.3), answer({ currentVersion: 10.3 }), refused);
+      expect(release).toMatchObject({ apiVersion: '10.3' });
+      expect(release.release).toBeUndefined();
+      expect(release.how).toContain('REST API version 10.3 (a JSON number) names no release in a public source portalctl knows');
+    });
+
+    it('a mapped one names its row, from the root or, without a root, from portals/self', () => {
+      expect(releaseFrom(selfManaged(2024.1), answer({ currentVersion: 2024.1 }), refused)).toMatchObject({ apiVersion: '2024.1', release: '11.3', source: 'api-version-table' });
+      expect(releaseFrom(selfManaged(2.3), { refused: 'not found' }, refused)).toMatchObject({ apiVersion: '2.3', release: '10.2.1' });
+    });
+
+    it('on the hosted edition it is the dated release', () => {
+      expect(releaseFrom({ ...hostedSelf, currentVersion: 2024.1 }, answer({ currentVersion: 2024.1 }))).toMatchObject({ release: '2024.1', source: 'hosted' });
+    });
+
+    it('a number names a row only when exactly one row has its value: it has lost any trailing zero ("3.10" is 3.1)', () => {
+      const table = [
+        { apiVersion: '3.1', release: 'A', source: 'made up' },
+        { apiVersion: '3.10', release: 'B', source: 'made up' },
+      ];
+      expect(apiVersionRow('3.10', table)).toMatchObject({ release: 'B' });
+      expect(apiVersionRow('3.1', table)).toMatchObject({ release: 'A' });
+      expect(apiVersionRow(3.1, table)).toBe('REST API version 3.1 (a JSON number) cannot tell the table\'s rows "3.1" and "3.10" apart');
+      expect(apiVersionRow(3.1, [{ apiVersion: '3.10', release: 'B', source: 'made up' }])).toMatchObject({ release: 'B' });
+    });
   });
 
   it('every row of the API version table names its public source', () => {

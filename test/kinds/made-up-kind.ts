@@ -93,7 +93,7 @@ export function helpDeskRoutes(): Route[] {
       handle({ params, caller }) {
         requireDefaultAdmin(caller, 'helpDesk update');
         const email = optionalParam(params, 'email');
-        if (email !== undefined && !email.includes('@')) throw badRequest(`'${email}' is not an e-mail address.`, 'EMU_1501');
+        if (email !== undefined && !email.includes('@')) throw badRequest(`'${email}' is not an e-mail address.`, ['Send an e-mail address with "@".']);
         const hours = optionalParam(params, 'hours');
         helpDesk = { ...helpDesk, ...(email === undefined ? {} : { email }), ...(hours === undefined ? {} : { hours }) };
         return success();

@@ -5,7 +5,9 @@ import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../
 import type { PreparedPlan } from '../../engine/pipeline.js';
 import { parseFleetPlans, parsePlanFile } from '../../engine/plan-file.js';
 import type { Plan } from '../../engine/plan.js';
-import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { FailureWithResult } from '../exit.js';
+import { counted } from '../../core/words.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
@@ -16,6 +18,7 @@ import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleE
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
 import { environmentStateOptions, parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
 import type { Environment } from '../../engine/config/index.js';
@@ -65,6 +68,8 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
   const text = options.format !== 'json';
   const invitesDir = resolve(io.cwd, options.invitesDir);
 
+  // Progress for one run; a fleet's environments run side by side, and their summary says how each went.
+  const progress = run.stopRequested ? undefined : showProgress(io);
   // A saved plan is applied with the config it was made from, unless paths are given.
   return withSession(
     paths.length || !saved ? paths : saved.sources,
@@ -81,7 +86,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
         if (text) io.stdout(renderPlanText(redactPlan(plan, config.redact), { color: io.color }));
         if (!saved && !options.autoApprove) {
           if (!io.confirm) throw new UsageError('Not running on a terminal: review the plan and pass --auto-approve (or apply a saved plan with --plan FILE).');
-          if (!(await io.confirm(`\nApply ${plan.operations.length} operation(s) to ${url}?`))) return false;
+          if (!(await io.confirm(`\nApply ${counted(plan.operations.length, 'operation')} to ${url}?`))) return false;
         }
         if (text) io.stdout('\n');
         return true;
@@ -104,6 +109,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
           saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
           recoveryFile: recoveryFileFor(options, io, config.environment),
           onNotice: (message) => io.stderr(`${message}\n`),
+          ...(progress ? { progress: progress.observer } : {}),
           stopRequested: run.stopRequested ?? (() => stop),
           onPhase: (phase, result) => {
             if (run.stopRequested) return;
@@ -113,7 +119,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
             }
             removeHook?.();
             removeHook = undefined;
-            io.interruptNote?.(`${result?.applied.length ?? 0} operation(s) were applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+            io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
           },
           onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
         });
@@ -122,7 +128,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
       }
     },
     environment === undefined ? {} : { environment },
-  );
+  ).finally(() => progress?.stop());
 }
 
 export async function applyCommand(paths: string[], options: ApplyOptions, io: CommandIO): Promise<number> {
@@ -141,8 +147,10 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
     const environment = singleEnvironment(request);
     const applied = await applyOne(paths, options, io, { ...(environment === undefined ? {} : { environment }), ...(saved ? { saved } : {}) });
     if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);
-    io.stdout(renderApplyResult(applied, options.format));
     const failure = applyFailure(applied);
+    // Under --format json a failed apply is one error document that carries the result.
+    if (failure && options.format === 'json') throw new FailureWithResult(failure, applyResultValue(applied));
+    io.stdout(renderApplyResult(applied, options.format));
     if (failure) throw failure;
     return 0;
   }
@@ -165,8 +173,9 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         const saved = entry?.plan;
         const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stopRequested: () => stop });
         if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, own);
-        const report = renderApplyResult(applied, options.format);
         const failure = applyFailure(applied);
+        if (failure && options.format === 'json') throw new FailureWithResult(failure, applyResultValue(applied));
+        const report = renderApplyResult(applied, options.format);
         if (failure) {
           own.stdout(report);
           throw failure;
@@ -178,7 +187,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
           drift: applied.prepared.plan.summary.drift,
           url: applied.prepared.plan.portal.url,
           text: report,
-          ...(options.format === 'json' ? { json: JSON.parse(report) as unknown } : {}),
+          ...(options.format === 'json' ? { json: applyResultValue(applied) } : {}),
         };
       },
       () => !stop,
@@ -228,7 +237,7 @@ async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: Co
           if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
           if (options.autoApprove) return true;
           if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
-          return io.confirm(`\nRecord these ${records.length} live value(s) in the state at ${store.describe()}?`);
+          return io.confirm(`\nRecord these ${counted(records.length, 'live value')} in the state at ${store.describe()}?`);
         },
       });
       return { ...result, where: store.describe() };

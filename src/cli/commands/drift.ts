@@ -10,6 +10,7 @@ import { redactPlan } from '../../engine/render/redact.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
 export interface DriftOptions extends SharedOptions {
@@ -20,7 +21,10 @@ export const DRIFT_EXIT = { inSync: 0, pending: 2, drift: 3 } as const;
 const OUTCOME = { inSync: 'in sync', pending: 'pending', drift: 'drift' } as const;
 
 async function driftOne(paths: string[], options: DriftOptions, io: CommandIO, environment: string | undefined, fleet: boolean): Promise<MemberResult> {
-  const prepared = await withSession(paths, options, io, (session) => planSession(session, [], { digest: false }), environment === undefined ? {} : { environment });
+  const progress = fleet ? undefined : showProgress(io);
+  const prepared = await withSession(paths, options, io, (session) => planSession(session, [], { digest: false, ...(progress ? { progress: progress.observer } : {}) }), environment === undefined ? {} : { environment }).finally(() =>
+    progress?.stop(),
+  );
   printWarnings(prepared.warnings, io);
   const plan = redactPlan(prepared.plan, prepared.config.redact);
   const status = driftStatus(plan);

@@ -11,6 +11,7 @@ import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '.
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
@@ -33,16 +34,18 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
   const markdownLimit = fleet?.markdownLimit;
   const refresh = parseRefresh(options.refresh);
   const targets = options.target ?? [];
+  // Progress for one run; a fleet's environments run side by side, and their summary says how each went.
+  const progress = fleet ? undefined : showProgress(io);
   const { plan, config, warnings } = await withSession(
     paths,
     options,
     io,
     (session) => {
       assertTargetsMatch(targets, session.config);
-      return planSession(session, targets, { digest: out !== undefined || fleet !== undefined || options.format === 'json' });
+      return planSession(session, targets, { digest: out !== undefined || fleet !== undefined || options.format === 'json', ...(progress ? { progress: progress.observer } : {}) });
     },
     { refresh, ...(environment === undefined ? {} : { environment }) },
-  );
+  ).finally(() => progress?.stop());
   printWarnings(warnings, io);
 
   if (out) {

@@ -6,6 +6,7 @@
 import { loadConfig, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
+import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
 import { requestedEnvironments, type EnvironmentOptions } from '../environments.js';
@@ -29,14 +30,12 @@ function validated(loaded: LoadedConfig, environment?: string): Validated {
   return { ...(environment === undefined ? {} : { environment }), loaded, diagnostics, errors, warnings: diagnostics.length - errors };
 }
 
-const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
-
 function summaryText({ loaded, errors, warnings }: Validated): string {
   const files = loaded.sources.length;
   const overlays = loaded.sources.length - loaded.baseSources.length;
-  const where = `${plural(files, 'file')}${overlays > 0 ? `, ${plural(overlays, 'overlay')} among them` : ''}`;
-  const verdict = errors === 0 ? `Valid: ${loaded.objects.length} managed objects in ${where}. ` : '';
-  return `${verdict}${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+  const where = `${counted(files, 'file')}${overlays > 0 ? `, ${counted(overlays, 'overlay')} among them` : ''}`;
+  const verdict = errors === 0 ? `Valid: ${counted(loaded.objects.length, 'managed object')} in ${where}. ` : '';
+  return `${verdict}${counted(errors, 'error')}, ${counted(warnings, 'warning')}`;
 }
 
 const asJson = (result: Validated) => ({

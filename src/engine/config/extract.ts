@@ -10,7 +10,9 @@ import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, NamedKey, PruneDeclaration } from '../../kinds/contract.js';
 import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
-import { schemaDiagnostics } from './schema-diagnostics.js';
+import { isLimitError, schemaDiagnostics } from './schema-diagnostics.js';
+import { configSchema } from './config-schema.js';
+import type { JsonSchema } from '../../kinds/contract.js';
 import type { SchemaError, SchemaValidator } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
 import { childContainers, scopeOf } from './walk.js';
@@ -111,11 +113,13 @@ class EntryPaths {
   }
 }
 
-function taintOf(errors: readonly SchemaError[]): Set<string> {
+function taintOf(errors: readonly SchemaError[], schema: JsonSchema): Set<string> {
   const tainted = new Set<string>();
   for (const error of errors) {
     // Unknown properties do not hurt extraction: kinds read only the properties they own.
     if (error.keyword === 'additionalProperties' || error.keyword === 'propertyNames' || error.keyword === 'if' || error.schemaPath.includes('/propertyNames/')) continue;
+    // Nor does a value past a limit: the value has its type, and the kind's rule check says what is wrong with it.
+    if (isLimitError(error, schema)) continue;
     const steps = error.instancePath.split('/');
     for (let length = 1; length <= steps.length; length += 1) tainted.add(steps.slice(0, length).join('/'));
   }
@@ -124,7 +128,7 @@ function taintOf(errors: readonly SchemaError[]): Set<string> {
 
 export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet): CheckedSource {
   const errors = validate(source.data);
-  return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors) };
+  return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors, configSchema(kinds)) };
 }
 
 /**

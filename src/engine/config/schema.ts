@@ -6,6 +6,7 @@
 import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/contract.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
 import { environmentsSchema, valuesSchema } from './environment-schema.js';
+import type { JsonValue } from '../../core/json.js';
 
 export const schemaId = 'https://portalctl.dev/schemas/portalctl.schema.json';
 
@@ -126,6 +127,41 @@ function containerSchema(container: ContainerDefinition, all: readonly Container
   return { type: 'array', description: container.description, items: entry };
 }
 
+/** The limits of a schema node in words, for an editor's hover: `At most 100 characters.` */
+function limitsInWords(node: JsonSchema): string[] {
+  const words: string[] = [];
+  const number = (key: string): number | undefined => (typeof node[key] === 'number' ? Number(node[key]) : undefined);
+  const [maxLength, minItems, maxItems, minimum, maximum] = ['maxLength', 'minItems', 'maxItems', 'minimum', 'maximum'].map(number);
+  if (maxLength !== undefined) words.push(`At most ${maxLength} characters.`);
+  if (minItems !== undefined && maxItems !== undefined) words.push(`From ${minItems} to ${maxItems} entries.`);
+  else if (maxItems !== undefined) words.push(`At most ${maxItems} entries.`);
+  if (minimum !== undefined && maximum !== undefined) words.push(`From ${minimum} to ${maximum}.`);
+  else if (minimum !== undefined) words.push(`At least ${minimum}.`);
+  if (typeof node['patternErrorMessage'] === 'string') words.push(node['patternErrorMessage']);
+  return words;
+}
+
+/**
+ * Every described node also gets a `markdownDescription` (what VS Code and the YAML language
+ * server show on hover) that states its limits, so an editor explains what it flags.
+ */
+function withEditorHints(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withEditorHints);
+  if (typeof value !== 'object' || value === null) return value;
+  const node: JsonSchema = {};
+  for (const [key, child] of Object.entries(value)) node[key] = withEditorHints(child);
+  if (typeof node['description'] === 'string' && node['markdownDescription'] === undefined) {
+    const description = node['description'];
+    // A limit the description already states (its numbers, or the reserved characters) is not said twice.
+    const said = (sentence: string): boolean => {
+      const numbers = sentence.match(/\d+/g);
+      return numbers ? numbers.every((figure) => description.includes(figure)) : /reserved/.test(description);
+    };
+    node['markdownDescription'] = [description, ...limitsInWords(node).filter((sentence) => !said(sentence))].join(' ');
+  }
+  return node;
+}
+
 /** The config's JSON Schema. Deterministic: same kinds, same text. */
 export function composeConfigSchema(containers: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
   const properties: Record<string, JsonSchema> = {
@@ -138,6 +174,7 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
   for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
     properties[container.field] = containerSchema(container, containers, kinds);
   }
+  const hinted = withEditorHints(properties);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: schemaId,
@@ -147,6 +184,6 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     type: 'object',
     additionalProperties: false,
     required: ['version'],
-    properties,
+    properties: typeof hinted === 'object' && hinted !== null && !Array.isArray(hinted) ? hinted : properties,
   };
 }

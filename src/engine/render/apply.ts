@@ -4,6 +4,7 @@ import type { OperationOutcome } from '../execute.js';
 import type { LiveRecord } from '../record-live.js';
 import { redactPlan } from './redact.js';
 import { NO_CHANGES, named, nameOf } from './text.js';
+import { counted } from '../../core/words.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -29,21 +30,21 @@ export function renderAdopted(adopted: readonly LiveRecord[]): string {
     lines.push(`Drift resolved by adopting the portal's value, which the configuration now asks for (recorded, nothing sent): ${drift.length}`);
     for (const record of drift) lines.push(`adopted  ${named(record.address, record.label)}`);
   }
-  if (fresh) lines.push(`Recorded the live value of ${fresh} object(s) not recorded before, which the configuration matches.`);
+  if (fresh) lines.push(`Recorded the live value of ${counted(fresh, 'object')} not recorded before, which the configuration matches.`);
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
 const adoptedJson = (adopted: readonly LiveRecord[]) => adopted.map((record) => ({ address: record.address, reason: record.reason }));
 
-function renderApplyJson(applied: ApplyResult): string {
+/** The result of an apply as JSON data (what `apply --format json` prints, also inside an error report). */
+export function applyResultValue(applied: ApplyResult): Record<string, unknown> {
   const { result, after, state, prepared } = applied;
   // What the apply was about, and the plan it executed (redacted, as a saved plan is): a job's log and an auditor read it.
   const about = { portal: prepared.plan.portal, ...(prepared.plan.about ? { about: prepared.plan.about } : {}), plan: redactPlan(prepared.plan, prepared.config.redact) };
   if (prepared.plan.operations.length === 0) {
-    return `${JSON.stringify({ applied: [], failed: [], skipped: [], adopted: adoptedJson(applied.adopted), converged: true, state: state ? { lineage: state.lineage, serial: state.serial } : null, ...about }, null, 2)}\n`;
+    return { applied: [], failed: [], skipped: [], adopted: adoptedJson(applied.adopted), converged: true, state: state ? { lineage: state.lineage, serial: state.serial } : null, ...about };
   }
-  return `${JSON.stringify(
-    {
+  return {
       applied: result.applied.map((op) => op.address),
       failed: result.failed.map(({ op, error }) => ({ address: op.address, error: message(error) })),
       skipped: result.skipped.map(({ op, reason }) => ({ address: op.address, reason })),
@@ -55,10 +56,11 @@ function renderApplyJson(applied: ApplyResult): string {
       converged: after.plan.operations.length === 0,
       state: state ? { lineage: state.lineage, serial: state.serial } : null,
       ...about,
-    },
-    null,
-    2,
-  )}\n`;
+  };
+}
+
+function renderApplyJson(applied: ApplyResult): string {
+  return `${JSON.stringify(applyResultValue(applied), null, 2)}\n`;
 }
 
 function renderApplyText(applied: ApplyResult): string {

@@ -2,6 +2,7 @@
  * `drift` output. Drift (recorded versus live: changed outside portalctl) is reported apart
  * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
+import { counted } from '../../core/words.js';
 import type { Plan } from '../plan.js';
 import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
@@ -32,11 +33,11 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
   } else if (plan.drift.length === 0 && plan.operations.length === 0) {
     lines.push(IN_SYNC);
   } else {
-    lines.push(`Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply.`);
+    lines.push(`Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl since the last apply.`);
     lines.push(...driftTextLines(plan, paint, style));
   }
   if (plan.operations.length) {
-    lines.push('', `Pending: ${plan.operations.length} operation(s) the configuration asks for.`);
+    lines.push('', `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.`);
     for (const op of plan.operations) {
       lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${nameOf(op)}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
@@ -50,9 +51,9 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
   const style = valueStyle(plan);
   const status = driftStatus(plan);
   const head = ['### portalctl drift', ''];
-  if (!hasRecordedState) head.push(`**${NO_STATE}**`, '', plan.operations.length ? `Pending: ${plan.operations.length} operation(s) the configuration asks for.` : MATCHES_NO_STATE);
+  if (!hasRecordedState) head.push(`**${NO_STATE}**`, '', plan.operations.length ? `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.` : MATCHES_NO_STATE);
   else if (status === 'inSync') head.push(`**${IN_SYNC}**`);
-  else head.push(`**Drift: ${plan.drift.length} object(s) changed outside portalctl; pending: ${plan.operations.length} operation(s) the configuration asks for.**`);
+  else head.push(`**Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl; pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.**`);
   head.push('', aboutLine(plan));
   const body: string[] = [];
   if (status !== 'inSync' && hasRecordedState) {

@@ -5,6 +5,7 @@
  * in its own section, and never more than `maxLength` characters (a note says where the full
  * plan is).
  */
+import { counted } from '../../core/words.js';
 import type { Action } from '../../kinds/contract.js';
 import type { DriftEntry, DriftResolution, Plan, PlannedOperation } from '../plan.js';
 import { valueLines } from './diff.js';
@@ -151,7 +152,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   const style = valueStyle(plan);
   const head: string[] = [`### portalctl plan`, '', `**${summaryLine(plan)}**`, '', aboutLine(plan)];
   head.push(...refusalLines(plan));
-  if (plan.summary.drift) head.push('', `⚠️ **Drift:** ${plan.summary.drift} object(s) changed outside portalctl since the last apply (see below).`);
+  if (plan.summary.drift) head.push('', `⚠️ **Drift:** ${counted(plan.summary.drift, 'object')} changed outside portalctl since the last apply (see below).`);
   if (plan.summary.destructive) {
     const destructive = plan.operations.filter((op) => op.destructive).map((op) => `${code(op.address)}${op.label ? ` (${cell(op.label)})` : ''}`);
     head.push('', `⚠️ **Destructive operations (${destructive.length}):** ${destructive.join(', ')}. \`apply\` needs \`--allow-destructive\`.`);

@@ -2,6 +2,7 @@
  * `apply --refresh-only` output: what will be recorded from the portal (shown before asking),
  * then what was recorded. Values come redacted (redactRecords), like every plan value shown.
  */
+import { counted } from '../../core/words.js';
 import type { LiveRecord } from '../record-live.js';
 import type { Plan } from '../plan.js';
 import { valueLines } from './diff.js';
@@ -23,7 +24,7 @@ export function renderRefreshOnlyPlan(records: readonly LiveRecord[], plan: Plan
   const style = valueStyle(plan, options.width);
   const drift = records.filter((record) => record.reason === 'drift').length;
   const lines = [
-    paint('bold', `Refresh-only: ${records.length} object(s) to record from the portal (${drift} changed outside portalctl, ${records.length - drift} not recorded yet). Nothing is sent to the portal.`),
+    paint('bold', `Refresh-only: ${counted(records.length, 'object')} to record from the portal (${drift} changed outside portalctl, ${records.length - drift} not recorded yet). Nothing is sent to the portal.`),
   ];
   for (const record of records) {
     const mark = record.reason === 'drift' ? '!' : '+';
@@ -59,7 +60,7 @@ export function renderRefreshOnlyResult({ records, plan, state, where }: Refresh
       2,
     )}\n`;
   }
-  const lines = records.length === 0 ? [] : [`Recorded ${records.length} object(s) in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`];
-  if (plan.operations.length) lines.push(`The configuration still differs from the portal in ${plan.operations.length} operation(s): \`portalctl plan\` shows them.`);
+  const lines = records.length === 0 ? [] : [`Recorded ${counted(records.length, 'object')} in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`];
+  if (plan.operations.length) lines.push(`The configuration still differs from the portal in ${counted(plan.operations.length, 'operation')}: \`portalctl plan\` shows them.`);
   return lines.length ? `${lines.join('\n')}\n` : '';
 }

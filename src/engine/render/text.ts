@@ -7,6 +7,7 @@ import type { DiffLine } from './lines.js';
 import type { ShownPlan } from './redact.js';
 import { MARK_TONE, painter, type Paint } from './style.js';
 import { DEFAULT_VALUE_STYLE, type ValueStyle } from './values.js';
+import { counted } from '../../core/words.js';
 
 export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
@@ -100,7 +101,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   }
 
   if (plan.drift.length) {
-    lines.push('', `Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply:`);
+    lines.push('', `Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl since the last apply:`);
     lines.push(...driftTextLines(plan, paint, style));
   }
   return `${lines.join('\n')}\n`;
@@ -110,7 +111,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 export function driftTextLines(plan: Plan, paint: Paint, style: ValueStyle): string[] {
   const lines: string[] = [];
   for (const entry of plan.drift) {
-    lines.push(`  ${paint('yellow', '!')} ${entry.address}`);
+    lines.push(`  ${paint('yellow', '!')} ${named(entry.address, entry.label)}`);
     const changes = valueLines(entry.before, entry.after, style).map((change) => (change.change ? { ...change, mark: ' ' as const } : change));
     lines.push(...textLines(changes, paint, '    ', (from, to) => `recorded ${from}, now ${to}`));
     if (entry.resolution) lines.push(`      ${paint('dim', `→ ${RESOLUTION[entry.resolution]}`)}`);
