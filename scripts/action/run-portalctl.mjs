@@ -341,7 +341,9 @@ async function runFleet(inputs, env, log) {
   } catch {
     return { exitCode: json.code, counts: {}, markdown: failureMarkdown(command, json) };
   }
-  const reports = report.environments.map((entry) => entry.report).filter(Boolean);
+  // A failed environment's report is portalctl's JSON error document; an apply that failed half-way has its result in it.
+  const resultOf = (entry) => (entry.error === undefined ? entry.report : entry.report?.result);
+  const reports = report.environments.map(resultOf).filter(Boolean);
   const failed = report.environments.filter((entry) => entry.error !== undefined).length;
   if (command === 'drift') {
     const pending = reports.flatMap((entry) => entry.pending ?? []);
@@ -351,11 +353,12 @@ async function runFleet(inputs, env, log) {
   }
   const counts = { applied: sum(reports, (entry) => entry.applied?.length), failed: sum(reports, (entry) => entry.failed?.length) + failed, skipped: sum(reports, (entry) => entry.skipped?.length), environments: report.environments.length };
   const rows = report.environments.map((entry) => `| ${entry.environment} | ${entry.changes ?? '-'} | ${entry.outcome}${entry.error ? `: ${inline(entry.error)}` : ''} |`);
-  const sections = report.environments.map((entry) =>
-    entry.report
-      ? `#### ${entry.environment}\n\n${applyMarkdown(entry.report, inputs.reviewed?.source ? { reviewed: inputs.reviewed.source } : {}).replace(/^### portalctl apply\n+/, '')}`
-      : `#### ${entry.environment}\n\n**Failed:** ${inline(entry.error ?? entry.outcome)}\n${entry.output ? `\n${fence(entry.output.length > 8_000 ? `…${entry.output.slice(-8_000)}` : entry.output)}\n` : ''}`,
-  );
+  const sections = report.environments.map((entry) => {
+    const result = resultOf(entry);
+    const applied = result ? applyMarkdown(result, inputs.reviewed?.source ? { reviewed: inputs.reviewed.source } : {}).replace(/^### portalctl apply\n+/, '') : '';
+    const failure = entry.error === undefined ? '' : `**Failed:** ${inline(entry.error)}\n`;
+    return `#### ${entry.environment}\n\n${failure}${failure && applied ? '\n' : ''}${applied}`;
+  });
   const markdown = [`### portalctl apply: ${report.environments.length} environments`, '', '| environment | applied | outcome |', '|---|---|---|', ...rows, '', ...sections].join('\n');
   return { exitCode: json.code, counts, markdown: `${markdown}\n`, report };
 }

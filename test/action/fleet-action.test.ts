@@ -65,7 +65,7 @@ describe('the GitHub Action over several environments', () => {
 
     await fleet.portals.test.close();
     const apply = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'development,test,production', 'reviewed-plan': 'false' }), fleet.dir);
-    expect(apply.code).toBe(1);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(1);
     const applied = await readKeyValues(join(fleet.dir, 'output'));
     expect(applied).toMatchObject({ 'exit-code': '1', applied: '10', failed: '1', environments: '3' });
     const report = await readFile(join(fleet.dir, 'portalctl-apply.md'), 'utf8');
