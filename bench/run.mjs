@@ -3,7 +3,7 @@
  * `npm run bench`: speed, memory, request economy and state recording of portalctl, as ratios
  * measured in one run (see bench/README.md). Prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs [--no-build] [--only startup,cheap,scale,economy,state] [--keep]
+ *   node bench/run.mjs [--no-build] [--only startup,cheap,scale,economy,state,fleet] [--keep]
  *
  * --no-build  use dist/ as it is (default: `npm run build` first, so the figures match the source)
  * --only      run some figure groups only (results.json then holds only those)
@@ -316,6 +316,7 @@ async function main() {
     await group('scale', async () => ({ rows: scalingRows, table: scalingTable } = await (await import('./scale.mjs')).organizationScale(context)));
     await group('economy', () => economy(work));
     await group('state', async () => (await import('./state-recording.mjs')).stateRecording(work, context));
+    await group('fleet', async () => (await import('./fleet.mjs')).fleetFigures(work, context));
   } finally {
     stopLoadSampling();
     if (context.keep) log(`Generated files kept in ${work}`);

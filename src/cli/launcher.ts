@@ -1,8 +1,7 @@
 /**
  * The package's bin (built by scripts/bundle.mjs as CommonJS into dist/bin/portalctl.js; it runs
  * only from there). It starts the CLI bundle, cli.cjs beside it, through a V8 code cache kept per
- * user, so that a start neither parses the bundle nor compiles the functions a command runs:
- * that was most of what `validate` and `plan --refresh=false` cost beyond Node's own start-up.
+ * user, so that a start neither parses the bundle nor compiles the functions a command runs.
  *
  * The bundle is compiled as a vm.Script with the cached data of an earlier run. The data is
  * written at exit, so it holds the functions the command compiled and not only the top level;

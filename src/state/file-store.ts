@@ -12,19 +12,18 @@
  * - Lock: `<file>.lock` created with O_EXCL holding LockInfo as JSON. A lock past its expiry,
  *   or whose process is gone on this host, may be taken over (the StateLock says so).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
-import { hostname as osHostname, userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { deepEqual, type JsonValue } from '../core/json.js';
-import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { readStateLines } from './state-file.js';
 import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange } from './journal.js';
-import { DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
+import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
 
@@ -58,9 +57,7 @@ export class FileStateStore implements StateStore {
   private readonly command: string | undefined;
   private readonly keepHistory: number;
   private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
-  private readonly host: string;
-  private readonly pid: number;
-  private readonly user: string;
+  private readonly identity: HolderIdentity;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   /**
@@ -78,9 +75,7 @@ export class FileStateStore implements StateStore {
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
     this.onNotice = options.onNotice;
-    this.host = options.host ?? osHostname();
-    this.pid = options.pid ?? process.pid;
-    this.user = options.user ?? currentUser();
+    this.identity = new HolderIdentity(options);
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   }
@@ -145,20 +140,7 @@ export class FileStateStore implements StateStore {
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.path}: ${problem}.`);
 
     const previous = await this.stored(state);
-    if (previous !== undefined) {
-      if (previous.lineage !== state.lineage) {
-        throw new StateConflictError(
-          `The state file ${this.path} has lineage ${previous.lineage}, not ${state.lineage}: it is another state. ` +
-            'Refusing to overwrite it; use another --state path or remove that file deliberately.',
-        );
-      }
-      if (previous.serial !== state.serial) {
-        throw new StateConflictError(
-          `The state file ${this.path} is at serial ${previous.serial}, but this run started from serial ${state.serial}: ` +
-            'another run wrote it meanwhile. Run the command again.',
-        );
-      }
-    }
+    refuseOverwrite(previous, state, this.describe(), 'use another --state path or remove that file deliberately');
 
     const next = carryWriterChanges(state, { ...state, serial: state.serial + 1 });
     await this.store(next, previous);
@@ -169,12 +151,7 @@ export class FileStateStore implements StateStore {
     const problem = validateState(state);
     if (problem) throw new StateError(`Refusing to store an invalid state in ${this.path}: ${problem}.`);
     const previous = await this.read();
-    const refusal = importRefusal(previous, state, this.path);
-    if (refusal) throw new StateConflictError(refusal);
-    if (previous && previous.serial === state.serial) {
-      if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
-      throw new StateConflictError(`The state at ${this.path} is at the same serial ${state.serial} with other content. Nothing was copied.`);
-    }
+    if (previous && !copyChanges(previous, state, this.path)) return previous;
     await this.store(state, previous);
     return state;
   }
@@ -327,16 +304,7 @@ export class FileStateStore implements StateStore {
     let toldWaiting = false;
     for (;;) {
       const created = this.now();
-      const info: LockInfo = {
-        id: randomUUID(),
-        owner: `${this.user}@${this.host}`,
-        host: this.host,
-        pid: this.pid,
-        operation: request.operation,
-        ...(this.command ? { command: this.command } : {}),
-        created: new Date(created).toISOString(),
-        expires: new Date(created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS)).toISOString(),
-      };
+      const info = this.identity.lockInfo(request, this.command, created, created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS));
       if (await this.tryCreateLock(info)) {
         if (takenOver) this.onNotice?.(`Took over the state lock of ${describeHolder(takenOver.lock)}: ${takenOver.reason}.`, 'takeover');
         return takenOver ? { info, takenOver } : { info };
@@ -434,7 +402,7 @@ export class FileStateStore implements StateStore {
 
   private staleReason(lock: LockInfo): string | undefined {
     if (lock.expires !== undefined && Date.parse(lock.expires) <= this.now()) return `it expired at ${lock.expires}`;
-    if (lock.host === this.host && lock.pid !== this.pid && !processAlive(lock.pid)) {
+    if (lock.host === this.identity.host && lock.pid !== this.identity.pid && !processAlive(lock.pid)) {
       return `its process ${lock.pid} on ${lock.host} is no longer running`;
     }
     return undefined;
@@ -569,14 +537,6 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
     return errorCode(error) === 'EPERM';
-  }
-}
-
-function currentUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
   }
 }
 

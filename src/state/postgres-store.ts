@@ -14,17 +14,16 @@
  *   its session and the lock with it. Writes of the lock holder run on that same connection, so
  *   a run that lost its lock cannot write.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { hostname as osHostname, userInfo } from 'node:os';
+import { createHash } from 'node:crypto';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
-import { deepEqual, type JsonValue } from '../core/json.js';
 import { describeHolder, formatWait } from './lock.js';
 import { validateState, type StateDocument } from './format.js';
 import { carryWriterChanges, hasWriterChanges } from './journal.js';
 import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
-import { DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
+import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 /** The version of the tables this release writes; see MIGRATIONS. */
 export const POSTGRES_SCHEMA_VERSION = 3;
@@ -64,9 +63,26 @@ export interface PostgresStateStoreOptions {
 type PgModule = Pick<typeof import('pg'), 'Pool' | 'Client'>;
 
 let pgModule: Promise<PgModule> | undefined;
-/** Loaded on first use: commands on a file state never pay for the driver. */
+/**
+ * Loaded on first use: commands on a file state never pay for the driver. `pg` is an optional
+ * peer dependency of the package (installed only by those who keep the state in PostgreSQL), so
+ * its absence is said plainly.
+ */
 function loadPg(): Promise<PgModule> {
-  pgModule ??= import('pg').then((module) => module.default);
+  pgModule ??= import('pg').then(
+    (module) => module.default,
+    (error: unknown) => {
+      pgModule = undefined;
+      const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+      if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /['"]pg['"]/.test(String(error))) {
+        throw new StateError(
+          'A PostgreSQL state needs the pg package (node-postgres), which is not installed. Install it beside portalctl: `npm install pg` (file states do not need it).',
+          { cause: error },
+        );
+      }
+      throw error;
+    },
+  );
   return pgModule;
 }
 
@@ -99,9 +115,7 @@ export class PostgresStateStore implements StateStore {
   private readonly command: string | undefined;
   private readonly keepHistory: number;
   private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
-  private readonly host: string;
-  private readonly pid: number;
-  private readonly user: string;
+  private readonly identity: HolderIdentity;
   private readonly sleep: (ms: number) => Promise<void>;
   private pool: Pool | undefined;
   private held: HeldLock | undefined;
@@ -122,9 +136,7 @@ export class PostgresStateStore implements StateStore {
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
     this.onNotice = options.onNotice;
-    this.host = options.host ?? osHostname();
-    this.pid = options.pid ?? process.pid;
-    this.user = options.user ?? currentUser();
+    this.identity = new HolderIdentity(options);
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   }
 
@@ -309,19 +321,7 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       await this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        if (current) {
-          if (current.lineage !== state.lineage) {
-            throw new StateConflictError(
-              `The state ${this.where()} has lineage ${current.lineage}, not ${state.lineage}: it is another state. ` +
-                'Refusing to overwrite it; use another --state-name, or remove that state deliberately.',
-            );
-          }
-          if (current.serial !== state.serial) {
-            throw new StateConflictError(
-              `The state ${this.where()} is at serial ${current.serial}, but this run started from serial ${state.serial}: another run wrote it meanwhile. Run the command again.`,
-            );
-          }
-        }
+        refuseOverwrite(current, state, this.where(), 'use another --state-name, or remove that state deliberately');
         const previous = current ? await this.previousDocument(client, current, state) : undefined;
         await this.store(client, previous, next);
       });
@@ -336,13 +336,8 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       return this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        const refusal = importRefusal(current, state, this.where());
-        if (refusal) throw new StateConflictError(refusal);
         const previous = current ? await this.previousDocument(client, current, state) : undefined;
-        if (previous && current?.serial === state.serial) {
-          if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
-          throw new StateConflictError(`The state at ${this.where()} is at the same serial ${state.serial} with other content. Nothing was copied.`);
-        }
+        if (previous && !copyChanges(previous, state, this.where())) return previous;
         await this.store(client, previous, state);
         return state;
       });
@@ -386,8 +381,8 @@ export class PostgresStateStore implements StateStore {
 
   async lock(request: LockRequest): Promise<StateLock> {
     const pg = await loadPg();
-    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.pid}`));
-    const held: HeldLock = { client, info: this.lockInfo(request) };
+    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`));
+    const held: HeldLock = { client, info: this.identity.lockInfo(request, this.command, Date.now()) };
     // A dropped connection must not crash the process: the next use reports it.
     client.on('error', (error: Error) => (held.lost ??= error));
     try {
@@ -434,18 +429,6 @@ export class PostgresStateStore implements StateStore {
       await client.end().catch(() => undefined);
       throw this.backendError(error, 'lock');
     }
-  }
-
-  private lockInfo(request: LockRequest): LockInfo {
-    return {
-      id: randomUUID(),
-      owner: `${this.user}@${this.host}`,
-      host: this.host,
-      pid: this.pid,
-      operation: request.operation,
-      created: new Date().toISOString(),
-      ...(this.command ? { command: this.command } : {}),
-    };
   }
 
   /** The lock row, with the backend that wrote it. */
@@ -594,13 +577,5 @@ export async function migrateSchema(client: ClientBase, schema: string, upTo: nu
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
-  }
-}
-
-function currentUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
   }
 }
