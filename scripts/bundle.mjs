@@ -80,7 +80,7 @@ function besideTheBundle(packages) {
 /**
  * What of undici the CLI uses: the Agent, with the request method undici's index adds to every
  * dispatcher (src/api/transport.ts calls `agent.request`). The index also loads fetch, WebSocket,
- * mocks and caches, and with them Node's own copy of undici: twice the start-up, for nothing.
+ * mocks and caches, and with them Node's own copy of undici, none of which the CLI uses.
  * A path that moves in a new undici fails this build.
  */
 const undiciAgentOnly = [

@@ -264,9 +264,9 @@ export function economyOrganization({ seed, url, groups = 200, items = 1248, use
  * The large organization's config as people write it: a directory of five block-style YAML
  * files (portal, groups, items, users, roles), each starting with `version: 1`, with a header
  * comment and a comment before every group, every 100th item, every user and every role.
- * Returns file name -> text. Written by blockYaml (the `yaml` package's stringify took 33 s
- * for the ten-times organization); test/bench/generate.test.ts checks that the `yaml` package
- * reads it back as the same data.
+ * Returns file name -> text. Written by blockYaml, in the `yaml` package's own block style but
+ * without its stringify, which was most of the time of generating the ten-times organization;
+ * test/engine/bench-performance.test.ts checks it against the `yaml` package both ways.
  */
 export function yamlDirectory(config) {
   const section = (name, header, entries, commentFor) => {

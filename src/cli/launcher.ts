@@ -167,11 +167,9 @@ function loadBundle(directory: string, name: string): unknown {
 /**
  * Whether this run keeps WebAssembly on V8's baseline compiler. undici parses HTTP with llhttp
  * compiled to WebAssembly, and V8 11 (Node 20) compiles its large parser function again with
- * TurboFan on a background thread as soon as it runs: about 140 ms of CPU for a run that reads
- * a few answers, more than the rest of a small `drift`; the baseline code parses a command's
- * answers fast enough. V8 12+ (Node 22, 24) does not pay it. Only for the commands that may
- * reach a portal: setting a flag means loading `node:v8`, which loads Node's streams (a few
- * milliseconds of every start). The flag is set before anything is compiled and names the cache
+ * TurboFan on a background thread as soon as it runs, more CPU than the rest of a small
+ * `drift`; the baseline code parses a command's answers fast enough. V8 12+ (Node 22, 24) does not pay it. Only for the commands that may
+ * reach a portal: setting a flag means loading `node:v8`, which loads Node's streams. The flag is set before anything is compiled and names the cache
  * files, since V8 checks cached code against the flags it was made under.
  */
 function baselineWasmOnly(argv: string[]): boolean {

@@ -252,7 +252,7 @@ export class StateAssembler {
   private readonly checker = new EntryChecker(false);
   /**
    * One string for each kind, status and time the entries repeat: a parsed entry has its own
-   * copy of each, and a 600,000-entry state held them 600,000 times (tens of megabytes).
+   * copy of each, which a large state would hold once per entry.
    */
   private readonly repeated = new Map<string, string>();
 

@@ -6,8 +6,7 @@
  * serial is rebuilt from it by undoing the later changes, newest first.
  *
  * So what a write stores grows with what it changed, not with the state: recording one
- * operation on a 600,000-address state stores one entry in the history, where a copy of the
- * state took hundreds of megabytes (README "The state").
+ * operation stores one entry in the history however large the state (README "The state").
  */
 import { deepEqual, type JsonValue } from '../core/json.js';
 import { StateCorruptError, StateError } from './errors.js';

@@ -1,7 +1,7 @@
 /**
  * Reading a state file in serializeState's layout line by line, in chunks: each entry's line is
- * parsed on its own and dropped, so the file is never held whole, neither as bytes nor as text.
- * For a 600,000-address state (220 MB) that was 440 MB at the peak of a plan, beside the config.
+ * parsed on its own and dropped, so the file is never held whole, neither as bytes nor as text,
+ * beside the config a plan has already read.
  *
  * The layout (format.ts): `{`, then one top-level field per line (`  "key": <JSON>,`), where
  * `resources` and `unknownOutcomes` hold one entry per line (`    "<address>": <JSON>,`) between

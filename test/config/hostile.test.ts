@@ -78,15 +78,15 @@ describe('hostile input', () => {
   });
 
   it('positions come from the file read again when a diagnostic needs one; a file changed since it was read is located at 1:1', async () => {
-    const header = 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n  edition: self-managed\n  version: "11.3"\n';
-    const text = `${header}collaborations:\n  - id: c0ffee\n    workspaces:\n      - id: w1\n        name: "${'😀'.repeat(51)}"\n`;
+    // A rule of the facts (not the schema): checked by validateConfig, after loading.
+    const text = 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n  edition: self-managed\n  version: "11.3"\n  access: private\n  verified: false\nitems:\n  - id: 1105a1562c9c4dd98e557595bf8a2617\n    status: public_authoritative\n';
     const name = 'positions.yaml';
     writeFileSync(join(directory, name), text);
-    const tooLong = (diagnostics: ReturnType<typeof validateConfig>) => diagnostics.find((d) => d.message.startsWith('A workspace name has at most 100 characters'))?.location;
-    expect(tooLong(validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry })))).toEqual({ file: name, line: 10, column: 15 });
+    const refused = (diagnostics: ReturnType<typeof validateConfig>) => diagnostics.find((d) => d.message.startsWith('public_authoritative needs'))?.location;
+    expect(refused(validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry })))).toEqual({ file: name, line: 10, column: 13 });
     const loaded = await loadConfig([name], { cwd: directory, env: {}, kinds: registry });
     writeFileSync(join(directory, name), `# edited meanwhile\n${text}`);
-    expect(tooLong(validateConfig(loaded))).toEqual({ file: name, line: 1, column: 1 });
+    expect(refused(validateConfig(loaded))).toEqual({ file: name, line: 1, column: 1 });
   });
 
   it('PORTALCTL_MAX_FILE_SIZE takes bytes or a unit, and refuses anything else', () => {

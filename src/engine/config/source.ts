@@ -102,8 +102,8 @@ export async function readConfigSource(file: string, limitBytes = maxConfigFileB
 /**
  * The file's text read again, for positions, or undefined when the file is no longer the one
  * read (other inode, size or modification time: its positions would be wrong). A config is not
- * kept as text once its data is read: for a 100 MB file that was 100 MB beside the data, for
- * the rare run that needs a position.
+ * kept as text once its data is read: a large file's text would sit beside its data for the
+ * rare run that needs a position.
  */
 function textAgain(file: string, read: BigIntStats): () => string | undefined {
   return () => {

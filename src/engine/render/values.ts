@@ -34,7 +34,7 @@ export const shortFingerprint = (text: string): string => createHash('sha256').u
 
 export const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-/** 1234567 -> "1,234,567"; toLocaleString would load ICU's number formatting, tens of milliseconds at its first use. */
+/** 1234567 -> "1,234,567"; toLocaleString would load ICU's number formatting for it. */
 const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 const referencePattern = /\$\{(?:env|file):[^}]*\}/g;
