@@ -5,7 +5,8 @@
  *
  * The bundle is compiled as a vm.Script with the cached data of an earlier run. The data is
  * written at exit, so it holds the functions the command compiled and not only the top level;
- * it is rewritten when there was none, V8 refused it, or this command had not run yet. Node's
+ * it is rewritten when there was none or V8 refused it. Each command has its own file: V8
+ * deserializes the whole of a cache, and a command's own holds only the code it runs. Node's
  * own compile cache (22.1+) makes its data at compile time, before the functions a command runs
  * are compiled: measured on examples/minimal, `validate` took 78 ms with it on Node 22 and 60 ms
  * with this cache (node -e 0: 35 ms), so it is not used. The bundles the CLI loads on first use
@@ -26,7 +27,7 @@ import { crc32 } from 'node:zlib';
 declare const PORTALCTL_BUNDLE_DIGESTS: Record<string, string>;
 
 const bundleFile = join(__dirname, 'cli.cjs');
-/** Commands remembered in one cache file; past this, a new command name no longer rewrites it. */
+/** Cache files kept per bundle build (one per command); past this, no new one is written. */
 const MAX_COMMANDS = 32;
 
 /**
@@ -62,7 +63,7 @@ function safeCacheDirectory(): string | undefined {
   }
 }
 
-/** What the cache is asked to cover: the command's name (first argument), or '' for none. */
+/** The command's name (first argument), or '' for none: each command has its own cache files. */
 function commandName(argv: string[]): string {
   const first = argv[2] ?? '';
   return /^[a-z][a-z-]{0,31}$/.test(first) ? first : '';
@@ -97,16 +98,24 @@ function readCache(file: string): CacheFile {
   }
 }
 
-/** Written whole under a temporary name, then renamed: a concurrent start never reads half a file. */
+/**
+ * Written whole under a temporary name, then renamed: a concurrent start never reads half a file.
+ * Caches of other builds of the bundle are of no further use and go; past MAX_COMMANDS files for
+ * this build (mistyped commands make theirs too), no more are added.
+ */
 function writeCache(directory: string, file: string, prefix: string, commands: string[], data: Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
+    const thisBuild = `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[`${prefix}.cjs`] ?? ''}.`;
+    let kept = 0;
+    for (const name of readdirSync(directory)) {
+      if (!name.startsWith(`${prefix}-`)) continue;
+      if (name.startsWith(thisBuild)) kept += 1;
+      else rmSync(join(directory, name), { force: true });
+    }
+    if (kept >= MAX_COMMANDS) return;
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands, crc32: crc32(data) })}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
-    // Caches of other builds of the bundle are of no further use.
-    for (const name of readdirSync(directory)) {
-      if (name.startsWith(`${prefix}-`) && !name.startsWith(`${prefix}-${PORTALCTL_BUNDLE_DIGESTS[`${prefix}.cjs`] ?? ''}.`)) rmSync(join(directory, name), { force: true });
-    }
   } catch {
     rmSync(temporary, { force: true });
   }
@@ -142,9 +151,10 @@ function loadBundle(directory: string, name: string): unknown {
   if (loaded) return loaded.exports;
   const file = join(__dirname, name);
   const prefix = name.replace(/\.cjs$/, '');
-  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
-  const cached = readCache(cacheFile);
   const command = commandName(process.argv);
+  // One file per command: V8 deserializes all of a cache, and a command's own holds only its code.
+  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${command || 'none'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
+  const cached = readCache(cacheFile);
   const source = readFileSync(file, 'utf8');
   // CommonJS's own wrapper, on the bundle's first line so that line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -152,10 +162,8 @@ function loadBundle(directory: string, name: string): unknown {
     ...(cached.data ? { cachedData: cached.data } : {}),
     importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  const covered = cached.data !== undefined && !script.cachedDataRejected;
-  if (!covered || (!cached.commands.includes(command) && cached.commands.length < MAX_COMMANDS)) {
-    const commands = covered ? [...cached.commands, command] : [command];
-    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, commands, script.createCachedData()));
+  if (cached.data === undefined || script.cachedDataRejected) {
+    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, [command], script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} };
