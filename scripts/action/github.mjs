@@ -45,6 +45,7 @@ const inputs = {
   config: input('config', '.'),
   state: input('state'),
   stateName: input('state-name'),
+  env: input('env'),
   args: input('args'),
   planFile: input('plan-file') || 'portalctl-plan.json',
 };
@@ -69,7 +70,7 @@ const changes = (counts.create ?? 0) + (counts.update ?? 0) + (counts.delete ?? 
 await writeOutputs({ 'exit-code': exitCode, ...counts, ...(inputs.command === 'apply' ? {} : { 'has-changes': String(changes > 0) }) });
 
 const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-const commentId = input('comment-id') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`;
+const commentId = input('comment-id') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}${inputs.env ? `:${inputs.env}` : ''}`;
 const body = commentBody(commentMarker(commentId), markdown, { hint: runUrl ? `the [job summary](${runUrl})` : 'the job summary' });
 if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${body}\n`);
 // The same report as a file, for a later step (an artifact).

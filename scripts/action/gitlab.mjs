@@ -27,6 +27,7 @@ const inputs = {
   config: setting('CONFIG', '.'),
   state: setting('STATE'),
   stateName: setting('STATE_NAME'),
+  env: setting('ENV'),
   args: setting('ARGS'),
   planFile: setting('PLAN_FILE') || 'portalctl-plan.json',
 };
@@ -71,7 +72,7 @@ if (inputs.command === 'plan' && result.plan) {
   await writeFile(setting('TERRAFORM_REPORT', 'portalctl-plan.tfreport.json'), `${JSON.stringify({ create: counts.create, update: counts.update, delete: counts.delete })}\n`);
 }
 
-const commentId = setting('COMMENT_ID') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`;
+const commentId = setting('COMMENT_ID') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}${inputs.env ? `:${inputs.env}` : ''}`;
 const body = commentBody(commentMarker(commentId), markdown, { hint: env.CI_JOB_URL ? `the [job's artifacts](${env.CI_JOB_URL})` : "the job's artifacts" });
 await writeFile(setting('MARKDOWN', `portalctl-${inputs.command}.md`), body);
 

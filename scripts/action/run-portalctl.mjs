@@ -35,11 +35,21 @@ export function portalctlCommand(env = process.env) {
   return existsSync(bundled) ? [process.execPath, bundled] : ['portalctl'];
 }
 
+/** `env`: one environment, several separated by commas (a fleet), or `all` (--all-envs); empty: none. */
+export function environmentArgs(env = '') {
+  const text = String(env).trim();
+  if (text === '') return [];
+  return text === 'all' ? ['--all-envs'] : ['--env', text.split(/[\s,]+/).filter(Boolean).join(',')];
+}
+
+/** Whether `env` makes the run a fleet (several environments, one report). */
+export const isFleet = (env = '') => String(env).trim() === 'all' || String(env).split(/[\s,]+/).filter(Boolean).length > 1;
+
 /**
  * The words after `portalctl` for one run (`format` and `out` are added by runPortalctl).
  * `reviewedPlan`: apply exactly that saved plan (`apply --plan`), with the config of this checkout.
  */
-export function commandArgs({ command, config = '', state = '', stateName = '', args = '', reviewedPlan = '' }) {
+export function commandArgs({ command, config = '', state = '', stateName = '', env = '', args = '', reviewedPlan = '' }) {
   if (!COMMANDS.includes(command)) throw new Error(`command must be one of ${COMMANDS.join(', ')}, not "${command}".`);
   return [
     command,
@@ -48,6 +58,7 @@ export function commandArgs({ command, config = '', state = '', stateName = '', 
     ...(command === 'apply' && reviewedPlan ? ['--plan', reviewedPlan] : []),
     ...(state ? ['--state', state] : []),
     ...(stateName ? ['--state-name', stateName] : []),
+    ...environmentArgs(env),
     ...splitWords(args),
   ];
 }
@@ -212,6 +223,7 @@ export function staleReason(result) {
  * result is a plan made now, in the comment, and exit 1.
  */
 export async function runPortalctl(inputs, env = process.env, { log = (text) => process.stdout.write(text) } = {}) {
+  if (isFleet(inputs.env)) return runFleet(inputs, env, log);
   const cli = portalctlCommand(env);
   const { command } = inputs;
   const show = async (file) => {
@@ -288,4 +300,65 @@ async function notApplied(inputs, env, cli, reason, log) {
     if (shown.code === 0) log(shown.stdout);
   }
   return { exitCode: 1, counts: { applied: 0, failed: 0, skipped: 0 }, markdown: `${lines.join('\n')}\n\n${plan}`, notApplied: reason };
+}
+
+const sum = (entries, pick) => entries.reduce((total, entry) => total + (pick(entry) ?? 0), 0);
+
+/**
+ * A fleet run (`env` names several environments, or `all`): portalctl's own fleet report is the
+ * markdown, and the counts are the sums over the environments, plus `environments` (how many
+ * ran) and `failed` (how many failed). A plan saves one file holding every environment's plan
+ * (the artifact reviewed); an apply applies that file when it was reviewed, and, like a single
+ * apply, applies nothing when the reviewed plans are missing.
+ */
+async function runFleet(inputs, env, log) {
+  const cli = portalctlCommand(env);
+  const base = [...cli, ...commandArgs(inputs)];
+  const { command } = inputs;
+  if (command === 'plan') {
+    const planFile = inputs.planFile || 'portalctl-plan.json';
+    const result = await spawnCollect([...base, ...outputArgs('plan', planFile)[0]], env);
+    let plans;
+    try {
+      plans = JSON.parse(await readFile(resolve(planFile), 'utf8'));
+    } catch {
+      return { exitCode: result.code, counts: {}, markdown: result.stdout.trim() ? result.stdout : failureMarkdown(command, result) };
+    }
+    const planned = plans.fleet.filter((entry) => entry.plan).map((entry) => entry.plan);
+    const counts = { ...Object.fromEntries(['create', 'update', 'delete', 'destructive', 'drift'].map((key) => [key, sum(planned, (plan) => plan.summary[key])])), refusals: sum(planned, (plan) => plan.refusals?.length) };
+    return { exitCode: result.code, counts: { ...counts, environments: plans.fleet.length, failed: plans.fleet.length - planned.length }, markdown: result.stdout, plan: plans };
+  }
+  if (command === 'apply' && inputs.reviewed?.missing) {
+    const plan = await spawnCollect([...cli, ...commandArgs({ ...inputs, command: 'plan' }), '--format', 'markdown'], env);
+    log(`portalctl apply: not applied: ${inputs.reviewed.missing}.\n`);
+    const lines = ['### portalctl apply', '', `**Not applied: ${inline(inputs.reviewed.missing)}.** Nothing was sent to any portal.`, '', 'The plans made now against this configuration are below.'];
+    return { exitCode: 1, counts: { applied: 0, failed: 0, skipped: 0 }, markdown: `${lines.join('\n')}\n\n${plan.stdout}`, notApplied: inputs.reviewed.missing };
+  }
+  const json = await spawnCollect([...cli, ...commandArgs({ ...inputs, reviewedPlan: inputs.reviewed?.file ?? '' }), '--format', 'json'], env);
+  let report;
+  try {
+    report = JSON.parse(json.stdout);
+  } catch {
+    return { exitCode: json.code, counts: {}, markdown: failureMarkdown(command, json) };
+  }
+  // A failed environment's report is portalctl's JSON error document; an apply that failed half-way has its result in it.
+  const resultOf = (entry) => (entry.error === undefined ? entry.report : entry.report?.result);
+  const reports = report.environments.map(resultOf).filter(Boolean);
+  const failed = report.environments.filter((entry) => entry.error !== undefined).length;
+  if (command === 'drift') {
+    const pending = reports.flatMap((entry) => entry.pending ?? []);
+    const counts = { drift: sum(reports, (entry) => entry.drift?.length), pending: pending.length, ...actionCounts(pending), environments: report.environments.length, failed };
+    const markdown = await spawnCollect([...base, '--format', 'markdown'], env);
+    return { exitCode: json.code, counts, markdown: markdown.stdout };
+  }
+  const counts = { applied: sum(reports, (entry) => entry.applied?.length), failed: sum(reports, (entry) => entry.failed?.length) + failed, skipped: sum(reports, (entry) => entry.skipped?.length), environments: report.environments.length };
+  const rows = report.environments.map((entry) => `| ${entry.environment} | ${entry.changes ?? '-'} | ${entry.outcome}${entry.error ? `: ${inline(entry.error)}` : ''} |`);
+  const sections = report.environments.map((entry) => {
+    const result = resultOf(entry);
+    const applied = result ? applyMarkdown(result, inputs.reviewed?.source ? { reviewed: inputs.reviewed.source } : {}).replace(/^### portalctl apply\n+/, '') : '';
+    const failure = entry.error === undefined ? '' : `**Failed:** ${inline(entry.error)}\n`;
+    return `#### ${entry.environment}\n\n${failure}${failure && applied ? '\n' : ''}${applied}`;
+  });
+  const markdown = [`### portalctl apply: ${report.environments.length} environments`, '', '| environment | applied | outcome |', '|---|---|---|', ...rows, '', ...sections].join('\n');
+  return { exitCode: json.code, counts, markdown: `${markdown}\n`, report };
 }

@@ -63,6 +63,36 @@ function jsonReport(error: unknown): string {
   )}\n`;
 }
 
+/** What a failure means for a person: the exit code, the text to show, and its message in one line. */
+export interface DescribedError {
+  code: number;
+  text: string;
+  summary: string;
+}
+
+/** The text of a failure (stderr), its exit code and its message. */
+export function describeError(error: unknown, io: Pick<CommandIO, 'cwd' | 'color'>, verbose: boolean): DescribedError {
+  const failure = error instanceof FailureWithResult ? error.failure : error;
+  const summary = failure instanceof Error ? failure.message : String(failure);
+  if (failure instanceof ConfigError) {
+    const errors = failure.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+    return { code: 1, text: `${renderDiagnostics(failure.diagnostics, io)}Error: invalid configuration (${counted(errors, 'error')} above); nothing was sent to the portal.\n`, summary };
+  }
+  if (failure instanceof InterruptedError) return { code: 130, text: `${failure.message}\n`, summary };
+  let text = `Error: ${summary}\n`;
+  if (failure instanceof PortalctlError) {
+    if (verbose && failure.cause) text += `Caused by: ${String(failure.cause)}\n`;
+  } else if (failure instanceof Error && verbose && failure.stack) {
+    text += `${failure.stack}\n`;
+  }
+  return { code: 1, text, summary };
+}
+
+/** A failure as the JSON error document of `--format json` (for one environment of a fleet: inside its entry). */
+export function errorDocument(error: unknown): unknown {
+  return JSON.parse(jsonReport(error)) as unknown;
+}
+
 /**
  * The one place where failures become exit codes (DESIGN.md "Exit codes"). Commands return
  * 0/2/3 for their outcomes and throw for errors; every error exits 1, an interrupt 130. An
@@ -78,22 +108,13 @@ export function reportError(
     io.stdout(jsonReport(error));
     return exitCodeOf(error);
   }
-  const failure = error instanceof FailureWithResult ? error.failure : error;
-  if (failure instanceof ConfigError) {
-    io.stderr(renderDiagnostics(failure.diagnostics, io));
-    const errors = failure.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-    io.stderr(`Error: invalid configuration (${counted(errors, 'error')} above); nothing was sent to the portal.\n`);
-  } else if (failure instanceof InterruptedError) {
-    io.stderr(`${failure.message}\n`);
-    return 130;
-  } else if (failure instanceof PortalctlError) {
-    io.stderr(`Error: ${failure.message}\n`);
-    if (verbose && failure.cause) io.stderr(`Caused by: ${String(failure.cause)}\n`);
-  } else if (failure instanceof Error) {
-    io.stderr(`Error: ${failure.message}\n`);
-    if (verbose && failure.stack) io.stderr(`${failure.stack}\n`);
-  } else {
-    io.stderr(`Error: ${String(failure)}\n`);
-  }
-  return 1;
+  const described = describeError(error, io, verbose);
+  io.stderr(described.text);
+  return described.code;
+}
+
+/** The exit code of several runs (a fleet): the worst of them. Interrupted, then error, then drift, then changes. */
+export function worstExitCode(codes: readonly number[]): number {
+  const rank = (code: number): number => (code === 130 ? 5 : code === 3 ? 3 : code === 2 ? 2 : code === 0 ? 0 : 4);
+  return codes.reduce((worst, code) => (rank(code) > rank(worst) ? code : worst), 0);
 }

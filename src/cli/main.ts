@@ -29,7 +29,10 @@ export function buildProgram(): Command {
     .version(version, '-V, --version')
     .option('--portal <url>', 'the portal REST root (overrides portal.url)')
     .option('--state <path-or-url>', 'the state: a file (default portalctl.state.json) or postgres://user@host/db (default: $PORTALCTL_STATE)')
-    .option('--state-name <name>', 'which state inside a PostgreSQL database', 'default')
+    .option('--state-name <name>', 'which state inside a PostgreSQL database (default: default, or the environment\'s state)')
+    .option('--env <names>', 'the environment(s) to run in, declared under environments: (NAME, or a,b for several; default: $PORTALCTL_ENV)')
+    .option('--all-envs', 'run in every declared environment')
+    .option('--env-parallelism <n>', 'environments run at once by --env a,b or --all-envs', '4')
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
     .option('--insecure', 'allow plain http:// to a host that is not loopback')
     .option('--verbose', 'print more detail: each request, causes of errors')
@@ -41,10 +44,12 @@ export function buildProgram(): Command {
       `
 Credentials come from the environment, never from a flag or the YAML:
   PORTALCTL_TOKEN, or PORTALCTL_USERNAME + PORTALCTL_PASSWORD, or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET
+  (or the variables an environment names under environments.<name>.credentials)
 A PostgreSQL state's password comes from its URL or PGPASSWORD and is never printed.
 
 Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan --detailed-exitcode)
-or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.`,
+or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.
+Over several environments: the worst of theirs.`,
     );
 
   // Options and the paths argument that several commands share, declared once.
@@ -107,14 +112,20 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
   program
     .command('import')
     .description("write the live portal's state as a YAML config (stdout, or --out FILE)")
+    .argument('[paths...]', 'with --env: the config declaring the environment (default: the current directory)')
     .option('--out <file>', 'write the config to FILE instead of stdout')
     .option('--force', 'with --out: overwrite FILE when it exists')
+    .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')
     .addOption(formatOption(['yaml', 'json'], 'yaml: the config; json: a report of what was imported, with the config (or the --out file) in it'))
-    .action((_opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/import.js')).importCommand(command.optsWithGlobals(), io), { command }),
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
-  const state = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
+  const stateGroup = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
+  // Every state command takes the config that declares --env's environment.
+  const state = {
+    command: (name: string) => stateGroup.command(name).option('--config <path>', 'with --env: the config that declares the environment (default: the current directory)'),
+  };
   const stateAction = (action: string) => (args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const positional = args.slice(0, -2).flatMap((value) => (Array.isArray(value) ? (value as string[]) : value === undefined ? [] : [String(value)]));
@@ -139,10 +150,16 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .option('--destination-name <name>', 'the state name at a postgres:// DESTINATION', 'default').option('--dry-run', 'check only, copy nothing')
     .action((...args: unknown[]) => stateAction('pull')(args));
 
-  configCommand('validate', 'check the config against the schema and the portal\'s rules (no network)')
+  configCommand('validate', 'check the config against the schema and the portal\'s rules (no network); in each environment it declares')
     .addOption(formatOption(['text', 'json']))
-    .action((paths: string[], opts: { format: string }, command: Command) =>
-      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, opts, io), { command }),
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command }),
+    );
+
+  configCommand('config', 'print the effective config (with --env: the environment\'s overlays merged, its values in place), each value with where it was written')
+    .addOption(formatOption(['yaml', 'json']))
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   program

@@ -7,7 +7,7 @@ import { Document, isMap, isNode, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSe
 import { ApiNetworkError, createLiveReader, isMissingPrivilege, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
 import type { ContainerDefinition } from '../kinds/containers.js';
-import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, PortalFacts } from '../kinds/contract.js';
+import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, NameCandidate, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { factsFromSelf } from './pipeline.js';
@@ -41,6 +41,8 @@ export interface ImportRequest {
   /** The kinds to discover with and the containers they are placed in (the CLI passes the registry's). */
   kinds: readonly Kind[];
   containers: readonly ContainerDefinition[];
+  /** `--by-name`: entries that can be named are written with their name instead of their id. */
+  byName?: boolean;
   /** Where editors find the config's JSON Schema, written as the first line (`# yaml-language-server: $schema=…`). */
   schema?: string;
   /** Told how reading goes: the `reading` phase, counted in kinds. */
@@ -105,12 +107,60 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
       });
     }
   }
+  const placed = request.byName ? await withNames(found, kinds, containers, reader) : found;
   const organization = {
     ...(typeof self['name'] === 'string' ? { name: self['name'] } : {}),
     ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
   };
-  const composed = composeImport({ url: request.url, portal: facts, release, organization, found, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
+  const composed = composeImport({ url: request.url, portal: facts, release, organization, found: placed, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
   return { text: composed.text, objects: composed.objects, skipped, portal: facts, release };
+}
+
+/**
+ * `import --by-name`: each entry whose container can be named gets the fewest name fields that
+ * tell it apart among the live objects (the required ones, then the others in order); one that
+ * no name tells apart keeps its id, with a comment saying why.
+ */
+async function withNames(found: readonly DiscoveredObject[], kinds: readonly Kind[], containers: readonly ContainerDefinition[], reader: LiveReader): Promise<DiscoveredObject[]> {
+  const lookups = new Map(kinds.flatMap((kind) => kind.names ?? []).map((lookup) => [lookup.container, lookup]));
+  const lists = new Map<string, Promise<NameCandidate[]>>();
+  const nameFor = async (step: ConfigStep, parent: Record<string, string>): Promise<{ name?: Record<string, string>; note?: string }> => {
+    const lookup = lookups.get(step.container);
+    if (!lookup || step.key === undefined) return {};
+    const listKey = `${step.container}|${JSON.stringify(parent)}`;
+    let list = lists.get(listKey);
+    if (!list) lists.set(listKey, (list = lookup.candidates(reader, parent)));
+    const candidates = await list;
+    const own = candidates.find((candidate) => candidate.id === step.key);
+    if (!own) return {};
+    const name: Record<string, string> = {};
+    const sameName = () => candidates.filter((candidate) => Object.entries(name).every(([field, value]) => candidate.fields[field] === value)).length;
+    for (const field of lookup.fields) {
+      const value = own.fields[field.name];
+      if (value === undefined) {
+        if (field.required) return { note: `kept by id: it has no ${field.name} to be named by` };
+        continue;
+      }
+      if (field.required || sameName() > 1) name[field.name] = value;
+    }
+    const others = sameName() - 1;
+    return others > 0 ? { note: `kept by id: ${others + 1} ${lookup.noun}s share its name` } : { name };
+  };
+  const named: DiscoveredObject[] = [];
+  for (const obj of found) {
+    const parent: Record<string, string> = {};
+    const path: ConfigStep[] = [];
+    const notes: string[] = [];
+    for (const step of obj.path) {
+      const { name, note } = await nameFor(step, parent);
+      path.push(name ? { ...step, name } : step);
+      if (note && step === obj.path[obj.path.length - 1]) notes.push(note);
+      const idName = containers.find((container) => container.name === step.container)?.key?.idName;
+      if (idName !== undefined && step.key !== undefined) parent[idName] = step.key;
+    }
+    named.push({ ...obj, path, ...(notes.length ? { notes: [...(obj.notes ?? []), ...notes] } : {}) });
+  }
+  return named;
 }
 
 /** The top-level section a kind's (first) container belongs to: where a note about the whole kind goes. */
@@ -128,6 +178,8 @@ interface EntryNode {
   container: ContainerDefinition;
   key: string | undefined;
   name: string | undefined;
+  /** `--by-name`: written as the key instead of the id. */
+  keyName?: Readonly<Record<string, string>>;
   notes: string[];
   fields: JsonObject;
   fieldComments: FieldComment[];
@@ -222,6 +274,7 @@ export function composeImport(request: ComposeRequest): { text: string; objects:
         slot.entries.set(key, entry);
       }
       if (entry.name === undefined && step.comment) entry.name = oneLine(step.comment);
+      if (entry.keyName === undefined && step.name) entry.keyName = step.name;
       holder = entry;
       parent = container.name;
     }
@@ -322,7 +375,7 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   const renderEntry = (entry: EntryNode): YAMLMap => {
     const map = new YAMLMap();
     const keyProperty = entry.container.key?.property;
-    if (keyProperty !== undefined && entry.key !== undefined) map.add(doc.createPair(keyProperty, entry.key));
+    if (keyProperty !== undefined && entry.key !== undefined) map.add(entry.keyName ? doc.createPair(keyProperty, { ...entry.keyName }, { flow: true }) : doc.createPair(keyProperty, entry.key));
     for (const [field, value] of Object.entries(entry.fields)) map.add(doc.createPair(field, value));
     for (const comment of entry.fieldComments) annotate(map, comment.at, oneLine(comment.text));
     renderSlots(entry, entry.container.name, map);

@@ -8,13 +8,15 @@ import { PortalctlError } from '../core/errors.js';
 import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateStore } from '../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DesiredObject, PortalFacts } from '../kinds/contract.js';
+import type { DesiredObject, PortalFacts, PruneDeclaration } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import { buildPlan, type Plan, type PlanAbout, type PlanWarning, type RecordedValue } from './plan.js';
 import { planRefusals } from './safety.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
+import { hasNames, resolveNames, type ResolvedName } from './names.js';
+import { ConfigError } from './config/errors.js';
 import { learnRelease, releaseFrom, type PortalRelease } from './release.js';
 import { compareVersions } from '../core/version.js';
 import type { LiveReader } from '../core/request.js';
@@ -128,6 +130,8 @@ export interface PreparedPlan {
   basis: ReadonlyMap<string, JsonValue>;
   /** What the objects are called, by address, from the live reads. */
   labels: ReadonlyMap<string, string>;
+  /** Names the config gave instead of ids, as resolved, by address. */
+  names: ReadonlyMap<string, ResolvedName[]>;
   recorded: StateDocument | undefined;
   portal: LivePortal | undefined;
   warnings: Diagnostic[];
@@ -234,17 +238,26 @@ async function planWith(
   const warnings = diagnostics.filter((d) => d.severity === 'warning');
 
   let objects = config.objects;
+  let prunes = config.prunes;
+  let targets = request.targets ?? [];
+  let names: ReadonlyMap<string, ResolvedName[]> = new Map();
   let basis: Map<string, JsonValue>;
   let labels = new Map<string, string>();
+  if (!request.verify && hasNames(objects, prunes)) {
+    // Entries named instead of identified: their ids come from the reads the plan makes anyway.
+    if (!reader) throw new ConfigError(namesNeedThePortal(objects, prunes));
+    ({ objects, prunes, targets, names } = await resolveNames(config.kinds, objects, prunes, reader, targets));
+  }
   if (reader && request.verify) {
     // After an apply: what was written (and what depends on it) is read again, nothing else.
     const { addresses, previous } = request.verify;
     objects = previous.objects;
+    names = previous.names;
     const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader, tracker);
     basis = new Map([...previous.basis, ...reread.values]);
     labels = new Map([...previous.labels, ...reread.labels]);
   } else if (reader) {
-    const pruned = await expandPrunes(config, objects, reader);
+    const pruned = await expandPrunes(config, prunes, objects, reader);
     objects = [...objects, ...pruned];
     if (pruned.length > 0) tracker?.resize(objects.length);
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
@@ -252,7 +265,7 @@ async function planWith(
     ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader, tracker));
   } else {
     basis = recordedBasis(recorded, objects);
-    for (const prune of config.prunes) {
+    for (const prune of prunes) {
       warnings.push({
         severity: 'warning',
         code: 'plan/prune-needs-refresh',
@@ -273,8 +286,10 @@ async function planWith(
     ...(request.about ? { about: request.about } : {}),
     refreshed: Boolean(client),
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,
-    targets: request.targets ?? [],
-    sources: config.sources,
+    targets,
+    names,
+    sources: config.baseSources,
+    ...(config.environment ? { environment: config.environment.name } : {}),
     ...(caller ? { caller } : {}),
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
@@ -284,13 +299,32 @@ async function planWith(
   const warned = unknownRelease ? { ...checked, warnings: [unknownRelease, ...checked.warnings] } : checked;
   // What apply would refuse is part of the plan, so the reviewed plan says it (safety.ts).
   const plan: Plan = { ...warned, refusals: planRefusals(warned, objects, config.safety) };
-  return { plan, config, objects, basis, labels, recorded, portal, warnings };
+  return { plan, config, objects, basis, labels, names, recorded, portal, warnings };
 }
 
-async function expandPrunes(config: LoadedConfig, declared: readonly DesiredObject[], reader: ReturnType<typeof createLiveReader>): Promise<DesiredObject[]> {
+/** `--refresh=false` reads nothing, so names cannot be resolved: said at each name. */
+function namesNeedThePortal(objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): Diagnostic[] {
+  const seen = new Set<string>();
+  const problems: Diagnostic[] = [];
+  for (const named of [...objects, ...prunes].flatMap((declaration) => declaration.names ?? [])) {
+    const where = `${named.source.file}:${named.source.line}:${named.source.column}`;
+    if (seen.has(where)) continue;
+    seen.add(where);
+    problems.push({
+      severity: 'error',
+      code: 'names/needs-refresh',
+      message: `${named.container} ${named.placeholder} is named, not given by id: names are resolved by reading the portal, which --refresh=false does not.`,
+      location: named.source,
+      expected: 'plan without --refresh=false, or the id',
+    });
+  }
+  return problems;
+}
+
+async function expandPrunes(config: LoadedConfig, prunes: readonly PruneDeclaration[], declared: readonly DesiredObject[], reader: ReturnType<typeof createLiveReader>): Promise<DesiredObject[]> {
   const known = new Set(declared.map((obj) => obj.address));
   const pruned: DesiredObject[] = [];
-  for (const declaration of config.prunes) {
+  for (const declaration of prunes) {
     const kind = config.kinds.byName.get(declaration.kind);
     if (!kind?.prune) throw new PortalctlError(`prune: true is not supported for ${declaration.collection}.`);
     for (const obj of await kind.prune(declaration, reader)) {

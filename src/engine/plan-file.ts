@@ -73,3 +73,55 @@ export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): v
     throw new StalePlanError(reasons);
   }
 }
+
+/**
+ * `plan --out FILE` over several environments writes one file holding each environment's saved
+ * plan (README "Environments"): one artifact to review and keep; `apply --plan FILE` applies each
+ * plan in its environment, each checked like a single saved plan.
+ */
+export interface FleetPlanEntry {
+  environment: string;
+  outcome: string;
+  exitCode: number;
+  /** The environment's saved plan (redacted), when it was planned. */
+  plan?: Plan;
+  /** Why there is no plan. */
+  error?: string;
+}
+
+export interface FleetPlanFile {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  fleet: FleetPlanEntry[];
+}
+
+export function serializeFleetPlans(entries: readonly FleetPlanEntry[]): string {
+  const file: FleetPlanFile = { formatVersion: PLAN_FORMAT_VERSION, fleet: [...entries] };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+/** The plans of several environments saved in `text`, or undefined when the file holds one plan. */
+export function parseFleetPlans(text: string, file: string): FleetPlanFile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isRecord(value) || !Array.isArray(value['fleet'])) return undefined;
+  const fleet: FleetPlanEntry[] = [];
+  for (const entry of value['fleet']) {
+    if (!isRecord(entry) || typeof entry['environment'] !== 'string' || typeof entry['outcome'] !== 'string' || typeof entry['exitCode'] !== 'number') {
+      throw new PlanFileError(`${file} is not a portalctl plan file: every entry of its fleet names its environment, outcome and exit code.`);
+    }
+    const plan = entry['plan'];
+    if (plan !== undefined && !isSavedPlan(plan)) throw new PlanFileError(`${file}: the plan of ${entry['environment']} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}).`);
+    fleet.push({
+      environment: entry['environment'],
+      outcome: entry['outcome'],
+      exitCode: entry['exitCode'],
+      ...(plan === undefined ? {} : { plan: { ...plan, warnings: Array.isArray(plan.warnings) ? plan.warnings : [] } }),
+      ...(typeof entry['error'] === 'string' ? { error: entry['error'] } : {}),
+    });
+  }
+  return { formatVersion: PLAN_FORMAT_VERSION, fleet };
+}

@@ -11,6 +11,7 @@ import { canonicalJson, deepEqual, sha256Of } from '../core/json.js';
 import { orderByDependencies } from './order.js';
 import { mayCall, missingAuthority, type Caller } from './authority.js';
 import { PortalctlError } from '../core/errors.js';
+import type { ResolvedName } from './names.js';
 import { selects } from '../core/address.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -34,6 +35,8 @@ export interface PlannedOperation {
   destructive: boolean;
   /** Addresses of operations in this plan that must succeed first. */
   dependsOn: string[];
+  /** Entries the config named instead of giving their id, with the id each resolved to (outermost first). */
+  names?: ResolvedName[];
 }
 
 /**
@@ -84,6 +87,8 @@ export interface PlanAbout {
   state: string;
   /** The portalctl release that made the plan. */
   portalctl: string;
+  /** The environment the plan was made in (README "Environments"). */
+  environment?: string;
 }
 
 export interface PlanSummary {
@@ -113,8 +118,10 @@ export interface Plan {
    */
   basisDigest?: string;
   targets: string[];
-  /** The config files the plan was made from (what `apply --plan` loads again). */
+  /** The config files the plan was made from (what `apply --plan` loads again): the base files, without an environment's overlays. */
   sources: string[];
+  /** The environment the plan was made in (its overlays and values); absent without environments. */
+  environment?: string;
   summary: PlanSummary;
   /** In execution order. */
   operations: PlannedOperation[];
@@ -140,6 +147,8 @@ export interface PlanInput {
   basis: ReadonlyMap<string, JsonValue>;
   /** What the objects are called, by address (from the live reads); none without refresh. */
   labels?: ReadonlyMap<string, string>;
+  /** Names the config gave instead of ids, as resolved, by address. */
+  names?: ReadonlyMap<string, ResolvedName[]>;
   /** Recorded values per address, for drift; only compared when the basis is live. */
   recorded: Readonly<Record<string, RecordedValue>>;
   kinds: ReadonlyMap<string, Kind>;
@@ -149,6 +158,7 @@ export interface PlanInput {
   state: { lineage: string; serial: number } | null;
   targets: readonly string[];
   sources?: readonly string[];
+  environment?: string;
   now?: Date;
   /** Who the credentials act as (from `portals/self`); unknown: no privilege check. */
   caller?: Caller;
@@ -227,6 +237,7 @@ export function buildPlan(input: PlanInput): Plan {
       patch: patchBetween(change.before, change.after),
       destructive: obj.destructive,
       dependsOn: [...new Set(kind.dependsOn(obj, input.objects))].sort(),
+      ...(input.names?.has(obj.address) ? { names: input.names.get(obj.address) } : {}),
     });
   }
 
@@ -252,6 +263,7 @@ export function buildPlan(input: PlanInput): Plan {
     ...(input.digest === false ? {} : { basisDigest: basisDigest(input.objects, input.basis) }),
     targets: [...input.targets],
     sources: [...(input.sources ?? [])],
+    ...(input.environment === undefined ? {} : { environment: input.environment }),
     summary: summarize(operations, drift.length),
     operations,
     drift,

@@ -34,6 +34,17 @@ export function createKindSet(kinds: readonly Kind[], containers: readonly Conta
       if (!containerNames.has(contribution.container)) throw new KindSetError(`${kind.name} contributes to ${contribution.container}, which is not a container.`);
     }
   }
+  // A container's entries are named one way: by the one kind that declares its lookup.
+  const named = new Map<string, string>();
+  for (const kind of kinds) {
+    for (const lookup of kind.names ?? []) {
+      const container = containers.find((candidate) => candidate.name === lookup.container);
+      if (!container?.key) throw new KindSetError(`${kind.name} declares names for ${lookup.container}, which is not a keyed list container.`);
+      const other = named.get(lookup.container);
+      if (other !== undefined) throw new KindSetError(`${kind.name} and ${other} both declare names for ${lookup.container}; one lookup per container.`);
+      named.set(lookup.container, kind.name);
+    }
+  }
   return { kinds, containers, byName };
 }
 

@@ -248,6 +248,7 @@ export function defineKind(spec: KindSpec): Kind {
     operation: spec.operation,
     config: spec.config,
     ...(spec.authority ? { authority: spec.authority } : {}),
+    ...(spec.names ? { names: spec.names } : {}),
     check: spec.check ?? (() => []),
     async read(obj, reader, context) {
       const { record, listed } = await recordOf(live, obj, reader, context);

@@ -12,6 +12,7 @@ import { collaborationVersionGate } from './collaboration-gates.js';
 import { workspacePath, workspacesPath } from './collaboration-live.js';
 import { characterCount, isObject, problem, selfManagedVersionBelow } from './support.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
+import { nameField, namesFromList } from './names.js';
 
 const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
 const nameLimit = 100;
@@ -86,6 +87,12 @@ export const workspace = defineKind({
   fields: { name: text, description: text, ...Object.fromEntries(sizeSettings.map((field) => [field, sizeSetting(field)])) },
   request: { path: (desired) => `${workspacePath(desired.ids)}/updateInfo` },
   label: (live) => textOf(live['name']),
+  // `collaborations: [{ id: { name: ... }, workspaces: [{ id: { name: ... } }] }]`: the
+  // collaborations list, then the collaboration's workspaces list (which E9 reads too).
+  names: [
+    namesFromList({ container: 'collaboration', noun: 'collaboration', fields: [nameField('name', "The collaboration's name.")], path: () => '/portals/self/collaborations', itemsField: 'collaborations' }),
+    namesFromList({ container: 'workspace', noun: 'workspace', fields: [nameField('name', "The workspace's name.")], path: (_reader, parent) => workspacesPath(parent), itemsField: 'workspaces' }),
+  ],
   discover: discoverWorkspaces,
 });
 

@@ -71,7 +71,7 @@ describe('portalctl completion', () => {
     expect(completeInBash('portalctl ')).toEqual([...help.commands].sort());
     expect(completeInBash('portalctl --po')).toEqual(['--portal']);
     expect(completeInBash('portalctl plan --det')).toEqual(['--detailed-exitcode']);
-    expect(completeInBash('portalctl apply --a')).toEqual(['--allow-destructive', '--auto-approve']);
+    expect(completeInBash('portalctl apply --a')).toEqual(['--all-envs', '--allow-destructive', '--auto-approve']);
     expect(completeInBash('portalctl --verbose apply --lock')).toEqual(['--lock-timeout']);
     expect(completeInBash('portalctl plan --format ')).toEqual(['json', 'markdown', 'text']);
     expect(completeInBash('portalctl apply --format ')).toEqual(['json', 'text']);

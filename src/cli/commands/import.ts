@@ -8,13 +8,16 @@ import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { version } from '../version.js';
-import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
+import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { connect, loadDesired, portalUrl, withClient, type SharedOptions } from './common.js';
 
 export interface ImportOptions extends SharedOptions {
   out?: string;
   force?: boolean;
   /** yaml: the config itself; json: a report of what was imported (with the config when there is no --out). */
   format?: 'yaml' | 'json';
+  /** Roles, groups, items, ... written by name instead of id. */
+  byName?: boolean;
 }
 
 /** `--out` names a file that exists and `--force` was not given. */
@@ -53,14 +56,19 @@ async function schemaLocation(directory: string): Promise<string> {
  * overwritten without --force; missing directories are created). With `--format json`, a report
  * on stdout: the portal, the counts, what was skipped, and the config (or where it was written).
  */
-export async function importCommand(options: ImportOptions, io: CommandIO): Promise<number> {
-  const url = portalUrl(undefined, options);
+export async function importCommand(paths: readonly string[], options: ImportOptions, io: CommandIO): Promise<number> {
+  // In an environment, its portal and credentials (from the config at `paths`); else --portal and PORTALCTL_*.
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
+  const environment = singleEnvironment(request);
+  const config = environment === undefined ? undefined : await loadDesired(paths, io, environment);
+  const url = portalUrl(config, options);
   const file = options.out === undefined ? undefined : resolve(io.cwd, options.out);
   const schema = await schemaLocation(file ? dirname(file) : io.cwd);
-  const client = connect(url, options, io);
+  const client = connect(url, options, io, config?.environment);
   const progress = showProgress(io);
   const result = await withClient(client, () =>
-    importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema, progress: progress.observer }),
+    importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema, progress: progress.observer, byName: Boolean(options.byName) }),
   ).finally(() => progress.stop());
   const report = async (extra: Record<string, unknown>): Promise<void> =>
     io.stdout(`${JSON.stringify({ portal: { url, ...result.portal }, objects: result.objects, skipped: result.skipped, ...extra }, null, 2)}\n`);

@@ -17,6 +17,8 @@ import {
   type StateStore,
 } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
+import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { readEnvironments, ConfigError, type Environment } from '../../engine/config/index.js';
 import { commandLine, parseDuration, stateStore, type SharedOptions } from './common.js';
 
 export interface StateOptions extends SharedOptions {
@@ -24,8 +26,23 @@ export interface StateOptions extends SharedOptions {
   dryRun?: boolean;
   sourceName?: string;
   destinationName?: string;
+  /** With --env: the config (file or directory) that declares the environments. */
+  config?: string;
   /** `state show`, `list`, `history`: text (default) or json. */
   format?: 'text' | 'json';
+}
+
+/** `--env NAME`: the state of that environment, declared in the config of the current directory. */
+async function stateEnvironment(options: StateOptions, io: CommandIO): Promise<Environment | undefined> {
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError('state works on one state: name one environment with --env NAME.');
+  const name = singleEnvironment(request);
+  if (name === undefined) return undefined;
+  const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd });
+  if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
+  const environment = declared.get(name);
+  if (!environment) throw new UsageError(`No environment named ${name} in the config at ${options.config ?? '.'}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).`);
+  return environment;
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -37,7 +54,7 @@ function unknownAddress(state: StateDocument, address: string, outcome: string):
 }
 
 export async function stateCommand(action: string, args: readonly string[], options: StateOptions, io: CommandIO): Promise<number> {
-  const store = stateStore(options, io);
+  const store = stateStore(options, io, await stateEnvironment(options, io));
   try {
     return await runAction(action, args, options, io, store);
   } finally {

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { SourceLocation } from '../../core/diagnostics.js';
-import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, PruneDeclaration } from '../../kinds/contract.js';
+import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, NamedKey, PruneDeclaration } from '../../kinds/contract.js';
 import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
 import { isLimitError, schemaDiagnostics } from './schema-diagnostics.js';
 import { configSchema } from './config-schema.js';
@@ -57,7 +57,7 @@ export interface ContainerEntry {
  * document order. The path is one array pushed and popped as the walk goes: no array per
  * entry (a large organization has tens of thousands of entries).
  */
-export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined, each: (entry: ContainerEntry) => void): void {
+export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined, each: (entry: ContainerEntry) => void, document?: ParsedSource): void {
   if (!isObject(data)) return;
   const path: (string | number)[] = [];
   const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope): void => {
@@ -80,7 +80,9 @@ export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined,
     }
   };
   const visitEntry = (container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): void => {
-    const scope = scopeOf(container, entry, parent);
+    // A named key is located on demand, at a copy of the path (the walk's path changes).
+    const keyPath = document && container.key && isObject(entry[container.key.property]) ? [...path, container.key.property] : undefined;
+    const scope = scopeOf(container, entry, parent, keyPath && document ? () => document.locate(keyPath, { key: true }) : undefined);
     if (!scope) return;
     each({ container, entry, scope, path });
     visit(entry, container.name, scope);
@@ -152,7 +154,16 @@ export class DeclaredObject implements DesiredObject {
     private readonly entryIndex: number,
     /** Path of the declaration relative to the entry. */
     private readonly declaredPath: ConfigPath,
+    /** The named entries on the way to it (README "Names instead of ids"). */
+    readonly names?: readonly NamedKey[],
   ) {}
+
+  /** The same declaration with its names resolved: the address and ids with real ids. */
+  resolved(address: string, ids: Readonly<Record<string, string>>): DeclaredObject {
+    const copy = new DeclaredObject(this.kind, address, ids, this.value, this.absent, this.document, this.entries, this.entryIndex, this.declaredPath);
+    copy.destructive = this.destructive;
+    return copy;
+  }
 
   get source(): SourceLocation {
     return (this.#location ??= this.locate([]));
@@ -208,11 +219,13 @@ export function extractDeclarations(checked: CheckedSource, kinds: KindSet): Doc
   let entryIndex = -1;
   let entryPath: readonly (string | number)[] = [];
   let kindName = '';
+  let names: readonly NamedKey[] | undefined;
   const declare: Parameters<ConfigContribution['extract']>[2] = {
-    object: ({ address, ids, value, absent, path }) => void found.objects.push(new DeclaredObject(kindName, address, ids, value, absent, source, entries, entryIndex, path)),
-    prune: ({ path: prunePath, ...rest }) => void found.prunes.push(declaredPrune(rest, source, [...entryPath, ...prunePath])),
+    object: ({ address, ids, value, absent, path }) => void found.objects.push(new DeclaredObject(kindName, address, ids, value, absent, source, entries, entryIndex, path, names)),
+    prune: ({ path: prunePath, ...rest }) => void found.prunes.push(declaredPrune({ ...rest, ...(names ? { names } : {}) }, source, [...entryPath, ...prunePath])),
   };
   forEachContainerEntry(kinds, source.data, ({ container, entry, scope, path }) => {
+    names = scope.names;
     // Counted for every entry, as EntryPaths counts them.
     entryIndex += 1;
     for (const { kind, contribution } of cachedContributions(kinds, container.name)) {
@@ -224,6 +237,6 @@ export function extractDeclarations(checked: CheckedSource, kinds: KindSet): Doc
       // The kind's declarations are collected here and merged across files by load.ts.
       contribution.extract(entry, scope, declare);
     }
-  });
+  }, source);
   return found;
 }

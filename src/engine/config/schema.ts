@@ -5,6 +5,7 @@
  */
 import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/contract.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
+import { environmentsSchema, valuesSchema } from './environment-schema.js';
 import type { JsonValue } from '../../core/json.js';
 
 export const schemaId = 'https://portalctl.dev/schemas/portalctl.schema.json';
@@ -77,7 +78,7 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   if (container.key) {
-    properties[container.key.property] = container.key.schema;
+    properties[container.key.property] = keySchema(container, container.key.schema, kinds);
     required.push(container.key.property);
   }
   for (const contribution of contributions) {
@@ -104,6 +105,20 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
     }));
   }
   return schema;
+}
+
+/** A key that may be a name (README "Names instead of ids"): the id, or a mapping of the name fields the container's lookup declares. */
+function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
+  const lookup = kinds.flatMap((kind) => kind.names ?? []).find((candidate) => candidate.container === container.name);
+  if (!lookup) return idSchema;
+  const byName: JsonSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: lookup.fields.filter((field) => field.required).map((field) => field.name),
+    properties: Object.fromEntries(lookup.fields.map((field) => [field.name, { type: 'string', minLength: 1, description: field.description }])),
+    description: `The ${lookup.noun} by name instead of id: ${lookup.fields.map((field) => `${field.name}${field.required ? '' : ' (optional)'}`).join(', ')}; resolved by the plan from the portal.`,
+  };
+  return { description: `${String(idSchema['description'] ?? 'Id.')} Or the ${lookup.noun} by name: ${lookup.fields.map((field) => field.name).join(', ')}.`, anyOf: [idSchema, byName] };
 }
 
 function containerSchema(container: ContainerDefinition, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
@@ -153,6 +168,8 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     version: { const: 1, description: 'Format version of this file; 1.' },
     portal: portalSchema,
     safety: safetySchema(kinds),
+    values: valuesSchema,
+    environments: environmentsSchema(portalSchema),
   };
   for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
     properties[container.field] = containerSchema(container, containers, kinds);
@@ -163,7 +180,7 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     $id: schemaId,
     title: 'portalctl configuration',
     description:
-      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME} and ${file:relative/path}.",
+      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME}, ${file:relative/path} and ${var:name}.",
     type: 'object',
     additionalProperties: false,
     required: ['version'],

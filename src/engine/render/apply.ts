@@ -3,14 +3,14 @@ import type { ApplyResult } from '../apply-result.js';
 import type { OperationOutcome } from '../execute.js';
 import type { LiveRecord } from '../record-live.js';
 import { redactPlan } from './redact.js';
-import { NO_CHANGES, named } from './text.js';
+import { NO_CHANGES, named, nameOf } from './text.js';
 import { counted } from '../../core/words.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function renderOutcomeLine(outcome: OperationOutcome, invitation: string | undefined): string {
   const { op } = outcome;
-  const name = named(op.address, op.label);
+  const name = nameOf(op);
   if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
   if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${message(outcome.error)}\n`;
   if (outcome.status === 'unrecorded') return `applied  ${name}  (${op.operation.id}), NOT RECORDED: ${message(outcome.error)}\n`;

@@ -6,7 +6,7 @@ import { counted } from '../../core/words.js';
 import type { Plan } from '../plan.js';
 import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
-import { SYMBOL, driftTextLines, named, textLines, valueStyle, type TextOptions } from './text.js';
+import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
 import { MARK_TONE } from './style.js';
 
@@ -39,7 +39,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
   if (plan.operations.length) {
     lines.push('', `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.`);
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${named(op.address, op.label)}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${nameOf(op)}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }

@@ -4,7 +4,7 @@
  */
 import { counted } from '../../core/words.js';
 import type { Plan, PlannedOperation } from '../plan.js';
-import { SYMBOL, named } from './text.js';
+import { SYMBOL, nameOf } from './text.js';
 
 export interface PlanGraph {
   /** Operations that depend on another or that another depends on, in plan order. */
@@ -27,7 +27,7 @@ export function planGraph(plan: Plan): PlanGraph {
   return { nodes, edges, unconnected: plan.operations.length - nodes.length };
 }
 
-const nodeText = (op: PlannedOperation): string => `${SYMBOL[op.action]} ${named(op.address, op.label)}`;
+const nodeText = (op: PlannedOperation): string => `${SYMBOL[op.action]} ${nameOf(op)}`;
 
 /** Mermaid's quoted labels take entity codes for quotes and markup characters. */
 const mermaidText = (text: string): string => text.replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;');

@@ -12,7 +12,7 @@ import { valueLines } from './diff.js';
 import { fieldChanges } from './fields.js';
 import { planGraph, renderMermaid } from './graph.js';
 import type { DiffLine } from './lines.js';
-import { RESOLUTION, SYMBOL, named, summaryLine, valueStyle } from './text.js';
+import { RESOLUTION, SYMBOL, nameOf, namesNote, summaryLine, valueStyle } from './text.js';
 import type { ValueStyle } from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -27,7 +27,7 @@ const html = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g,
 const fenced = (text: string): string => text.replace(/```/g, "'''");
 
 function operationRow(op: PlannedOperation): string {
-  return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.label ? cell(op.label) : ''} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;
+  return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.label ? cell(op.label) : ''}${cell(namesNote(op.names))} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;
 }
 
 /** Change lines in a `diff` block: a one-line change becomes a removed and an added line. */
@@ -65,7 +65,7 @@ export function operationSections(plan: Plan, style: ValueStyle): string[] {
     ...ops.map(operationRow),
     '',
     '```diff',
-    ...ops.flatMap((op) => [fenced(`${SYMBOL[op.action]} ${named(op.address, op.label)}${op.destructive ? '  (destructive)' : ''}`), ...diffBlockLines(valueLines(op.before, op.after, style, 1))]),
+    ...ops.flatMap((op) => [fenced(`${SYMBOL[op.action]} ${nameOf(op)}${op.destructive ? '  (destructive)' : ''}`), ...diffBlockLines(valueLines(op.before, op.after, style, 1))]),
     '```',
     '',
     '</details>',
@@ -118,7 +118,7 @@ export function aboutLine(plan: Pick<Plan, 'portal' | 'about'>): string {
   const portal = plan.portal.name ? `**${cell(plan.portal.name)}** ${code(plan.portal.url)}` : code(plan.portal.url);
   const parts = [`Portal ${portal}`];
   if (plan.about) {
-    parts.push(`state ${code(plan.about.state)}`, `config ${plan.about.config.map(code).join(' ')}`, `portalctl ${cell(plan.about.portalctl)}`);
+    parts.push(...(plan.about.environment ? [`environment ${code(plan.about.environment)}`] : []), `state ${code(plan.about.state)}`, `config ${plan.about.config.map(code).join(' ')}`, `portalctl ${cell(plan.about.portalctl)}`);
   }
   return parts.join(' · ');
 }

@@ -21,6 +21,6 @@ export function renderPlan(plan: Plan, format: 'text' | 'json' | 'markdown', opt
 export function renderPlanHeading(plan: Plan): string {
   const state = plan.state ? `serial ${plan.state.serial} of lineage ${plan.state.lineage}` : 'no recorded state';
   const lines = [`Saved plan of ${plan.createdAt} for ${portalText(plan.portal)}, made against ${state}${plan.refreshed ? '' : ' (not reading the portal)'}.`];
-  if (plan.about) lines.push(`State: ${plan.about.state}; config: ${plan.about.config.join(' ')}; portalctl ${plan.about.portalctl}.`);
+  if (plan.about) lines.push(`${plan.about.environment ? `Environment: ${plan.about.environment}; state` : 'State'}: ${plan.about.state}; config: ${plan.about.config.join(' ')}; portalctl ${plan.about.portalctl}.`);
   return `${lines.join('\n')}\n\n`;
 }

@@ -1,6 +1,7 @@
 /** The plan for a terminal: summary first, one line per operation, then each change as a reviewable block. */
 import type { Action } from '../../kinds/contract.js';
 import type { DriftResolution, Plan, PlannedOperation } from '../plan.js';
+import { describeName, type ResolvedName } from '../names.js';
 import { valueLines } from './diff.js';
 import type { DiffLine } from './lines.js';
 import type { ShownPlan } from './redact.js';
@@ -42,6 +43,15 @@ export const portalText = (portal: Plan['portal']): string => (portal.name ? `${
 /** The address, and the object's name as a person knows it when the plan has one. */
 export const named = (address: string, label: string | undefined): string => (label ? `${address} — ${label}` : address);
 
+/** `"Field Analyst" → r7HkQ2`: the names the config gave instead of ids, beside the ids they resolved to. */
+export function namesNote(names: readonly ResolvedName[] | undefined): string {
+  if (!names?.length) return '';
+  return `  (by name: ${names.map((entry) => `${entry.noun} ${describeName(entry.name)} → ${entry.id}`).join(', ')})`;
+}
+
+/** An operation's address, its label, and the names it was declared by. */
+export const nameOf = (op: Pick<PlannedOperation, 'address' | 'label' | 'names'>): string => `${named(op.address, op.label)}${namesNote(op.names)}`;
+
 /** How values are cut for this output: to the terminal's width when known. */
 export function valueStyle(plan: Plan, width?: number): ValueStyle {
   const references = (plan as ShownPlan).references ?? {};
@@ -64,7 +74,7 @@ function operationLine(op: PlannedOperation, paint: Paint): string {
   const flags = [op.destructive ? 'DESTRUCTIVE' : '', op.dependsOn.length ? `after ${op.dependsOn.join(', ')}` : '']
     .filter(Boolean)
     .join('; ');
-  return `  ${mark} ${named(op.address, op.label)}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
+  return `  ${mark} ${nameOf(op)}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
 }
 
 export function renderPlanText(plan: Plan, options: TextOptions): string {
@@ -80,7 +90,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     lines.push('', 'Operations, in order:', ...plan.operations.map((op) => operationLine(op, paint)));
     lines.push('', 'Changes:');
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', named(op.address, op.label))}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', nameOf(op))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
