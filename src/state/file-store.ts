@@ -90,7 +90,7 @@ export class FileStateStore implements StateStore {
       state = await readStateLines(this.path);
     } catch (error) {
       if (error instanceof StateCorruptError) throw await this.hinted(error);
-      throw new StateError(`Cannot read ${this.path}: ${(error as Error).message}`, { cause: error });
+      throw new StateError(`Cannot read ${this.path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     if (state !== 'other-layout') return state;
     // Another layout (an earlier release's, a hand edit): read whole, which also says what is wrong with it.
@@ -195,7 +195,7 @@ export class FileStateStore implements StateStore {
       await rename(temp, this.backupPath);
     } catch (error) {
       await unlinkIfExists(temp).catch(() => undefined);
-      throw new StateError(`Cannot keep the previous state as ${this.backupPath}: ${(error as Error).message}`, { cause: error });
+      throw new StateError(`Cannot keep the previous state as ${this.backupPath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 
@@ -452,7 +452,7 @@ async function statIfExists(path: string): Promise<BigIntStats | undefined> {
     return await stat(path, { bigint: true });
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
-    throw new StateError(`Cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StateError(`Cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 

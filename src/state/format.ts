@@ -267,7 +267,7 @@ export class StateAssembler {
     try {
       entry = JSON.parse(text);
     } catch (error) {
-      throw this.corrupt(`the entry at ${JSON.stringify(address)} is not valid JSON (${(error as Error).message})`, error);
+      throw this.corrupt(`the entry at ${JSON.stringify(address)} is not valid JSON (${error instanceof Error ? error.message : String(error)})`, error);
     }
     const problem = this.checker.problem(address, entry);
     if (problem) throw this.corrupt(problem);
