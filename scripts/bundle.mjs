@@ -59,6 +59,67 @@ function yamlOnFirstUse(names) {
 }
 
 /**
+ * undici and pg are bundled on their own (dist/bin/undici.cjs, pg.cjs), so that the launcher
+ * compiles them through the same V8 code cache as the CLI: loaded from node_modules, Node 20
+ * compiled their files at every run (undici alone was a fifth of a `drift`'s CPU time). The CLI's
+ * imports of them (already dynamic: only commands that reach the network or a database load
+ * them) become a require of the file beside the bundle.
+ */
+function besideTheBundle(packages) {
+  return {
+    name: 'beside-the-bundle',
+    setup(build) {
+      const names = new RegExp(`^(${packages.join('|')})$`);
+      build.onResolve({ filter: names }, (args) => ({ path: args.path, namespace: 'beside-the-bundle' }));
+      build.onResolve({ filter: /^\.\/[a-z]+\.cjs$/ }, (args) => (args.namespace === 'beside-the-bundle' ? { path: args.path, external: true } : undefined));
+      build.onLoad({ filter: /.*/, namespace: 'beside-the-bundle' }, (args) => ({ contents: `module.exports = require('./${args.path}.cjs');`, loader: 'js' }));
+    },
+  };
+}
+
+/**
+ * What of undici the CLI uses: the Agent, with the request method undici's index adds to every
+ * dispatcher (src/api/transport.ts calls `agent.request`). The index also loads fetch, WebSocket,
+ * mocks and caches, and with them Node's own copy of undici, none of which the CLI uses.
+ * A path that moves in a new undici fails this build.
+ */
+const undiciAgentOnly = [
+  "const Dispatcher = require('undici/lib/dispatcher/dispatcher');",
+  "Object.assign(Dispatcher.prototype, require('undici/lib/api'));",
+  "module.exports = { Agent: require('undici/lib/dispatcher/agent') };",
+].join('\n');
+
+/**
+ * undici's HTTP/2 client is loaded with its HTTP/1 client, and with it `node:http2`, which loads
+ * http, tls, crypto and readline: half of what undici's Agent brought into a command that speaks
+ * HTTP/1.1 only. In undici.cjs, `node:http2` is a stand-in holding the protocol's constants
+ * (which undici reads when it loads; they are RFC 9113's, the same in every Node) whose other
+ * exports require the module on first use.
+ */
+function http2OnFirstUse() {
+  const nodeRequire = createRequire(import.meta.url);
+  return {
+    name: 'http2-on-first-use',
+    setup(build) {
+      build.onResolve({ filter: /^(node:)?http2$/ }, () => ({ path: 'http2', namespace: 'http2-on-first-use' }));
+      build.onLoad({ filter: /.*/, namespace: 'http2-on-first-use' }, () => {
+        const http2 = nodeRequire('node:http2');
+        const names = Object.keys(http2).filter((key) => key !== 'constants' && key !== 'default');
+        return {
+          contents: [
+            'let loaded;',
+            "const load = () => (loaded ??= require('node:http2'));",
+            `module.exports = { constants: ${JSON.stringify(http2.constants)} };`,
+            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
+          ].join('\n'),
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
+/**
  * Node's built-in modules, loaded on first use. A bundle hoists every `import ... from 'node:x'`
  * of every module to its top, so each start loaded http, net, crypto, readline and streams for
  * the emulator, the HTTP client, digests and prompts that `validate` never reaches: more than a
@@ -168,34 +229,48 @@ await build({
   // import.meta would be empty in CommonJS: the modules that use it are replaced (version,
   // precompiled validator) or bundled on their own (emulator); any other use fails the build.
   logOverride: { 'empty-import-meta': 'error' },
-  // Loaded on demand from node_modules: the HTTP client only when a command reaches the network,
-  // ajv only without the precompiled validator (which is bundled: it is in dist/ beside
-  // schema-validator.js when the bundle is built).
-  external: ['undici', 'ajv', 'ajv-formats', 'pg'],
+  // Loaded on demand from node_modules: ajv only without the precompiled validator (which is
+  // bundled: it is in dist/ beside schema-validator.js when the bundle is built).
+  external: ['ajv', 'ajv-formats'],
   // Less text to parse and compile (when there is no cache yet); names are kept so stack traces
   // with --verbose stay readable.
   minify: true,
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), versionWrittenIn(version), precompiledValidatorInBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
+  plugins: [
+    commanderWithoutChildProcess(),
+    versionWrittenIn(version),
+    precompiledValidatorInBundle(),
+    yamlOnFirstUse(yamlExports),
+    emulatorOnFirstUse(emulatorExports),
+    besideTheBundle(['undici', 'pg']),
+    builtinsOnFirstUse(),
+  ],
 });
 
 /** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */
-const onFirstUseFile = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', outdir, outExtension: { '.js': '.cjs' }, minify: true, keepNames: true, logLevel: 'warning' };
+const oneFile = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, logLevel: 'warning' };
+const onFirstUseFile = { ...oneFile, outdir, outExtension: { '.js': '.cjs' } };
 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
+await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs'), plugins: [http2OnFirstUse()] });
+// pg's optional native binding and its Cloudflare socket are required only where they are used.
+await build({ ...onFirstUseFile, entryPoints: { pg: 'pg' }, absWorkingDir: root, external: ['pg-native', 'pg-cloudflare'] });
 
 /**
- * The bin (src/cli/launcher.ts): compiles the bundle with V8 cached data kept per user, written
- * after a command's run (and turns on Node 22.1+'s compile cache for what is loaded later). The
- * cache file is named after the bundle's digest, written in here, so an upgraded package never
+ * The bin (src/cli/launcher.ts): compiles the bundles with V8 cached data kept per user, written
+ * after a command's run (and turns on Node 22.1+'s compile cache for what is loaded later). Each
+ * cache file is named after its bundle's digest, written in here, so an upgraded package never
  * loads the code of the one before. The launcher and the bundle are CommonJS (dist/bin/package.json
  * says so): an ES module bin would start Node's ES module loader, which costs more than the rest
  * of the launcher.
  */
-const bundleDigest = createHash('sha256').update(await readFile(join(outdir, 'cli.cjs'))).digest('hex').slice(0, 16);
+const bundleDigests = {};
+for (const name of ['cli.cjs', 'yaml.cjs', 'emulator.cjs', 'undici.cjs', 'pg.cjs']) {
+  bundleDigests[name] = createHash('sha256').update(await readFile(join(outdir, name))).digest('hex').slice(0, 16);
+}
 await writeFile(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 await build({
   entryPoints: { portalctl: join(root, 'dist', 'cli', 'launcher.js') },
@@ -204,7 +279,7 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  define: { PORTALCTL_BUNDLE_DIGEST: JSON.stringify(bundleDigest) },
+  define: { PORTALCTL_BUNDLE_DIGESTS: JSON.stringify(bundleDigests) },
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
 });

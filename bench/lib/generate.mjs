@@ -264,27 +264,22 @@ export function economyOrganization({ seed, url, groups = 200, items = 1248, use
  * The large organization's config as people write it: a directory of five block-style YAML
  * files (portal, groups, items, users, roles), each starting with `version: 1`, with a header
  * comment and a comment before every group, every 100th item, every user and every role.
- * Returns file name -> text.
+ * Returns file name -> text. Written by blockYaml, in the `yaml` package's own block style but
+ * without its stringify, which was most of the time of generating the ten-times organization;
+ * test/engine/bench-performance.test.ts checks it against the `yaml` package both ways.
  */
-export function yamlDirectory(config, stringify) {
+export function yamlDirectory(config) {
   const section = (name, header, entries, commentFor) => {
-    const body = stringify({ [name]: entries }, { lineWidth: 0 });
-    const lines = body.split('\n');
-    const out = [`# ${header}`, 'version: 1'];
-    let index = -1;
-    for (const line of lines) {
-      if (line.startsWith('  - ')) {
-        index += 1;
-        const comment = commentFor(entries[index], index);
-        if (comment) out.push(`  # ${comment}`);
-      }
-      out.push(line);
-    }
-    return `${out.join('\n').trimEnd()}\n`;
+    const out = [`# ${header}`, 'version: 1', `${name}:`];
+    entries.forEach((entry, index) => {
+      const comment = commentFor(entry, index);
+      if (comment) out.push(`  # ${comment}`);
+      out.push(`  - ${blockYaml(entry, 4)}`);
+    });
+    return `${out.join('\n')}\n`;
   };
-  const portalLines = stringify(config.portal, { lineWidth: 0 }).trimEnd().split('\n');
-  const portal = `# The portal this organization lives on.\nversion: 1\nportal:\n${portalLines
-    .map((line, index) => (index === 0 ? `  ${line}   # the REST root; --portal overrides it` : `  ${line}`))
+  const portal = `# The portal this organization lives on.\nversion: 1\nportal:\n${Object.entries(config.portal)
+    .map(([key, value], index) => `  ${key}: ${scalarYaml(value)}${index === 0 ? '   # the REST root; --portal overrides it' : ''}`)
     .join('\n')}\n`;
   return {
     'portal.yaml': portal,
@@ -293,4 +288,39 @@ export function yamlDirectory(config, stringify) {
     'users.yaml': section('users', 'User tasks.', config.users, (user) => `Tasks of ${user.username}.`),
     'roles.yaml': section('roles', 'Custom roles.', config.roles, (role) => `Role ${role.name}.`),
   };
+}
+
+/** Strings YAML 1.2 reads as a number, a boolean or null: these are quoted. */
+const notAString = /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|null|Null|NULL|~)$/;
+/** Plain scalars written unquoted: letters, digits and a few safe punctuation marks (no `: `), no leading or trailing space. */
+const plainText = /^[A-Za-z0-9_](?:[A-Za-z0-9_ .,:()/-]*[A-Za-z0-9_.)/-])?$/;
+
+function scalarYaml(value) {
+  if (typeof value !== 'string') return JSON.stringify(value);
+  return plainText.test(value) && !notAString.test(value) && !value.includes(': ') ? value : JSON.stringify(value);
+}
+
+/**
+ * A JSON value in block style, as the `yaml` package writes it: `indent` is the column of the
+ * value's first line (a list item's or a key's value); nested lists are indented under their key.
+ */
+function blockYaml(value, indent) {
+  const pad = ' '.repeat(indent);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return value.map((item, index) => `${index === 0 ? '' : pad}- ${blockYaml(item, indent + 2)}`).join('\n');
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return '{}';
+    return entries
+      .map(([key, item], index) => {
+        const head = `${index === 0 ? '' : pad}${scalarYaml(key)}:`;
+        if (Array.isArray(item) && item.length > 0) return `${head}\n${pad}  ${blockYaml(item, indent + 2)}`;
+        if (item !== null && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length > 0) return `${head}\n${pad}  ${blockYaml(item, indent + 2)}`;
+        return `${head} ${blockYaml(item, indent + 2)}`;
+      })
+      .join('\n');
+  }
+  return scalarYaml(value);
 }

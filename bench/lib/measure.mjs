@@ -9,16 +9,17 @@ import { join } from 'node:path';
 const MAXRSS_PRELOAD = new URL('./maxrss.cjs', import.meta.url).pathname;
 
 /**
- * Runs `node ...args` and resolves with its wall time (spawn to exit, in ms), exit code and
- * output. With `maxRssFile`, the child reports its peak RSS (kB) through the preload.
+ * Runs `node ...args` (or `node` = another Node binary) and resolves with its wall time (spawn
+ * to exit, in ms), exit code and output. With `maxRssFile`, the child reports its peak RSS (kB)
+ * and its CPU time (ms, user + system) through the preload.
  */
-export function runNode(args, { cwd, env = {}, maxRssFile } = {}) {
+export function runNode(args, { cwd, env = {}, maxRssFile, node = process.execPath } = {}) {
   const nodeArgs = maxRssFile ? ['--require', MAXRSS_PRELOAD, ...args] : args;
-  const childEnv = { ...process.env, ...env, ...(maxRssFile ? { BENCH_MAXRSS_FILE: maxRssFile } : {}) };
+  const childEnv = { ...process.env, ...sharedEnv, ...env, ...(maxRssFile ? { BENCH_MAXRSS_FILE: maxRssFile } : {}) };
   if (maxRssFile) rmSync(maxRssFile, { force: true });
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, nodeArgs, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, nodeArgs, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout = [];
     const stderr = [];
     child.stdout.on('data', (chunk) => stdout.push(chunk));
@@ -27,10 +28,20 @@ export function runNode(args, { cwd, env = {}, maxRssFile } = {}) {
     child.on('close', (code, signal) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const result = { ms, code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
-      if (maxRssFile) result.maxRssKb = Number(readFileSync(maxRssFile, 'utf8'));
+      if (maxRssFile) {
+        const [maxRss, cpu] = readFileSync(maxRssFile, 'utf8').split(' ').map(Number);
+        result.maxRssKb = maxRss;
+        result.cpuMs = cpu / 1000;
+      }
       resolve(result);
     });
   });
+}
+
+/** Environment every child gets (the run's own code cache directory, set by the runner). */
+const sharedEnv = {};
+export function setChildEnv(env) {
+  Object.assign(sharedEnv, env);
 }
 
 /** Throws with the child's output when it did not exit with one of `codes`. */

@@ -48,12 +48,15 @@ export class Transport {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
     try {
-      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.dispatcher()]);
-      const response = await request(attempt.target, {
+      // The Agent's own request (undici's Dispatcher.request): the bundle carries only the Agent
+      // and what it uses, not the rest of undici (scripts/bundle.mjs).
+      const dispatcher = await this.dispatcher();
+      const response = await dispatcher.request({
+        origin: attempt.target.origin,
+        path: `${attempt.target.pathname}${attempt.target.search}`,
         method: attempt.method,
         headers: attempt.headers,
         body: attempt.body,
-        dispatcher,
         signal: controller.signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,

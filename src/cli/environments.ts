@@ -43,10 +43,10 @@ export function refuseOneStateName(options: { stateName?: string }): void {
 }
 
 /** The names a fleet runs over: those given, or every declared one for --all-envs (unknown names fail in their own run). */
-export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd'>, options: { stateName?: string } = {}): Promise<string[]> {
+export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd' | 'env'>, options: { stateName?: string } = {}): Promise<string[]> {
   refuseOneStateName(options);
   if (request.kind === 'names') return request.names;
-  const declared = await readEnvironments(paths, { cwd: io.cwd });
+  const declared = await readEnvironments(paths, { cwd: io.cwd, env: io.env });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   if (declared.names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
   return declared.names;

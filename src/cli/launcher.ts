@@ -5,27 +5,29 @@
  *
  * The bundle is compiled as a vm.Script with the cached data of an earlier run. The data is
  * written at exit, so it holds the functions the command compiled and not only the top level;
- * it is rewritten when there was none, V8 refused it, or this command had not run yet. Node's
+ * it is rewritten when there was none or V8 refused it. Each command has its own file: V8
+ * deserializes the whole of a cache, and a command's own holds only the code it runs. Node's
  * own compile cache (22.1+) makes its data at compile time, before the functions a command runs
- * are compiled, so it holds less of a command (bench/README.md). It is still turned on, in the same directory, for what
- * Node's loaders load later (yaml.cjs, the emulator, undici, ajv, pg).
+ * are compiled: measured on examples/minimal, `validate` took 78 ms with it on Node 22 and 60 ms
+ * with this cache (node -e 0: 35 ms), so it is not used. The bundles the CLI loads on first use
+ * beside it (yaml.cjs, undici.cjs, pg.cjs, emulator.cjs) go through this cache too: the bundle's
+ * `require` of them is answered here.
  *
  * A cache never decides whether a command works: any failure to find, read, check or write it
- * just means compiling as usual. The cache file is named after the bundle's digest, the V8
- * version and the architecture, so an upgrade never meets an old cache; V8 itself refuses data
- * made with other flags. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
+ * just means compiling as usual. A cache file is named after its bundle's digest, the V8 version
+ * and the architecture, so an upgrade never meets an old cache; V8 itself refuses data made with
+ * other flags. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import nodeModule, { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
-/** sha256 of cli.cjs (its first 16 hex digits), written in by the build. */
-declare const PORTALCTL_BUNDLE_DIGEST: string;
+/** sha256 of each bundle beside the launcher (its first 16 hex digits) by file name, written in by the build. */
+declare const PORTALCTL_BUNDLE_DIGESTS: Record<string, string>;
 
 const bundleFile = join(__dirname, 'cli.cjs');
-/** Commands remembered in one cache file; past this, a new command name no longer rewrites it. */
+/** Cache files kept per bundle build (one per command); past this, no new one is written. */
 const MAX_COMMANDS = 32;
 
 /**
@@ -61,7 +63,7 @@ function safeCacheDirectory(): string | undefined {
   }
 }
 
-/** What the cache is asked to cover: the command's name (first argument), or '' for none. */
+/** The command's name (first argument), or '' for none: each command has its own cache files. */
 function commandName(argv: string[]): string {
   const first = argv[2] ?? '';
   return /^[a-z][a-z-]{0,31}$/.test(first) ? first : '';
@@ -96,60 +98,114 @@ function readCache(file: string): CacheFile {
   }
 }
 
-/** Written whole under a temporary name, then renamed: a concurrent start never reads half a file. */
-function writeCache(directory: string, file: string, commands: string[], data: Buffer): void {
+/**
+ * Written whole under a temporary name, then renamed: a concurrent start never reads half a file.
+ * Caches of other builds of the bundle are of no further use and go; past MAX_COMMANDS files for
+ * this build (mistyped commands make theirs too), no more are added.
+ */
+function writeCache(directory: string, file: string, prefix: string, commands: string[], data: Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
+    const thisBuild = `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[`${prefix}.cjs`] ?? ''}.`;
+    let kept = 0;
+    for (const name of readdirSync(directory)) {
+      if (!name.startsWith(`${prefix}-`)) continue;
+      if (name.startsWith(thisBuild)) kept += 1;
+      else rmSync(join(directory, name), { force: true });
+    }
+    if (kept >= MAX_COMMANDS) return;
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands, crc32: crc32(data) })}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
-    // Caches of other builds of the bundle are of no further use.
-    for (const name of readdirSync(directory)) {
-      if (name.startsWith('cli-') && !name.startsWith(`cli-${PORTALCTL_BUNDLE_DIGEST}.`)) rmSync(join(directory, name), { force: true });
-    }
   } catch {
     rmSync(temporary, { force: true });
   }
 }
 
-/** Compiles the bundle with the cached data, keeps the data fresh at exit, and runs the bundle. */
-function runWithCodeCache(directory: string): void {
-  const file = join(directory, `cli-${PORTALCTL_BUNDLE_DIGEST}.${process.versions.v8}.${process.arch}.cache`);
-  const cached = readCache(file);
+/** What the bundles evaluated so far exported, by file name (as require's cache would hold them). */
+const loadedBundles = new Map<string, { exports: unknown }>();
+/** Cache files to write at exit. */
+const pendingCaches: (() => void)[] = [];
+
+/**
+ * The launcher's own CommonJS `require` (every bundle lives beside it, so it resolves as theirs
+ * would). Taken as a value: `node:module`'s createRequire would load Node's ES module loader at
+ * every start.
+ */
+const nodeRequire: NodeJS.Require = require;
+
+/** `require` for the bundles' code: the bundles beside it come through the code cache, the rest from Node. */
+function bundleRequire(directory: string): NodeJS.Require {
+  const load = (id: string): unknown => {
+    const sibling = /^\.\/([a-z]+\.cjs)$/.exec(id)?.[1];
+    return sibling !== undefined && PORTALCTL_BUNDLE_DIGESTS[sibling] !== undefined ? loadBundle(directory, sibling) : nodeRequire(id);
+  };
+  return Object.assign(load, { resolve: nodeRequire.resolve, cache: nodeRequire.cache, extensions: nodeRequire.extensions, main: nodeRequire.main });
+}
+
+/**
+ * Compiles a bundle beside the launcher with the cached data, keeps the data fresh at exit, and
+ * runs it once; returns what it exports.
+ */
+function loadBundle(directory: string, name: string): unknown {
+  const loaded = loadedBundles.get(name);
+  if (loaded) return loaded.exports;
+  const file = join(__dirname, name);
+  const prefix = name.replace(/\.cjs$/, '');
   const command = commandName(process.argv);
-  const source = readFileSync(bundleFile, 'utf8');
+  // One file per command: V8 deserializes all of a cache, and a command's own holds only its code.
+  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${command || 'none'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
+  const cached = readCache(cacheFile);
+  const source = readFileSync(file, 'utf8');
   // CommonJS's own wrapper, on the bundle's first line so that line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: bundleFile,
+    filename: file,
     ...(cached.data ? { cachedData: cached.data } : {}),
     importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  const covered = cached.data !== undefined && !script.cachedDataRejected;
-  if (!covered || (!cached.commands.includes(command) && cached.commands.length < MAX_COMMANDS)) {
-    const commands = covered ? [...cached.commands, command] : [command];
-    process.once('exit', () => {
-      try {
-        writeCache(directory, file, commands, script.createCachedData());
-      } catch {
-        // No cache this time.
-      }
-    });
+  if (cached.data === undefined || script.cachedDataRejected) {
+    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, [command], script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} };
-  wrapper.call(bundleModule.exports, bundleModule.exports, createRequire(bundleFile), bundleModule, bundleFile, __dirname);
+  loadedBundles.set(name, bundleModule);
+  wrapper.call(bundleModule.exports, bundleModule.exports, bundleRequire(directory), bundleModule, file, __dirname);
+  return bundleModule.exports;
 }
 
-/** Node 22.1+ (absent from Node 20's types). */
-const { enableCompileCache } = nodeModule as { enableCompileCache?: (directory: string) => unknown };
+/**
+ * Whether this run keeps WebAssembly on V8's baseline compiler. undici parses HTTP with llhttp
+ * compiled to WebAssembly, and V8 11 (Node 20) compiles its large parser function again with
+ * TurboFan on a background thread as soon as it runs, more CPU than the rest of a small
+ * `drift`; the baseline code parses a command's answers fast enough. V8 12+ (Node 22, 24) does not pay it. Only for the commands that may
+ * reach a portal: setting a flag means loading `node:v8`, which loads Node's streams. The flag is set before anything is compiled and names the cache
+ * files, since V8 checks cached code against the flags it was made under.
+ */
+function baselineWasmOnly(argv: string[]): boolean {
+  if (Number(process.versions.v8.split('.')[0]) >= 12) return false;
+  const command = commandName(argv);
+  if (command === 'plan') return !argv.includes('--refresh=false') && !argv.some((arg, index) => arg === '--refresh' && argv[index + 1] === 'false');
+  return command === 'apply' || command === 'drift' || command === 'import';
+}
+
+const baseline = baselineWasmOnly(process.argv);
+if (baseline) {
+  const v8: typeof import('node:v8') = nodeRequire('node:v8');
+  v8.setFlagsFromString('--liftoff-only');
+}
 
 const directory = safeCacheDirectory();
 if (directory) {
-  try {
-    enableCompileCache?.(join(directory, 'node-compile-cache'));
-  } catch {
-    // Run without it.
-  }
-  runWithCodeCache(directory);
+  // Written at exit, so that the data holds the functions the command ran.
+  process.once('exit', () => {
+    for (const write of pendingCaches) {
+      try {
+        write();
+      } catch {
+        // No cache this time.
+      }
+    }
+  });
+  loadBundle(directory, 'cli.cjs');
 } else {
-  createRequire(bundleFile)(bundleFile);
+  nodeRequire(bundleFile);
 }

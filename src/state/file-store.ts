@@ -2,22 +2,28 @@
  * The file state store: `portalctl.state.json` (path given by the caller), mode 0600.
  *
  * - Atomic write: a temp file in the same directory, fsync, rename over the state, fsync of
- *   the directory; the previous version is kept as `<file>.backup` (written the same way). A
- *   process killed at any moment leaves either the old or the new state, never a torn one.
- * - History: every serial written is also kept as `<file>.history/<serial>.json` (the state plus
- *   when, by which command, and how many addresses changed), the last 100 by default.
+ *   the directory; the previous version is kept as `<file>.backup` (a second link to the file
+ *   the new one replaces, so keeping it writes nothing). A process killed at any moment leaves
+ *   either the old or the new state, never a torn one.
+ * - History: every serial written is kept as `<file>.history/<serial>.json`: when, by which
+ *   command, how many addresses changed, and what the write changed (journal.ts), from which
+ *   `readSerial` rebuilds it. Files of earlier releases hold the whole state instead. The last
+ *   100 by default.
  * - Lock: `<file>.lock` created with O_EXCL holding LockInfo as JSON. A lock past its expiry,
  *   or whose process is gone on this host, may be taken over (the StateLock says so).
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { readStateLines } from './state-file.js';
+import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange } from './journal.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
-import { countChanged, DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
 
@@ -54,8 +60,12 @@ export class FileStateStore implements StateStore {
   private readonly identity: HolderIdentity;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
-  /** The text of this store's last write, and what the checks need of it. */
-  private lastWritten: { text: string; state: StateDocument } | undefined;
+  /**
+   * This store's last write, and the file it made (a file still the same need not be read back).
+   * `shared`: a StateWriter's state, whose entries the writer goes on changing (it stands for the
+   * file only for a write that says what it changed).
+   */
+  private lastWritten: { state: StateDocument; file: FileIdentity; shared: boolean } | undefined;
 
   constructor(options: FileStateStoreOptions) {
     this.path = resolve(options.path);
@@ -75,6 +85,15 @@ export class FileStateStore implements StateStore {
   }
 
   async read(): Promise<StateDocument | undefined> {
+    let state: StateDocument | 'other-layout' | undefined;
+    try {
+      state = await readStateLines(this.path);
+    } catch (error) {
+      if (error instanceof StateCorruptError) throw await this.hinted(error);
+      throw new StateError(`Cannot read ${this.path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    if (state !== 'other-layout') return state;
+    // Another layout (an earlier release's, a hand edit): read whole, which also says what is wrong with it.
     const text = await readTextIfExists(this.path);
     return text === undefined ? undefined : this.parse(text);
   }
@@ -85,64 +104,99 @@ export class FileStateStore implements StateStore {
       return parseState(text, this.path);
     } catch (error) {
       if (!(error instanceof StateCorruptError)) throw error;
-      if ((await readTextIfExists(this.backupPath)) !== undefined) {
-        throw error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
-      }
-      const kept = await this.history().catch(() => []);
-      if (kept[0]) {
-        throw error.withHint(
-          `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
-        );
-      }
-      throw error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
+      throw await this.hinted(error);
     }
   }
 
+  /** The error with what the store keeps of earlier versions. */
+  private async hinted(error: StateCorruptError): Promise<StateCorruptError> {
+    if ((await readTextIfExists(this.backupPath)) !== undefined) {
+      return error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
+    }
+    const kept = await this.history().catch(() => []);
+    if (kept[0]) {
+      return error.withHint(
+        `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
+      );
+    }
+    return error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
+  }
+
+  /**
+   * The stored state, for a write to start from. The file this store wrote last is known while
+   * it is still that file (same inode, size and modification time): reading and parsing it again
+   * for every group-committed write of a long apply cost more than the write itself. Parsing
+   * otherwise means a corrupt file is reported and left exactly as it is.
+   */
+  private async stored(incoming: StateDocument): Promise<StateDocument | undefined> {
+    const known = this.lastWritten;
+    if (known && (!known.shared || hasWriterChanges(incoming)) && sameFile(await statIfExists(this.path), known.file)) return known.state;
+    return this.read();
+  }
+
   async write(state: StateDocument): Promise<StateDocument> {
-    const problem = validateState(state);
+    // The document around the entries now; the entries this write changes once they are known.
+    const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.path}: ${problem}.`);
 
-    const previousText = await readTextIfExists(this.path);
-    // Parsing first means a corrupt file is reported and left exactly as it is. The file this
-    // store wrote last is known (and still there unchanged), so a long apply's group-committed
-    // writes do not parse it again each time.
-    const previous =
-      previousText === undefined ? undefined : previousText === this.lastWritten?.text ? this.lastWritten.state : await this.parse(previousText);
+    const previous = await this.stored(state);
     refuseOverwrite(previous, state, this.describe(), 'use another --state path or remove that file deliberately');
 
-    const next: StateDocument = { ...state, serial: state.serial + 1 };
-    await this.store(next, previous, previousText);
+    const next = carryWriterChanges(state, { ...state, serial: state.serial + 1 });
+    await this.store(next, previous);
     return next;
   }
 
   async importState(state: StateDocument): Promise<StateDocument> {
     const problem = validateState(state);
     if (problem) throw new StateError(`Refusing to store an invalid state in ${this.path}: ${problem}.`);
-    const previousText = await readTextIfExists(this.path);
-    const previous = previousText === undefined ? undefined : await this.parse(previousText);
+    const previous = await this.read();
     if (previous && !copyChanges(previous, state, this.path)) return previous;
-    await this.store(state, previous, previousText);
+    await this.store(state, previous);
     return state;
   }
 
   /** History entry first, then the backup, then the state: a kill between them leaves the last state whole. */
-  private async store(next: StateDocument, previous: StateDocument | undefined, previousText: string | undefined): Promise<void> {
+  private async store(next: StateDocument, previous: StateDocument | undefined): Promise<void> {
     await mkdir(this.historyDir, { recursive: true, mode: 0o700 });
+    const diff = checkedDiff(previous, next, this.path);
     const entry: HistoryEntry = {
       serial: next.serial,
       lineage: next.lineage,
       writtenAt: new Date(this.now()).toISOString(),
       command: this.command ?? 'portalctl',
-      resources: Object.keys(next.resources).length,
-      changed: countChanged(previous, next),
+      resources: diff.resources,
+      changed: diff.changed,
     };
-    const text = serializeState(next);
-    // The state's text is spliced in as it is, not parsed again for the history entry.
-    await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify(entry).slice(0, -1)},"state":${text.trimEnd()}}\n`);
-    if (previousText !== undefined) await writeFileAtomic(this.backupPath, previousText);
-    await writeFileAtomic(this.path, text);
-    this.lastWritten = { text, state: next };
-    await unlinkIfExists(this.historyFile(next.serial - this.keepHistory)).catch(() => undefined);
+    await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify({ ...entry, change: diff.change })}\n`);
+    if (previous !== undefined) await this.keepBackup();
+    const file = await writeFileAtomic(this.path, serializeState(next));
+    this.lastWritten = { state: next, file, shared: hasWriterChanges(next) };
+    // The serials that just left the kept window (more than one when a copied state skips serials).
+    const oldest = next.serial - this.keepHistory;
+    for (let serial = Math.max(1, previous === undefined ? oldest : previous.serial - this.keepHistory + 1); serial <= oldest; serial++) {
+      await unlinkIfExists(this.historyFile(serial)).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The current file becomes the backup: a second link to it, which the rename of the new state
+   * leaves as the only one. Where the file system has no hard links, it is copied.
+   */
+  private async keepBackup(): Promise<void> {
+    const temp = join(dirname(this.backupPath), `.${basename(this.backupPath)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    try {
+      try {
+        await link(this.path, temp);
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') return;
+        await copyFile(this.path, temp);
+      }
+      await rename(temp, this.backupPath);
+    } catch (error) {
+      await unlinkIfExists(temp).catch(() => undefined);
+      throw new StateError(`Cannot keep the previous state as ${this.backupPath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   }
 
   private historyFile(serial: number): string {
@@ -163,7 +217,8 @@ export class FileStateStore implements StateStore {
       .map(Number)
       .sort((a, b) => b - a);
     const entries: HistoryEntry[] = [];
-    for (const serial of serials.slice(0, this.keepHistory)) {
+    const newest = serials[0] ?? 0;
+    for (const serial of serials.filter((kept) => kept > newest - this.keepHistory)) {
       const record = await this.readHistoryRecord(serial);
       if (record) entries.push(record.entry);
     }
@@ -171,29 +226,63 @@ export class FileStateStore implements StateStore {
   }
 
   async readSerial(serial: number): Promise<StateDocument | undefined> {
-    return (await this.readHistoryRecord(serial))?.state;
+    const record = await this.readHistoryRecord(serial);
+    if (!record) return undefined;
+    if ('state' in record) return record.state;
+    const current = await this.rebuildBase();
+    if (!current) return undefined;
+    const changeAt = async (at: number): Promise<StateChange | undefined> => {
+      const kept = await this.readHistoryRecord(at);
+      return kept && 'change' in kept ? kept.change : undefined;
+    };
+    return rebuildSerial(current, serial, changeAt, this.historyDir);
   }
 
-  private async readHistoryRecord(serial: number): Promise<{ entry: HistoryEntry; state: StateDocument } | undefined> {
+  /** The state to rebuild earlier serials from: the state file, or the backup when the state file is corrupt. */
+  private async rebuildBase(): Promise<StateDocument | undefined> {
+    try {
+      return await this.read();
+    } catch (error) {
+      if (!(error instanceof StateCorruptError)) throw error;
+      const backup = await readTextIfExists(this.backupPath);
+      if (backup === undefined) throw error;
+      try {
+        return parseState(backup, this.backupPath);
+      } catch {
+        throw error;
+      }
+    }
+  }
+
+  /** A history file: the state whole (earlier releases), or the change that wrote it. */
+  private async readHistoryRecord(serial: number): Promise<({ entry: HistoryEntry } & ({ state: StateDocument } | { change: StateChange })) | undefined> {
     const file = this.historyFile(serial);
     const text = await readTextIfExists(file);
     if (text === undefined) return undefined;
-    let data: Record<string, unknown>;
+    let data: unknown;
     try {
-      data = JSON.parse(text) as Record<string, unknown>;
+      data = JSON.parse(text);
     } catch (error) {
       throw new StateCorruptError(file, `not valid JSON (${(error as Error).message})`, { cause: error, what: 'History file' });
     }
-    const state = stateFromValue(data['state'], file, 'History file');
-    const entry: HistoryEntry = {
-      serial: state.serial,
-      lineage: state.lineage,
-      writtenAt: typeof data['writtenAt'] === 'string' ? data['writtenAt'] : '',
-      command: typeof data['command'] === 'string' ? data['command'] : '',
-      resources: Object.keys(state.resources).length,
-      changed: typeof data['changed'] === 'number' ? data['changed'] : 0,
+    const field = (name: string): unknown => (typeof data === 'object' && data !== null ? Reflect.get(data, name) : undefined);
+    const string = (name: string): string => {
+      const value = field(name);
+      return typeof value === 'string' ? value : '';
     };
-    return { entry, state };
+    const count = (name: string): number => {
+      const value = field(name);
+      return typeof value === 'number' ? value : 0;
+    };
+    if (field('state') !== undefined) {
+      const state = stateFromValue(field('state'), file, 'History file');
+      const entry: HistoryEntry = { serial: state.serial, lineage: state.lineage, writtenAt: string('writtenAt'), command: string('command'), resources: Object.keys(state.resources).length, changed: count('changed') };
+      return { entry, state };
+    }
+    const change = changeFromValue(field('change'), file);
+    if (field('serial') !== serial || string('lineage') === '') throw new StateCorruptError(file, `it does not record serial ${serial}`, { what: 'History file' });
+    const entry: HistoryEntry = { serial, lineage: string('lineage'), writtenAt: string('writtenAt'), command: string('command'), resources: count('resources'), changed: count('changed') };
+    return { entry, change };
   }
 
   async lockStatus(): Promise<LockStatus> {
@@ -342,17 +431,48 @@ export class FileStateStore implements StateStore {
   }
 }
 
-/** Write `text` to `target` through a temp file in the same directory, fsync and rename. */
-export async function writeFileAtomic(target: string, text: string): Promise<void> {
+/** What tells a file apart from any other written in its place: inode, size and modification time. */
+export interface FileIdentity {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+function identityOf(stats: BigIntStats): FileIdentity {
+  return { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs };
+}
+
+function sameFile(stats: BigIntStats | undefined, file: FileIdentity): boolean {
+  return stats !== undefined && stats.dev === file.dev && stats.ino === file.ino && stats.size === file.size && stats.mtimeNs === file.mtimeNs;
+}
+
+async function statIfExists(path: string): Promise<BigIntStats | undefined> {
+  try {
+    return await stat(path, { bigint: true });
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw new StateError(`Cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Write `text` to `target` through a temp file in the same directory, fsync and rename. Returns
+ * the identity of the file written (taken before the rename, so no other writer's file is
+ * mistaken for it).
+ */
+export async function writeFileAtomic(target: string, text: string): Promise<FileIdentity> {
   const directory = dirname(target);
   const temp = join(directory, `.${basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temp, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
+  let written: FileIdentity;
   try {
     try {
       await handle.writeFile(text);
       // Owner-only even when the umask would allow more.
       await handle.chmod(0o600);
       await handle.sync();
+      written = identityOf(await handle.stat({ bigint: true }));
     } finally {
       await handle.close();
     }
@@ -362,6 +482,7 @@ export async function writeFileAtomic(target: string, text: string): Promise<voi
     throw new StateError(`Cannot write ${target}: ${(error as Error).message}`, { cause: error });
   }
   await syncDirectory(directory);
+  return written;
 }
 
 async function syncDirectory(directory: string): Promise<void> {

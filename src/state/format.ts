@@ -196,12 +196,30 @@ export function serializeState(state: StateDocument): string {
   return `{\n${fields.join(',\n')}\n}\n`;
 }
 
+/**
+ * Each entry's JSON, by entry object. States are never changed in place (every change makes new
+ * entries for what it touches), so an entry written before reads the same: a file store writing
+ * a large state at every group commit of an apply then pays for the entries that changed, not
+ * for the JSON of all of them.
+ */
+const entryJson = new WeakMap<object, string>();
+
+function entryText(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let text = entryJson.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    entryJson.set(value, text);
+  }
+  return text;
+}
+
 /** A record keyed by address: its entries sorted, one compact entry per line. */
 function recordLines(record: Record<string, unknown>): string {
   const lines: string[] = [];
   for (const key of Object.keys(record).sort()) {
     const value = record[key];
-    if (value !== undefined) lines.push(`    ${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+    if (value !== undefined) lines.push(`    ${JSON.stringify(key)}: ${entryText(value)}`);
   }
   return lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n  }`;
 }
@@ -218,6 +236,87 @@ export function parseState(text: string, file: string): StateDocument {
   const mentioning = addressesMentioningFingerprints(text);
   if (mentioning) fingerprintHints.set(state, mentioning);
   return state;
+}
+
+/** Entry fields whose values repeat across entries (StateAssembler shares them). */
+const REPEATED_FIELDS = ['kind', 'status', 'appliedAt', 'observedAt'];
+
+/**
+ * A state built from its entries given one at a time, each as its JSON text (a database's rows,
+ * a state file's lines): no text of the whole state is built, and what parseState learns from
+ * the text about fingerprints is learnt per entry.
+ */
+export class StateAssembler {
+  private readonly resources: Record<string, unknown> = {};
+  private readonly mentioning = new Set<string>();
+  private readonly checker = new EntryChecker(false);
+  /**
+   * One string for each kind, status and time the entries repeat: a parsed entry has its own
+   * copy of each, which a large state would hold once per entry.
+   */
+  private readonly repeated = new Map<string, string>();
+
+  constructor(
+    private readonly where: string,
+    private readonly what?: string,
+  ) {}
+
+  /** One entry, checked as it comes (a second pass over a large state's entries cost as much again). */
+  add(address: string, text: string): void {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(text);
+    } catch (error) {
+      throw this.corrupt(`the entry at ${JSON.stringify(address)} is not valid JSON (${error instanceof Error ? error.message : String(error)})`, error);
+    }
+    const problem = this.checker.problem(address, entry);
+    if (problem) throw this.corrupt(problem);
+    if (isObject(entry)) for (const field of REPEATED_FIELDS) this.share(entry, field);
+    this.resources[address] = entry;
+    // As in addressesMentioningFingerprints; an escape could spell a fingerprint, so it counts as one.
+    if (text.includes('"sha256:') || text.includes('\\u')) this.mentioning.add(address);
+  }
+
+  private share(entry: Record<string, unknown>, field: string): void {
+    const value = entry[field];
+    if (typeof value !== 'string') return;
+    const shared = this.repeated.get(value);
+    if (shared === undefined) this.repeated.set(value, value);
+    else entry[field] = shared;
+  }
+
+  private corrupt(reason: string, cause?: unknown): StateCorruptError {
+    return new StateCorruptError(this.where, reason, { ...(cause === undefined ? {} : { cause }), ...(this.what ? { what: this.what } : {}) });
+  }
+
+  /** The state: `head` is the rest of the document (parsed JSON); `serial` when it is kept apart from it. */
+  finish(head: unknown, serial?: number): StateDocument {
+    const document = isObject(head)
+      ? {
+          formatVersion: head['formatVersion'],
+          lineage: head['lineage'],
+          serial: serial ?? head['serial'],
+          portal: head['portal'],
+          resources: this.resources,
+          ...(head['unknownOutcomes'] === undefined ? {} : { unknownOutcomes: head['unknownOutcomes'] }),
+        }
+      : head;
+    // The entries were checked as they came.
+    const state = stateFromValue(document, this.where, this.what, { entries: [] });
+    for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {})) {
+      const text = JSON.stringify(mark);
+      if (text.includes('"sha256:') || text.includes('\\u')) this.mentioning.add(address);
+    }
+    fingerprintHints.set(state, this.mentioning);
+    return state;
+  }
+}
+
+/** A state from its head, its serial and its entries' texts (StateAssembler). */
+export function stateFromParts(head: unknown, serial: number, entries: Iterable<readonly [string, string]>, where: string, what?: string): StateDocument {
+  const assembler = new StateAssembler(where, what);
+  for (const [address, text] of entries) assembler.add(address, text);
+  return assembler.finish(head, serial);
 }
 
 /**
@@ -262,17 +361,22 @@ function addressesMentioningFingerprints(text: string): ReadonlySet<string> | un
 
 /**
  * Validate an already-parsed state (e.g. a database's JSON column); throws StateCorruptError
- * naming `where`. Parsed JSON holds only JSON values, so entry values are not walked.
+ * naming `where`. Parsed JSON holds only JSON values, so entry values are not walked. `entries`:
+ * check these entries alone (StateAssembler checked the others as it took them).
  */
-export function stateFromValue(data: unknown, where: string, what?: string): StateDocument {
-  const problem = findProblem(data, false);
+export function stateFromValue(data: unknown, where: string, what?: string, options: { entries?: Iterable<string> } = {}): StateDocument {
+  const problem = findProblem(data, false, options.entries);
   if (problem) throw new StateCorruptError(where, problem, what ? { what } : undefined);
   return data as StateDocument;
 }
 
-/** Validate an in-memory state before it is written (the same rules as a file). */
-export function validateState(state: unknown): string | undefined {
-  return findProblem(state, true);
+/**
+ * Validate an in-memory state before it is written (the same rules as a file). With `entries`,
+ * only those entries are checked (with the rest of the document): a write checks what it
+ * changes, the entries it leaves as they were having been checked when they were stored.
+ */
+export function validateState(state: unknown, options: { entries?: Iterable<string> } = {}): string | undefined {
+  return findProblem(state, true, options.entries);
 }
 
 function isJsonValue(value: unknown, depth = 0): boolean {
@@ -300,8 +404,39 @@ function idsProblem(ids: unknown): boolean {
   return false;
 }
 
-/** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot). */
-function findProblem(data: unknown, checkValues: boolean): string | undefined {
+/**
+ * The check of one resource entry. Entries recorded or observed by one apply share their times:
+ * a time equal to the last one accepted is not checked again. `checkValues`: walk the value too
+ * (an in-memory state may hold what JSON cannot).
+ */
+class EntryChecker {
+  private appliedAt: unknown;
+  private observedAt: unknown;
+
+  constructor(private readonly checkValues: boolean) {}
+
+  problem(address: string, entry: unknown): string | undefined {
+    const at = `resources["${address}"]`;
+    if (!isObject(entry)) return `${at} is not an object`;
+    if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${at}.kind is missing`;
+    if (idsProblem(entry['ids'])) return `${at}.ids is not an object of strings`;
+    if (!('value' in entry) || (this.checkValues && !isJsonValue(entry['value']))) return `${at}.value is missing or not JSON`;
+    const status = entry['status'];
+    if (status !== undefined && status !== 'present' && status !== 'absent') return `${at}.status must be "present" or "absent"`;
+    if (entry['appliedAt'] !== undefined && entry['appliedAt'] !== this.appliedAt) {
+      if (!isTime(entry['appliedAt'])) return `${at}.appliedAt is not a date`;
+      this.appliedAt = entry['appliedAt'];
+    }
+    if (entry['observedAt'] !== undefined && entry['observedAt'] !== this.observedAt) {
+      if (!isTime(entry['observedAt'])) return `${at}.observedAt is not a date`;
+      this.observedAt = entry['observedAt'];
+    }
+    return undefined;
+  }
+}
+
+/** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot); `only`: check these entries alone. */
+function findProblem(data: unknown, checkValues: boolean, only?: Iterable<string>): string | undefined {
   if (!isObject(data)) return 'the top level is not an object';
   if (data['formatVersion'] !== STATE_FORMAT_VERSION) {
     return typeof data['formatVersion'] === 'number'
@@ -316,27 +451,11 @@ function findProblem(data: unknown, checkValues: boolean): string | undefined {
   if (portal['id'] !== undefined && typeof portal['id'] !== 'string') return 'portal.id is not a string';
   const resources = data['resources'];
   if (!isObject(resources)) return 'resources is not an object';
-  const at = (address: string): string => `resources["${address}"]`;
-  // Entries recorded or observed by one apply share their times: a time equal to the last one
-  // accepted is not checked again.
-  let appliedAt: unknown;
-  let observedAt: unknown;
-  for (const address in resources) {
-    const entry = resources[address];
-    if (!isObject(entry)) return `${at(address)} is not an object`;
-    if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${at(address)}.kind is missing`;
-    if (idsProblem(entry['ids'])) return `${at(address)}.ids is not an object of strings`;
-    if (!('value' in entry) || (checkValues && !isJsonValue(entry['value']))) return `${at(address)}.value is missing or not JSON`;
-    const status = entry['status'];
-    if (status !== undefined && status !== 'present' && status !== 'absent') return `${at(address)}.status must be "present" or "absent"`;
-    if (entry['appliedAt'] !== undefined && entry['appliedAt'] !== appliedAt) {
-      if (!isTime(entry['appliedAt'])) return `${at(address)}.appliedAt is not a date`;
-      appliedAt = entry['appliedAt'];
-    }
-    if (entry['observedAt'] !== undefined && entry['observedAt'] !== observedAt) {
-      if (!isTime(entry['observedAt'])) return `${at(address)}.observedAt is not a date`;
-      observedAt = entry['observedAt'];
-    }
+  const checker = new EntryChecker(checkValues);
+  for (const address of only ?? Object.keys(resources)) {
+    if (only && !Object.prototype.hasOwnProperty.call(resources, address)) continue;
+    const problem = checker.problem(address, resources[address]);
+    if (problem) return problem;
   }
   const unknown = data['unknownOutcomes'];
   if (unknown !== undefined) {

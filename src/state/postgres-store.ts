@@ -4,9 +4,10 @@
  * - Tables live in one schema (`portalctl`, or `?schema=` in the URL), created on first use and
  *   migrated forward under a transaction-level advisory lock; `schema_version` says which
  *   release wrote them, and a newer one than this release knows is refused.
- * - Every write is one transaction: check lineage and serial (row locked), store the document
- *   with serial+1, add it to the history, drop history past the keep count. Readers see the
- *   last committed document, never half an apply, and never wait for the lock.
+ * - Every write is one transaction: check lineage and serial (row locked), store what changed
+ *   with serial+1 and add the change to the history, drop history past the keep count
+ *   (postgres-journal.ts). Readers see the last committed state, never half an apply, and never
+ *   wait for the lock.
  * - Lock: a session advisory lock on a dedicated connection, keyed by a 64-bit hash of the
  *   schema and the state name (so names and schemas never share a lock), with a row in `locks`
  *   naming the real holder. When the holder dies or loses its connection, the database ends
@@ -17,13 +18,15 @@ import { createHash } from 'node:crypto';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait } from './lock.js';
-import { serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { validateState, type StateDocument } from './format.js';
+import { carryWriterChanges, hasWriterChanges } from './journal.js';
+import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
-import { countChanged, DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 /** The version of the tables this release writes; see MIGRATIONS. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /** Forward migrations, by the version they reach. Never edit a released one: add the next. */
 const MIGRATIONS: Record<number, (schema: string) => string[]> = {
@@ -35,6 +38,8 @@ const MIGRATIONS: Record<number, (schema: string) => string[]> = {
     `CREATE TABLE ${s}.history (name text NOT NULL, serial bigint NOT NULL, lineage text NOT NULL, document jsonb NOT NULL, command text NOT NULL, ` +
       `written_at timestamptz NOT NULL DEFAULT now(), resources integer NOT NULL, changed integer NOT NULL, PRIMARY KEY (name, serial))`,
   ],
+  // Entries as rows and history as changes: a write costs what it changed (postgres-journal.ts).
+  3: journalMigration,
 };
 
 export interface PostgresStateStoreOptions {
@@ -91,7 +96,7 @@ const DEFAULT_POLL_MS = 100;
 interface StoredRow {
   lineage: string;
   serial: number;
-  digest: string;
+  headDigest: string;
 }
 
 interface HeldLock {
@@ -115,8 +120,12 @@ export class PostgresStateStore implements StateStore {
   private pool: Pool | undefined;
   private held: HeldLock | undefined;
   private schemaReady = false;
-  /** The document this store wrote last and the database's digest of it: read back only when the digest differs. */
-  private lastWritten: { state: StateDocument; digest: string } | undefined;
+  /**
+   * The state this store read or wrote last: a write that finds the same lineage, serial and
+   * head stored starts from it instead of reading the state back (serials only grow, and a
+   * state copied in at the same serial must have the same content).
+   */
+  private known: (StoredState & { shared: boolean }) | undefined;
 
   constructor(options: PostgresStateStoreOptions) {
     this.target = parsePostgresUrl(options.url, options.env ?? process.env);
@@ -253,23 +262,26 @@ export class PostgresStateStore implements StateStore {
     return this.describe();
   }
 
-  private parseDocument(document: unknown, what = 'State'): StateDocument {
-    try {
-      return stateFromValue(document, this.where(), what);
-    } catch (error) {
+  private get tables(): PostgresStateTables {
+    return { quoted: this.quoted, name: this.name, where: this.where() };
+  }
+
+  /** A corrupt state's message says what the history can still show. */
+  private withHistoryHint<T>(reading: Promise<T>, what = 'State'): Promise<T> {
+    return reading.catch((error: unknown) => {
       if (error instanceof StateCorruptError) {
         throw error.withHint('Earlier serials are kept: `portalctl state history` lists them and `portalctl state show --serial N` shows one.', what);
       }
       throw error;
-    }
+    });
   }
 
   async read(): Promise<StateDocument | undefined> {
     return this.withClient('read', async (client) => {
       if (!(await this.ensureSchema(client, false))) return undefined;
-      const result = await client.query<{ document: unknown }>(`SELECT document FROM ${this.quoted}.states WHERE name = $1`, [this.name]);
-      const row = result.rows[0];
-      return row ? this.parseDocument(row.document) : undefined;
+      const stored = await this.withHistoryHint(readStoredState(client, this.tables));
+      this.known = stored && { ...stored, shared: false };
+      return stored?.state;
     });
   }
 
@@ -294,25 +306,24 @@ export class PostgresStateStore implements StateStore {
   async readSerial(serial: number): Promise<StateDocument | undefined> {
     return this.withClient('read the history of', async (client) => {
       if (!(await this.ensureSchema(client, false))) return undefined;
-      const result = await client.query<{ document: unknown }>(`SELECT document FROM ${this.quoted}.history WHERE name = $1 AND serial = $2`, [this.name, serial]);
-      const row = result.rows[0];
-      return row ? this.parseDocument(row.document, 'History entry of') : undefined;
+      return readStoredSerial(client, this.tables, serial);
     });
   }
 
   // ---- writing -----------------------------------------------------------------------------
 
   async write(state: StateDocument): Promise<StateDocument> {
-    const problem = validateState(state);
+    // The document around the entries now; the entries this write changes once they are known.
+    const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.where()}: ${problem}.`);
-    const next: StateDocument = { ...state, serial: state.serial + 1 };
+    const next = carryWriterChanges(state, { ...state, serial: state.serial + 1 });
     await this.withClient('write', async (client) => {
       await this.ensureSchema(client, true);
       await this.transaction(client, async () => {
         const current = await this.lockedRow(client);
         refuseOverwrite(current, state, this.where(), 'use another --state-name, or remove that state deliberately');
-        const previous = current ? await this.previousDocument(client, current) : undefined;
-        await this.storeRow(client, next, previous, current !== undefined);
+        const previous = current ? await this.previousDocument(client, current, state) : undefined;
+        await this.store(client, previous, next);
       });
     });
     return next;
@@ -325,54 +336,45 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       return this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        const previous = current ? await this.previousDocument(client, current) : undefined;
+        const previous = current ? await this.previousDocument(client, current, state) : undefined;
         if (previous && !copyChanges(previous, state, this.where())) return previous;
-        await this.storeRow(client, state, previous, current !== undefined);
+        await this.store(client, previous, state);
         return state;
       });
     });
   }
 
-  /** The stored lineage, serial and document digest, row-locked until the transaction ends. */
+  /** The stored lineage, serial and head digest, row-locked until the transaction ends. */
   private async lockedRow(client: ClientBase): Promise<StoredRow | undefined> {
     const result = await client.query<{ lineage: string; serial: string; digest: string }>(
-      `SELECT lineage, serial, md5(document::text) AS digest FROM ${this.quoted}.states WHERE name = $1 FOR UPDATE`,
+      `SELECT lineage, serial, md5(head::text) AS digest FROM ${this.quoted}.states WHERE name = $1 FOR UPDATE`,
       [this.name],
     );
     const row = result.rows[0];
-    return row ? { lineage: row.lineage, serial: Number(row.serial), digest: row.digest } : undefined;
+    return row ? { lineage: row.lineage, serial: Number(row.serial), headDigest: row.digest } : undefined;
   }
 
-  /** The stored document: the one this store wrote last when the database's digest still matches, else read and checked. */
-  private async previousDocument(client: ClientBase, current: StoredRow): Promise<StateDocument> {
-    if (this.lastWritten?.digest === current.digest) return this.lastWritten.state;
-    const result = await client.query<{ document: unknown }>(`SELECT document FROM ${this.quoted}.states WHERE name = $1`, [this.name]);
-    return this.parseDocument(result.rows[0]?.document);
+  /**
+   * The stored state: the one this store read or wrote last when it is still the stored one, else
+   * read (under the row lock). A state a StateWriter made shares its entries with the writer, which
+   * goes on changing them: it stands for the stored one only for a write that says what changed.
+   */
+  private async previousDocument(client: ClientBase, current: StoredRow, incoming: StateDocument): Promise<StateDocument> {
+    const known = this.known;
+    const usable = known !== undefined && (!known.shared || hasWriterChanges(incoming));
+    if (usable && known.state.lineage === current.lineage && known.state.serial === current.serial && known.headDigest === current.headDigest) return known.state;
+    const stored = await this.withHistoryHint(readStoredState(client, this.tables));
+    if (!stored) throw new StateConflictError(`The state ${this.where()} was removed meanwhile. Run the command again.`);
+    this.known = { ...stored, shared: false };
+    return stored.state;
   }
 
-  private async storeRow(client: ClientBase, next: StateDocument, previous: StateDocument | undefined, exists: boolean): Promise<void> {
-    const document = serializeState(next);
-    const stored = exists
-      ? await client.query<{ digest: string }>(
-          `UPDATE ${this.quoted}.states SET lineage = $2, serial = $3, document = $4::jsonb, updated_at = now() WHERE name = $1 RETURNING md5(document::text) AS digest`,
-          [this.name, next.lineage, next.serial, document],
-        )
-      : await client.query<{ digest: string }>(
-          `INSERT INTO ${this.quoted}.states (name, lineage, serial, document) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (name) DO NOTHING RETURNING md5(document::text) AS digest`,
-          [this.name, next.lineage, next.serial, document],
-        );
-    const digest = stored.rows[0]?.digest;
-    if (digest === undefined) throw new StateConflictError(`Another run created the state ${this.where()} meanwhile. Run the command again.`);
-    await client.query(
-      `INSERT INTO ${this.quoted}.history (name, serial, lineage, document, command, resources, changed) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ` +
-        'ON CONFLICT (name, serial) DO UPDATE SET lineage = EXCLUDED.lineage, document = EXCLUDED.document, command = EXCLUDED.command, ' +
-        'written_at = now(), resources = EXCLUDED.resources, changed = EXCLUDED.changed',
-      [this.name, next.serial, next.lineage, document, this.command ?? 'portalctl', Object.keys(next.resources).length, countChanged(previous, next)],
-    );
-    await client.query(`DELETE FROM ${this.quoted}.history WHERE name = $1 AND serial <= $2`, [this.name, next.serial - this.keepHistory]);
-    // Taken as the last write only once the transaction commits (the caller's COMMIT follows at once;
-    // if it fails the digest no longer matches and the document is read back).
-    this.lastWritten = { state: next, digest };
+  private async store(client: ClientBase, previous: StateDocument | undefined, next: StateDocument): Promise<void> {
+    const count = previous !== undefined && this.known?.state === previous ? this.known.count : undefined;
+    const stored = await storeState(client, this.tables, previous, next, { command: this.command ?? 'portalctl', keepHistory: this.keepHistory, ...(count === undefined ? {} : { count }) });
+    // Taken as the stored state only once the transaction commits (the caller's COMMIT follows at
+    // once; if it fails, the serial no longer matches and the state is read back).
+    this.known = { state: next, ...stored, shared: hasWriterChanges(next) };
   }
 
   // ---- locking -----------------------------------------------------------------------------

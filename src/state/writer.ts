@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from '../core/json.js';
 import { clearUnknownOutcome, forgetResource, markUnknownOutcome, recordOperation, type StateDocument, type StateEntry, type UnknownOutcome } from './format.js';
+import { withWriterChanges } from './journal.js';
 import type { StateStore } from './store.js';
 
 interface PendingChange {
@@ -18,6 +19,7 @@ interface PendingChange {
 
 export class StateWriter {
   private latest: StateDocument;
+  private readonly entries = new OwnEntries();
   private pending: PendingChange[] = [];
   private flushing: Promise<void> | undefined;
 
@@ -91,37 +93,109 @@ export class StateWriter {
 
   /** Writes a batch; true when written. A batch of one is rejected on failure. */
   private async write(batch: PendingChange[]): Promise<boolean> {
+    const undo = this.entries.begin();
     try {
-      const next = applyBatch(this.latest, batch);
-      const written = await this.store.write(next);
+      const next = this.applyBatch(batch);
+      const written = await this.store.write(withWriterChanges(next, this.entries.changes()));
       this.latest = written;
       for (const item of batch) item.resolve(written);
       return true;
     } catch (error) {
+      undo();
       if (batch.length === 1) batch[0]?.reject(error);
       return false;
     }
   }
+
+  /**
+   * The batch's changes in order, made to the writer's own entries. Records change those in
+   * place; other changes are pure functions of the state, whose result is compared with the
+   * entries they were given (they are rare: unknown outcomes, the observation after an apply).
+   */
+  private applyBatch(batch: readonly PendingChange[]): StateDocument {
+    let next: StateDocument = { ...this.latest, resources: this.entries.current(this.latest.resources) };
+    for (const item of batch) {
+      if (item.recorded) {
+        this.entries.set(item.recorded.address, { ...item.recorded.entry, ids: { ...item.recorded.entry.ids } });
+        // A recorded success is a known outcome.
+        if (next.unknownOutcomes?.[item.recorded.address]) next = clearUnknownOutcome(next, item.recorded.address);
+        continue;
+      }
+      const changed = item.change(next);
+      next = { ...changed, resources: this.entries.adopt(changed.resources) };
+    }
+    return next;
+  }
 }
 
 /**
- * The batch's changes in order. Consecutive records share one copy of the resources: copying
- * them once per record made a 1,000-operation apply quadratic in the size of the state.
+ * The writer's entries. Copying a large state's entries for every write of an apply would make
+ * recording cost the size of the state per group commit, so the writer copies them once and
+ * then changes its copy in place, noting what each address held before the write in progress;
+ * a failed write is undone from that note. The states the writer hands out share the copy: they
+ * are current, not snapshots (the engine reads only the latest).
  */
-function applyBatch(state: StateDocument, batch: readonly PendingChange[]): StateDocument {
-  let next = state;
-  let resources: Record<string, StateEntry> | undefined;
-  for (const item of batch) {
-    if (item.recorded) {
-      resources ??= { ...next.resources };
-      resources[item.recorded.address] = { ...item.recorded.entry, ids: { ...item.recorded.entry.ids } };
-      // A recorded success is a known outcome.
-      if (next.unknownOutcomes?.[item.recorded.address]) next = clearUnknownOutcome(next, item.recorded.address);
-      continue;
+class OwnEntries {
+  private own: Record<string, StateEntry> | undefined;
+  private before = new Map<string, StateEntry | undefined>();
+  private replaced: Record<string, StateEntry> | undefined;
+
+  /** The writer's copy, made from `initial` at the first write (a loop: faster than a spread for an object of many keys). */
+  current(initial: Record<string, StateEntry>): Record<string, StateEntry> {
+    if (this.own === undefined) {
+      const own: Record<string, StateEntry> = {};
+      for (const address in initial) {
+        const entry = initial[address];
+        if (entry !== undefined) own[address] = entry;
+      }
+      this.own = own;
     }
-    if (resources) next = { ...next, resources };
-    resources = undefined;
-    next = item.change(next);
+    return this.own;
   }
-  return resources ? { ...next, resources } : next;
+
+  set(address: string, entry: StateEntry): void {
+    const own = this.own ?? {};
+    if (!this.before.has(address)) this.before.set(address, Object.prototype.hasOwnProperty.call(own, address) ? own[address] : undefined);
+    own[address] = entry;
+    this.own = own;
+  }
+
+  /** Takes the entries a pure change returned: what differs from the writer's copy is noted. */
+  adopt(resources: Record<string, StateEntry>): Record<string, StateEntry> {
+    const own = this.own ?? {};
+    if (resources === own) return own;
+    for (const address in resources) {
+      const earlier = Object.prototype.hasOwnProperty.call(own, address) ? own[address] : undefined;
+      if (earlier !== resources[address] && !this.before.has(address)) this.before.set(address, earlier);
+    }
+    for (const address in own) {
+      if (!Object.prototype.hasOwnProperty.call(resources, address) && !this.before.has(address)) this.before.set(address, own[address]);
+    }
+    this.replaced ??= own;
+    this.own = resources;
+    return resources;
+  }
+
+  /** What the write in progress changed, and what those addresses held before it. */
+  changes(): ReadonlyMap<string, StateEntry | undefined> {
+    return this.before;
+  }
+
+  /** Starts a write; the function returned puts the entries back as they were before it. */
+  begin(): () => void {
+    this.before = new Map();
+    this.replaced = undefined;
+    return () => {
+      if (this.replaced !== undefined) this.own = this.replaced;
+      const own = this.own;
+      if (own !== undefined) {
+        for (const [address, entry] of this.before) {
+          if (entry === undefined) delete own[address];
+          else own[address] = entry;
+        }
+      }
+      this.before = new Map();
+      this.replaced = undefined;
+    };
+  }
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, rmSync, openSync, writeSync, closeSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, maxConfigFileBytes, validateConfig } from '../../src/engine/config/index.js';
+import { configFileLimit, largestConfigFileLimit, loadConfig, maxConfigFileBytes, validateConfig } from '../../src/engine/config/index.js';
 import { registry } from '../../src/registry.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-'));
@@ -47,15 +47,56 @@ describe('hostile input', () => {
     expect(diagnostics.map((d) => d.code)).toContainEqual(expect.stringMatching(/too-deep|yaml\//));
   });
 
-  it('a 50 MB file is refused before it is read', async () => {
+  it('a file over the limit is refused before it is read, naming the limit and how to change it', async () => {
     const name = 'huge.yaml';
     const descriptor = openSync(join(directory, name), 'w');
     const chunk = Buffer.alloc(1024 * 1024, 'a: b\n');
-    for (let megabyte = 0; megabyte < 50; megabyte += 1) writeSync(descriptor, chunk);
+    for (let megabyte = 0; megabyte < 3; megabyte += 1) writeSync(descriptor, chunk);
     closeSync(descriptor);
-    const diagnostics = validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry }));
+    const diagnostics = validateConfig(await loadConfig([name], { cwd: directory, env: { PORTALCTL_MAX_FILE_SIZE: '2MiB' }, kinds: registry }));
     expect(diagnostics).toEqual([expect.objectContaining({ code: 'source/too-large', location: { file: name, line: 1, column: 1 } })]);
-    expect(diagnostics[0]?.message).toContain(String(maxConfigFileBytes));
+    expect(diagnostics[0]?.message).toBe(`The file has ${3 * 1024 * 1024} bytes; config files are limited to ${2 * 1024 * 1024} bytes (PORTALCTL_MAX_FILE_SIZE sets the limit).`);
+  });
+
+  it.runIf(process.platform === 'linux')('the limit holds while reading a file whose size stat does not tell', async () => {
+    // /proc files are regular files of size 0 that read as text: the limit must count what is read.
+    const diagnostics = validateConfig(await loadConfig(['/proc/self/maps'], { cwd: directory, env: { PORTALCTL_MAX_FILE_SIZE: '64' }, kinds: registry }));
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'source/too-large', message: expect.stringContaining('has more than 64 bytes') })]);
+  });
+
+  it('takes files past the old 32 MiB limit by default', async () => {
+    expect(maxConfigFileBytes).toBeGreaterThanOrEqual(200 * 1024 * 1024);
+    const name = 'large.yaml';
+    const descriptor = openSync(join(directory, name), 'w');
+    writeSync(descriptor, 'version: 1\nroles:\n  - id: r1\n    name: Readers\n    description: Read only\n');
+    const comments = Buffer.alloc(1024 * 1024, '# a comment line, as long files of people have them\n');
+    for (let megabyte = 0; megabyte < 33; megabyte += 1) writeSync(descriptor, comments);
+    closeSync(descriptor);
+    const loaded = await loadConfig([name], { cwd: directory, env: {}, kinds: registry });
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(loaded.objects.map((object) => object.address)).toEqual(['role[r1]']);
+  });
+
+  it('positions come from the file read again when a diagnostic needs one; a file changed since it was read is located at 1:1', async () => {
+    // A rule of the facts (not the schema): checked by validateConfig, after loading.
+    const text = 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n  edition: self-managed\n  version: "11.3"\n  access: private\n  verified: false\nitems:\n  - id: 1105a1562c9c4dd98e557595bf8a2617\n    status: public_authoritative\n';
+    const name = 'positions.yaml';
+    writeFileSync(join(directory, name), text);
+    const refused = (diagnostics: ReturnType<typeof validateConfig>) => diagnostics.find((d) => d.message.startsWith('public_authoritative needs'))?.location;
+    expect(refused(validateConfig(await loadConfig([name], { cwd: directory, env: {}, kinds: registry })))).toEqual({ file: name, line: 10, column: 13 });
+    const loaded = await loadConfig([name], { cwd: directory, env: {}, kinds: registry });
+    writeFileSync(join(directory, name), `# edited meanwhile\n${text}`);
+    expect(refused(validateConfig(loaded))).toEqual({ file: name, line: 1, column: 1 });
+  });
+
+  it('PORTALCTL_MAX_FILE_SIZE takes bytes or a unit, and refuses anything else', () => {
+    expect(configFileLimit({})).toBe(maxConfigFileBytes);
+    expect(configFileLimit({ PORTALCTL_MAX_FILE_SIZE: '300000000' })).toBe(300_000_000);
+    expect(configFileLimit({ PORTALCTL_MAX_FILE_SIZE: '500MiB' })).toBe(500 * 1024 * 1024);
+    expect(configFileLimit({ PORTALCTL_MAX_FILE_SIZE: '500 MB' })).toBe(500_000_000);
+    for (const bad of ['-1', '0', 'lots', '1.5MiB', '2TiB', '1GiB', String(largestConfigFileLimit + 1)]) {
+      expect(() => configFileLimit({ PORTALCTL_MAX_FILE_SIZE: bad })).toThrow(new RegExp(`PORTALCTL_MAX_FILE_SIZE must be a size from 1 byte to ${largestConfigFileLimit} bytes, such as 500MiB or 300000000, not "${bad.replace(/[.+]/g, '\\$&')}"`));
+    }
   });
 
   it('binary data', async () => {

@@ -175,3 +175,18 @@ describe('StateWriter and FileStateStore', () => {
     await expect(store.write(first)).rejects.toThrow(/serial/);
   });
 });
+
+describe("the benchmark's large organization as YAML", () => {
+  it('is written (without the yaml package) exactly as the yaml package writes it, and reads back as the same data', async () => {
+    const { largeOrganization, yamlDirectory } = await import('../../bench/lib/generate.mjs');
+    const { parse, stringify } = await import('yaml');
+    const { config } = largeOrganization({ seed: 3, url: 'http://127.0.0.1:9/portal/sharing/rest', groups: 3, items: 250, users: 4, roles: 3 });
+    const files = yamlDirectory(config);
+    expect(Object.assign({}, ...Object.values(files).map((text) => parse(text) as object))).toEqual(config);
+    // Each list section, comments aside, is the yaml package's own block style.
+    for (const name of ['groups', 'items', 'users', 'roles'] as const) {
+      const written = (files[`${name}.yaml`] ?? '').split('\n').filter((line) => !line.trimStart().startsWith('#') && line !== 'version: 1').join('\n');
+      expect(written).toBe(stringify({ [name]: config[name] }, { lineWidth: 0 }));
+    }
+  });
+});

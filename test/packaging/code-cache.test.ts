@@ -5,20 +5,35 @@
  * in the user's own directory, a bad or unusable cache never breaks a command, and a cache made
  * for another build is never used.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT } from '../support/cli.js';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import { CLI, REPO_ROOT, SAMPLE_ORG } from '../support/cli.js';
 
 const example = join(REPO_ROOT, 'examples/minimal');
 let home: string;
 
-function portalctl(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+function portalctl(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): { status: number | null; stdout: string; stderr: string } {
   const { NODE_DISABLE_COMPILE_CACHE: _disabled, NODE_COMPILE_CACHE: _elsewhere, ...inherited } = process.env;
-  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env } });
+  return spawnSync(process.execPath, [...nodeArgs, CLI, ...args], { encoding: 'utf8', cwd: home, env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env } });
+}
+
+/** The same, without blocking this process (where the emulator runs). */
+function portalctlAsync(args: string[], env: Record<string, string>, nodeArgs: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { NODE_DISABLE_COMPILE_CACHE: _disabled, NODE_COMPILE_CACHE: _elsewhere, ...inherited } = process.env;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { cwd: home, env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 /** Every file below `directory`, relative to it (Node's own compile cache on 22.1+ included). */
@@ -27,10 +42,15 @@ function filesBelow(directory: string): string[] {
   return readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((name) => statSync(join(directory, name)).isFile()).sort();
 }
 
-/** The launcher's cache file: named after the bundle's digest, V8's version and the architecture. */
-function launcherCacheName(): string {
-  const digest = createHash('sha256').update(readFileSync(join(REPO_ROOT, 'dist/bin/cli.cjs'))).digest('hex').slice(0, 16);
-  return `cli-${digest}.${process.versions.v8}.${process.arch}.cache`;
+/**
+ * The launcher's cache file of a bundle for one command: named after the bundle's digest, the
+ * command, V8's version and the architecture, and on V8 11 (Node 20) marked for the commands that
+ * may reach a portal, which run with WebAssembly on the baseline compiler (src/cli/launcher.ts).
+ */
+function launcherCacheName(bundle = 'cli', { command = 'validate', network = false } = {}): string {
+  const digest = createHash('sha256').update(readFileSync(join(REPO_ROOT, `dist/bin/${bundle}.cjs`))).digest('hex').slice(0, 16);
+  const baseline = network && Number(process.versions.v8.split('.')[0]) < 12;
+  return `${bundle}-${digest}.${command}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`;
 }
 
 const cacheHeader = (file: string) => JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('utf8')) as { commands: string[] };
@@ -70,13 +90,51 @@ describe('the code cache of the bin', () => {
     expect(second).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
     expect(statSync(cacheFile)).toMatchObject({ ino: written.ino, mtimeMs: written.mtimeMs });
 
-    // A command the cache has not seen yet adds what it compiled.
+    // Another command writes its own file, with only its own code.
     const schema = portalctl(['schema']);
     expect(schema.status).toBe(0);
     expect(JSON.parse(schema.stdout)).toHaveProperty('$schema');
-    expect(cacheHeader(cacheFile).commands).toEqual(['validate', 'schema']);
+    expect(filesBelow(directory)).toEqual([launcherCacheName('cli', { command: 'schema' }), launcherCacheName()].sort());
+    expect(statSync(cacheFile)).toMatchObject({ ino: written.ino, mtimeMs: written.mtimeMs });
     const again = portalctl(['validate', example]);
     expect(again).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+  });
+
+  it('undici, pg and yaml come from the bundles beside the CLI, through the same cache, never from node_modules', async () => {
+    // A preload that fails any load of the packages from node_modules.
+    const blocker = join(home, 'no-node-modules.cjs');
+    writeFileSync(
+      blocker,
+      [
+        "const Module = require('node:module');",
+        'const load = Module._load;',
+        "Module._load = function (request, ...rest) { if (/^(undici|pg|yaml)(\\/|$)/.test(request)) throw new Error(`${request} was loaded from node_modules`); return load.call(this, request, ...rest); };",
+      ].join('\n'),
+    );
+    const emulator = await startEmulator({ port: 0, data: SAMPLE_ORG });
+    try {
+      const drift = ['drift', join(REPO_ROOT, 'examples/full'), '--portal', emulator.url, '--no-color'];
+      const env = { PORTALCTL_TOKEN: 'admin-token' };
+      const first = await portalctlAsync(drift, env, ['--require', blocker]);
+      expect(first.stderr).toBe('');
+      // Drift found: the sample organization differs from examples/full, shown with nested values as YAML.
+      expect(first.status).toBe(2);
+      expect(first.stdout).toContain('categorySchema');
+      const directory = join(home, 'cache', 'portalctl');
+      const written = ['cli', 'undici', 'yaml'].map((bundle) => launcherCacheName(bundle, { command: 'drift', network: true }));
+      expect(filesBelow(directory).filter((name) => !name.startsWith('node-compile-cache'))).toEqual([...written].sort());
+      const before = written.map((name) => statSync(join(directory, name)).ino);
+      // Served from the caches the second time: none is rewritten.
+      expect(await portalctlAsync(drift, env, ['--require', blocker])).toMatchObject({ status: 2, stdout: first.stdout, stderr: '' });
+      expect(written.map((name) => statSync(join(directory, name)).ino)).toEqual(before);
+
+      // A PostgreSQL state: pg from its bundle.
+      const state = portalctl(['state', 'list', '--state', inject('postgresUrl'), '--state-name', `cache-${process.pid}`], {}, ['--require', blocker]);
+      expect(state).toMatchObject({ status: 0, stderr: '' });
+      expect(filesBelow(directory)).toContain(launcherCacheName('pg', { command: 'state' }));
+    } finally {
+      await emulator.close();
+    }
   });
 
   it('a damaged cache is ignored (and replaced): the command runs as without one', () => {

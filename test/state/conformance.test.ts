@@ -33,7 +33,7 @@ stateStoreConformance('postgres', async (): Promise<StoreHarness> => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        await client.query(`UPDATE portalctl.states SET document = '{"formatVersion": 1, "lineage": "x"}'::jsonb WHERE name = $1`, [name]);
+        await client.query(`UPDATE portalctl.states SET head = '{"formatVersion": 1, "lineage": "x"}'::jsonb WHERE name = $1`, [name]);
       } finally {
         await client.end();
       }

@@ -7,7 +7,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileStateStore, mayHoldFingerprint, newState, parseState, recordOperation, serializeState, type StateDocument, type StateEntry } from '../../src/state/index.js';
+import { FileStateStore, StateCorruptError, mayHoldFingerprint, newState, parseState, recordOperation, serializeState, type StateDocument, type StateEntry } from '../../src/state/index.js';
+import { readStateLines } from '../../src/state/state-file.js';
 
 let dir: string;
 let file: string;
@@ -81,6 +82,47 @@ describe('state layout', () => {
     const text = await readFile(file, 'utf8');
     expect(text).toBe(serializeState(written));
     expect(text.split('\n').filter((line) => line.startsWith('    "')).length).toBe(4);
+  });
+});
+
+describe('reading a state file line by line', () => {
+  it('gives the document parseState gives, with the same fingerprint hints, for files of every size and in chunks', async () => {
+    const store = new FileStateStore({ path: file });
+    const sample = sampleState();
+    // Long lines across the 1 MiB chunks, multi-byte characters, escapes in addresses.
+    const resources = { ...sample.resources };
+    for (let index = 0; index < 3000; index++) resources[`group[g${index} "é☃"].categorySchema`] = entry('group.categorySchema', [{ title: `Tree ${'ü'.repeat(index % 700)}`, categories: [] }]);
+    const text = serializeState({ ...sample, resources });
+    expect(Buffer.byteLength(text)).toBeGreaterThan(2 * 1024 * 1024);
+    await writeFile(file, text);
+    const whole = parseState(text, file);
+    const lines = await readStateLines(file);
+    expect(lines).toEqual(whole);
+    expect(await store.read()).toEqual(whole);
+    if (lines === undefined || lines === 'other-layout') throw new Error('not read by lines');
+    for (const address of Object.keys(whole.resources)) expect(mayHoldFingerprint(lines)(address)).toBe(mayHoldFingerprint(whole)(address));
+    expect(mayHoldFingerprint(lines)('collaboration[c].participant[p]')).toBe(true);
+  });
+
+  it('leaves any other layout to the whole-text parser, which reports what is wrong', async () => {
+    const text = serializeState(sampleState());
+    for (const other of [`${JSON.stringify(sampleState(), null, 2)}\n`, text.replace('\n', '\r\n'), text.slice(0, -3), `\uFEFF${text}`]) {
+      await writeFile(file, other);
+      expect(await readStateLines(file)).toBe('other-layout');
+    }
+    // Cut after a whole line: not the layout; the store says the file is corrupt and may be truncated.
+    await writeFile(file, text.slice(0, text.indexOf('\n', text.indexOf('"resources"')) + 1));
+    await expect(new FileStateStore({ path: file }).read()).rejects.toThrow(/is corrupt: not valid JSON .*it may be truncated/);
+  });
+
+  it('an entry line that is not JSON, or not an entry, is a corrupt state naming the file and the address', async () => {
+    const text = serializeState(sampleState());
+    await writeFile(file, text.replace('"item[i1].status": {', '"item[i1].status": {{'));
+    const error = await new FileStateStore({ path: file }).read().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StateCorruptError);
+    expect((error as Error).message).toContain(`State file ${file} is corrupt: the entry at "item[i1].status" is not valid JSON`);
+    await writeFile(file, text.replace(/"item\[i1\]\.status": \{"kind":"item.status",/, '"item[i1].status": {"kind":"",'));
+    await expect(new FileStateStore({ path: file }).read()).rejects.toThrow('resources["item[i1].status"].kind is missing');
   });
 });
 

@@ -38,7 +38,7 @@ async function stateEnvironment(options: StateOptions, io: CommandIO): Promise<E
   if (isFleet(request)) throw new UsageError('state works on one state: name one environment with --env NAME.');
   const name = singleEnvironment(request);
   if (name === undefined) return undefined;
-  const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd });
+  const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd, env: io.env });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   const environment = declared.get(name);
   if (!environment) throw new UsageError(`No environment named ${name} in the config at ${options.config ?? '.'}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).`);

@@ -16,7 +16,7 @@ import { environmentOf, findEnvironments, type Environment } from './environment
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
-import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
+import { configFileLimit, readConfigSource, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
 
@@ -64,8 +64,8 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
 }
 
 /** One file read and parsed, its locations naming the file as diagnostics show it. */
-export async function readSource(file: string, cwd: string): Promise<ParsedSource> {
-  const source = await readConfigSource(file);
+export async function readSource(file: string, cwd: string, limitBytes?: number): Promise<ParsedSource> {
+  const source = await readConfigSource(file, limitBytes);
   const shown = displayName(file, cwd);
   const locate = source.locate;
   return {
@@ -183,7 +183,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
 export interface LoadOptions {
   /** Relative paths and file names in diagnostics are relative to it. */
   cwd: string;
-  /** For `${env:NAME}` references. */
+  /** For `${env:NAME}` references, and PORTALCTL_MAX_FILE_SIZE (the per-file limit). */
   env: NodeJS.ProcessEnv;
   /** The kinds whose declarations the config holds. */
   kinds: KindSet;
@@ -237,10 +237,11 @@ export interface DeclaredEnvironments {
   diagnostics: Diagnostic[];
 }
 
-export async function readEnvironments(paths: readonly string[], options: { cwd: string }): Promise<DeclaredEnvironments> {
+export async function readEnvironments(paths: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<DeclaredEnvironments> {
+  const limitBytes = configFileLimit(options.env ?? {});
   const listed = await listConfigFiles(paths, options.cwd);
   const base: ReadFile[] = [];
-  for (const file of listed.files) base.push({ source: await readSource(file, options.cwd), file });
+  for (const file of listed.files) base.push({ source: await readSource(file, options.cwd, limitBytes), file });
   const found = findEnvironments(base);
   const declaration = found.declaration;
   return {
@@ -252,12 +253,13 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
 
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
+  const limitBytes = configFileLimit(options.env);
   const listed = await listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
   const read = async (files: readonly string[]): Promise<ReadFile[]> => {
     const sources: ReadFile[] = [];
-    for (const file of files) sources.push({ source: await readSource(file, options.cwd), file });
+    for (const file of files) sources.push({ source: await readSource(file, options.cwd, limitBytes), file });
     return sources;
   };
   const base = await read(listed.files);

@@ -6,17 +6,45 @@
  * lazily, on the first `locate`. Hostile input (devices, FIFOs, huge, binary, deeply nested,
  * alias bombs, duplicate keys, several documents) becomes diagnostics, never a crash or a hang.
  */
-import { constants } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
+import { constants, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Document, type Node } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import { UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
 import { yamlDataOnly } from './yaml-data.js';
 
-/** Larger files are refused: the largest realistic config (50,000 items, 200,000 categories) is far below. */
-export const maxConfigFileBytes = 32 * 1024 * 1024;
+/**
+ * Larger config files are refused while they are read (README "Configuration limits"): a guard
+ * against runaway files, not a bound on organizations. The default takes the 100 MB groups
+ * file of a 615,000-object organization with room to spare; PORTALCTL_MAX_FILE_SIZE changes it.
+ */
+export const maxConfigFileBytes = 256 * 1024 * 1024;
+/** The largest limit that can be set: a config file is read into one string, and V8 allows no longer one. */
+export const largestConfigFileLimit = bufferConstants.MAX_STRING_LENGTH;
+
+const sizeUnits: Record<string, number> = { '': 1, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/**
+ * The per-file limit: PORTALCTL_MAX_FILE_SIZE (bytes, or with kB/MB/GB or KiB/MiB/GiB) when
+ * set, else the default. A value that is not a size, or past what can be read, is a usage error.
+ */
+export function configFileLimit(env: NodeJS.ProcessEnv): number {
+  const text = env['PORTALCTL_MAX_FILE_SIZE']?.trim();
+  if (text === undefined || text === '') return maxConfigFileBytes;
+  const match = /^(\d+)\s*([kmg]i?b)?$/i.exec(text);
+  const bytes = match ? Number(match[1]) * (sizeUnits[(match[2] ?? '').toLowerCase()] ?? Number.NaN) : Number.NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1 || bytes > largestConfigFileLimit) {
+    throw new UsageError(
+      `PORTALCTL_MAX_FILE_SIZE must be a size from 1 byte to ${largestConfigFileLimit} bytes, such as 500MiB or 300000000, not "${text}".`,
+    );
+  }
+  return bytes;
+}
+
 /** Deeper documents are refused; a valid config is about 15 levels deep. */
 export const maxConfigDepth = 64;
 /** Aliases a YAML document may expand, against "billion laughs" documents. */
@@ -51,12 +79,12 @@ export function sourceProblem(file: string, code: string, message: string, locat
   };
 }
 
-export async function readConfigSource(file: string): Promise<ParsedSource> {
+export async function readConfigSource(file: string, limitBytes = maxConfigFileBytes): Promise<ParsedSource> {
   const start = { file, line: 1, column: 1 };
   const unreadable = (diagnostic: Diagnostic): ParsedSource => ({ file, data: undefined, diagnostics: [diagnostic], locate: () => start });
-  const read = await readRegularFile(file);
+  const read = await readRegularFile(file, limitBytes);
   if ('problem' in read) return unreadable(read.problem);
-  const bytes = read.bytes;
+  const { bytes, stats } = read;
   const nul = bytes.indexOf(0);
   if (nul !== -1) {
     return unreadable(sourceProblem(file, 'source/binary', `The file contains binary data (a NUL byte at offset ${nul}); a config file is YAML or JSON text.`, positionOf(bytes.subarray(0, nul).toString('utf8'), start), 'UTF-8 YAML or JSON text'));
@@ -67,10 +95,29 @@ export async function readConfigSource(file: string): Promise<ParsedSource> {
   } catch {
     return unreadable(sourceProblem(file, 'source/encoding', 'The file is not valid UTF-8 text.', start, 'UTF-8 YAML or JSON text'));
   }
-  return file.toLowerCase().endsWith('.json') ? parseJsonSource(file, text) : parseYamlSource(file, text);
+  const again = textAgain(file, stats);
+  return file.toLowerCase().endsWith('.json') ? parseJsonSource(file, text, again) : parseYamlSource(file, text, again);
 }
 
-/** Chunk size for reading; a config is read whole, so this only bounds the steps. */
+/**
+ * The file's text read again, for positions, or undefined when the file is no longer the one
+ * read (other inode, size or modification time: its positions would be wrong). A config is not
+ * kept as text once its data is read: a large file's text would sit beside its data for the
+ * rare run that needs a position.
+ */
+function textAgain(file: string, read: BigIntStats): () => string | undefined {
+  return () => {
+    try {
+      const now = statSync(file, { bigint: true });
+      if (now.ino !== read.ino || now.size !== read.size || now.mtimeNs !== read.mtimeNs) return undefined;
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(readFileSync(file));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** Chunk size for reading past what stat said (a file still growing); a config is read whole, so this only bounds the steps. */
 const readChunkBytes = 4 * 1024 * 1024;
 
 /**
@@ -78,10 +125,16 @@ const readChunkBytes = 4 * 1024 * 1024;
  * non-blocking so that opening it cannot hang) and counting the size while reading, because
  * `stat` does not tell the truth for every file.
  */
-async function readRegularFile(file: string): Promise<{ bytes: Buffer } | { problem: Diagnostic }> {
+async function readRegularFile(file: string, limitBytes: number): Promise<{ bytes: Buffer; stats: BigIntStats } | { problem: Diagnostic }> {
   const start = { file, line: 1, column: 1 };
   const tooLarge = (size: string): { problem: Diagnostic } => ({
-    problem: sourceProblem(file, 'source/too-large', `The file has ${size} bytes; config files are limited to ${maxConfigFileBytes} bytes.`, start, `at most ${maxConfigFileBytes} bytes (split the config over several files)`),
+    problem: sourceProblem(
+      file,
+      'source/too-large',
+      `The file has ${size} bytes; config files are limited to ${limitBytes} bytes (PORTALCTL_MAX_FILE_SIZE sets the limit).`,
+      start,
+      `at most ${limitBytes} bytes (split the config over several files, or raise PORTALCTL_MAX_FILE_SIZE)`,
+    ),
   });
   let handle: FileHandle;
   try {
@@ -90,24 +143,27 @@ async function readRegularFile(file: string): Promise<{ bytes: Buffer } | { prob
     return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`) };
   }
   try {
-    const info = await handle.stat();
+    const info = await handle.stat({ bigint: true });
     if (!info.isFile()) {
       const what = info.isFIFO() ? 'a named pipe' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : info.isSocket() ? 'a socket' : 'not a regular file';
       return { problem: sourceProblem(file, 'source/not-a-file', `The path is ${what}; a config is read from regular files only.`, start, 'a regular YAML or JSON file') };
     }
-    if (info.size > maxConfigFileBytes) return tooLarge(String(info.size));
+    const size = Number(info.size);
+    if (size > limitBytes) return tooLarge(String(size));
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      // Sized by stat when it tells the truth (one read, then end of file), bounded either way.
-      const chunk = Buffer.allocUnsafe(Math.min(Math.max(info.size + 1, 64 * 1024), readChunkBytes, maxConfigFileBytes + 1 - total));
+      // The first read is sized by stat (when it tells the truth: one read, then end of file),
+      // later ones by chunks; never more than one byte past the limit.
+      const wanted = total === 0 ? Math.max(size + 1, 64 * 1024) : readChunkBytes;
+      const chunk = Buffer.allocUnsafe(Math.min(wanted, limitBytes + 1 - total));
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
       total += bytesRead;
-      if (total > maxConfigFileBytes) return tooLarge(`more than ${maxConfigFileBytes}`);
+      if (total > limitBytes) return tooLarge(`more than ${limitBytes}`);
     }
-    return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) };
+    return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total), stats: info };
   } catch (error) {
     return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`) };
   } finally {
@@ -132,14 +188,28 @@ function locationAt(file: string, text: string, offset: number): SourceLocation 
   return { file, line, column: end - lineStart + 1 };
 }
 
-/** A `locate` that builds the positioned document on first use only. */
-function lazyLocate(file: string, text: string): ParsedSource['locate'] {
-  let document: PositionedDocument | undefined;
-  return (path, options) => (document ??= positionedDocument(file, text)).locate(path, options);
+/**
+ * A `locate` that builds the positioned document on first use only, from the text `source`
+ * gives (undefined when the file changed since it was read: positions are then 1:1).
+ */
+function lazyLocate(file: string, source: () => string | undefined): ParsedSource['locate'] {
+  let document: PositionedDocument | null | undefined;
+  return (path, options) => {
+    if (document === undefined) {
+      const text = source();
+      document = text === undefined ? null : positionedDocument(file, text);
+    }
+    return document ? document.locate(path, options) : { file, line: 1, column: 1 };
+  };
 }
 
-export function parseJsonSource(file: string, text: string): ParsedSource {
-  const locate = lazyLocate(file, text);
+/** The text kept as it is, when there is no file to read it again from. (A function of its own, so that no other closure keeps the text.) */
+function kept(text: string): () => string {
+  return () => text;
+}
+
+export function parseJsonSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
+  const locate = lazyLocate(file, again ?? kept(text));
   let data: JsonValue;
   try {
     data = JSON.parse(text) as JsonValue;
@@ -150,9 +220,9 @@ export function parseJsonSource(file: string, text: string): ParsedSource {
   return withDepthCheck({ file, data, diagnostics: [], locate }, text);
 }
 
-export function parseYamlSource(file: string, text: string): ParsedSource {
+export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
-  if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, text) }, text);
+  if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, again ?? kept(text)) }, text);
 
   let document: PositionedDocument;
   try {

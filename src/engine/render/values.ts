@@ -34,7 +34,8 @@ export const shortFingerprint = (text: string): string => createHash('sha256').u
 
 export const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-const count = (n: number): string => n.toLocaleString('en-US');
+/** 1234567 -> "1,234,567"; toLocaleString would load ICU's number formatting for it. */
+const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 const referencePattern = /\$\{(?:env|file):[^}]*\}/g;
 
