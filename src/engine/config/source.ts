@@ -8,19 +8,25 @@
  */
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
 import { yamlDataOnly } from './yaml-data.js';
+import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias } from './yaml-expand.js';
 
 /** Larger files are refused: the largest realistic config (50,000 items, 200,000 categories) is far below. */
 export const maxConfigFileBytes = 32 * 1024 * 1024;
 /** Deeper documents are refused; a valid config is about 15 levels deep. */
 export const maxConfigDepth = 64;
-/** Aliases a YAML document may expand, against "billion laughs" documents. */
-export const maxAliasCount = 100;
+/**
+ * Nodes a YAML document may stand for once its aliases are expanded (each scalar, key, list and
+ * mapping one; an alias as many as the node it names), against "billion laughs" documents:
+ * about three times the largest organization of the benchmark (1.15 million nodes in one file).
+ * It bounds the work of everything after parsing, which is linear in the expanded size.
+ */
+export const maxExpandedNodes = 4_000_000;
 
 export interface ParsedSource {
   file: string;
@@ -152,7 +158,15 @@ export function parseJsonSource(file: string, text: string): ParsedSource {
 
 export function parseYamlSource(file: string, text: string): ParsedSource {
   const fast = yamlDataOnly(text);
-  if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, text) }, text);
+  if (fast) {
+    const source: ParsedSource = { file, data: fast.data, diagnostics: [], locate: lazyLocate(file, text) };
+    // Without aliases (the fast path reads none) a node takes at least two characters, so only a long text can hold too many.
+    const tooLarge = text.length > 2 * maxExpandedNodes ? pathToNode(fast.data, maxExpandedNodes + 1) : undefined;
+    if (tooLarge === undefined) return withDepthCheck(source, text);
+    source.data = undefined;
+    source.diagnostics.push(sourceProblem(file, 'yaml/too-many-nodes', `The document holds more than ${maxExpandedNodes.toLocaleString('en-US')} nodes (its values, keys, lists and mappings).`, source.locate(tooLarge), `at most ${maxExpandedNodes.toLocaleString('en-US')} nodes: split the config into several files`));
+    return source;
+  }
 
   let document: PositionedDocument;
   try {
@@ -165,10 +179,30 @@ export function parseYamlSource(file: string, text: string): ParsedSource {
   if (document.exhausted) return tooDeepSource(file, text);
   if (document.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return source;
   try {
-    source.data = (document.doc.toJS({ maxAliasCount }) ?? null) as JsonValue;
+    source.data = expandYamlDocument(document.doc, maxExpandedNodes);
   } catch (error) {
+    if (error instanceof ExpandedSizeExceeded) {
+      source.diagnostics.push(
+        sourceProblem(
+          file,
+          'yaml/alias-limit',
+          `The document's aliases expand it to more than ${maxExpandedNodes.toLocaleString('en-US')} nodes (its values, keys, lists and mappings, each alias counted as the node it names); refusing to expand it further.`,
+          document.at(error.offset),
+          `at most ${maxExpandedNodes.toLocaleString('en-US')} nodes once aliases are expanded: write fewer aliases, or split the config into several files`,
+        ),
+      );
+      return source;
+    }
+    if (error instanceof RecursiveAlias) {
+      source.diagnostics.push(sourceProblem(file, 'yaml/recursive-alias', `The alias *${error.aliasName} stands inside the node it names; its expansion would never end.`, document.at(error.offset), 'an alias of a node that is complete before the alias'));
+      return source;
+    }
+    if (error instanceof MergeSourceError) {
+      source.diagnostics.push(sourceProblem(file, 'yaml/merge-source', error.message, document.at(error.offset), 'a mapping, an alias of one, or a list of them'));
+      return source;
+    }
     if (error instanceof ReferenceError) {
-      source.diagnostics.push(sourceProblem(file, 'yaml/alias-limit', `The document expands too many aliases (more than ${maxAliasCount}); refusing a possible "billion laughs" document.`, document.firstAlias(), 'fewer aliases; write the values out'));
+      source.diagnostics.push(sourceProblem(file, 'yaml/unresolved-alias', `Invalid YAML: ${error.message}`, document.firstAlias()));
       return source;
     }
     if (error instanceof RangeError) return tooDeepSource(file, text);
@@ -223,6 +257,39 @@ function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
   return source;
 }
 
+/** The path to the `ordinal`th node of `value` in document order (keys counted), when it has that many. */
+function pathToNode(value: JsonValue, ordinal: number): (string | number)[] | undefined {
+  const path: (string | number)[] = [];
+  let seen = 0;
+  const walk = (node: JsonValue): boolean => {
+    seen += 1;
+    if (seen >= ordinal) return true;
+    if (typeof node !== 'object' || node === null) return false;
+    if (Array.isArray(node)) {
+      for (let index = 0; index < node.length; index += 1) {
+        path.push(index);
+        if (walk(node[index] ?? null)) return true;
+        path.pop();
+      }
+      return false;
+    }
+    for (const key of Object.keys(node)) {
+      seen += 1;
+      path.push(key);
+      if (walk(node[key] ?? null)) return true;
+      path.pop();
+    }
+    return false;
+  };
+  // Depth is not checked yet: a document too deep for this walk is refused for its depth instead.
+  try {
+    return walk(value) ? path : undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 /** Whether a collection sits more than `levels` collections deep inside `value`. */
 function deeperThan(value: JsonValue, levels: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -242,6 +309,7 @@ interface PositionedDocument {
   exhausted: boolean;
   locate: ParsedSource['locate'];
   firstAlias(): SourceLocation;
+  at(offset: number): SourceLocation;
 }
 
 function kebab(code: string): string {
@@ -282,15 +350,42 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     })),
   ];
 
+  // Built on first use, so that locating is O(path length) however many diagnostics there are:
+  // the yaml package's Alias.resolve scans the whole document, and a key search the whole mapping.
+  let aliasTargets: Map<Alias, unknown> | undefined;
+  const resolveAlias = (alias: Alias): unknown => {
+    if (!aliasTargets) {
+      const targets = new Map<Alias, unknown>();
+      const anchors = new Map<string, unknown>();
+      visit(doc, {
+        Node(_key, node) {
+          if (isAlias(node)) targets.set(node, anchors.get(node.source));
+          else if (node.anchor !== undefined) anchors.set(node.anchor, node);
+        },
+      });
+      aliasTargets = targets;
+    }
+    return aliasTargets.get(alias);
+  };
+  const pairsByKey = new WeakMap<YAMLMap, Map<string, Pair>>();
+  const pairOf = (map: YAMLMap, step: string): Pair | undefined => {
+    let byKey = pairsByKey.get(map);
+    if (!byKey) {
+      byKey = new Map();
+      for (const candidate of map.items) if (isPair(candidate) && !byKey.has(keyText(candidate.key))) byKey.set(keyText(candidate.key), candidate);
+      pairsByKey.set(map, byKey);
+    }
+    return byKey.get(step);
+  };
   const locate: ParsedSource['locate'] = (path, options) => {
     let node: unknown = doc.contents;
     let offset = 0;
     for (let index = 0; index < path.length; index += 1) {
       const step = path[index];
       const last = index === path.length - 1;
-      if (isAlias(node)) node = node.resolve(doc);
+      if (isAlias(node)) node = resolveAlias(node);
       if (isMap(node)) {
-        const pair = node.items.find((candidate) => isPair(candidate) && keyText(candidate.key) === String(step));
+        const pair = pairOf(node, String(step));
         if (!pair) break;
         const key = pair.key as Node | null;
         const value = pair.value as Node | null;
@@ -321,7 +416,7 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     });
     return at(found ?? 0);
   };
-  return { doc, diagnostics, exhausted, locate, firstAlias };
+  return { doc, diagnostics, exhausted, locate, firstAlias, at };
 }
 
 /** A duplicate key, named, with where it was first declared. */
