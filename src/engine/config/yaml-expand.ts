@@ -57,7 +57,7 @@ function isPlainMergeKey(key: unknown): boolean {
  */
 export function expandYamlDocument(doc: Document, limit: number): JsonValue {
   const anchors = new Map<string, Anchored>();
-  const merges = doc.schema.tags.some((tag) => tag.tag === mergeTag && tag.default === true);
+  const merges = doc.schema.tags.some((tag) => tag.tag === mergeTag && Boolean(tag.default));
   let total = 0;
   const count = (size: number, offset: number): void => {
     total += size;
