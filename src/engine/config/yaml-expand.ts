@@ -49,7 +49,8 @@ function isPlainMergeKey(key: unknown): boolean {
 
 /**
  * The document's data, every scalar, list, mapping and mapping key counting one node and an
- * alias as many as the node it names. Throws ExpandedSizeExceeded past `limit` nodes and
+ * alias as many as the node it names. Throws ExpandedSizeExceeded past `limit` nodes (once an
+ * alias has been expanded: without one, the document is as large as it is written) and
  * RecursiveAlias for an alias inside its own anchor. Gives the same data as `doc.toJS()` for
  * every document of JSON data (test/config/yaml-conformance.test.ts compares them); the YAML
  * 1.1 types that are not JSON data become it: `!!binary` its base64 text, `!!timestamp` an ISO
@@ -59,9 +60,11 @@ export function expandYamlDocument(doc: Document, limit: number): JsonValue {
   const anchors = new Map<string, Anchored>();
   const merges = doc.schema.tags.some((tag) => tag.tag === mergeTag && Boolean(tag.default));
   let total = 0;
+  // A document without aliases is as large as it is written, which its size in bytes bounds.
+  let aliased = false;
   const count = (size: number, offset: number): void => {
     total += size;
-    if (total > limit) throw new ExpandedSizeExceeded(limit, offset);
+    if (aliased && total > limit) throw new ExpandedSizeExceeded(limit, offset);
   };
 
   /** The data of `node` and the number of nodes it expands to. */
@@ -109,6 +112,7 @@ export function expandYamlDocument(doc: Document, limit: number): JsonValue {
     const target = anchors.get(alias.source);
     if (!target) throw new ReferenceError(`Unresolved alias (the anchor must be set before the alias): ${alias.source}`);
     if (target.size === undefined) throw new RecursiveAlias(alias.source, offset);
+    aliased = true;
     count(target.size, offset);
     return { data: target.data, size: target.size };
   };
