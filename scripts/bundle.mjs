@@ -135,6 +135,22 @@ function precompiledValidatorInBundle() {
   };
 }
 
+/**
+ * The config parser's worker thread (src/engine/config/off-thread.ts) runs positions-worker.cjs,
+ * bundled beside the CLI: the module naming it from import.meta (empty in CommonJS) is replaced.
+ */
+function positionsWorkerBesideBundle() {
+  return {
+    name: 'positions-worker-beside-bundle',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]engine[\\/]config[\\/]positions-worker-file\.js$/ }, () => ({
+        contents: "export const positionsWorkerFile = require('node:path').join(__dirname, 'positions-worker.cjs');",
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** The version is written into the bundle, in place of the module that reads package.json at run time. */
 function versionWrittenIn(version) {
   return {
@@ -178,7 +194,7 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [commanderWithoutChildProcess(), versionWrittenIn(version), precompiledValidatorInBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
+  plugins: [commanderWithoutChildProcess(), versionWrittenIn(version), precompiledValidatorInBundle(), positionsWorkerBesideBundle(), yamlOnFirstUse(yamlExports), emulatorOnFirstUse(emulatorExports), builtinsOnFirstUse()],
 });
 
 /** The parts the CLI loads on first use: CommonJS files beside the bundle, required synchronously. */
@@ -186,6 +202,7 @@ const onFirstUseFile = { bundle: true, format: 'cjs', platform: 'node', target: 
 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
+await build({ ...onFirstUseFile, entryPoints: { 'positions-worker': join(root, 'dist', 'engine', 'config', 'positions-worker.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 
 /**
  * The bin (src/cli/launcher.ts): compiles the bundle with V8 cached data kept per user, written

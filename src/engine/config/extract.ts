@@ -129,8 +129,7 @@ function taintOf(errors: readonly SchemaError[]): Set<string> {
  */
 export const maxSchemaProblems = 1000;
 
-export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet): CheckedSource {
-  const errors = validate(source.data);
+export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet, errors = validate(source.data)): CheckedSource {
   if (errors.length <= maxSchemaProblems) return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors) };
   const diagnostics = schemaDiagnostics(errors.slice(0, maxSchemaProblems), source, kinds);
   diagnostics.push({

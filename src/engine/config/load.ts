@@ -13,7 +13,8 @@ import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarat
 import { redactor, resolveReferences, type ResolvedReference } from './references.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
-import { readConfigSource, sourceProblem, type ParsedSource } from './source.js';
+import { readConfigSourceOffThread } from './off-thread.js';
+import { sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
 
@@ -62,7 +63,7 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
 
 /** One file read and parsed, its locations naming the file as diagnostics show it. */
 export async function readSource(file: string, cwd: string): Promise<ParsedSource> {
-  const source = await readConfigSource(file);
+  const source = await readConfigSourceOffThread(file);
   const shown = displayName(file, cwd);
   const locate = source.locate;
   return {
@@ -71,6 +72,7 @@ export async function readSource(file: string, cwd: string): Promise<ParsedSourc
     diagnostics: source.diagnostics.map((diagnostic) => (diagnostic.location ? { ...diagnostic, location: { ...diagnostic.location, file: shown } } : diagnostic)),
     locate: (path, options) => ({ ...locate(path, options), file: shown }),
     ...(source.mayHoldReferences === undefined ? {} : { mayHoldReferences: source.mayHoldReferences }),
+    ...(source.prepareLocate ? { prepareLocate: source.prepareLocate } : {}),
   };
 }
 
@@ -241,7 +243,10 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     const withReferences = resolveSource(source, file, options.env);
     if (!withReferences) continue;
     resolved.push(...withReferences.resolved);
-    const checked = checkSchema(withReferences.source, validate, kinds);
+    const errors = validate(withReferences.source.data);
+    // Its problems are located next: a large file is positioned off the main thread first.
+    if (errors.length > 0) await source.prepareLocate?.();
+    const checked = checkSchema(withReferences.source, validate, kinds, errors);
     diagnostics.push(...withReferences.diagnostics, ...checked.diagnostics);
     documents.push(extractDeclarations(checked, kinds));
   }

@@ -46,6 +46,11 @@ export interface ParsedSource {
    * references need not walk the data.
    */
   mayHoldReferences?: boolean;
+  /**
+   * Builds what locating needs off the main thread (a large file's positioned document), so that
+   * many locations asked afterwards are quick; absent where locating is cheap enough here.
+   */
+  prepareLocate?(): Promise<void>;
 }
 
 export function sourceProblem(file: string, code: string, message: string, location?: SourceLocation, expected?: string): Diagnostic {
@@ -59,8 +64,14 @@ export function sourceProblem(file: string, code: string, message: string, locat
 }
 
 export async function readConfigSource(file: string): Promise<ParsedSource> {
+  const read = await readConfigText(file);
+  return 'text' in read ? parseConfigText(file, read.text) : read.source;
+}
+
+/** A config file's text, or what makes it unreadable as one (a device, binary data, not UTF-8). */
+export async function readConfigText(file: string): Promise<{ text: string } | { source: ParsedSource }> {
   const start = { file, line: 1, column: 1 };
-  const unreadable = (diagnostic: Diagnostic): ParsedSource => ({ file, data: undefined, diagnostics: [diagnostic], locate: () => start });
+  const unreadable = (diagnostic: Diagnostic): { source: ParsedSource } => ({ source: { file, data: undefined, diagnostics: [diagnostic], locate: () => start } });
   const read = await readRegularFile(file);
   if ('problem' in read) return unreadable(read.problem);
   const bytes = read.bytes;
@@ -68,13 +79,30 @@ export async function readConfigSource(file: string): Promise<ParsedSource> {
   if (nul !== -1) {
     return unreadable(sourceProblem(file, 'source/binary', `The file contains binary data (a NUL byte at offset ${nul}); a config file is YAML or JSON text.`, positionOf(bytes.subarray(0, nul).toString('utf8'), start), 'UTF-8 YAML or JSON text'));
   }
-  let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
   } catch {
     return unreadable(sourceProblem(file, 'source/encoding', 'The file is not valid UTF-8 text.', start, 'UTF-8 YAML or JSON text'));
   }
-  return file.toLowerCase().endsWith('.json') ? parseJsonSource(file, text) : parseYamlSource(file, text);
+}
+
+export function isJsonFile(file: string): boolean {
+  return file.toLowerCase().endsWith('.json');
+}
+
+/** A config file's text parsed on this thread: JSON by its name, YAML otherwise. */
+export function parseConfigText(file: string, text: string): ParsedSource {
+  return isJsonFile(file) ? parseJsonSource(file, text) : parseYamlSource(file, text);
+}
+
+/**
+ * The text parsed without building its positioned document (JSON, or YAML the fast path reads
+ * exactly), located by `locate`; undefined for YAML that needs the positioned parse.
+ */
+export function parseWithoutPositions(file: string, text: string, locate: ParsedSource['locate']): ParsedSource | undefined {
+  if (isJsonFile(file)) return parseJsonSource(file, text, locate);
+  const fast = yamlDataOnly(text);
+  return fast ? withDepthCheck({ file, data: fast.data, diagnostics: [], locate }, text) : undefined;
 }
 
 /** Chunk size for reading; a config is read whole, so this only bounds the steps. */
@@ -140,13 +168,12 @@ function locationAt(file: string, text: string, offset: number): SourceLocation 
 }
 
 /** A `locate` that builds the positioned document on first use only. */
-function lazyLocate(file: string, text: string): ParsedSource['locate'] {
+export function lazyLocate(file: string, text: string): ParsedSource['locate'] {
   let document: PositionedDocument | undefined;
   return (path, options) => (document ??= positionedDocument(file, text)).locate(path, options);
 }
 
-export function parseJsonSource(file: string, text: string): ParsedSource {
-  const locate = lazyLocate(file, text);
+export function parseJsonSource(file: string, text: string, locate: ParsedSource['locate'] = lazyLocate(file, text)): ParsedSource {
   let data: JsonValue;
   try {
     data = JSON.parse(text) as JsonValue;
@@ -160,7 +187,11 @@ export function parseJsonSource(file: string, text: string): ParsedSource {
 export function parseYamlSource(file: string, text: string): ParsedSource {
   const fast = yamlDataOnly(text);
   if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, text) }, text);
+  return parsePositionedYaml(file, text);
+}
 
+/** YAML the fast path declines (anchors, tags, errors...), read by the `yaml` package with positions. */
+export function parsePositionedYaml(file: string, text: string): ParsedSource {
   let document: PositionedDocument;
   try {
     document = positionedDocument(file, text);
