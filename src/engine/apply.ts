@@ -261,12 +261,12 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
       : unrecorded.length
         ? ' No recovery file could be written either: the next apply reads the portal and finds them applied.'
         : '';
-    return new NotRecordedError(
+    const message =
       `The state could not be written (${cause}), so no further write was sent.` +
-        (unrecorded.length ? ` ${unrecorded.length} operation(s) were applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
-        ' Fix the cause (free space, the database) and run apply again.',
-      { cause: result.recordingFailure },
-    );
+      (unrecorded.length ? ` ${unrecorded.length} operation(s) were applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+      ' Fix the cause (free space, the database) and run apply again.';
+    // Interrupted meanwhile: the interrupt's exit code, with what it left behind.
+    return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {

@@ -72,9 +72,6 @@ export interface ExecuteResult {
   invitations: Record<string, string>;
 }
 
-/** At most this many answered operations wait for their record before new writes wait too (or `parallelism`, when larger). */
-const MAX_UNRECORDED = 16;
-
 /** Sends one operation; returns the invitation file it saved, if any. */
 async function send(op: PlannedOperation, options: ExecuteOptions): Promise<string | undefined> {
   const response = await options.client.send(op.request).catch((error: unknown) => {
@@ -132,13 +129,14 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
   /** Operations not yet finished (request in flight, or answered and being recorded). */
   const running = new Set<Promise<void>>();
   /**
-   * Answered operations whose record is not yet written. New writes wait while this many are
-   * pending: records are group-committed in the background (holding each place until its record
-   * was on disk made applies three times slower), but a state that cannot be written (full disk,
-   * database gone) must stop the apply after a bounded number of unrecorded writes.
+   * Answered operations whose record is not yet written. Records are group-committed in the
+   * background (holding each place until its record was on disk made applies three times
+   * slower), but no new write is sent while `parallelism` of them wait: a state that keeps up
+   * has far fewer waiting, and one that stopped taking records (full disk, a database that does
+   * not answer) must not be sent more writes than it could not record.
    */
   let awaitingRecord = 0;
-  const recordBacklog = Math.max(options.parallelism, MAX_UNRECORDED);
+  const recordBacklog = Math.max(1, options.parallelism);
 
   const finish = (outcome: OperationOutcome): void => {
     options.onDone?.(outcome, outcome.status === 'applied' ? result.invitations[outcome.op.address] : undefined);

@@ -12,8 +12,14 @@
  *   naming the real holder. When the holder dies or loses its connection, the database ends
  *   its session and the lock with it. Writes of the lock holder run on that same connection, so
  *   a run that lost its lock cannot write.
+ * - Every call is bounded: connecting by `connect_timeout`, each statement (the lock's, a
+ *   commit's) by `query_timeout` (URL parameters, in seconds). A server that stops answering
+ *   fails the command with a message naming the bound; the connection that waited is destroyed
+ *   (its late answers would be read as the next statement's), which for the lock's connection
+ *   means the lock is lost, and every socket this store opened is closed when it closes.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
 import { hostname as osHostname, userInfo } from 'node:os';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
@@ -101,6 +107,8 @@ export class PostgresStateStore implements StateStore {
   private pool: Pool | undefined;
   private held: HeldLock | undefined;
   private schemaReady = false;
+  /** Every socket this store opened and that is still open: closed, whatever the server does, when the store closes. */
+  private readonly sockets = new Set<Socket>();
   /** The document this store wrote last and the database's digest of it: read back only when the digest differs. */
   private lastWritten: { state: StateDocument; digest: string } | undefined;
 
@@ -129,7 +137,14 @@ export class PostgresStateStore implements StateStore {
     return {
       connectionString: this.target.connectionString,
       application_name: `portalctl ${purpose}`.slice(0, 63),
-      connectionTimeoutMillis: 15_000,
+      connectionTimeoutMillis: this.target.connectTimeoutMs,
+      query_timeout: this.target.queryTimeoutMs,
+      stream: () => {
+        const socket = new Socket();
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        return socket;
+      },
     };
   }
 
@@ -138,6 +153,20 @@ export class PostgresStateStore implements StateStore {
     if (error instanceof StateError) return error;
     const message = error instanceof Error ? error.message : String(error);
     const safe = this.target.password ? message.split(this.target.password).join('***') : message;
+    if (isQueryTimeout(error)) {
+      return new StateBackendError(
+        `The PostgreSQL state at ${this.describe()} did not answer within ${seconds(this.target.queryTimeoutMs)} while trying to ${doing} it ` +
+          '(the query_timeout=SECONDS parameter of the state URL sets this bound).',
+        { cause: error },
+      );
+    }
+    if (isConnectTimeout(error)) {
+      return new StateBackendError(
+        `Could not connect to the PostgreSQL state at ${this.describe()} within ${seconds(this.target.connectTimeoutMs)} to ${doing} it ` +
+          '(the connect_timeout=SECONDS parameter of the state URL, or PGCONNECT_TIMEOUT, sets this bound).',
+        { cause: error },
+      );
+    }
     return new StateBackendError(`Cannot ${doing} the PostgreSQL state at ${this.describe()}: ${safe}`, { cause: error });
   }
 
@@ -157,11 +186,18 @@ export class PostgresStateStore implements StateStore {
    */
   private async withClient<T>(doing: string, action: (client: ClientBase) => Promise<T>, options: { pooled?: boolean } = {}): Promise<T> {
     if (this.held && !options.pooled) {
-      if (this.held.lost) throw this.lostLockError(this.held.lost);
+      const held = this.held;
+      if (held.lost) throw this.lostLockError(held.lost);
       try {
-        return await action(this.held.client);
+        return await action(held.client);
       } catch (error) {
-        if (this.held.lost) throw this.lostLockError(this.held.lost);
+        if (isQueryTimeout(error) || error instanceof CommitTimeoutError) {
+          // A late answer would be taken for the next statement's: the connection, and the lock with it, is given up.
+          held.lost ??= error instanceof Error ? error : new Error(String(error));
+          held.client.connection.stream.destroy();
+          throw this.backendError(error, doing);
+        }
+        if (held.lost) throw this.lostLockError(held.lost);
         throw this.backendError(error, doing);
       }
     }
@@ -171,12 +207,16 @@ export class PostgresStateStore implements StateStore {
     } catch (error) {
       throw this.backendError(error, doing);
     }
+    let failed: unknown;
     try {
       return await action(client);
     } catch (error) {
+      failed = error;
       throw this.backendError(error, doing);
     } finally {
-      client.release();
+      if (isQueryTimeout(failed) || failed instanceof CommitTimeoutError) client.connection.stream.destroy();
+      // A connection that failed is not reused.
+      client.release(failed !== undefined);
     }
   }
 
@@ -190,14 +230,25 @@ export class PostgresStateStore implements StateStore {
 
   private async transaction<T>(client: ClientBase, action: () => Promise<T>): Promise<T> {
     await client.query('BEGIN');
+    let result: T;
     try {
-      const result = await action();
-      await client.query('COMMIT');
-      return result;
+      result = await action();
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A server that did not answer will not answer a rollback either: its connection is given up instead.
+      if (!isQueryTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
+    try {
+      await client.query('COMMIT');
+    } catch (error) {
+      if (!isQueryTimeout(error)) throw error;
+      throw new CommitTimeoutError(
+        `The PostgreSQL state at ${this.describe()} did not answer the commit of a write within ${seconds(this.target.queryTimeoutMs)}; ` +
+          'the write may or may not have been committed (the query_timeout=SECONDS parameter of the state URL sets this bound).',
+        { cause: error },
+      );
+    }
+    return result;
   }
 
   // ---- schema ------------------------------------------------------------------------------
@@ -392,7 +443,7 @@ export class PostgresStateStore implements StateStore {
       await client.connect();
       await this.ensureSchema(client, true);
     } catch (error) {
-      await client.end().catch(() => undefined);
+      await endClient(client, true, this.target.queryTimeoutMs);
       throw this.backendError(error, 'lock');
     }
     const timeoutMs = request.timeoutMs ?? 0;
@@ -429,7 +480,7 @@ export class PostgresStateStore implements StateStore {
         await this.sleep(Math.min(request.pollMs ?? DEFAULT_POLL_MS, Math.max(1, deadline - Date.now())));
       }
     } catch (error) {
-      await client.end().catch(() => undefined);
+      await endClient(client, true, this.target.queryTimeoutMs);
       throw this.backendError(error, 'lock');
     }
   }
@@ -500,6 +551,7 @@ export class PostgresStateStore implements StateStore {
     const held = this.held;
     if (!held || held.info.id !== lock.info.id) return;
     this.held = undefined;
+    let abandon = held.lost !== undefined;
     try {
       if (!held.lost) {
         await held.client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1 AND lock_id = $2`, [this.name, held.info.id]);
@@ -507,8 +559,9 @@ export class PostgresStateStore implements StateStore {
       }
     } catch {
       // Closing the session below releases the lock in any case.
+      abandon = true;
     } finally {
-      await held.client.end().catch(() => undefined);
+      await endClient(held.client, abandon, this.target.queryTimeoutMs);
     }
   }
 
@@ -561,7 +614,10 @@ export class PostgresStateStore implements StateStore {
     if (this.held) await this.unlock({ info: this.held.info });
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.end().catch(() => undefined);
+    // A server that stopped answering never ends a session politely: its sockets are closed here.
+    await withinBound(pool?.end().catch(() => undefined), this.target.queryTimeoutMs);
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
   }
 }
 
@@ -593,6 +649,42 @@ export async function migrateSchema(client: ClientBase, schema: string, upTo: nu
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/** A commit that got no answer in time: it may or may not have been committed. */
+export class CommitTimeoutError extends StateBackendError {}
+
+/** node-postgres's error for a statement whose answer did not come within query_timeout. */
+function isQueryTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
+}
+
+/** node-postgres's errors for a connection not made within connectionTimeoutMillis. */
+function isConnectTimeout(error: unknown): boolean {
+  return error instanceof Error && /timeout expired|connection timeout/i.test(error.message);
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/** Waits for `work`, at most `ms`. */
+async function withinBound(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * Ends a client's session: politely, or by closing its socket when `abandon` is set (its server
+ * did not answer) or when the polite end is not answered within `patienceMs`.
+ */
+async function endClient(client: Client, abandon: boolean, patienceMs: number): Promise<void> {
+  if (abandon) client.connection.stream.destroy();
+  const ended = client.end().catch(() => undefined);
+  const timer = setTimeout(() => client.connection.stream.destroy(), patienceMs);
+  await ended;
+  clearTimeout(timer);
 }
 
 function currentUser(): string {

@@ -63,6 +63,15 @@ describe('CLI reliability', () => {
     expect(again.code, again.stderr).toBe(0);
   });
 
+  it('a mistyped database URL (one slash) is refused before anything is read, its password never printed', async () => {
+    const result = await portal.run(['plan', config], { state: 'postgres:/ci:S3cretPw@db.example.com/portalctl' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: --state postgres:/ci@db.example.com/portalctl is not a valid PostgreSQL URL');
+    expect(result.stdout + result.stderr).not.toContain('S3cretPw');
+    noStackTrace(result);
+    expect(await portal.requests()).toEqual([]);
+  });
+
   it('Ctrl-C while plan reads the portal says so and exits 130', async () => {
     await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
     const running = portal.start(['plan', config]);
