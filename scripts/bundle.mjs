@@ -187,7 +187,7 @@ await build({
   // Loaded on demand from node_modules: the HTTP client only when a command reaches the network,
   // ajv only without the precompiled validator (which is bundled: it is in dist/ beside
   // schema-validator.js when the bundle is built).
-  external: ['undici', 'ajv', 'ajv-formats', 'pg'],
+  external: ['undici', 'ajv', 'ajv-formats', 'pg', 'pgpass'],
   // Less text to parse and compile (when there is no cache yet); names are kept so stack traces
   // with --verbose stay readable.
   minify: true,

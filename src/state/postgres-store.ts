@@ -133,9 +133,21 @@ export class PostgresStateStore implements StateStore {
 
   // ---- connections -------------------------------------------------------------------------
 
-  private clientConfig(purpose: string): ClientConfig {
+  /**
+   * The connection string node-postgres gets, with the password from a password file (~/.pgpass,
+   * PGPASSFILE) when neither the URL nor PGPASSWORD gave one: read here, as libpq would, since
+   * node-postgres's own lookup prints a deprecation warning.
+   */
+  private connection: Promise<{ connectionString: string; password?: string }> | undefined;
+  /** The password in use, whichever place it came from: never in a message. */
+  private password: string | undefined;
+
+  private async clientConfig(purpose: string): Promise<ClientConfig> {
+    this.connection ??= withPasswordFromFile(this.target);
+    const { connectionString, password } = await this.connection;
+    this.password = password ?? this.target.password;
     return {
-      connectionString: this.target.connectionString,
+      connectionString,
       application_name: `portalctl ${purpose}`.slice(0, 63),
       connectionTimeoutMillis: this.target.connectTimeoutMs,
       query_timeout: this.target.queryTimeoutMs,
@@ -152,7 +164,8 @@ export class PostgresStateStore implements StateStore {
   private backendError(error: unknown, doing: string): StateError {
     if (error instanceof StateError) return error;
     const message = error instanceof Error ? error.message : String(error);
-    const safe = this.target.password ? message.split(this.target.password).join('***') : message;
+    const password = this.password ?? this.target.password;
+    const safe = password ? message.split(password).join('***') : message;
     if (isQueryTimeout(error)) {
       return new StateBackendError(
         `The PostgreSQL state at ${this.describe()} did not answer within ${seconds(this.target.queryTimeoutMs)} while trying to ${doing} it ` +
@@ -167,13 +180,20 @@ export class PostgresStateStore implements StateStore {
         { cause: error },
       );
     }
+    if (/client password must be a string/.test(message)) {
+      return new StateBackendError(
+        `Cannot ${doing} the PostgreSQL state at ${this.describe()}: the server asks for a password and none was given. ` +
+          'Set PGPASSWORD, or put it in a password file (~/.pgpass, or the file PGPASSFILE names).',
+        { cause: error },
+      );
+    }
     return new StateBackendError(`Cannot ${doing} the PostgreSQL state at ${this.describe()}: ${safe}`, { cause: error });
   }
 
   private async getPool(): Promise<Pool> {
     if (this.pool) return this.pool;
     const pg = await loadPg();
-    const pool = new pg.Pool({ ...this.clientConfig('state'), max: 4, allowExitOnIdle: true, idleTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({ ...(await this.clientConfig('state')), max: 4, allowExitOnIdle: true, idleTimeoutMillis: 5_000 });
     // An idle connection dropped by the server is not an error of any command.
     pool.on('error', () => undefined);
     this.pool = pool;
@@ -435,7 +455,7 @@ export class PostgresStateStore implements StateStore {
 
   async lock(request: LockRequest): Promise<StateLock> {
     const pg = await loadPg();
-    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.pid}`));
+    const client = new pg.Client(await this.clientConfig(`lock ${request.operation} pid ${this.pid}`));
     const held: HeldLock = { client, info: this.lockInfo(request) };
     // A dropped connection must not crash the process: the next use reports it.
     client.on('error', (error: Error) => (held.lost ??= error));
@@ -649,6 +669,18 @@ export async function migrateSchema(client: ClientBase, schema: string, upTo: nu
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/** The connection string with the password of the password file's first matching line, if any (https://www.postgresql.org/docs/current/libpq-pgpass.html). */
+async function withPasswordFromFile(target: PostgresTarget): Promise<{ connectionString: string; password?: string }> {
+  const key = target.passwordFileKey;
+  if (!key) return { connectionString: target.connectionString };
+  const pgpass = (await import('pgpass')).default;
+  const password = await new Promise<string | undefined>((resolve) => pgpass(key, resolve));
+  if (password === undefined || password === '') return { connectionString: target.connectionString };
+  const url = new URL(target.connectionString);
+  url.password = encodeURIComponent(password);
+  return { connectionString: url.toString(), password };
 }
 
 /** A commit that got no answer in time: it may or may not have been committed. */

@@ -45,6 +45,8 @@ export interface PostgresTarget {
   schema: string;
   /** The URL to show. */
   shown: string;
+  /** What a password file (~/.pgpass, PGPASSFILE) is searched for, when neither the URL nor PGPASSWORD gives a password. */
+  passwordFileKey?: { host: string; port: string; database: string; user: string };
   /** How long connecting may take (`connect_timeout`, seconds, as libpq reads it; else PGCONNECT_TIMEOUT). */
   connectTimeoutMs: number;
   /** How long any one statement, commits included, may wait for the server's answer (`query_timeout`, seconds). */
@@ -120,5 +122,20 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
   url.searchParams.delete('schema');
   // sslmode means what it means to libpq (require: encrypted, verify-full: also checks the certificate and host).
   if (sslmode !== null && !url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
-  return { connectionString: url.toString(), password: password === '' ? undefined : password, schema, shown, connectTimeoutMs, queryTimeoutMs };
+  const user = decodeURIComponent(url.username) || env['PGUSER'] || env['USER'] || env['USERNAME'] || '';
+  const passwordFileKey = {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port || env['PGPORT'] || '5432',
+    database: decodeURIComponent(url.pathname.slice(1)) || env['PGDATABASE'] || user,
+    user,
+  };
+  return {
+    connectionString: url.toString(),
+    password: password === '' ? undefined : password,
+    schema,
+    shown,
+    connectTimeoutMs,
+    queryTimeoutMs,
+    ...(password ? {} : { passwordFileKey }),
+  };
 }

@@ -3,7 +3,7 @@
  * while the portal is read, targets that match nothing, files that cannot be read or written,
  * messages printed once and in good English, the invites directory, Retry-After notices.
  */
-import { chmod, mkdir, readdir, symlink } from 'node:fs/promises';
+import { chmod, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PostgresStateStore } from '../../src/state/index.js';
@@ -189,5 +189,33 @@ describe('interrupts with the state in PostgreSQL', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('the PostgreSQL password kept out of the URL', () => {
+  const url = inject('postgresUrl');
+  let portal: CliPortal;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+  });
+  afterEach(async () => portal.dispose());
+
+  it('comes from PGPASSWORD, or from a password file (PGPASSFILE, ~/.pgpass) without any warning', async () => {
+    const config = await portal.writeConfig(THREE_CHANGES);
+    const parsed = new URL(url);
+    const password = decodeURIComponent(parsed.password);
+    parsed.password = '';
+    const bare = parsed.toString();
+    const passwordFile = join(portal.dir, 'pgpass');
+    await writeFile(passwordFile, `# host:port:database:user:password\n${parsed.hostname}:${parsed.port}:*:${parsed.username}:${password}\n`, { mode: 0o600 });
+    for (const env of [{ PGPASSWORD: password }, { PGPASSFILE: passwordFile }] as Record<string, string>[]) {
+      const result = await portal.run(['plan', config, '--state-name', `password-${Object.keys(env)[0]}`, '--detailed-exitcode'], { state: bare, env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toBe('');
+    }
+    // Without either, the message says where a password goes (and the command ends).
+    const refused = await portal.run(['plan', config], { state: bare, env: { PGPASSFILE: join(portal.dir, 'none') } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the server asks for a password and none was given. Set PGPASSWORD, or put it in a password file (~/.pgpass, or the file PGPASSFILE names).');
   });
 });

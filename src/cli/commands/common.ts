@@ -108,8 +108,13 @@ export async function withSession<T>(
   const config = await loadDesired(paths, io);
   const url = portalUrl(config, options);
   const store = stateStore(options, io);
-  const client = refresh ? connect(url, options, io) : undefined;
-  return withClient(client, () => action({ config, url, store, client }));
+  try {
+    const client = refresh ? connect(url, options, io) : undefined;
+    return await withClient(client, () => action({ config, url, store, client }));
+  } finally {
+    // Closes the database's connections, also one that failed half-way (it would keep the process alive).
+    await store.close();
+  }
 }
 
 /** Always closes the client, also when the command fails. */
