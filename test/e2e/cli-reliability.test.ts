@@ -208,7 +208,8 @@ describe('the PostgreSQL password kept out of the URL', () => {
     const bare = parsed.toString();
     const passwordFile = join(portal.dir, 'pgpass');
     await writeFile(passwordFile, `# host:port:database:user:password\n${parsed.hostname}:${parsed.port}:*:${parsed.username}:${password}\n`, { mode: 0o600 });
-    for (const env of [{ PGPASSWORD: password }, { PGPASSFILE: passwordFile }] as Record<string, string>[]) {
+    const environments: Record<string, string>[] = [{ PGPASSWORD: password }, { PGPASSFILE: passwordFile }];
+    for (const env of environments) {
       const result = await portal.run(['plan', config, '--state-name', `password-${Object.keys(env)[0]}`, '--detailed-exitcode'], { state: bare, env });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toBe('');
