@@ -203,6 +203,8 @@ const onFirstUseFile = { bundle: true, format: 'cjs', platform: 'node', target: 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
 await build({ ...onFirstUseFile, entryPoints: { 'positions-worker': join(root, 'dist', 'engine', 'config', 'positions-worker.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
+// The escaping of untrusted text (src/engine/render/escape.ts) for the CI scripts' own markdown (scripts/action/).
+await build({ ...onFirstUseFile, entryPoints: { escape: join(root, 'dist', 'engine', 'render', 'escape.js') } });
 
 /**
  * The bin (src/cli/launcher.ts): compiles the bundle with V8 cached data kept per user, written

@@ -2,6 +2,7 @@
 // needs it and returns its exit code, its counts and a markdown report for the comment.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,7 +72,13 @@ export function outputArgs(command, planFile = 'portalctl-plan.json') {
   return [['--format', 'json']];
 }
 
-const fence = (text) => ['```', text.trimEnd().replace(/```/g, "'''"), '```'].join('\n');
+/**
+ * The CLI's own escaping of untrusted text (src/engine/render/escape.ts, bundled beside the CLI):
+ * the portal's messages and names in this script's markdown go through it too.
+ */
+const { fencedLine, markdownCode, markdownText } = createRequire(import.meta.url)('../../dist/bin/escape.cjs');
+
+const fence = (text) => ['```', ...text.trimEnd().split('\n').map(fencedLine), '```'].join('\n');
 
 function failureMarkdown(command, result) {
   const lines = [`### portalctl ${command}`, '', `**Failed (exit ${result.code}).**`];
@@ -83,7 +90,7 @@ function failureMarkdown(command, result) {
 const listOf = (title, entries) => (entries.length ? ['', `<details><summary>${title} (${entries.length})</summary>`, '', ...entries.map((entry) => `- ${entry}`), '', '</details>'] : []);
 
 function applyMarkdown(report) {
-  const code = (address) => `\`${String(address).replace(/`/g, "'")}\``;
+  const code = (address) => markdownCode(String(address));
   const lines = [
     '### portalctl apply',
     '',
@@ -92,9 +99,9 @@ function applyMarkdown(report) {
       : `**Apply finished: ${report.applied.length} applied, ${report.failed.length} failed, ${report.skipped.length} skipped.**`,
   ];
   if (report.converged === false && report.failed.length === 0) lines.push('', '⚠️ The portal did not converge: a new plan still has operations.');
-  lines.push(...listOf('Failed', report.failed.map((entry) => `${code(entry.address)}: ${entry.error}`)));
+  lines.push(...listOf('Failed', report.failed.map((entry) => `${code(entry.address)}: ${markdownText(String(entry.error))}`)));
   lines.push(...listOf('Applied', report.applied.map(code)));
-  lines.push(...listOf('Skipped', report.skipped.map((entry) => `${code(entry.address)}: ${entry.reason}`)));
+  lines.push(...listOf('Skipped', report.skipped.map((entry) => `${code(entry.address)}: ${markdownText(String(entry.reason))}`)));
   return `${lines.join('\n')}\n`;
 }
 

@@ -4,6 +4,7 @@ import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '.
 import type { PortalSession } from '../../engine/pipeline.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
+import { terminalText } from '../../engine/render/escape.js';
 import { registry } from '../../registry.js';
 import { openStateStore, redactPostgresUrlsIn, type StateStore } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
@@ -90,7 +91,7 @@ export function parsePositiveInt(text: string, flag: string): number {
 export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): void {
   for (const warning of warnings) {
     const where = warning.location ? `${warning.location.file}:${warning.location.line}:${warning.location.column}: ` : '';
-    io.stderr(`${where}warning: ${warning.message}${warning.address ? ` [${warning.address}]` : ''}\n`);
+    io.stderr(`${terminalText(where)}warning: ${terminalText(warning.message)}${warning.address ? ` [${terminalText(warning.address)}]` : ''}\n`);
   }
 }
 

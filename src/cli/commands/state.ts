@@ -2,6 +2,7 @@
  * `portalctl state show [--serial N] | list | history | unlock [LOCK_ID] | rm ADDR... | mv FROM TO
  * | push SOURCE | pull DESTINATION`, on a file or a PostgreSQL state alike.
  */
+import { terminalText } from '../../engine/render/escape.js';
 import { UsageError } from '../../core/errors.js';
 import {
   StateError,
@@ -51,7 +52,7 @@ async function runAction(action: string, args: readonly string[], options: State
       }
       io.stdout(`# ${store.describe()}: ${entries.length} serial(s) kept, newest first\n`);
       io.stdout('serial\twritten at\tresources\tchanged\tcommand\n');
-      for (const entry of entries) io.stdout(`${entry.serial}\t${entry.writtenAt}\t${entry.resources}\t${entry.changed}\t${entry.command}\n`);
+      for (const entry of entries) io.stdout(`${entry.serial}\t${entry.writtenAt}\t${entry.resources}\t${entry.changed}\t${terminalText(entry.command)}\n`);
       return 0;
     }
     case 'show': {
@@ -76,11 +77,11 @@ async function runAction(action: string, args: readonly string[], options: State
       }
       io.stdout(`# ${store.describe()}: lineage ${state.lineage}, serial ${state.serial}, portal ${state.portal.url}\n`);
       for (const [address, entry] of Object.entries(state.resources).sort(([a], [b]) => (a < b ? -1 : 1))) {
-        io.stdout(`${address}\t${entry.kind}\t${entry.status ?? 'present'}\t${entry.appliedAt ?? entry.observedAt ?? ''}\n`);
+        io.stdout(`${terminalText(address)}\t${entry.kind}\t${entry.status ?? 'present'}\t${entry.appliedAt ?? entry.observedAt ?? ''}\n`);
       }
       // Outcomes not known are listed apart: the next plan checks them against the portal first.
       for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-        io.stdout(`${address}\t${mark.kind}\toutcome unknown (${mark.reason})\t${mark.since}\n`);
+        io.stdout(`${terminalText(address)}\t${mark.kind}\toutcome unknown (${terminalText(mark.reason)})\t${mark.since}\n`);
       }
       return 0;
     }

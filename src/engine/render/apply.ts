@@ -1,17 +1,19 @@
 /** `apply` output: one line per finished operation, then the result (text or JSON). */
 import type { ApplyResult } from '../apply.js';
 import type { OperationOutcome } from '../execute.js';
+import { terminalText } from './escape.js';
 import { NO_CHANGES, named } from './text.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** One finished operation, on one terminal line: its name and the portal's messages are not ours. */
 export function renderOutcomeLine(outcome: OperationOutcome, invitation: string | undefined): string {
   const { op } = outcome;
-  const name = named(op.address, op.label);
-  if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
-  if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${message(outcome.error)}\n`;
-  if (outcome.status === 'unrecorded') return `applied  ${name}  (${op.operation.id}), NOT RECORDED: ${message(outcome.error)}\n`;
-  return `skipped  ${name}: ${outcome.reason}\n`;
+  const name = terminalText(named(op.address, op.label));
+  if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${terminalText(invitation)}` : ''}\n`;
+  if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${terminalText(message(outcome.error))}\n`;
+  if (outcome.status === 'unrecorded') return `applied  ${name}  (${op.operation.id}), NOT RECORDED: ${terminalText(message(outcome.error))}\n`;
+  return `skipped  ${name}: ${terminalText(outcome.reason)}\n`;
 }
 
 function renderApplyJson(applied: ApplyResult): string {

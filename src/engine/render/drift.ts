@@ -7,6 +7,7 @@ import { MARKDOWN_LIMIT, driftSections, fitted, graphSection, operationSections 
 import { painter } from './style.js';
 import { SYMBOL, driftTextLines, named, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
+import { markdownText, terminalText } from './escape.js';
 import { MARK_TONE } from './style.js';
 
 export type DriftStatus = 'inSync' | 'pending' | 'drift';
@@ -30,7 +31,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
     lines.push(...driftTextLines(plan, paint, style));
     lines.push('', `Pending: ${plan.operations.length} operation(s) the configuration asks for.`);
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${named(op.address, op.label)}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${terminalText(named(op.address, op.label))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
@@ -51,7 +52,7 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
     const kinds = [...new Set([...plan.drift.map((d) => d.kind), ...plan.operations.map((op) => op.kind)])].sort();
     body.push('', '| kind | drift (changed in the portal) | pending (configuration ahead) |', '|---|---|---|');
     for (const kind of kinds) {
-      body.push(`| ${kind} | ${plan.drift.filter((d) => d.kind === kind).length} | ${plan.operations.filter((op) => op.kind === kind).length} |`);
+      body.push(`| ${markdownText(kind)} | ${plan.drift.filter((d) => d.kind === kind).length} | ${plan.operations.filter((op) => op.kind === kind).length} |`);
     }
   }
   if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftSections(plan.drift, style));
