@@ -183,7 +183,10 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
     const sent = (async () => {
       marked = markInFlight(op);
       if (!(await marked)) throw new RecordingError(`not sent: the state could not record that it was in flight (${describeError(result.recordingFailure)})`);
-      return send(op, options);
+      const invitation = await send(op, options);
+      // Counted before its place is freed, so the next write already waits for it.
+      awaitingRecord += 1;
+      return invitation;
     })();
     const slot = sent.then(
       () => undefined,
@@ -227,7 +230,6 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
       }
       if (invitation !== undefined) result.invitations[op.address] = invitation;
       const entry = entryOf(op, options);
-      awaitingRecord += 1;
       try {
         await options.recorder.record(op.address, entry);
       } catch (error) {

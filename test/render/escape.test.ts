@@ -16,6 +16,7 @@ const HOSTILE = [
 ].join('');
 
 /** Every character a terminal or a renderer acts on, or that hides or reorders text. */
+// eslint-disable-next-line no-control-regex -- the test looks for control characters.
 const ACTIVE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u{e0000}-\u{e007f}]/u;
 
 describe('terminalText', () => {

@@ -18,6 +18,7 @@ import { CLI, REPO_ROOT, SAMPLE_ORG, startCliPortal, type CliPortal } from '../s
 const HOSTILE = '</summary></details><img src=x onerror=alert(1)><!-- @octocat\n```\n\u001b]0;owned\u0007\u001b[2J\u001b[1A\u001b[2K\u202eTRAP';
 
 /** What a terminal acts on, or what hides or reorders text. */
+// eslint-disable-next-line no-control-regex -- the test looks for control characters.
 const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
 
 /** Every string field that holds a name, title or description of the sample organization, made hostile. */
@@ -84,12 +85,12 @@ describe('hostile names from the portal through every renderer', () => {
     expect(mermaid.code, mermaid.stderr).toBe(0);
     expect(mermaid.stdout).not.toMatch(ACTIVE);
     // One statement per line, every label closed on its own line.
-    for (const line of mermaid.stdout.trimEnd().split('\n').slice(1)) expect(line).toMatch(/^  (op\d+\["[^"\n]*"\]:::(create|update|delete)|op\d+ --> op\d+|classDef .*|%% .*)$/);
+    for (const line of mermaid.stdout.trimEnd().split('\n').slice(1)) expect(line).toMatch(/^ {2}(op\d+\["[^"\n]*"\]:::(create|update|delete)|op\d+ --> op\d+|classDef .*|%% .*)$/);
     expect(mermaid.stdout).not.toContain('<img');
     const dot = await portal.run(['graph', config, '--format', 'dot']);
     expect(dot.code, dot.stderr).toBe(0);
     expect(dot.stdout).not.toMatch(ACTIVE);
-    for (const line of dot.stdout.split('\n').filter((entry) => entry.includes('[label='))) expect(line).toMatch(/^  op\d+ \[label="(?:[^"\\\n]|\\.)*", color="#[0-9a-f]{6}"\];$/);
+    for (const line of dot.stdout.split('\n').filter((entry) => entry.includes('[label='))) expect(line).toMatch(/^ {2}op\d+ \[label="(?:[^"\\\n]|\\.)*", color="#[0-9a-f]{6}"\];$/);
   });
 
   it('the apply output, then drift in text and markdown', async () => {
