@@ -178,7 +178,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   request.onPhase?.('writing');
   const result = await executePlan(prepared.plan.operations, {
     ...request,
-    client,
+    client: scrubbing(client, prepared.config.redact),
     recorder: writer,
     idsOf: (address) => byAddress.get(address)?.ids,
   });
@@ -205,6 +205,20 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   });
   await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state };
+}
+
+/**
+ * The client, its errors' messages with every referenced value replaced by its reference: the
+ * portal may quote what it was sent (a description, a certificate) in the error it answers.
+ */
+function scrubbing(client: ApiClient, redact: <T>(value: T) => T): Pick<ApiClient, 'send'> {
+  return {
+    send: (request) =>
+      client.send(request).catch((error: unknown) => {
+        if (error instanceof Error) error.message = redact(error.message);
+        throw error;
+      }),
+  };
 }
 
 /** The addresses an execution wrote or tried to write, and the objects that depend on them. */

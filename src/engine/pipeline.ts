@@ -14,7 +14,7 @@ import { buildPlan, type Plan, type RecordedValue } from './plan.js';
 import { readLive } from './refresh.js';
 import { callerFromSelf, type Caller } from './authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
-import { revealRecorded } from './state-values.js';
+import { concealPreviousValues, revealRecorded } from './state-values.js';
 
 export interface LivePortal {
   facts: PortalFacts;
@@ -201,7 +201,8 @@ export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
   // Operations whose outcome is unknown are judged against the live portal before anything else.
-  const plan = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
+  // A reference's previous value (rotated since the last apply) is never shown in clear.
+  const plan = concealPreviousValues(withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded)), recorded, config.redact);
   return { plan, config, objects, basis, labels, recorded, portal, warnings };
 }
 
