@@ -59,6 +59,12 @@ export class UnknownOutcomeError extends PortalctlError {}
 /** The state could not record an operation (or its in-flight mark): no new write is sent. */
 export class RecordingError extends PortalctlError {}
 
+/**
+ * The portal performed the operation, but its answer (an invitation file) could not be kept:
+ * like an unknown outcome, the mark stays, and the next run gets the answer again from the portal.
+ */
+export class AnswerNotKeptError extends PortalctlError {}
+
 export interface ExecuteResult {
   applied: PlannedOperation[];
   failed: { op: PlannedOperation; error: unknown }[];
@@ -80,8 +86,12 @@ async function send(op: PlannedOperation, options: ExecuteOptions): Promise<stri
     throw error;
   });
   if (response?.type !== 'file') return undefined;
-  if (!options.saveInvitation) throw new PortalctlError(`${op.address} answered with an invitation file, and no place to save it was given.`);
-  return options.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
+  try {
+    if (!options.saveInvitation) throw new PortalctlError('no place to save it was given');
+    return await options.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
+  } catch (error) {
+    throw new AnswerNotKeptError(describeError(error), { cause: error });
+  }
 }
 
 function entryOf(op: PlannedOperation, options: ExecuteOptions): StateEntry {
@@ -202,6 +212,23 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
         blockedBy.set(op.address, op.address);
         if (error instanceof RecordingError) {
           finish({ status: 'skipped', op, reason: error.message });
+          return;
+        }
+        if (error instanceof AnswerNotKeptError) {
+          // Performed, its file lost: the mark (set before sending) stays, saying why, for the next run to recover it.
+          const kept = await options.recorder.markUnknown?.(op.address, unknownMark(op, options, `performed, but its file could not be saved: ${error.message}`)).then(
+            () => true,
+            (recordError: unknown) => (recordingFailure(recordError), false),
+          );
+          finish({
+            status: 'failed',
+            op,
+            error: new AnswerNotKeptError(
+              `the portal performed it, but its invitation file could not be saved (${error.message.replace(/\.$/, '')}). ` +
+                (kept ? 'It is recorded as an unknown outcome: the next apply finds it on the portal and saves its file from there, without sending it again.' : 'Check the portal for the invitation before running apply again.'),
+              { cause: error },
+            ),
+          });
           return;
         }
         if (outcomeUnknown(error)) {
