@@ -24,7 +24,7 @@ import { hostname as osHostname, userInfo } from 'node:os';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { deepEqual, type JsonValue } from '../core/json.js';
-import { describeHolder, formatWait } from './lock.js';
+import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
@@ -497,6 +497,7 @@ export class PostgresStateStore implements StateStore {
           toldWaiting = true;
           this.onNotice?.(`The state ${this.where()} is locked by ${describeHolder(await this.holder(client))}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
         }
+        if (request.signal?.aborted) throw stoppedWaiting(this.where());
         await this.sleep(Math.min(request.pollMs ?? DEFAULT_POLL_MS, Math.max(1, deadline - Date.now())));
       }
     } catch (error) {
