@@ -76,21 +76,34 @@ interface CacheFile {
 
 interface CacheHeader {
   commands?: unknown;
-  crc32?: unknown;
+  bundle?: unknown;
+  checksum?: unknown;
 }
 
 /**
- * A cache file: one JSON line (the commands it covers, the data's CRC-32), then V8's cached
- * data. V8 checks the data's versions, flags and length but, in release builds, not its bytes:
- * the CRC keeps a damaged file from ever being run.
+ * The data's checksum, keyed by the bundle: a CRC-32 of the data seeded with one of the bundle's
+ * text, itself seeded with the bundle's build digest. V8 checks cached data's versions, flags
+ * and the source's *length* only, and in release builds not the data's bytes: data made for
+ * another bundle (a cache restored by CI, a bundle changed in place with the file name's digest
+ * unchanged) or damaged bytes would run as code. With the checksum they never do. (A CRC does
+ * not stop a forger; only the user can write the directory, which safeCacheDirectory checks.)
  */
-function readCache(file: string): CacheFile {
+function checksum(data: Uint8Array, bundleText: string): number {
+  return crc32(data, crc32(bundleText, crc32(PORTALCTL_BUNDLE_DIGEST)));
+}
+
+/**
+ * A cache file: one JSON line (the commands it covers, the bundle's digest, the keyed checksum),
+ * then V8's cached data. Any doubt (another bundle, a checksum that does not match, a header
+ * that does not parse) means no data: a normal start.
+ */
+function readCache(file: string, bundleText: string): CacheFile {
   try {
     const bytes = readFileSync(file);
     const newline = bytes.indexOf(10);
     const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as CacheHeader;
     const data = bytes.subarray(newline + 1);
-    if (newline < 0 || header.crc32 !== crc32(data)) return { commands: [], data: undefined };
+    if (newline < 0 || header.bundle !== PORTALCTL_BUNDLE_DIGEST || header.checksum !== checksum(data, bundleText)) return { commands: [], data: undefined };
     const commands = Array.isArray(header.commands) ? header.commands.filter((name): name is string => typeof name === 'string') : [];
     return { commands, data };
   } catch {
@@ -99,10 +112,11 @@ function readCache(file: string): CacheFile {
 }
 
 /** Written whole under a temporary name, then renamed: a concurrent start never reads half a file. */
-function writeCache(directory: string, file: string, commands: string[], data: Buffer): void {
+function writeCache(directory: string, file: string, commands: string[], data: Buffer, bundleText: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands, crc32: crc32(data) })}\n`), data]), { mode: 0o600 });
+    const header = { commands, bundle: PORTALCTL_BUNDLE_DIGEST, checksum: checksum(data, bundleText) };
+    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
     // Caches of other builds of the bundle are of no further use.
     for (const name of readdirSync(directory)) {
@@ -116,9 +130,9 @@ function writeCache(directory: string, file: string, commands: string[], data: B
 /** Compiles the bundle with the cached data, keeps the data fresh at exit, and runs the bundle. */
 function runWithCodeCache(directory: string): void {
   const file = join(directory, `cli-${PORTALCTL_BUNDLE_DIGEST}.${process.versions.v8}.${process.arch}.cache`);
-  const cached = readCache(file);
-  const command = commandName(process.argv);
   const source = readFileSync(bundleFile, 'utf8');
+  const cached = readCache(file, source);
+  const command = commandName(process.argv);
   // CommonJS's own wrapper, on the bundle's first line so that line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundleFile,
@@ -130,7 +144,7 @@ function runWithCodeCache(directory: string): void {
     const commands = covered ? [...cached.commands, command] : [command];
     process.once('exit', () => {
       try {
-        writeCache(directory, file, commands, script.createCachedData());
+        writeCache(directory, file, commands, script.createCachedData(), source);
       } catch {
         // No cache this time.
       }
