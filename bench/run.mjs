@@ -3,7 +3,7 @@
  * `npm run bench`: speed, memory and request economy of portalctl, as ratios measured in one
  * run (see bench/README.md). Prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs [--no-build] [--only startup,large,scaling,economy] [--keep]
+ *   node bench/run.mjs [--no-build] [--only startup,large,scaling,economy,state,fleet] [--keep]
  *
  * --no-build  use dist/ as it is (default: `npm run build` first, so the figures match the source)
  * --only      run some figure groups only (results.json then holds only those)
@@ -394,6 +394,7 @@ async function main() {
     if (wanted('scaling')) await scaling(work);
     if (wanted('economy')) await economy(work);
     if (wanted('state')) await (await import('./state-recording.mjs')).stateRecording(work, { root, figure, log });
+    if (wanted('fleet')) await (await import('./fleet.mjs')).fleetFigures(work, { root, figure, log });
   } finally {
     if (args.includes('--keep')) log(`Generated files kept in ${work}`);
     else rmSync(work, { recursive: true, force: true });

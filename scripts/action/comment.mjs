@@ -1,5 +1,6 @@
 // Shared by the GitHub Action and the GitLab template: one comment per (command, config) on a
-// pull or merge request, found by a hidden marker and edited in place, never a new one per push.
+// pull or merge request, and one drift issue per (config, state), each found by a hidden marker
+// AND by its author (the token's own account) and edited in place, never a new one per run.
 
 /** Both forges refuse bodies past 65,536 characters; the markdown plan keeps under the same cap. */
 export const COMMENT_LIMIT = 60_000;
@@ -7,6 +8,11 @@ export const COMMENT_LIMIT = 60_000;
 /** The hidden line that identifies our comment among the others. */
 export function commentMarker(id) {
   return `<!-- portalctl-comment: ${String(id).replace(/--+/g, '-').replace(/>/g, '')} -->`;
+}
+
+/** The hidden line that identifies the drift issue of one config and state. */
+export function issueMarker(id) {
+  return `<!-- portalctl-drift-issue: ${String(id).replace(/--+/g, '-').replace(/>/g, '')} -->`;
 }
 
 /**
@@ -47,17 +53,49 @@ export async function requestJson(url, { method = 'GET', headers = {}, body } = 
 }
 
 /**
- * Creates or updates the one comment carrying `marker`. `forge` knows the endpoints:
- * list() -> [{ id, body }], create(body), update(id, body). Returns what was done.
+ * The comments (or issues) carrying `marker` that the token's own account wrote. Anyone taking
+ * part can post a comment holding the marker; editing it would put our report (and later "No
+ * changes") into their comment, so only our own count.
+ */
+async function ownWithMarker(items, forge, marker) {
+  const me = await forge.identity();
+  return items.filter((item) => item.author === me && typeof item.body === 'string' && item.body.includes(marker));
+}
+
+/**
+ * Creates or updates the one comment carrying `marker` written by the token's own account.
+ * `forge` knows the endpoints: identity() -> the account's id, list() -> [{ id, body, author }],
+ * create(body), update(id, body). Returns what was done.
  */
 export async function upsertComment(forge, marker, body) {
-  const existing = (await forge.list()).find((comment) => typeof comment.body === 'string' && comment.body.includes(marker));
+  const [existing] = await ownWithMarker(await forge.list(), forge, marker);
   if (existing) {
     await forge.update(existing.id, body);
     return { action: 'updated', id: existing.id };
   }
   const created = await forge.create(body);
   return { action: 'created', id: created?.id };
+}
+
+/**
+ * Keeps ONE open issue per marker: opened on the first drift, updated in place while the drift
+ * lasts, closed (with a note) once it is gone. `forge.issues` knows the endpoints: listOpen() ->
+ * [{ id, body, author, url }], create({ title, body }), update(id, { title, body }),
+ * close(id, note). `drift` false with no open issue does nothing. Returns what was done.
+ */
+export async function syncDriftIssue(forge, marker, { drift, title, body, closingNote }) {
+  const [existing] = await ownWithMarker(await forge.issues.listOpen(), forge, marker);
+  if (drift) {
+    if (existing) {
+      await forge.issues.update(existing.id, { title, body });
+      return { action: 'updated', id: existing.id, url: existing.url };
+    }
+    const created = await forge.issues.create({ title, body });
+    return { action: 'opened', id: created.id, url: created.url };
+  }
+  if (!existing) return { action: 'none' };
+  await forge.issues.close(existing.id, closingNote);
+  return { action: 'closed', id: existing.id, url: existing.url };
 }
 
 /** Every page of a paginated list (`?per_page=100&page=N`), until a short page. */
@@ -70,4 +108,10 @@ export async function allPages(fetchPage) {
     if (items.length < 100) break;
   }
   return all;
+}
+
+/** Remembers the first answer of `ask` (the token's account is asked once per run). */
+export function once(ask) {
+  let answer;
+  return () => (answer ??= ask());
 }

@@ -1,43 +1,43 @@
 #!/usr/bin/env node
 // The GitHub Action's step (action.yml): runs portalctl plan, apply or drift, then
 //  - writes exit-code and the counts to GITHUB_OUTPUT,
-//  - writes the markdown report to GITHUB_STEP_SUMMARY,
-//  - on a pull request, creates or updates one comment (found by a hidden marker).
+//  - writes the markdown report to GITHUB_STEP_SUMMARY, and the plan as text to the log,
+//  - plan: on a pull request, creates or updates one comment (found by a hidden marker and
+//    written by the token's own account), and names the artifact the plan is kept in;
+//  - apply: applies the plan reviewed on the merged pull request (fetched by the steps before)
+//    and posts the result on that pull request; a missing or stale plan is never applied;
+//  - drift: keeps one open issue per config and state while drift lasts (`issue: true`).
 // Plain Node, no dependencies: inputs come as INPUT_* variables set by action.yml.
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
-import { allPages, commentBody, commentMarker, requestJson, upsertComment } from './comment.mjs';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { commentBody, commentMarker, issueMarker, syncDriftIssue, upsertComment } from './comment.mjs';
+import { githubApi, planArtifactName } from './github-api.mjs';
 import { runPortalctl, succeeded } from './run-portalctl.mjs';
 
 const env = process.env;
 const input = (name, fallback = '') => (env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback).trim();
+const say = (text) => process.stdout.write(text);
 
-/** The pull request number: the `pr-number` input, else the triggering event's. */
-async function pullRequestNumber() {
-  if (input('pr-number')) return Number(input('pr-number'));
-  if (!env.GITHUB_EVENT_PATH) return undefined;
+async function readEvent() {
+  if (!env.GITHUB_EVENT_PATH) return {};
   try {
-    const event = JSON.parse(await readFile(env.GITHUB_EVENT_PATH, 'utf8'));
-    return event.pull_request?.number ?? (event.issue?.pull_request ? event.issue.number : undefined);
+    return JSON.parse(await readFile(env.GITHUB_EVENT_PATH, 'utf8'));
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-function githubIssueComments(number) {
-  const api = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, '');
-  const repo = env.GITHUB_REPOSITORY;
-  const headers = { authorization: `Bearer ${env.GITHUB_TOKEN}`, 'x-github-api-version': '2022-11-28', 'user-agent': 'portalctl-action' };
-  return {
-    list: () => allPages((page) => requestJson(`${api}/repos/${repo}/issues/${number}/comments?per_page=100&page=${page}`, { headers })),
-    create: (body) => requestJson(`${api}/repos/${repo}/issues/${number}/comments`, { method: 'POST', headers, body: { body } }),
-    update: (id, body) => requestJson(`${api}/repos/${repo}/issues/comments/${id}`, { method: 'PATCH', headers, body: { body } }),
-  };
-}
-
-/** GITHUB_OUTPUT lines; a multi-line value would need a delimiter, ours are single words. */
+/** GITHUB_OUTPUT lines; a multi-line value would need a delimiter, ours are single lines. */
 async function writeOutputs(values) {
   if (!env.GITHUB_OUTPUT) return;
-  await appendFile(env.GITHUB_OUTPUT, Object.entries(values).map(([key, value]) => `${key}=${value}\n`).join(''));
+  await appendFile(env.GITHUB_OUTPUT, Object.entries(values).map(([key, value]) => `${key}=${String(value).replace(/[\r\n]+/g, ' ')}\n`).join(''));
+}
+
+/** The saved plan the download step put in `dir` (the plan-file's name, else its one JSON file). */
+async function reviewedPlanIn(dir, planFile) {
+  const files = await readdir(dir).catch(() => []);
+  const name = files.includes(basename(planFile)) ? basename(planFile) : files.filter((file) => file.endsWith('.json')).length === 1 ? files.find((file) => file.endsWith('.json')) : undefined;
+  return name ? join(dir, name) : undefined;
 }
 
 const inputs = {
@@ -45,33 +45,82 @@ const inputs = {
   config: input('config', '.'),
   state: input('state'),
   stateName: input('state-name'),
+  env: input('env'),
   args: input('args'),
-  planFile: input('plan-file'),
+  planFile: input('plan-file') || 'portalctl-plan.json',
 };
 const failOnDrift = input('fail-on-drift', 'true') !== 'false';
+const event = await readEvent();
+const api = githubApi(env);
+const onPullRequest = event.pull_request?.number ?? (event.issue?.pull_request ? event.issue.number : undefined);
+let number = input('pr-number') ? Number(input('pr-number')) : onPullRequest;
 
-const { exitCode, counts, markdown } = await runPortalctl(inputs, env);
+if (inputs.command === 'apply' && input('reviewed-plan', 'true') !== 'false') {
+  // Found and downloaded by the steps before this one (github-reviewed-plan.mjs, download-artifact).
+  const missing = input('reviewed-plan-missing');
+  const file = missing ? undefined : input('reviewed-plan-dir') && (await reviewedPlanIn(input('reviewed-plan-dir'), inputs.planFile));
+  inputs.reviewed = file ? { file, source: number ? `pull request #${number}` : 'the pull request' } : { missing: missing || 'no reviewed plan was downloaded' };
+}
+
+const result = await runPortalctl(inputs, env, { log: say });
+const { exitCode, counts, markdown } = result;
 const ok = succeeded(inputs.command, exitCode, { failOnDrift });
-await writeOutputs({ 'exit-code': exitCode, ...counts, 'has-changes': String((counts.create ?? 0) + (counts.update ?? 0) + (counts.delete ?? 0) > 0) });
+if (result.notApplied) say(`::error::portalctl apply: not applied: ${result.notApplied}.\n`);
+const changes = (counts.create ?? 0) + (counts.update ?? 0) + (counts.delete ?? 0);
+await writeOutputs({ 'exit-code': exitCode, ...counts, ...(inputs.command === 'apply' ? {} : { 'has-changes': String(changes > 0) }) });
 
 const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-const marker = commentMarker(input('comment-id') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`);
-const body = commentBody(marker, markdown, { hint: runUrl ? `the [job summary](${runUrl})` : 'the job summary' });
+const commentId = input('comment-id') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}${inputs.env ? `:${inputs.env}` : ''}`;
+const body = commentBody(commentMarker(commentId), markdown, { hint: runUrl ? `the [job summary](${runUrl})` : 'the job summary' });
 if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${body}\n`);
-// The same report as a file, for a later step (an issue on drift, an artifact).
+// The same report as a file, for a later step (an artifact).
 await writeFile(input('report-file') || `portalctl-${inputs.command}.md`, body);
 
-const number = input('comment', 'true') === 'false' ? undefined : await pullRequestNumber();
-if (number) {
-  if (!env.GITHUB_TOKEN) process.stdout.write('::warning::No GITHUB_TOKEN: the pull-request comment was not written.\n');
+// The plan of a pull request is kept as an artifact under a name the apply job can find.
+if (inputs.command === 'plan' && onPullRequest && result.plan) {
+  await writeOutputs({ 'plan-artifact': planArtifactName({ base: input('plan-artifact'), stateName: inputs.stateName, number: onPullRequest }) });
+}
+
+// The apply result goes back to the pull request that was merged.
+if (inputs.command === 'apply' && !number && env.GITHUB_SHA && env.GITHUB_TOKEN) {
+  number = await api.mergedPullRequest(env.GITHUB_SHA).then(
+    (pull) => pull?.number,
+    (error) => say(`::warning::Could not find the merged pull request of ${env.GITHUB_SHA}: ${error.message}\n`),
+  );
+}
+
+if (number && input('comment', 'true') !== 'false') {
+  if (!env.GITHUB_TOKEN) say('::warning::No GITHUB_TOKEN: the pull-request comment was not written.\n');
   else {
     try {
-      const done = await upsertComment(githubIssueComments(number), marker, body);
-      process.stdout.write(`portalctl: ${done.action} comment ${done.id} on pull request #${number}\n`);
-      await writeOutputs({ 'comment-id': done.id });
+      const done = await upsertComment(api.issueComments(number), commentMarker(commentId), body);
+      say(`portalctl: ${done.action} comment ${done.id} on pull request #${number}\n`);
+      await writeOutputs({ 'comment-id': done.id, 'pr-number': number });
     } catch (error) {
-      // A fork's pull request gets a read-only token: the plan is still in the summary.
-      process.stdout.write(`::warning::Could not write the pull-request comment: ${error.message}\n`);
+      // A fork's pull request gets a read-only token: the report is still in the summary.
+      say(`::warning::Could not write the pull-request comment: ${error.message}\n`);
+    }
+  }
+}
+
+// One open issue per config and state while drift lasts, closed when it is gone.
+if (inputs.command === 'drift' && input('issue', 'false') === 'true' && result.report) {
+  const judged = result.report.driftJudged !== false;
+  if (!env.GITHUB_TOKEN) say('::warning::No GITHUB_TOKEN: the drift issue was not written.\n');
+  else if (judged) {
+    const id = input('comment-id') || `${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`;
+    const where = result.report.portal?.name || result.report.portal?.url || inputs.config;
+    try {
+      const done = await syncDriftIssue(api, issueMarker(id), {
+        drift: exitCode === 3,
+        title: `Portal drift: ${where}${inputs.stateName ? ` (${inputs.stateName})` : ''}`,
+        body: commentBody(issueMarker(id), `${markdown.trimEnd()}\n\n_Last checked ${new Date().toISOString()}${runUrl ? ` by [this run](${runUrl})` : ''}._`),
+        closingNote: `No drift any more (checked ${new Date().toISOString()}${runUrl ? ` by [this run](${runUrl})` : ''}): closing.`,
+      });
+      if (done.action !== 'none') say(`portalctl: ${done.action} drift issue #${done.id}\n`);
+      await writeOutputs({ 'issue-action': done.action, ...(done.id ? { 'issue-number': done.id } : {}) });
+    } catch (error) {
+      say(`::warning::Could not write the drift issue: ${error.message}\n`);
     }
   }
 }

@@ -1,57 +1,118 @@
 #!/usr/bin/env node
-// The GitLab CI template's step (examples/ci/gitlab/): runs portalctl plan, apply or drift, then
+// The GitLab CI component's and template's step (templates/portalctl.yml): runs portalctl plan,
+// apply or drift, then
 //  - writes PORTALCTL_EXIT_CODE and the counts as a dotenv report (PORTALCTL_CI_DOTENV),
-//  - writes the markdown report to a file kept as an artifact (PORTALCTL_CI_MARKDOWN),
-//  - in a merge-request pipeline, creates or updates one note (found by a hidden marker).
+//  - writes the markdown report to a file kept as an artifact (PORTALCTL_CI_MARKDOWN), and the
+//    plan as text to the job log,
+//  - plan: writes the Terraform report the merge-request widget reads ({create, update, delete},
+//    PORTALCTL_CI_TERRAFORM_REPORT), and in a merge-request pipeline creates or updates one note
+//    (found by a hidden marker and written by the token's own account);
+//  - apply: fetches the plan saved by the plan job of the merged merge request and applies exactly
+//    that plan (`apply --plan`); a missing or stale plan is not applied: a plan made now goes into
+//    the note and the job fails. The result is posted on that merge request;
+//  - drift: keeps one open issue per config and state while drift lasts (PORTALCTL_CI_ISSUE).
 // Same logic as the GitHub Action; GitLab's predefined variables say where to write.
 import { writeFile } from 'node:fs/promises';
-import { allPages, commentBody, commentMarker, requestJson, upsertComment } from './comment.mjs';
+import { resolve } from 'node:path';
+import { commentBody, commentMarker, issueMarker, syncDriftIssue, upsertComment } from './comment.mjs';
+import { gitlabApi } from './gitlab-api.mjs';
 import { runPortalctl, succeeded } from './run-portalctl.mjs';
 
 const env = process.env;
 const setting = (name, fallback = '') => (env[`PORTALCTL_CI_${name}`] ?? fallback).trim();
-
-function mergeRequestNotes() {
-  const base = `${env.CI_API_V4_URL.replace(/\/$/, '')}/projects/${encodeURIComponent(env.CI_PROJECT_ID)}/merge_requests/${env.CI_MERGE_REQUEST_IID}/notes`;
-  // CI_JOB_TOKEN may not write notes: a project or group access token with the api scope.
-  const headers = { 'private-token': env.PORTALCTL_GITLAB_TOKEN };
-  return {
-    list: () => allPages((page) => requestJson(`${base}?per_page=100&page=${page}&sort=asc`, { headers })),
-    create: (body) => requestJson(base, { method: 'POST', headers, body: { body } }),
-    update: (id, body) => requestJson(`${base}/${id}`, { method: 'PUT', headers, body: { body } }),
-  };
-}
+const say = (text) => process.stdout.write(text);
 
 const inputs = {
   command: setting('COMMAND', 'plan'),
   config: setting('CONFIG', '.'),
   state: setting('STATE'),
   stateName: setting('STATE_NAME'),
+  env: setting('ENV'),
   args: setting('ARGS'),
-  planFile: setting('PLAN_FILE'),
+  planFile: setting('PLAN_FILE') || 'portalctl-plan.json',
 };
 const failOnDrift = setting('FAIL_ON_DRIFT', 'true') !== 'false';
+const api = gitlabApi(env);
+const canCallApi = Boolean(env.CI_API_V4_URL && env.PORTALCTL_GITLAB_TOKEN);
+let mergeRequest = env.CI_MERGE_REQUEST_IID;
 
-const { exitCode, counts, markdown } = await runPortalctl(inputs, env);
+if (inputs.command === 'apply' && setting('REVIEWED_PLAN', 'true') !== 'false') {
+  inputs.reviewed = await reviewedPlan();
+  if (inputs.reviewed.iid) mergeRequest = inputs.reviewed.iid;
+}
+
+/** The plan the merged merge request's plan job saved for its last commit, written to a file. */
+async function reviewedPlan() {
+  if (!canCallApi) return { missing: 'no PORTALCTL_GITLAB_TOKEN to fetch the plan reviewed on the merge request' };
+  try {
+    const sha = env.CI_COMMIT_SHA;
+    const merged = sha ? await api.mergedMergeRequest(sha) : undefined;
+    if (!merged) return { missing: `commit ${String(sha ?? '').slice(0, 12)} is not the merge of a merge request, so no plan was reviewed for it` };
+    const found = await api.mergeRequestArtifact(merged.iid, merged.headSha, setting('PLAN_JOB', 'portalctl:plan'), inputs.planFile);
+    if (found.missing) return { missing: `no plan was saved for merge request !${merged.iid}: ${found.missing}`, iid: merged.iid };
+    const file = resolve(setting('REVIEWED_PLAN_FILE', 'portalctl-reviewed-plan.json'));
+    await writeFile(file, found.text, { mode: 0o600 });
+    return { file, source: found.source, iid: merged.iid };
+  } catch (error) {
+    return { missing: `the reviewed plan could not be fetched (${error.message})` };
+  }
+}
+
+const result = await runPortalctl(inputs, env, { log: say });
+const { exitCode, counts, markdown } = result;
 const ok = succeeded(inputs.command, exitCode, { failOnDrift });
 const upper = (key) => `PORTALCTL_${key.toUpperCase().replace(/-/g, '_')}`;
 await writeFile(
   setting('DOTENV', 'portalctl.env'),
   Object.entries({ 'exit-code': exitCode, ...counts }).map(([key, value]) => `${upper(key)}=${value}\n`).join(''),
 );
+// The merge-request widget of GitLab's Terraform integration reads exactly these three counts
+// (artifacts:reports:terraform; lib/gitlab/ci/parsers/terraform/tfplan.rb requires the keys).
+if (inputs.command === 'plan' && result.plan) {
+  await writeFile(setting('TERRAFORM_REPORT', 'portalctl-plan.tfreport.json'), `${JSON.stringify({ create: counts.create, update: counts.update, delete: counts.delete })}\n`);
+}
 
-const marker = commentMarker(setting('COMMENT_ID') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`);
-const body = commentBody(marker, markdown, { hint: env.CI_JOB_URL ? `the [job's artifacts](${env.CI_JOB_URL})` : "the job's artifacts" });
+const commentId = setting('COMMENT_ID') || `${inputs.command}:${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}${inputs.env ? `:${inputs.env}` : ''}`;
+const body = commentBody(commentMarker(commentId), markdown, { hint: env.CI_JOB_URL ? `the [job's artifacts](${env.CI_JOB_URL})` : "the job's artifacts" });
 await writeFile(setting('MARKDOWN', `portalctl-${inputs.command}.md`), body);
 
-if (env.CI_MERGE_REQUEST_IID && setting('COMMENT', 'true') !== 'false') {
-  if (!env.PORTALCTL_GITLAB_TOKEN) process.stdout.write('portalctl: no PORTALCTL_GITLAB_TOKEN: the merge-request note was not written.\n');
+// The apply result goes back to the merge request that was merged.
+if (inputs.command === 'apply' && !mergeRequest && canCallApi && env.CI_COMMIT_SHA) {
+  mergeRequest = await api.mergedMergeRequest(env.CI_COMMIT_SHA).then(
+    (found) => found?.iid,
+    (error) => say(`portalctl: could not find the merged merge request of ${env.CI_COMMIT_SHA}: ${error.message}\n`),
+  );
+}
+
+if (mergeRequest && setting('COMMENT', 'true') !== 'false') {
+  if (!env.PORTALCTL_GITLAB_TOKEN) say('portalctl: no PORTALCTL_GITLAB_TOKEN: the merge-request note was not written.\n');
   else {
     try {
-      const done = await upsertComment(mergeRequestNotes(), marker, body);
-      process.stdout.write(`portalctl: ${done.action} note ${done.id} on merge request !${env.CI_MERGE_REQUEST_IID}\n`);
+      const done = await upsertComment(api.mergeRequestNotes(mergeRequest), commentMarker(commentId), body);
+      say(`portalctl: ${done.action} note ${done.id} on merge request !${mergeRequest}\n`);
     } catch (error) {
-      process.stdout.write(`portalctl: could not write the merge-request note: ${error.message}\n`);
+      say(`portalctl: could not write the merge-request note: ${error.message}\n`);
+    }
+  }
+}
+
+// One open issue per config and state while drift lasts, closed when it is gone.
+if (inputs.command === 'drift' && setting('ISSUE', 'false') === 'true' && result.report) {
+  if (!canCallApi) say('portalctl: no PORTALCTL_GITLAB_TOKEN: the drift issue was not written.\n');
+  else if (result.report.driftJudged !== false) {
+    const id = setting('COMMENT_ID') || `${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`;
+    const where = result.report.portal?.name || result.report.portal?.url || inputs.config;
+    const checked = `checked ${new Date().toISOString()}${env.CI_JOB_URL ? ` by [this job](${env.CI_JOB_URL})` : ''}`;
+    try {
+      const done = await syncDriftIssue(api, issueMarker(id), {
+        drift: exitCode === 3,
+        title: `Portal drift: ${where}${inputs.stateName ? ` (${inputs.stateName})` : ''}`,
+        body: commentBody(issueMarker(id), `${markdown.trimEnd()}\n\n_Last ${checked}._`),
+        closingNote: `No drift any more (${checked}): closing.`,
+      });
+      if (done.action !== 'none') say(`portalctl: ${done.action} drift issue #${done.id}\n`);
+    } catch (error) {
+      say(`portalctl: could not write the drift issue: ${error.message}\n`);
     }
   }
 }

@@ -53,6 +53,39 @@ export function credentialsFromEnv(env: Readonly<Record<string, string | undefin
   );
 }
 
+/** The variables an environment names for its credentials (README "Environments"), by role. */
+export interface CredentialVariables {
+  token?: string;
+  username?: string;
+  password?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/**
+ * Credentials from the variables an environment names instead of PORTALCTL_*: the same three
+ * ways, in the same order; a named variable that is unset or empty is an error that names it
+ * (never its value) and the environment.
+ */
+export function credentialsFromVariables(names: CredentialVariables, env: Readonly<Record<string, string | undefined>>, owner: string): Credentials {
+  const read = (role: keyof CredentialVariables): string => {
+    const variable = names[role] as string;
+    const text = env[variable];
+    if (text === undefined || text === '') throw new CredentialsError(`${owner} takes its ${role} from ${variable}, which is not set.`);
+    return text;
+  };
+  if (names.token) return { type: 'token', token: read('token') };
+  if (names.username || names.password) {
+    if (!names.username || !names.password) throw new CredentialsError(`${owner} names a variable for its ${names.username ? 'username but not its password' : 'password but not its username'}; name both.`);
+    return { type: 'password', username: read('username'), password: read('password') };
+  }
+  if (names.clientId || names.clientSecret) {
+    if (!names.clientId || !names.clientSecret) throw new CredentialsError(`${owner} names a variable for its ${names.clientId ? 'clientId but not its clientSecret' : 'clientSecret but not its clientId'}; name both.`);
+    return { type: 'client', clientId: read('clientId'), clientSecret: read('clientSecret') };
+  }
+  return credentialsFromEnv(env);
+}
+
 /**
  * The header that carries a token. `X-Esri-Authorization` is the documented header that works
  * behind web-tier authentication (IWA, PKI, Basic), where the standard `Authorization` header

@@ -8,12 +8,12 @@ import type { ApiRequest } from '../core/request.js';
 import type { JsonObject } from '../core/json.js';
 import { TokenProvider, credentialVariablesFor, tokenHeaders, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
-import { ApiError, ApiNetworkError, CredentialsError, isMissingPrivilege, isTokenError, type ApiErrorFields, type NetworkFailure } from './errors.js';
+import { ApiError, ApiNetworkError, CredentialsError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure } from './errors.js';
 import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
-import { Transport, classifyNetworkFailure, describeCause, nameDoesNotResolve, type RawAnswer } from './transport.js';
+import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, type CertificateProblem, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 
 export type { SendResult } from './interpret.js';
@@ -68,6 +68,11 @@ export interface ApiClient {
   readonly url: string;
   /** GET a JSON object. */
   get(path: string, params?: Params): Promise<JsonObject>;
+  /**
+   * GET a JSON object of the Portal Administration API, `<portal>/portaladmin` beside the REST
+   * root `<portal>/sharing/rest` (self-managed edition, administrators): `''` is its root.
+   */
+  getAdministration(path: string): Promise<JsonObject>;
   /** GET every page of a paged list and return the items of `itemsField`. */
   list(path: string, itemsField: string, params?: Params): Promise<JsonObject[]>;
   /** Send one write request exactly as planned. */
@@ -90,7 +95,12 @@ interface CallSpec {
   authenticated: boolean;
   /** A planned operation: its JSON answer must say `success: true`. */
   write?: boolean;
+  /** The Portal Administration API instead of the REST root (`path` then starts with /portaladmin). */
+  administration?: { base: URL; path: string };
 }
+
+/** The REST root's last two segments; the Portal Administration root is their sibling. */
+const REST_ROOT_SUFFIX = /\/sharing\/rest$/i;
 
 class HttpApiClient implements ApiClient {
   readonly url: string;
@@ -135,11 +145,21 @@ class HttpApiClient implements ApiClient {
     return jsonBody(await this.call({ method: 'GET', path: cleanPath, query, idempotent: true, expect: 'json', authenticated: true }));
   }
 
+  async getAdministration(path: string): Promise<JsonObject> {
+    if (!REST_ROOT_SUFFIX.test(this.base.pathname)) {
+      throw new PortalUrlError(`The Portal Administration API cannot be found from ${this.url}: the REST root does not end in /sharing/rest.`);
+    }
+    const base = new URL(this.base.href);
+    base.pathname = this.base.pathname.replace(REST_ROOT_SUFFIX, '/portaladmin');
+    const shown = `/portaladmin${path}`;
+    return jsonBody(await this.call({ method: 'GET', path: shown, idempotent: true, expect: 'json', authenticated: true, administration: { base, path } }));
+  }
+
   list(path: string, itemsField: string, params: Params = {}): Promise<JsonObject[]> {
     return readAllPages(
       {
         get: (pageParams) => this.get(path, pageParams),
-        unexpected: (what) => new ApiError({ method: 'GET', path: splitPath(path, {}).path, apiMessage: `unexpected answer: ${what}` }),
+        fail: (message) => new ApiError({ method: 'GET', path: splitPath(path, {}).path, apiMessage: message }),
       },
       itemsField,
       params,
@@ -194,6 +214,9 @@ class HttpApiClient implements ApiClient {
       } catch (cause) {
         const failure = classifyNetworkFailure(cause);
         this.emit({ method: spec.method, path: spec.path, attempt, failure, ms: performance.now() - startedAt });
+        // A certificate that is not accepted now will not be on the next try: say what to do.
+        const certificate = certificateProblem(cause);
+        if (certificate) throw this.certificateError(spec, certificate, cause);
         if (this.retry.mayRetryNetworkFailure(failure, spec.idempotent, nameDoesNotResolve(cause), retries)) {
           retries += 1;
           await this.waitToRetry(spec, retries, this.retry.delay(retries), false);
@@ -207,8 +230,16 @@ class HttpApiClient implements ApiClient {
       if (meaning.ok) return meaning.result;
       const error = this.makeError(meaning.error);
 
-      if (spec.authenticated && token !== undefined && isTokenError(error)) {
-        if (this.tokens.renewable && !renewed) {
+      const problem = spec.authenticated ? tokenProblem(error) : undefined;
+      if (problem === 'required') {
+        // 499 "token required" although one was sent: it never reached the portal, and a new one would not either.
+        throw withHint(
+          error,
+          'The portal says a token is required (499), yet this request carried one in the X-Esri-Authorization header: something between portalctl and the portal (a proxy, a web server in front of it) dropped that header. Let X-Esri-Authorization through; the token itself was not judged.',
+        );
+      }
+      if (problem === 'invalid') {
+        if (token !== undefined && this.tokens.renewable && !renewed) {
           renewed = true;
           this.secrets.add(await this.tokens.renew(token));
           continue;
@@ -216,8 +247,8 @@ class HttpApiClient implements ApiClient {
         throw withHint(
           error,
           this.tokens.renewable
-            ? 'The portal rejected a freshly issued token as well; check that the account may use the REST API and that the Referer is accepted.'
-            : 'The token in PORTALCTL_TOKEN was rejected (invalid or expired) and cannot be renewed. Set a fresh PORTALCTL_TOKEN, or use PORTALCTL_USERNAME + PORTALCTL_PASSWORD or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET so portalctl can renew it.',
+            ? 'The portal rejected a freshly issued token as well (498, invalid or expired); check that the account may use the REST API and that the Referer is accepted.'
+            : 'The token in PORTALCTL_TOKEN was rejected as invalid or expired (498) and cannot be renewed. Set a fresh PORTALCTL_TOKEN, or use PORTALCTL_USERNAME + PORTALCTL_PASSWORD or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET so portalctl can renew it.',
         );
       }
 
@@ -241,8 +272,9 @@ class HttpApiClient implements ApiClient {
   }
 
   private target(spec: CallSpec): URL {
-    const target = new URL(this.base.href);
-    target.pathname = `${this.base.pathname}${spec.path}`;
+    const base = spec.administration?.base ?? this.base;
+    const target = new URL(base.href);
+    target.pathname = `${base.pathname}${spec.administration?.path ?? spec.path}`;
     if (spec.method === 'GET') {
       const query = new URLSearchParams(spec.query);
       query.delete('f');
@@ -292,6 +324,30 @@ class HttpApiClient implements ApiClient {
         ? 'The outcome is unknown: the portal may or may not have performed this request. It is not repeated automatically because it is not idempotent; check the portal before running apply again.'
         : undefined,
     });
+  }
+
+  private certificateError(spec: CallSpec, problem: CertificateProblem, cause: unknown): UntrustedCertificateError {
+    const host = this.base.host;
+    const advice: Record<CertificateProblem['kind'], string> = {
+      'untrusted-issuer':
+        `The certificate of ${host} is signed by an authority this machine does not trust. If the portal uses a certificate from your ` +
+        "organization's own authority, give Node that authority's certificate (PEM) and run portalctl again: " +
+        'export NODE_EXTRA_CA_CERTS=/path/to/authority.pem. portalctl never turns certificate verification off.',
+      'wrong-name': `The certificate of ${host} is not issued for that name: use the host name the certificate names in the portal URL (--portal or portal.url).`,
+      'out-of-date': `The certificate of ${host} has expired or is not valid yet: renew it on the portal (or check this machine's clock).`,
+      revoked: `The certificate of ${host} has been revoked: the portal needs a new certificate.`,
+    };
+    const reason = cause instanceof Error && cause.message ? `${problem.code}: ${cause.message}` : problem.code;
+    return new UntrustedCertificateError(
+      {
+        method: spec.method,
+        path: spec.path,
+        apiMessage: this.secrets.scrub(`the portal's TLS certificate was not accepted (${reason}); nothing was sent`),
+        hint: advice[problem.kind],
+        certificateCode: problem.code,
+      },
+      { cause },
+    );
   }
 
   private async waitToRetry(spec: CallSpec, retry: number, ms: number, retryAfter: boolean): Promise<void> {

@@ -71,6 +71,21 @@ export class ApiNetworkError extends ApiError {
   }
 }
 
+/**
+ * The portal's TLS certificate was not accepted, so no request left this machine. Never retried,
+ * and never answered by turning verification off: the message says how to trust the portal's
+ * authority (NODE_EXTRA_CA_CERTS) or what else is wrong with the certificate.
+ */
+export class UntrustedCertificateError extends ApiNetworkError {
+  /** OpenSSL's verification code, e.g. SELF_SIGNED_CERT_IN_CHAIN. */
+  readonly certificateCode: string;
+
+  constructor(fields: Omit<ApiErrorFields, 'code' | 'messageCode' | 'httpStatus'> & { certificateCode: string }, options?: { cause?: unknown }) {
+    super({ ...fields, failure: 'unreachable', outcomeUnknown: false }, options);
+    this.certificateCode = fields.certificateCode;
+  }
+}
+
 /** No usable credentials in the environment. */
 export class CredentialsError extends PortalctlError {}
 
@@ -89,14 +104,22 @@ function formatApiErrorMessage(fields: ApiErrorFields): string {
   return text;
 }
 
+/**
+ * messageCodes that mean "does not exist or is inaccessible": CONT_0001 for an item
+ * (wire-samples/errors.json), CONT_0006 for a group (the vendor's Esri/solution.js test mocks).
+ */
 const NOT_FOUND_MESSAGE_CODES = new Set(['CONT_0001', 'CONT_0006']);
 
-/** The portal says the resource does not exist or is inaccessible. */
+/**
+ * The portal says the resource does not exist or is inaccessible: code 404, or a messageCode
+ * that says so. Decided by code and messageCode only, never by the message, which the portal
+ * localises (a user that does not exist answers code 400 with no messageCode and is not
+ * recognised here: its read fails with the portal's own words instead).
+ */
 export function isNotFound(error: unknown): error is ApiError {
   if (!(error instanceof ApiError) || error instanceof ApiNetworkError) return false;
   if (error.code === 404 || error.httpStatus === 404) return true;
-  if (error.messageCode !== undefined && NOT_FOUND_MESSAGE_CODES.has(error.messageCode)) return true;
-  return /does not exist or is inaccessible/i.test(error.apiMessage);
+  return error.messageCode !== undefined && NOT_FOUND_MESSAGE_CODES.has(error.messageCode);
 }
 
 /** The caller lacks a privilege (403 GWM_0003): not an expired token, never retried. */
@@ -108,11 +131,18 @@ export function isMissingPrivilege(error: unknown): error is ApiError {
   );
 }
 
+/**
+ * What is wrong with the token, by the documented codes (wire-samples/errors.json): 498 the
+ * token is invalid or expired; 499 a token is required, i.e. none reached the portal.
+ */
+export function tokenProblem(error: unknown): 'invalid' | 'required' | undefined {
+  if (!(error instanceof ApiError) || error instanceof ApiNetworkError) return undefined;
+  if (error.code === 498 || error.httpStatus === 498) return 'invalid';
+  if (error.code === 499 || error.httpStatus === 499) return 'required';
+  return undefined;
+}
+
 /** Invalid/expired token (498) or token required (499). */
 export function isTokenError(error: unknown): error is ApiError {
-  return (
-    error instanceof ApiError &&
-    !(error instanceof ApiNetworkError) &&
-    (error.code === 498 || error.code === 499 || error.httpStatus === 498 || error.httpStatus === 499)
-  );
+  return tokenProblem(error) !== undefined;
 }

@@ -2,8 +2,8 @@
 export { createApiClient } from './client.js';
 export { filenameFromDisposition, parseRetryAfter } from './interpret.js';
 export type { ApiClient, ApiClientOptions, RequestEvent, SendResult } from './client.js';
-export { credentialsFromEnv, CREDENTIAL_VARIABLES } from './auth.js';
-export type { Credentials } from './auth.js';
+export { credentialsFromEnv, credentialsFromVariables, CREDENTIAL_VARIABLES } from './auth.js';
+export type { Credentials, CredentialVariables } from './auth.js';
 export { encodeForm, toFormValue } from './encoding.js';
 export type { Params, ParamValue } from './encoding.js';
 export {
@@ -11,9 +11,11 @@ export {
   ApiNetworkError,
   CredentialsError,
   PortalUrlError,
+  UntrustedCertificateError,
   isMissingPrivilege,
   isNotFound,
   isTokenError,
+  tokenProblem,
 } from './errors.js';
 export type { ApiErrorFields, NetworkFailure } from './errors.js';
 export { createLiveReader } from './reader.js';

@@ -1,6 +1,7 @@
 /**
  * The engine's LiveReader over the API client: memoised per plan, so one URL is fetched at
- * most once however many objects or kinds ask for it. Concurrent callers share the in-flight
+ * most once however many objects or kinds ask for it (a list is read again only when it was not
+ * read whole, paging.ts). Concurrent callers share the in-flight
  * request; "does not exist or is inaccessible" becomes `undefined`. A list's first page, read to
  * learn its `total`, is the first page of the list read that follows, and the pages after it
  * are asked for together. At most `concurrency` requests are in flight: the limit is on
@@ -43,7 +44,8 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
     return pending;
   }
 
-  const firstPage = (path: string): Promise<JsonObject | undefined> => memo<JsonObject | undefined>(`page1\u0000${path}`, () => get(path, { start: 1, num: PAGE_SIZE }));
+  const firstPageKey = (path: string): string => `page1\u0000${path}`;
+  const firstPage = (path: string): Promise<JsonObject | undefined> => memo<JsonObject | undefined>(firstPageKey(path), () => get(path, { start: 1, num: PAGE_SIZE }));
 
   return {
     get: (path) => memo<JsonObject | undefined>(`get\u0000${path}`, () => get(path)),
@@ -53,12 +55,19 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
         if ((await firstPage(path)) === undefined) return undefined;
         return readAllPagesAhead(
           {
-            get: async (params) => {
-              const page = params['start'] === 1 ? await firstPage(path) : await get(path, params);
+            get: async (params, reread) => {
+              let page: JsonObject | undefined;
+              if (params['start'] === 1 && reread) {
+                // A list read again (it changed while it was read) starts from a fresh first page, which `total` then reports too.
+                page = await get(path, params);
+                cache.set(firstPageKey(path), Promise.resolve(page));
+              } else {
+                page = params['start'] === 1 ? await firstPage(path) : await get(path, params);
+              }
               if (!page) throw new ApiError({ method: 'GET', path, apiMessage: 'the list disappeared while it was read' });
               return page;
             },
-            unexpected: (what) => new ApiError({ method: 'GET', path, apiMessage: `unexpected answer: ${what}` }),
+            fail: (message) => new ApiError({ method: 'GET', path, apiMessage: message }),
           },
           itemsField,
           {},

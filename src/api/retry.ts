@@ -4,7 +4,12 @@
  */
 import type { ApiError, NetworkFailure } from './errors.js';
 
-const RETRYABLE_CODES = new Set([429, 502, 503, 504]);
+/**
+ * Server trouble worth another try: overload (429), a failure inside the portal (500, which the
+ * portal often reports as an envelope with code 500 over HTTP 200: the same failure) and gateway
+ * trouble (502, 503, 504). Only idempotent requests are repeated (client.ts).
+ */
+const RETRYABLE_CODES = new Set([429, 500, 502, 503, 504]);
 
 export interface RetryOptions {
   maxRetries: number;
@@ -37,7 +42,7 @@ export class RetryPolicy {
   }
 }
 
-/** Overload or gateway trouble (429, 502, 503, 504), by HTTP status or envelope code; never a missing privilege. */
+/** Overload, a server failure or gateway trouble, by HTTP status or envelope code; never a missing privilege. */
 export function isTransient(error: ApiError): boolean {
   return error.messageCode !== 'GWM_0003' && (RETRYABLE_CODES.has(error.httpStatus ?? 0) || RETRYABLE_CODES.has(error.code ?? 0));
 }

@@ -9,9 +9,8 @@ type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 /**
  * undici is loaded when a transport is made (only commands that reach the network make one), not
- * with this module: loading it took about a third of the start-up of commands that never do
- * (`plan --refresh=false`). Made early, its loading overlaps the lock and state reads before the
- * first request.
+ * with this module, so commands that never do (`plan --refresh=false`) do not load it. Made
+ * early, its loading overlaps the lock and state reads before the first request.
  */
 const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
 
@@ -98,6 +97,37 @@ export function classifyNetworkFailure(error: unknown): NetworkFailure {
   if (codes.some((code) => UNREACHABLE_CODES.has(code))) return 'unreachable';
   if (codes.some((code) => TIMEOUT_CODES.has(code))) return 'timeout';
   return 'connection';
+}
+
+/** Certificate verification failures (OpenSSL's codes, as Node reports them), by what the user can do about them. */
+const UNTRUSTED_ISSUER_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_CHAIN_TOO_LONG',
+  'INVALID_CA',
+  'CERT_REJECTED',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+]);
+const WRONG_NAME_CODES = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+const OUT_OF_DATE_CODES = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+
+export type CertificateProblem = { code: string; kind: 'untrusted-issuer' | 'wrong-name' | 'out-of-date' | 'revoked' };
+
+/** The certificate verification failure behind a failed attempt, if that is what it was. */
+export function certificateProblem(error: unknown): CertificateProblem | undefined {
+  for (const code of errorCodes(error)) {
+    if (UNTRUSTED_ISSUER_CODES.has(code)) return { code, kind: 'untrusted-issuer' };
+    if (WRONG_NAME_CODES.has(code)) return { code, kind: 'wrong-name' };
+    if (OUT_OF_DATE_CODES.has(code)) return { code, kind: 'out-of-date' };
+    if (code === 'CERT_REVOKED') return { code, kind: 'revoked' };
+  }
+  return undefined;
 }
 
 /** A name that does not resolve will not resolve on the next try either. */

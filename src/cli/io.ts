@@ -24,6 +24,47 @@ export interface CommandIO {
   interruptNote?: (note: string) => void;
   /** The store with its locks released by an interrupt that ends the process. */
   guardLocks?: (store: StateStore) => StateStore;
+  /** A live line at the bottom of the terminal, when stderr is one (progress.ts); other output goes above it. */
+  statusLine?: StatusLine;
+}
+
+/** One line of the terminal rewritten in place; what else is written clears it first and shows it again after. */
+export interface StatusLine {
+  show(text: string): void;
+  clear(): void;
+}
+
+/**
+ * The status line on a terminal: `\r` and erase-line (ECMA-48 EL, as Node's readline.clearLine
+ * writes it), the text cut to the terminal's width so it never wraps (a wrapped line could not be
+ * erased in place). `wrap` makes a writer of the same terminal clear the line before writing and
+ * show it again after a complete line.
+ */
+function terminalStatusLine(write: (text: string) => void, columns: () => number | undefined): StatusLine & { wrap(writer: (text: string) => void): (text: string) => void } {
+  let shown: string | undefined;
+  const erase = (): void => {
+    if (shown !== undefined) write('\r\u001b[2K');
+  };
+  return {
+    show(text) {
+      const width = columns();
+      const fitted = width && width > 1 && text.length >= width ? `${text.slice(0, width - 2)}…` : text;
+      if (fitted === shown) return;
+      write(`\r\u001b[2K${fitted}`);
+      shown = fitted;
+    },
+    clear() {
+      erase();
+      shown = undefined;
+    },
+    wrap: (writer) => (text) => {
+      if (shown === undefined) return writer(text);
+      erase();
+      writer(text);
+      if (text.endsWith('\n')) write(shown);
+      else shown = undefined;
+    },
+  };
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {
@@ -55,8 +96,8 @@ function quietWriter(stream: NodeJS.WriteStream): (text: string) => void {
 
 /**
  * Output to a pipe or a file, written straight to the descriptor. Creating process.stdout or
- * process.stderr for a pipe loads Node's net and stream modules, about a tenth of a short
- * command's run. Writes are synchronous, as the streams' are for pipes and files on Linux.
+ * process.stderr for a pipe loads Node's net and stream modules, which a short command does not
+ * otherwise need. Writes are synchronous, as the streams' are for pipes and files on Linux.
  * A descriptor in non-blocking mode (EAGAIN) hands the rest to the stream; any other failure
  * (the reader went away) closes the output quietly, as quietWriter does.
  */
@@ -92,17 +133,27 @@ function outputWriter(fd: 1 | 2, stream: () => NodeJS.WriteStream): { write: (te
   return { write: mayBeTerminal ? quietWriter(stream()) : descriptorWriter(fd, stream), mayBeTerminal };
 }
 
-/** Colour only on a terminal, and never with --no-color or NO_COLOR set (https://no-color.org). */
+/**
+ * Colour: never with --no-color; with FORCE_COLOR set (not 0 or false) also off a terminal, as in
+ * CI logs that show colour (Node's and chalk's convention: it wins over NO_COLOR); never with
+ * NO_COLOR set (https://no-color.org); otherwise on a terminal only.
+ */
 export function wantsColor(isTTY: boolean, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
-  return isTTY && flag !== false && !env['NO_COLOR'];
+  if (flag === false) return false;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
+  return isTTY && !env['NO_COLOR'];
 }
 
 export function processIO(options: { color?: boolean; interrupts?: boolean } = {}): CommandIO {
   const output = outputWriter(1, () => process.stdout);
-  const stdout = output.write;
-  const stderr = outputWriter(2, () => process.stderr).write;
+  const errors = outputWriter(2, () => process.stderr);
   // Asked only when stdout may be a terminal, so that a pipe never creates the stream.
   const isTTY = output.mayBeTerminal && Boolean(process.stdout.isTTY);
+  const status = errors.mayBeTerminal && process.stderr.isTTY ? terminalStatusLine(errors.write, () => process.stderr.columns) : undefined;
+  const stderr = status ? status.wrap(errors.write) : errors.write;
+  // Only output to the same terminal must make room for the status line.
+  const stdout = status && isTTY ? status.wrap(output.write) : output.write;
   const columns = isTTY ? process.stdout.columns : undefined;
   const interactive = isTTY && Boolean(process.stdin.isTTY);
   const io: CommandIO = {
@@ -114,6 +165,7 @@ export function processIO(options: { color?: boolean; interrupts?: boolean } = {
     ...(columns ? { width: columns } : {}),
     isTTY: interactive,
     ...(interactive ? { confirm: askOnTerminal } : {}),
+    ...(status ? { statusLine: status } : {}),
   };
   if (options.interrupts === false) return io;
   const interrupts = new InterruptHandling(stderr);

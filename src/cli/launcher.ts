@@ -1,15 +1,13 @@
 /**
  * The package's bin (built by scripts/bundle.mjs as CommonJS into dist/bin/portalctl.js; it runs
  * only from there). It starts the CLI bundle, cli.cjs beside it, through a V8 code cache kept per
- * user, so that a start neither parses the bundle nor compiles the functions a command runs:
- * that was most of what `validate` and `plan --refresh=false` cost beyond Node's own start-up.
+ * user, so that a start neither parses the bundle nor compiles the functions a command runs.
  *
  * The bundle is compiled as a vm.Script with the cached data of an earlier run. The data is
  * written at exit, so it holds the functions the command compiled and not only the top level;
  * it is rewritten when there was none, V8 refused it, or this command had not run yet. Node's
  * own compile cache (22.1+) makes its data at compile time, before the functions a command runs
- * are compiled: measured on examples/minimal, `validate` took 78 ms with it on Node 22 and 60 ms
- * with this cache (node -e 0: 35 ms). It is still turned on, in the same directory, for what
+ * are compiled, so it holds less of a command (bench/README.md). It is still turned on, in the same directory, for what
  * Node's loaders load later (yaml.cjs, the emulator, undici, ajv, pg).
  *
  * A cache never decides whether a command works: any failure to find, read, check or write it

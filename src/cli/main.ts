@@ -6,17 +6,20 @@ import { Argument, Command, Option } from 'commander';
 import { reportError } from './exit.js';
 import { processIO, type CommandIO } from './io.js';
 import { version } from './version.js';
+import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
-async function run(program: Command, runner: Runner, { interrupts = true }: { interrupts?: boolean } = {}): Promise<void> {
+async function run(program: Command, runner: Runner, { interrupts = true, command }: { interrupts?: boolean; command?: Command } = {}): Promise<void> {
   const globals = program.opts<{ verbose?: boolean; color?: boolean }>();
   // Every command but the emulator (which stops itself on SIGINT) says what an interrupt left behind.
   const io = processIO({ color: globals.color, interrupts });
   try {
     process.exitCode = await runner(io);
   } catch (error) {
-    process.exitCode = reportError(error, io, Boolean(globals.verbose));
+    // Under --format json an error is JSON on stdout too, so a script reads one document either way.
+    const json = command?.opts<{ format?: string }>().format === 'json';
+    process.exitCode = reportError(error, io, { verbose: Boolean(globals.verbose), json });
   }
 }
 
@@ -26,7 +29,10 @@ export function buildProgram(): Command {
     .version(version, '-V, --version')
     .option('--portal <url>', 'the portal REST root (overrides portal.url)')
     .option('--state <path-or-url>', 'the state: a file (default portalctl.state.json) or postgres://user@host/db (default: $PORTALCTL_STATE)')
-    .option('--state-name <name>', 'which state inside a PostgreSQL database', 'default')
+    .option('--state-name <name>', 'which state inside a PostgreSQL database (default: default, or the environment\'s state)')
+    .option('--env <names>', 'the environment(s) to run in, declared under environments: (NAME, or a,b for several; default: $PORTALCTL_ENV)')
+    .option('--all-envs', 'run in every declared environment')
+    .option('--env-parallelism <n>', 'environments run at once by --env a,b or --all-envs', '4')
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
     .option('--insecure', 'allow plain http:// to a host that is not loopback')
     .option('--verbose', 'print more detail: each request, causes of errors')
@@ -38,15 +44,17 @@ export function buildProgram(): Command {
       `
 Credentials come from the environment, never from a flag or the YAML:
   PORTALCTL_TOKEN, or PORTALCTL_USERNAME + PORTALCTL_PASSWORD, or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET
+  (or the variables an environment names under environments.<name>.credentials)
 A PostgreSQL state's password comes from PGPASSWORD, ~/.pgpass (PGPASSFILE) or its URL, and is never printed;
 its URL's connect_timeout and query_timeout (seconds) bound every call to the database.
 
 Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan --detailed-exitcode)
-or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.`,
+or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.
+Over several environments: the worst of theirs.`,
     );
 
   // Options and the paths argument that several commands share, declared once.
-  const targetOption = () => new Option('--target <address...>', 'keep only operations whose address starts with ADDRESS');
+  const targetOption = () => new Option('--target <address...>', 'keep only the operations ADDRESS selects, by whole steps (role selects every role)');
   /** `--format`, defaulting to the first of `choices`. */
   const formatOption = (choices: [string, ...string[]], description = 'output format') =>
     new Option('--format <format>', description).choices(choices).default(choices[0]);
@@ -62,11 +70,12 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/plan.js')).planCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/plan.js')).planCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('apply', 'apply the plan (asks on a terminal unless --auto-approve)')
     .option('--plan <file>', 'apply a plan saved with `plan --out` (refused when stale)')
+    .option('--refresh-only', 'record the live values of the managed objects in the state, sending nothing to the portal (accepts drift)')
     .option('--auto-approve', 'do not ask for confirmation')
     .option('--parallelism <n>', 'requests in flight at once: independent operations, and the reads before and after them', '4')
     .option('--allow-destructive', 'allow removals implied by prune: true')
@@ -75,13 +84,22 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(formatOption(['text', 'json']))
     .option('--invites-dir <dir>', 'where invitation files (E13) are written', 'invites')
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/apply.js')).applyCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/apply.js')).applyCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('drift', 'read-only: report drift (changed outside portalctl) and pending changes; exit 0, 2 or 3')
     .addOption(formatOption(['text', 'json', 'markdown']))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/drift.js')).driftCommand(paths, command.optsWithGlobals(), io), { command }),
+    );
+
+  program
+    .command('show')
+    .description('render a plan saved with `plan --out` (no network, no state)')
+    .argument('<planfile>', 'the saved plan')
+    .addOption(formatOption(['text', 'markdown', 'json']))
+    .action((planfile: string, _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
@@ -89,28 +107,37 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io)),
+      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   program
     .command('import')
     .description("write the live portal's state as a YAML config (stdout, or --out FILE)")
+    .argument('[paths...]', 'with --env: the config declaring the environment (default: the current directory)')
     .option('--out <file>', 'write the config to FILE instead of stdout')
     .option('--force', 'with --out: overwrite FILE when it exists')
-    .action((_opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/import.js')).importCommand(command.optsWithGlobals(), io)),
+    .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')
+    .addOption(formatOption(['yaml', 'json'], 'yaml: the config; json: a report of what was imported, with the config (or the --out file) in it'))
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
-  const state = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
+  const stateGroup = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
+  // Every state command takes the config that declares --env's environment.
+  const state = {
+    command: (name: string) => stateGroup.command(name).option('--config <path>', 'with --env: the config that declares the environment (default: the current directory)'),
+  };
   const stateAction = (action: string) => (args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const positional = args.slice(0, -2).flatMap((value) => (Array.isArray(value) ? (value as string[]) : value === undefined ? [] : [String(value)]));
-    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io));
+    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io), { command });
   };
-  state.command('show').description('print the recorded state as JSON').option('--serial <n>', 'an earlier serial from the history')
-    .action((...args: unknown[]) => stateAction('show')(args));
-  state.command('list').description('list the recorded addresses').action((...args: unknown[]) => stateAction('list')(args));
-  state.command('history').description('list the kept serials with time, command and counts').action((...args: unknown[]) => stateAction('history')(args));
+  state.command('show').description('print the recorded state as JSON, or the resource at ADDRESS').argument('[address]').option('--serial <n>', 'an earlier serial from the history')
+    .addOption(formatOption(['text', 'json'])).action((...args: unknown[]) => stateAction('show')(args));
+  state.command('list').description('list the recorded addresses with kind, status and time').addOption(formatOption(['text', 'json']))
+    .action((...args: unknown[]) => stateAction('list')(args));
+  state.command('history').description('list the kept serials with time, command and counts').addOption(formatOption(['text', 'json']))
+    .action((...args: unknown[]) => stateAction('history')(args));
   state.command('unlock').description('remove a stuck lock (with an id, only that lock)').argument('[lock-id]')
     .action((...args: unknown[]) => stateAction('unlock')(args));
   state.command('rm').description('forget addresses without touching the portal (new serial)').argument('<address...>')
@@ -124,10 +151,16 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .option('--destination-name <name>', 'the state name at a postgres:// DESTINATION', 'default').option('--dry-run', 'check only, copy nothing')
     .action((...args: unknown[]) => stateAction('pull')(args));
 
-  configCommand('validate', 'check the config against the schema and the portal\'s rules (no network)')
+  configCommand('validate', 'check the config against the schema and the portal\'s rules (no network); in each environment it declares')
     .addOption(formatOption(['text', 'json']))
-    .action((paths: string[], opts: { format: string }) =>
-      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, opts, io)),
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command }),
+    );
+
+  configCommand('config', 'print the effective config (with --env: the environment\'s overlays merged, its values in place), each value with where it was written')
+    .addOption(formatOption(['yaml', 'json']))
+    .action((paths: string[], _opts: unknown, command: Command) =>
+      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   program
@@ -141,7 +174,11 @@ or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drif
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free port)').default('7080'))
     .option('--host <address>', 'address to bind to', '127.0.0.1')
     .option('--data <file>', 'organization data file (YAML or JSON)')
-    .action((opts: { port: string; host: string; data?: string }) =>
+    .option('--tls', 'serve HTTPS with a certificate signed by a new test authority (see --tls-ca-out)')
+    .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
+    .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
+    .option('--tls-ca-out <file>', "with --tls: where to write the test authority's certificate, for NODE_EXTRA_CA_CERTS", 'portalctl-emulator-ca.pem')
+    .action((opts: EmulatorCommandOptions) =>
       run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false }),
     );
 

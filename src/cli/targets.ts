@@ -1,53 +1,62 @@
 /**
- * `--target ADDR` keeps the operations whose address starts with ADDR. A target that matches no
- * declared object is a mistake (a typo would otherwise plan nothing and exit 0): it is refused,
- * naming the closest declared addresses.
+ * `--target ADDR` keeps the operations whose address ADDR selects, step by step
+ * (core/address.ts): `role` selects every role, `collaboration[c1]` everything inside it, `rol`
+ * nothing. A target that selects no declared object is a mistake (a typo would otherwise plan
+ * nothing and exit 0): it is refused, naming the closest addresses.
  */
+import { parseAddress, selects } from '../core/address.js';
 import { UsageError } from '../core/errors.js';
+import { closestNames } from '../core/suggest.js';
 import type { LoadedConfig } from '../engine/config/index.js';
 
-/** Edit distance (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+/** Every address and every address that a target may stop at: `user[u1].task[t1]` gives `user`, `user[u1]`, `user[u1].task` and itself. */
+function selectable(addresses: readonly string[]): string[] {
+  const all = new Set<string>();
+  for (const address of addresses) {
+    const steps = parseAddress(address);
+    if (!steps) continue;
+    let prefix = '';
+    for (const step of steps) {
+      all.add(`${prefix}${step.name}`);
+      prefix = `${prefix}${step.name}${step.id === undefined ? '' : `[${step.id}]`}`;
+      all.add(prefix);
+      prefix += '.';
     }
-    previous = current;
   }
-  return previous[b.length] ?? 0;
+  return [...all];
 }
 
-/** How far `target` is from being a prefix of `address` (or the address itself). */
-function closeness(target: string, address: string): number {
-  return Math.min(distance(target, address), distance(target, address.slice(0, target.length)));
-}
-
-/** Up to `count` declared addresses closest to `target`, nearest first. */
+/** Up to `count` addresses (or address prefixes) closest to `target`, nearest first. */
 export function closestAddresses(target: string, addresses: readonly string[], count = 3): string[] {
-  const limit = Math.max(3, Math.ceil(target.length / 3));
-  return [...new Set(addresses)]
-    .map((address) => ({ address, score: closeness(target, address) }))
-    .filter(({ score }) => score <= limit)
-    .sort((a, b) => a.score - b.score || (a.address < b.address ? -1 : 1))
-    .slice(0, count)
-    .map(({ address }) => address);
+  return closestNames(target, selectable(addresses), count);
 }
 
-/** Throws when a target matches no declared object (nor a collection that `prune: true` may fill). */
+/** A target names a member of a collection that `prune: true` may fill, or the collection (or what holds it). */
+function touchesCollection(target: string, collection: string): boolean {
+  if (selects(target, collection)) return true;
+  const wanted = parseAddress(target);
+  const steps = parseAddress(collection);
+  if (!wanted || !steps || wanted.length !== steps.length) return false;
+  return steps.every((step, index) => {
+    const named = wanted[index];
+    return named !== undefined && named.name === step.name && (index === steps.length - 1 || named.id === step.id);
+  });
+}
+
+/** Throws when a target is not an address, or selects no declared object (nor a collection that `prune: true` may fill). */
 export function assertTargetsMatch(targets: readonly string[], config: Pick<LoadedConfig, 'objects' | 'prunes'>): void {
   const addresses = config.objects.map((obj) => obj.address);
   const collections = config.prunes.map((prune) => prune.collection);
   const unmatched = targets.filter(
-    (target) =>
-      !addresses.some((address) => address.startsWith(target)) &&
-      !collections.some((collection) => collection.startsWith(target) || target.startsWith(collection)),
+    (target) => !addresses.some((address) => selects(target, address)) && !collections.some((collection) => touchesCollection(target, collection)),
   );
   if (unmatched.length === 0) return;
   const lines = unmatched.map((target) => {
     const near = closestAddresses(target, [...addresses, ...collections]);
-    return `--target ${JSON.stringify(target)} matches no declared object${near.length ? `; the closest: ${near.join(', ')}` : ''}.`;
+    const what = parseAddress(target) ? 'selects no declared object' : 'is not an address';
+    return `--target ${JSON.stringify(target)} ${what}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''}`;
   });
-  throw new UsageError(`${lines.join('\n')}\nA target keeps the operations whose address starts with it (see \`portalctl plan\` for the addresses).`);
+  throw new UsageError(
+    `${lines.join('\n')}\nA target selects whole steps of an address: \`role\` every role, \`role[r7HkQ2]\` one, \`collaboration[c0ffee]\` everything inside it (see \`portalctl plan\` for the addresses).`,
+  );
 }

@@ -12,9 +12,8 @@ export function isObject(value: unknown): value is JsonObject {
 
 /*
  * Written out by hand rather than with a JSON.stringify replacer or by comparing texts: plans
- * compare and digest every declared value, and on a 50,000-object organization the
- * replacer's per-object entries/sort/fromEntries copies dominated `plan --refresh=false`.
- * The output is the same as JSON.stringify with object keys sorted (undefined properties
+ * compare and digest every declared value, and a replacer copies every object (entries, sort,
+ * fromEntries) to do it. The output is the same as JSON.stringify with object keys sorted (undefined properties
  * omitted, undefined array items and non-finite numbers as null).
  */
 

@@ -5,3 +5,8 @@ export function withArticle(noun: string, { capital = false }: { capital?: boole
   const article = /^[aeiou]/i.test(noun) ? 'an' : 'a';
   return `${capital ? article[0]?.toUpperCase() + article.slice(1) : article} ${noun}`;
 }
+
+/** "1 managed object", "2 managed objects": the count and the noun in the number it needs (`plural` when not noun + s). */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}

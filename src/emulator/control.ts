@@ -7,6 +7,8 @@
  *   POST   /_emulator/reset      state back to the loaded data; clears log, faults, latency, clock
  *   GET    /_emulator/requests   the request log;  DELETE clears it
  *   POST   /_emulator/faults     add a fault (FaultSpec);  GET lists;  DELETE clears
+ *   POST   /_emulator/faults/release   let requests held by `hold` faults go on (`{id}`: that
+ *                                fault's only); answers `{released: n}`
  *   GET|POST /_emulator/latency  `{ms}`: every portal request is answered after ms
  *   GET|POST /_emulator/clock    `{now}` freezes the clock (epoch ms or ISO date), `{offsetMs}`
  *                                shifts it, `{}` returns to real time
@@ -20,6 +22,8 @@ export interface FaultSpec {
   /** Substring of the request path, or a glob with `*` matched against the whole path. */
   path: string;
   method?: 'GET' | 'POST';
+  /** Only requests whose query or form parameters include these values (e.g. `{"start": "101"}`). */
+  params?: Record<string, string>;
   /** How many matching requests the fault applies to; 0 = every one. Default 1. */
   count?: number;
   /** Answer with this HTTP status (and `body`, `retryAfter`). */
@@ -28,12 +32,27 @@ export interface FaultSpec {
   body?: string;
   /** Retry-After header, in seconds. */
   retryAfter?: number;
-  /** Answer with the portal's error envelope (HTTP 200 unless `status` is given). */
-  error?: { code: number; messageCode?: string; message: string; details?: string[] | string };
+  /**
+   * Answer with the portal's error envelope (HTTP 200 unless `status` is given), exactly as given:
+   * `messageCode` only when given; `details` an array, a string or null as given, `[]` when absent.
+   */
+  error?: { code: number; messageCode?: string; message: string; details?: string[] | string | null };
   /** Wait this long first; alone, the request then proceeds normally. */
   delayMs?: number;
+  /** Hold the request until POST /_emulator/faults/release; alone, it then proceeds normally. */
+  hold?: boolean;
   /** Destroy the connection without answering. */
   drop?: boolean;
+  /**
+   * Perform the request first (a write changes the state), then answer with the fault instead
+   * (`drop`, `status` or `error`): the write was performed but its answer was lost.
+   */
+  afterRoute?: boolean;
+  /**
+   * Perform the request, then replace these top-level fields of its JSON answer (null removes
+   * one): a list page without `nextStart`, with `nextStart: -1` early, with another `total`.
+   */
+  rewrite?: Record<string, unknown>;
 }
 
 export interface Fault extends FaultSpec {
@@ -56,9 +75,9 @@ export class ControlError extends Error {
 }
 
 export function parseFaultSpec(input: unknown): FaultSpec {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ControlError(400, 'A fault is a JSON object.');
-  const raw = input as Record<string, unknown>;
-  const allowed = ['path', 'method', 'count', 'status', 'body', 'retryAfter', 'error', 'delayMs', 'drop'];
+  if (!isRecord(input)) throw new ControlError(400, 'A fault is a JSON object.');
+  const raw = input;
+  const allowed = ['path', 'method', 'params', 'count', 'status', 'body', 'retryAfter', 'error', 'delayMs', 'hold', 'drop', 'afterRoute', 'rewrite'];
   const unknownKey = Object.keys(raw).find((key) => !allowed.includes(key));
   if (unknownKey !== undefined) throw new ControlError(400, `Unknown fault field "${unknownKey}" (expected: ${allowed.join(', ')}).`);
   const bad = (field: string, expected: string): never => {
@@ -69,12 +88,15 @@ export function parseFaultSpec(input: unknown): FaultSpec {
     if (value === undefined) return undefined;
     return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : bad(field, 'a non-negative integer');
   };
-  if (typeof raw['path'] !== 'string' || raw['path'] === '') bad('path', 'a non-empty string');
-  const spec: FaultSpec = { path: raw['path'] as string };
-  if (raw['method'] !== undefined) {
-    if (raw['method'] !== 'GET' && raw['method'] !== 'POST') bad('method', '"GET" or "POST"');
-    spec.method = raw['method'] as 'GET' | 'POST';
-  }
+  const flag = (field: string): boolean => {
+    if (raw[field] === undefined) return false;
+    return raw[field] === true ? true : bad(field, 'true');
+  };
+  const path = raw['path'];
+  const spec: FaultSpec = { path: typeof path === 'string' && path !== '' ? path : bad('path', 'a non-empty string') };
+  const method = raw['method'];
+  if (method !== undefined) spec.method = method === 'GET' || method === 'POST' ? method : bad('method', '"GET" or "POST"');
+  if (raw['params'] !== undefined) spec.params = stringRecord(raw['params']) ?? bad('params', 'an object of strings');
   const count = nonNegativeInteger('count');
   if (count !== undefined) spec.count = count;
   const status = nonNegativeInteger('status');
@@ -87,29 +109,58 @@ export function parseFaultSpec(input: unknown): FaultSpec {
   if (retryAfter !== undefined) spec.retryAfter = retryAfter;
   const delayMs = nonNegativeInteger('delayMs');
   if (delayMs !== undefined) spec.delayMs = delayMs;
-  if (raw['drop'] !== undefined) spec.drop = raw['drop'] === true ? true : bad('drop', 'true');
+  if (flag('hold')) spec.hold = true;
+  if (flag('drop')) spec.drop = true;
+  if (flag('afterRoute')) spec.afterRoute = true;
   if (raw['error'] !== undefined) spec.error = parseFaultError(raw['error'], bad);
-  if (spec.status === undefined && spec.error === undefined && spec.delayMs === undefined && !spec.drop) {
-    throw new ControlError(400, 'A fault needs at least one of status, error, delayMs or drop.');
+  if (raw['rewrite'] !== undefined) spec.rewrite = isRecord(raw['rewrite']) ? raw['rewrite'] : bad('rewrite', 'an object of answer fields');
+  const answers = spec.status !== undefined || spec.error !== undefined || spec.drop === true;
+  if (!answers && spec.delayMs === undefined && !spec.hold && spec.rewrite === undefined) {
+    throw new ControlError(400, 'A fault needs at least one of status, error, drop, delayMs, hold or rewrite.');
   }
+  if (spec.afterRoute && !answers) throw new ControlError(400, 'An afterRoute fault needs status, error or drop: what answers in place of the lost answer.');
+  if (spec.rewrite !== undefined && answers) throw new ControlError(400, 'A rewrite fault changes the route\'s own answer; it cannot also answer with status, error or drop.');
   return spec;
 }
 
+function stringRecord(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (typeof entry !== 'string') return undefined;
+    out[key] = entry;
+  }
+  return out;
+}
+
 function parseFaultError(value: unknown, bad: (field: string, expected: string) => never): NonNullable<FaultSpec['error']> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return bad('error', 'an object {code, messageCode?, message, details?}');
-  const error = value as Record<string, unknown>;
-  if (typeof error['code'] !== 'number' || !Number.isInteger(error['code'])) bad('error.code', 'an integer');
-  if (typeof error['message'] !== 'string') bad('error.message', 'a string');
-  if (error['messageCode'] !== undefined && typeof error['messageCode'] !== 'string') bad('error.messageCode', 'a string');
+  if (!isRecord(value)) return bad('error', 'an object {code, messageCode?, message, details?}');
+  const error = value;
+  const code = error['code'];
+  const message = error['message'];
+  const messageCode = error['messageCode'];
   const details = error['details'];
-  const detailsOk = details === undefined || typeof details === 'string' || (Array.isArray(details) && details.every((d) => typeof d === 'string'));
-  if (!detailsOk) bad('error.details', 'a string or an array of strings');
+  if (typeof code !== 'number' || !Number.isInteger(code)) return bad('error.code', 'an integer');
+  if (typeof message !== 'string') return bad('error.message', 'a string');
+  if (messageCode !== undefined && typeof messageCode !== 'string') return bad('error.messageCode', 'a string');
+  const parsedDetails = details === undefined || details === null || typeof details === 'string' ? details : stringArray(details);
+  if (parsedDetails === false) return bad('error.details', 'an array of strings, a string or null');
   return {
-    code: error['code'] as number,
-    message: error['message'] as string,
-    ...(typeof error['messageCode'] === 'string' ? { messageCode: error['messageCode'] } : {}),
-    ...(details !== undefined ? { details: details as string[] | string } : {}),
+    code,
+    message,
+    ...(typeof messageCode === 'string' ? { messageCode } : {}),
+    ...(parsedDetails !== undefined ? { details: parsedDetails } : {}),
   };
+}
+
+function stringArray(value: unknown): string[] | false {
+  if (!Array.isArray(value)) return false;
+  const out: string[] = [];
+  for (const entry of value as unknown[]) {
+    if (typeof entry !== 'string') return false;
+    out.push(entry);
+  }
+  return out;
 }
 
 function globToRegExp(glob: string): RegExp {
@@ -141,17 +192,37 @@ export class FaultList {
    * The fault for a request, used up by one. `paths` are the path relative to the REST root and
    * the full request path: a substring matches either, a glob must match one of them whole.
    */
-  take(method: string, paths: readonly string[]): Fault | undefined {
+  take(method: string, paths: readonly string[], params: Readonly<Record<string, string>> = {}): Fault | undefined {
     const fault = this.faults.find(
       (candidate) =>
         (candidate.remaining === null || candidate.remaining > 0) &&
         (candidate.method === undefined || candidate.method === method) &&
+        Object.entries(candidate.params ?? {}).every(([name, value]) => params[name] === value) &&
         paths.some((path) => (candidate.path.includes('*') ? globToRegExp(candidate.path).test(path) : path.includes(candidate.path))),
     );
     if (!fault) return undefined;
     fault.hits += 1;
     if (fault.remaining !== null) fault.remaining -= 1;
     return { ...fault };
+  }
+}
+
+/** Requests held by `hold` faults, each waiting for a release (or the server's close). */
+export class HeldRequests {
+  private readonly waiting: { faultId: number; release: () => void }[] = [];
+
+  wait(faultId: number): Promise<void> {
+    return new Promise((resolve) => this.waiting.push({ faultId, release: resolve }));
+  }
+
+  /** Lets the requests of one fault (or all) go on; how many were released. */
+  release(faultId?: number): number {
+    const released = this.waiting.filter((entry) => faultId === undefined || entry.faultId === faultId);
+    for (const entry of released) {
+      this.waiting.splice(this.waiting.indexOf(entry), 1);
+      entry.release();
+    }
+    return released.length;
   }
 }
 
@@ -223,6 +294,7 @@ export interface ControlContext {
   store: EmulatorStore;
   clock: EmulatorClock;
   faults: FaultList;
+  held: HeldRequests;
   log: RequestLog;
   getLatency(): number;
   setLatency(ms: number): void;
@@ -256,6 +328,7 @@ export function handleControl(context: ControlContext, method: string, subpath: 
       context.store.reset();
       context.log.clear();
       context.faults.clear();
+      context.held.release();
       context.setLatency(0);
       context.clock.reset();
       return ok({ success: true });
@@ -271,6 +344,11 @@ export function handleControl(context: ControlContext, method: string, subpath: 
     case 'DELETE /faults':
       context.faults.clear();
       return ok({ success: true });
+    case 'POST /faults/release': {
+      const id = objectBody(bodyText)['id'];
+      if (id !== undefined && (typeof id !== 'number' || !Number.isInteger(id))) throw new ControlError(400, 'Release is {} or {"id": <fault id>}.');
+      return ok({ released: context.held.release(id) });
+    }
     case 'GET /latency':
       return ok({ ms: context.getLatency() });
     case 'POST /latency': {
@@ -286,7 +364,7 @@ export function handleControl(context: ControlContext, method: string, subpath: 
       setClock(context.clock, objectBody(bodyText));
       return ok(context.clock.describe());
     default: {
-      const known = ['/state', '/reset', '/requests', '/faults', '/latency', '/clock'];
+      const known = ['/state', '/reset', '/requests', '/faults', '/faults/release', '/latency', '/clock'];
       if (known.includes(subpath.replace(/\/+$/, ''))) throw new ControlError(405, `Method ${method} is not supported on /_emulator${subpath}.`);
       throw new ControlError(404, `No control endpoint /_emulator${subpath}; see src/emulator/control.ts.`);
     }

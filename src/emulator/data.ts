@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { isRecord } from './json.js';
+import { documentedRelease, isDottedVersion } from './routes/versions.js';
 import type {
   AccessMode,
   CategoryNode,
@@ -128,22 +129,38 @@ function unique(root: Field, list: string, values: string[], key: string): void 
 
 function readOrganization(field: Field): Organization {
   const o = field.object([
-    'id', 'name', 'edition', 'version', 'access', 'isVerified', 'hostname', 'categorySchema',
+    'id', 'name', 'edition', 'version', 'apiVersion', 'build', 'access', 'isVerified', 'hostname', 'categorySchema',
     'memberCategorySchema', 'securityPolicy', 'resources', 'quotas', 'collaborationPortalId', 'securityPolicyModified',
   ]);
   const id = o.required('id').string();
   const version = o.optional('version');
-  if (version && typeof version.value === 'number') {
-    version.failHere(`must be a string; quote it ("${String(version.value)}") so that e.g. "10.10" is not read as 10.1`);
+  const apiVersion = o.optional('apiVersion');
+  for (const field of [version, apiVersion]) {
+    if (field && typeof field.value === 'number') {
+      field.failHere(`must be a string; quote it ("${String(field.value)}") so that e.g. "10.10" is not read as 10.1`);
+    }
   }
   const quotas = o.optional('quotas')?.object(['level1', 'level2']);
   const edition = o.optional('edition')?.oneOf(['self-managed', 'hosted'] as const) ?? 'self-managed';
   const securityPolicy = o.optional('securityPolicy')?.let(readPasswordPolicy) ?? {};
+  const release = version?.string() ?? (edition === 'hosted' ? '2024.1' : '11.3');
+  if (!isDottedVersion(release)) version?.failHere(`"${release}" is not a dotted number such as "11.3"`);
+  const documented = edition === 'self-managed' ? documentedRelease(release) : undefined;
+  // The hosted edition reports its dated release as its API version.
+  const reported = apiVersion?.string() ?? (edition === 'hosted' ? release : documented?.apiVersion);
+  if (reported === undefined) {
+    field.fail(
+      field.child('apiVersion'),
+      `the REST API version (currentVersion) that release ${release} reports is not known to the emulator; state it (it is not the release: Enterprise 11.3 reports "2024.1")`,
+    );
+  }
   return {
     id,
     name: o.optional('name')?.string() ?? id,
     edition,
-    version: version?.string() ?? (edition === 'hosted' ? '2024.1' : '11.3'),
+    version: release,
+    apiVersion: reported ?? '',
+    build: o.optional('build')?.string() ?? documented?.build ?? '00000',
     access: o.optional('access')?.oneOf(['public', 'private'] as const) ?? 'public',
     isVerified: o.optional('isVerified')?.boolean() ?? false,
     hostname: o.optional('hostname')?.string() ?? 'portal.example.com',

@@ -1,6 +1,7 @@
 /**
  * The bundled portal emulator: `startEmulator({ port, data })` serves the portal REST API at
- * `<url>` = `http://<host>:<port>/portal/sharing/rest` and the control API at `/_emulator/`.
+ * `<url>` = `http://<host>:<port>/portal/sharing/rest` (`https://` with `tls`: a certificate and
+ * key, e.g. from `generateTls()`) and the control API at `/_emulator/`.
  * See server.ts for wire choices, control.ts for the control API and model.ts for the data file.
  */
 import { applyAutomaticTransitions, routes as portalRoutes } from './routes/index.js';
@@ -23,5 +24,6 @@ export function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmu
 
 export { CONTROL_ROOT, MAX_BODY_BYTES, REST_ROOT, type RunningEmulator } from './server.js';
 export { EmulatorDataError, loadDataFile, minimalState, parseEmulatorState } from './data.js';
+export { generateTls, type GeneratedTls, type TlsMaterial } from './tls.js';
 export type { Fault, FaultSpec, LoggedRequest } from './control.js';
 export type { EmulatorState } from './model.js';

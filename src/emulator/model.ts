@@ -37,8 +37,21 @@ export interface Organization {
   id: string;
   name: string;
   edition: Edition;
-  /** Product version, a string such as "11.3" or "2025.1" (never compared as a float). */
+  /**
+   * The product release the emulator plays, a string compared part by part (never as a float):
+   * an ArcGIS Enterprise release such as "11.3" or "10.6.1" on the self-managed edition, a dated
+   * release such as "2024.1" on the hosted one. Every version gate of the spec follows it.
+   */
   version: string;
+  /**
+   * The REST API version the portal reports as `currentVersion` (root and `portals/self`): not
+   * the release ("2024.1" on Enterprise 11.3, per the documentation's Root resource page).
+   * Default: the documented API version of `version` (routes/versions.ts), and on the hosted
+   * edition the dated release itself; any other release must state it.
+   */
+  apiVersion: string;
+  /** The build number: `enterpriseBuild` at the root from 11.3, and the Portal Administration root's `currentbuild`. */
+  build: string;
   access: 'public' | 'private';
   isVerified: boolean;
   /** Hostname used in `portals/self` (`portalHostname`) and collaboration participant URLs. */

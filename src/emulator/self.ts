@@ -1,7 +1,8 @@
 /**
  * `GET|POST /portals/self` (and `/portals/<organization id>`): the organization as the caller sees
  * it (documented shape): `user` (role, roleId, privileges, level as a string) for a signed-in
- * user, `appInfo` (with the app's privileges) for an app token. `currentVersion` is a string.
+ * user, `appInfo` (with the app's privileges) for an app token. `currentVersion` is the REST API
+ * version as a string, not the release (see roots.ts); `isPortal` tells the edition.
  */
 import type { EmulatorState } from './model.js';
 import type { Caller, Route } from './routes/types.js';
@@ -18,7 +19,7 @@ export function portalSelf(state: EmulatorState, caller: Caller): Record<string,
     canSharePublic: true,
     created: 0,
     culture: 'en',
-    currentVersion: organization.version,
+    currentVersion: organization.apiVersion,
     customBaseUrl: hosted ? 'maps.arcgis.com' : organization.hostname,
     hasCategorySchema: organization.categorySchema.length > 0,
     hasMemberCategorySchema: organization.memberCategorySchema !== null,

@@ -13,19 +13,22 @@
  *   read route called with neither GET nor POST: HTTP 200, code 405, "Method not allowed; use POST."
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { authenticate, generateToken, oauthToken } from './auth.js';
-import { ControlError, FaultList, RequestLog, handleControl, redactParams, redactTokens, type ControlContext, type LoggedRequest } from './control.js';
+import { ControlError, FaultList, HeldRequests, RequestLog, handleControl, redactParams, redactTokens, type ControlContext, type Fault, type LoggedRequest } from './control.js';
 import { loadDataFile, minimalState, parseEmulatorState } from './data.js';
 import { renderJson, type HttpAnswer } from './formats.js';
-import { answerForFault, bodyTooLarge, finish, internalError, invalidUrl, methodNotAllowed, renderError, renderResult, send } from './http/answers.js';
+import { answerForFault, bodyTooLarge, finish, internalError, invalidUrl, methodNotAllowed, renderError, renderResult, rewriteAnswer, send } from './http/answers.js';
 import { CONTROL_ROOT, REST_ROOT, MAX_BODY_BYTES, hasAuthorization, isControlPath, parseRequest, readBody, splitUrl, type ParsedRequest, type RequestBody } from './http/request.js';
 import { compileRoutes, matchRoute, type CompiledRoute, type RouteMatch } from './http/router.js';
 import { Timers } from './http/timers.js';
 import type { EmulatorState } from './model.js';
 import type { Caller, Route, RouteResult } from './routes/types.js';
+import { PORTAL_ADMIN_ROOT, portalAdministrationRoot, restRoot } from './roots.js';
 import { portalSelfRoute } from './self.js';
 import { EmulatorClock, EmulatorStore } from './store.js';
+import type { TlsMaterial } from './tls.js';
 
 export { CONTROL_ROOT, MAX_BODY_BYTES, REST_ROOT } from './http/request.js';
 
@@ -36,6 +39,11 @@ export interface EmulatorServerOptions {
   host?: string;
   /** A data file path (YAML or JSON) or a state; omitted: the minimal organization of data.ts. */
   data?: string | EmulatorState;
+  /**
+   * Serve HTTPS with this certificate and key (PEM) instead of plain HTTP; `generateTls()` (tls.ts)
+   * makes a pair signed by a new authority for tests and `portalctl emulator --tls`.
+   */
+  tls?: TlsMaterial;
   /** The portal's routes; `portals/self`, `generateToken` and `oauth2/token` are built in. */
   routes: readonly Route[];
   /** Every portal request is answered after this many milliseconds (benchmarks). */
@@ -48,7 +56,7 @@ export interface EmulatorServerOptions {
 }
 
 export interface RunningEmulator {
-  /** The REST root, e.g. `http://127.0.0.1:40123/portal/sharing/rest`. */
+  /** The REST root, e.g. `http://127.0.0.1:40123/portal/sharing/rest` (`https://` with `tls`). */
   url: string;
   /** The control API root, e.g. `http://127.0.0.1:40123/_emulator`. */
   controlUrl: string;
@@ -61,7 +69,8 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-const TOKEN_PATHS = new Set(['/generateToken', '/oauth2/token']);
+/** The token endpoints, lower-cased (paths are matched without regard to case, as routes are). */
+const TOKEN_PATHS = new Set(['/generatetoken', '/oauth2/token']);
 
 export async function startEmulatorServer(options: EmulatorServerOptions): Promise<RunningEmulator> {
   const portal = new PortalServer(options);
@@ -74,7 +83,7 @@ function initialState(data: EmulatorServerOptions['data']): EmulatorState {
   return typeof data === 'string' ? loadDataFile(data) : parseEmulatorState(data, 'the state given to startEmulator');
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+function listen(server: Server | HttpsServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -88,8 +97,10 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 class PortalServer {
   readonly store: EmulatorStore;
   readonly clock = new EmulatorClock();
-  readonly server: Server;
+  readonly server: Server | HttpsServer;
+  private readonly scheme: 'http' | 'https';
   private readonly faults = new FaultList();
+  private readonly held = new HeldRequests();
   private readonly log = new RequestLog();
   private readonly timers = new Timers();
   private readonly routes: CompiledRoute[];
@@ -104,6 +115,7 @@ class PortalServer {
       store: this.store,
       clock: this.clock,
       faults: this.faults,
+      held: this.held,
       log: this.log,
       getLatency: () => this.latencyMs,
       setLatency: (ms) => {
@@ -111,14 +123,16 @@ class PortalServer {
       },
       ...(options.onStateReplaced ? { onStateReplaced: options.onStateReplaced } : {}),
     };
-    this.server = createServer((request, response) => {
+    const handle = (request: IncomingMessage, response: ServerResponse): void => {
       this.serve(request, response).catch((error: unknown) => lastResort(response, error));
-    });
+    };
+    this.scheme = options.tls ? 'https' : 'http';
+    this.server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createServer(handle);
   }
 
   running(address: AddressInfo): RunningEmulator {
     const host = address.address;
-    const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    const origin = `${this.scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
     return {
       url: `${origin}${REST_ROOT}`,
       controlUrl: `${origin}${CONTROL_ROOT}`,
@@ -134,6 +148,7 @@ class PortalServer {
   private close(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.timers.cancelAll();
+      this.held.release();
       this.server.close((error) => (error ? reject(error) : resolve()));
       this.server.closeAllConnections();
     });
@@ -150,9 +165,12 @@ class PortalServer {
     const parsed = parseRequest(request, method, fullPath, query, body.text);
     const entry = this.logRequest(request, parsed, body);
     if (this.latencyMs > 0) await this.timers.sleep(this.latencyMs);
-    if (await this.answeredByFault(request, response, parsed, entry)) return;
-    const answer = body.tooLarge ? renderError(parsed.format, bodyTooLarge(MAX_BODY_BYTES)) : this.dispatch(parsed);
-    finish(response, entry, answer);
+    const fault = await this.faultFor(parsed);
+    if (fault && !fault.afterRoute && fault.rewrite === undefined && this.answeredByFault(request, response, parsed.format, entry, fault)) return;
+    let answer = body.tooLarge ? renderError(parsed.format, bodyTooLarge(MAX_BODY_BYTES)) : this.dispatch(parsed);
+    if (fault?.afterRoute && this.answeredByFault(request, response, parsed.format, entry, fault)) return;
+    if (fault?.rewrite !== undefined) answer = rewriteAnswer(answer, parsed.format, fault.rewrite);
+    finish(response, entry, answer, fault?.id);
   }
 
   private logRequest(request: IncomingMessage, parsed: ParsedRequest, body: RequestBody): LoggedRequest {
@@ -171,18 +189,24 @@ class PortalServer {
     });
   }
 
-  /** Applies the first matching fault; true when the fault answered (or dropped) the request. */
-  private async answeredByFault(request: IncomingMessage, response: ServerResponse, parsed: ParsedRequest, entry: LoggedRequest): Promise<boolean> {
+  /** The first matching fault, after its delay and hold (a fault with neither answer nor rewrite then lets the request proceed). */
+  private async faultFor(parsed: ParsedRequest): Promise<Fault | undefined> {
     const paths = parsed.restPath !== undefined ? [parsed.restPath, parsed.fullPath] : [parsed.fullPath];
-    const fault = this.faults.take(parsed.method, paths);
-    if (!fault) return false;
+    const fault = this.faults.take(parsed.method, paths, parsed.params);
+    if (!fault) return undefined;
     if (fault.delayMs) await this.timers.sleep(fault.delayMs);
+    if (fault.hold) await this.held.wait(fault.id);
+    return fault;
+  }
+
+  /** Answers (or drops) the request as the fault says; false when the fault gives no answer of its own. */
+  private answeredByFault(request: IncomingMessage, response: ServerResponse, format: ParsedRequest['format'], entry: LoggedRequest, fault: Fault): boolean {
     if (fault.drop) {
       entry.response = { status: 0, faultId: fault.id, dropped: true };
       request.socket.destroy();
       return true;
     }
-    const answer = answerForFault(fault, parsed.format);
+    const answer = answerForFault(fault, format);
     if (answer) finish(response, entry, answer, fault.id);
     return answer !== undefined;
   }
@@ -200,7 +224,7 @@ class PortalServer {
 
   private classify(restPath: string | undefined): LoggedRequest['access'] {
     if (restPath === undefined) return 'unknown';
-    if (TOKEN_PATHS.has(restPath)) return 'token';
+    if (TOKEN_PATHS.has(restPath.toLowerCase())) return 'token';
     return matchRoute(this.routes, restPath)?.route.access ?? 'unknown';
   }
 
@@ -215,10 +239,11 @@ class PortalServer {
 
   private route(request: ParsedRequest): RouteResult {
     const { restPath, method } = request;
-    if (restPath === undefined) throw invalidUrl();
-    // The REST root answers its version without a token, like the real one.
-    if (restPath === '') return { type: 'json', body: { currentVersion: this.store.peek((state) => state.organization.version) } };
-    if (TOKEN_PATHS.has(restPath)) return this.tokenRoute(request, restPath);
+    if (restPath === undefined) return this.outsideRestRoot(request);
+    // The REST root answers its versions without a token, like the real one.
+    if (restPath === '') return { type: 'json', body: this.store.peek((state) => restRoot(state.organization)) };
+    if (restPath.toLowerCase() === '/info') return { type: 'json', body: infoResource(request.origin) };
+    if (TOKEN_PATHS.has(restPath.toLowerCase())) return this.tokenRoute(request, restPath.toLowerCase());
     const match = matchRoute(this.routes, restPath);
     if (!match) throw invalidUrl();
     const allowed = match.route.access === 'write' ? ['POST'] : ['GET', 'POST'];
@@ -226,10 +251,23 @@ class PortalServer {
     return this.runRoute(request, match);
   }
 
+  /** The Portal Administration root (administrators of the self-managed edition); anything else is an invalid URL. */
+  private outsideRestRoot(request: ParsedRequest): RouteResult {
+    if (request.fullPath.replace(/\/+$/, '') !== PORTAL_ADMIN_ROOT) throw invalidUrl();
+    if (request.method !== 'GET' && request.method !== 'POST') throw methodNotAllowed();
+    const now = this.clock.now();
+    return this.store.peek((state) => {
+      if (state.organization.edition !== 'self-managed') throw invalidUrl();
+      const body = portalAdministrationRoot(state, authenticate(state, request.token, request.referer, now));
+      if (!body) throw invalidUrl();
+      return { type: 'json', body };
+    });
+  }
+
   private tokenRoute(request: ParsedRequest, restPath: string): RouteResult {
     if (request.method !== 'POST') throw methodNotAllowed();
     const now = this.clock.now();
-    const issue = restPath === '/generateToken' ? generateToken : oauthToken;
+    const issue = restPath === '/generatetoken' ? generateToken : oauthToken;
     return { type: 'json', body: this.store.write((draft) => issue(draft, request.params, now)) };
   }
 
@@ -252,10 +290,23 @@ class PortalServer {
   private callerOf(request: ParsedRequest, match: RouteMatch, now: number): Caller {
     return this.store.peek((state) => {
       const portalId = match.pathParams['portalId'];
-      if (portalId !== undefined && portalId !== 'self' && portalId !== state.organization.id) throw invalidUrl();
+      if (portalId !== undefined && portalId.toLowerCase() !== 'self' && portalId !== state.organization.id) throw invalidUrl();
       return authenticate(state, request.token, request.referer, now);
     });
   }
+}
+
+/**
+ * `sharing/rest/info`, answered without a token: where the token service is, which clients ask
+ * first (the vendor's Python API; @esri/arcgis-rest-request when it signs in through a `server`).
+ * Shape of the vendor's client mock (arcgis-rest-js packages/arcgis-rest-request/test/mocks/
+ * sharing-rest-info.ts): `owningSystemUrl` and `authInfo` {isTokenBasedSecurity, tokenServicesUrl}.
+ */
+function infoResource(origin: string): Record<string, unknown> {
+  return {
+    owningSystemUrl: `${origin}${REST_ROOT.replace(/\/sharing\/rest$/, '')}`,
+    authInfo: { isTokenBasedSecurity: true, tokenServicesUrl: `${origin}${REST_ROOT}/generateToken` },
+  };
 }
 
 /** A failure outside any handler (e.g. the socket went away mid-answer). */

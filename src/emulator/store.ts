@@ -6,10 +6,9 @@
 import type { EmulatorState } from './model.js';
 
 /**
- * A deep copy of JSON-shaped data (the state holds nothing else: model.ts). About ten times
- * faster than structuredClone, which matters because every request copies the whole state:
- * with structuredClone a 2,000-object organization cost several milliseconds per request, and
- * the emulator, not the client, set the pace of benchmarks.
+ * A deep copy of JSON-shaped data (the state holds nothing else: model.ts), written out rather
+ * than structuredClone, which is far slower on the parts a request copies: the emulator must not
+ * set the pace of a benchmark of the client.
  */
 export function copyState<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;

@@ -2,7 +2,9 @@
  * The apply use case, start to end: lock -> prepare -> check the saved plan -> safety checks ->
  * confirm -> execute -> record -> re-plan. It returns an ApplyResult value; the CLI renders it
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
+ * Its refresh-only variant (`apply --refresh-only`) records live values and sends nothing.
  */
+import { counted } from '../core/words.js';
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
@@ -12,10 +14,13 @@ import { checkUnknownOutcomes, type UnknownOutcomeCheck } from './unknown-outcom
 import { concealer } from './state-values.js';
 import type { LoadedConfig } from './config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
+import type { ApplyResult } from './apply-result.js';
 import { preparePlan, type PreparedPlan } from './pipeline.js';
 import { assertPlanCurrent } from './plan-file.js';
-import { refuseOverThresholds } from './safety.js';
-import type { Plan } from './plan.js';
+import { describeDestructive, refuseOverThresholds } from './safety.js';
+import { isTargeted, type Plan, type PlanAbout } from './plan.js';
+import { liveRecords, observedEntry, recordLive, type LiveRecord } from './record-live.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 export class DestructiveRefusedError extends PortalctlError {}
 export class ApplyFailedError extends PortalctlError {}
@@ -24,7 +29,7 @@ export class ApplyCancelledError extends PortalctlError {}
 /** Operations were applied on the portal but the state could not record them. */
 export class NotRecordedError extends PortalctlError {}
 
-export type { SaveInvitation };
+export type { ApplyResult, SaveInvitation };
 
 /** How to execute: everything but where requests go and where successes are recorded. */
 export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'> & {
@@ -38,6 +43,8 @@ export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'ids
   recoveryFile?: string;
   /** Told, in a sentence, what was recovered (a recovery file recorded, an unknown outcome settled). */
   onNotice?: (message: string) => void;
+  /** Told how the apply goes: reading, applying (with the operation in flight), verifying. */
+  progress?: ProgressObserver;
 };
 
 export interface ApplyRequest extends ExecutionOptions {
@@ -54,20 +61,8 @@ export interface ApplyRequest extends ExecutionOptions {
   force?: boolean;
   /** Asked with the plan once it is known to be safe and non-empty; false cancels. Absent: approved. */
   confirm?: (prepared: PreparedPlan) => Promise<boolean>;
-}
-
-export interface ApplyResult {
-  /** The plan that was confirmed and executed. */
-  prepared: PreparedPlan;
-  result: ExecuteResult;
-  /** Saved invitation files, by address. */
-  invitations: Record<string, string>;
-  /** The plan made after applying: empty when the portal converged (the same plan when there was nothing to do). */
-  after: PreparedPlan;
-  /** The recorded state afterwards (unchanged when there was nothing to do). */
-  state: StateDocument | undefined;
-  /** When operations were applied but not recorded: the recovery file that keeps them (undefined: none could be written). */
-  recovery?: { file: string | undefined; addresses: string[] };
+  /** What the plan is about (config paths, state, release), for its reports. */
+  about?: PlanAbout;
 }
 
 const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} });
@@ -75,10 +70,7 @@ const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped
 function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): void {
   const destructive = plan.operations.filter((op) => op.destructive);
   if (destructive.length && !allowDestructive) {
-    throw new DestructiveRefusedError(
-      `The plan has ${destructive.length} destructive operation(s) (${destructive.map((op) => op.address).join(', ')}); ` +
-        'nothing was applied. Review them and run apply again with --allow-destructive.',
-    );
+    throw new DestructiveRefusedError(`${describeDestructive(destructive.map((op) => op.address))}; nothing was applied. Review them and run apply again with --allow-destructive.`);
   }
 }
 
@@ -86,11 +78,24 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
     const recorded = await recordRecoveryFile(store, await store.read(), request);
-    const prepared = await preparePlan({ config, url, recorded, client, targets: saved?.targets ?? request.targets, parallelism: request.parallelism, digest: saved !== undefined });
+    const prepared = await preparePlan({
+      config,
+      url,
+      recorded,
+      client,
+      targets: saved?.targets ?? request.targets,
+      parallelism: request.parallelism,
+      digest: saved !== undefined,
+      ...(request.progress ? { progress: request.progress } : {}),
+      ...(request.about ? { about: request.about } : {}),
+    });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     const settled = await settleUnknownOutcomes(prepared, request);
     if (prepared.plan.operations.length === 0) {
-      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state: settled.state };
+      // Nothing to send; what the configuration already matches is recorded (adopt-on-match).
+      const adopted = liveRecords(prepared, { adoptOnly: true });
+      const state = await recordLive({ ...prepared, recorded: settled.state }, adopted, request);
+      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state, adopted };
     }
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
     refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
@@ -104,7 +109,7 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
  * A recovery file left by an apply that could not write the state is recorded first (same
  * lineage, or no state yet), then removed. A file of another state is left alone and named.
  */
-async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
+export async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
   if (!request.recoveryFile) return recorded;
   const found = await readRecovery(request.recoveryFile).catch((error: unknown) => {
     throw new PortalctlError((error as Error).message, { cause: error });
@@ -121,7 +126,7 @@ async function recordRecoveryFile(store: StateStore, recorded: StateDocument | u
   const written = await store.write(state);
   await removeRecovery(path);
   const count = Object.keys(document.resources).length + Object.keys(document.unknownOutcomes).length;
-  request.onNotice?.(`Recorded ${count} operation(s) kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
+  request.onNotice?.(`Recorded ${counted(count, 'operation')} kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
   return written;
 }
 
@@ -173,22 +178,30 @@ async function settleUnknownOutcomes(
 export async function applyPlan(request: ExecutionOptions & { prepared: PreparedPlan; client: ApiClient; store: StateStore; url: string }): Promise<ApplyResult> {
   const { prepared, client, store, url } = request;
   const byAddress = new Map(prepared.objects.map((obj) => [obj.address, obj]));
+  // Recorded with everything the re-plan reads (withObserved), and reported as adopted then.
+  const adoptable = liveRecords(prepared, { adoptOnly: true });
   const conceal = concealer(prepared.config.redact);
   const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
   request.onPhase?.('writing');
+  const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
   const result = await executePlan(prepared.plan.operations, {
     ...request,
     client: scrubbing(client, prepared.config.redact),
     recorder: writer,
     idsOf: (address) => byAddress.get(address)?.ids,
-  });
+    onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
+    onDone: (outcome, invitation) => {
+      applying.step();
+      request.onDone?.(outcome, invitation);
+    },
+  }).finally(() => applying.end());
   await writer.idle();
   request.onPhase?.('checking', result);
 
   if (result.recordingFailure !== undefined) {
     // The state cannot be written: no re-plan (it would record too); keep what was applied.
     const recovery = await keepUnrecorded(result, writer.state, store, request.recoveryFile, conceal);
-    return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery };
+    return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery, adopted: [] };
   }
 
   // The same targets: operations left out on purpose are not a failure to converge. Only what was
@@ -202,9 +215,10 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     parallelism: request.parallelism,
     verify: { addresses: touchedBy(prepared, result), previous: prepared },
     digest: false,
+    ...(request.progress ? { progress: request.progress } : {}),
   });
   await writer.update((state) => withObserved(state, after, conceal));
-  return { prepared, result, invitations: result.invitations, after, state: writer.state };
+  return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
 }
 
 /**
@@ -253,14 +267,16 @@ async function keepUnrecorded(
   return { file, addresses };
 }
 
-/** The state with what the re-plan read for every declared object. */
+/**
+ * The state with what the re-plan read for every targeted object. Objects left out by --target
+ * keep their record: recording their live value would silently accept drift on them.
+ */
 function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue): StateDocument {
   const observedAt = new Date().toISOString();
   const resources = { ...state.resources };
   for (const obj of after.objects) {
-    if (!after.basis.has(obj.address)) continue;
-    const live = conceal(after.basis.get(obj.address) as JsonValue);
-    resources[obj.address] = { ...resources[obj.address], kind: obj.kind, ids: { ...obj.ids }, value: live, status: live === null ? 'absent' : 'present', observedAt };
+    if (!after.basis.has(obj.address) || !isTargeted(obj.address, after.plan.targets)) continue;
+    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(after.basis.get(obj.address) as JsonValue), observedAt);
   }
   return { ...state, resources };
 }
@@ -277,17 +293,56 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
         : '';
     const message =
       `The state could not be written (${cause}), so no further write was sent.` +
-      (unrecorded.length ? ` ${unrecorded.length} operation(s) were applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+      (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
       ' Fix the cause (free space, the database) and run apply again.';
     // Interrupted meanwhile: the interrupt's exit code, with what it left behind.
     return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
-    return new ApplyFailedError(`${result.failed.length} operation(s) failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
+    return new ApplyFailedError(`${counted(result.failed.length, 'operation')} failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
   }
   if (after.plan.operations.length) {
-    return new NotConvergedError(`The portal did not converge: a new plan still has ${after.plan.operations.length} operation(s) (${after.plan.operations.map((op) => op.address).join(', ')}).`);
+    return new NotConvergedError(`The portal did not converge: a new plan still has ${counted(after.plan.operations.length, 'operation')} (${after.plan.operations.map((op) => op.address).join(', ')}).`);
   }
   return undefined;
+}
+
+export interface RefreshOnlyRequest extends Pick<ApplyRequest, 'config' | 'url' | 'client' | 'store' | 'lockTimeoutMs' | 'targets' | 'parallelism' | 'recoveryFile' | 'onNotice' | 'about'> {
+  /** Asked with what will be recorded, when there is something; false cancels. Absent: approved. */
+  confirm?: (records: readonly LiveRecord[], prepared: PreparedPlan) => Promise<boolean>;
+}
+
+export interface RefreshOnlyResult {
+  prepared: PreparedPlan;
+  /** What was recorded (empty: the state already held what the portal has). */
+  records: LiveRecord[];
+  /** The state afterwards. */
+  state: StateDocument | undefined;
+}
+
+/**
+ * `apply --refresh-only`: under the lock, reads the portal, shows what would be recorded, asks,
+ * and records it in one write. Sends nothing to the portal.
+ */
+export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshOnlyResult> {
+  const { config, url, client, store } = request;
+  return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs }, async () => {
+    const recorded = await recordRecoveryFile(store, await store.read(), request);
+    const prepared = await preparePlan({
+      config,
+      url,
+      recorded,
+      client,
+      targets: request.targets,
+      parallelism: request.parallelism,
+      digest: false,
+      ...(request.about ? { about: request.about } : {}),
+    });
+    const records = liveRecords(prepared, { adoptOnly: false });
+    if (records.length === 0) return { prepared, records, state: recorded };
+    if (request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
+    const state = await recordLive(prepared, records, request);
+    return { prepared, records, state };
+  });
 }

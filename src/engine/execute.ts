@@ -2,6 +2,9 @@
  * Runs a plan's operations: dependencies first, independent ones concurrently (up to
  * `parallelism`), a failure skips only its dependents, and every success is recorded at once.
  * A stop request (first Ctrl-C) lets the operations in flight finish and starts no new one.
+ * The order, the places and the skips are the Walker's (walker.ts); this module says what
+ * running one operation is, as plain steps: mark it in flight, send it, mark a lost answer,
+ * record it, file its outcome.
  *
  * Unknown outcomes: a request that must not be repeated (E13 creates one more invitation per
  * call) is marked "in flight" in the state before it is sent, so a crash leaves the mark; a
@@ -15,14 +18,15 @@
  * calls back up into the apply use case.
  *
  * `parallelism` bounds the requests in flight. An answered operation frees its place at once
- * and its record finishes in the background (its dependents still wait for it): holding the
- * place until the state write was on disk made every write wait for a file commit as well as
- * for the portal, and a 1,000-write apply ran at a third of the speed the portal allowed.
+ * and its record finishes in the background (its dependents still wait for it), so the pace is
+ * the portal's, not the state's commits'; and no new write is sent while `parallelism` answered
+ * operations still wait for their record (RecordBacklog).
  */
 import { ApiNetworkError, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
 import type { StateEntry, UnknownOutcome } from '../state/index.js';
 import type { PlannedOperation } from './plan.js';
+import { Walker } from './walker.js';
 
 /** Stores an invitation file (E13's answer) and returns where; supplied by the CLI, which owns the file system. */
 export type SaveInvitation = (filename: string, content: Uint8Array) => Promise<string>;
@@ -44,6 +48,8 @@ export interface ExecuteOptions {
   stopRequested?: () => boolean;
   /** Each operation as it finishes, with the invitation file it saved. */
   onDone?: (outcome: OperationOutcome, invitation?: string) => void;
+  /** Each operation as it is sent (for progress). */
+  onStart?: (op: PlannedOperation) => void;
 }
 
 export type OperationOutcome =
@@ -55,9 +61,6 @@ export type OperationOutcome =
 
 /** The request was sent and no answer came: the portal may or may not have performed it. */
 export class UnknownOutcomeError extends PortalctlError {}
-
-/** The state could not record an operation (or its in-flight mark): no new write is sent. */
-export class RecordingError extends PortalctlError {}
 
 /**
  * The portal performed the operation, but its answer (an invitation file) could not be kept:
@@ -76,6 +79,186 @@ export interface ExecuteResult {
   interrupted: boolean;
   /** Saved invitation files, by address. */
   invitations: Record<string, string>;
+}
+
+/** Why the operations left were not sent, when the execution stopped starting new ones. */
+const INTERRUPTED = 'apply was interrupted';
+const STATE_NOT_WRITABLE = 'not sent: the state could not be written';
+
+/** What the steps of one execution share. */
+interface Execution {
+  readonly options: ExecuteOptions;
+  readonly result: ExecuteResult;
+  readonly recording: RecordingHealth;
+  readonly backlog: RecordBacklog;
+}
+
+/** Whether the state still takes writes: the first failure to write it is kept, and no new write is sent after it. */
+class RecordingHealth {
+  failed = false;
+  firstError: unknown;
+
+  fail(error: unknown): void {
+    if (!this.failed) this.firstError = error;
+    this.failed = true;
+  }
+}
+
+/**
+ * Answered operations whose record is not yet written. Records are group-committed in the
+ * background, so an answered operation frees its place at once; but no new write is sent while
+ * `parallelism` of them wait: a state that keeps up has far fewer waiting, and one that stopped
+ * taking records (full disk, a database that does not answer) must not be sent more writes than
+ * it could not record. An answer is counted before its place is freed, so the next write
+ * already waits for it.
+ */
+class RecordBacklog {
+  private size = 0;
+
+  constructor(private readonly limit: number) {}
+
+  hasRoom(): boolean {
+    return this.size < this.limit;
+  }
+
+  /** An answered operation, from before its place is freed until its record is written (or failed). */
+  answered(): void {
+    this.size += 1;
+  }
+
+  async recorded<T>(record: () => Promise<T>): Promise<T> {
+    try {
+      return await record();
+    } finally {
+      this.size -= 1;
+    }
+  }
+}
+
+/** Walks the plan's operations, each run by `runOperation`, and files every outcome. */
+export async function executePlan(operations: readonly PlannedOperation[], options: ExecuteOptions): Promise<ExecuteResult> {
+  const run: Execution = {
+    options,
+    result: { applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} },
+    recording: new RecordingHealth(),
+    backlog: new RecordBacklog(Math.max(1, options.parallelism)),
+  };
+  const walker = new Walker<PlannedOperation>(operations, {
+    parallelism: options.parallelism,
+    visit: async (op, release) => {
+      options.onStart?.(op);
+      const outcome = await runOperation(op, release, run);
+      finish(run, outcome);
+      return outcome.status === 'applied' ? 'succeeded' : 'failed';
+    },
+    skip: (op, blocker, blockerFailed) => finish(run, { status: 'skipped', op, reason: `depends on ${blocker}, which ${blockerFailed ? 'failed' : 'was skipped'}` }),
+    mayStart: () => run.backlog.hasRoom(),
+    halt: () => (run.recording.failed ? STATE_NOT_WRITABLE : options.stopRequested?.() ? INTERRUPTED : undefined),
+  });
+  const { notStarted, halted } = await walker.walk();
+  run.result.interrupted = halted === INTERRUPTED && notStarted.length > 0;
+  for (const op of notStarted) finish(run, { status: 'skipped', op, reason: halted ?? 'a dependency did not complete' });
+  if (run.recording.failed) run.result.recordingFailure = run.recording.firstError;
+  return run.result;
+}
+
+/** One operation from its in-flight mark to its record; frees its place once the portal answered. */
+async function runOperation(op: PlannedOperation, release: () => void, run: Execution): Promise<OperationOutcome> {
+  let invitation: string | undefined;
+  try {
+    if (!(await markInFlight(op, run))) {
+      return { status: 'skipped', op, reason: `not sent: the state could not record that it was in flight (${describeError(run.recording.firstError)})` };
+    }
+    invitation = await send(op, run.options);
+    run.backlog.answered();
+  } catch (error) {
+    if (error instanceof AnswerNotKeptError) return answerNotKept(op, error, run);
+    return outcomeUnknown(error) ? markNoAnswer(op, error, run) : refused(op, error, run);
+  } finally {
+    release();
+  }
+  if (invitation !== undefined) run.result.invitations[op.address] = invitation;
+  return recordApplied(op, run);
+}
+
+/** Marks a request that must not be repeated as in flight; false (and the apply stops) when the state cannot take the mark. */
+async function markInFlight(op: PlannedOperation, run: Execution): Promise<boolean> {
+  const { recorder } = run.options;
+  if (op.request.idempotent !== false || !recorder.markUnknown) return true;
+  try {
+    await recorder.markUnknown(op.address, unknownMark(op, run.options, 'in flight'));
+    return true;
+  } catch (error) {
+    run.recording.fail(error);
+    return false;
+  }
+}
+
+/** No answer came: recorded at once, so the next run checks the portal before planning this address again. */
+async function markNoAnswer(op: PlannedOperation, error: ApiNetworkError, run: Execution): Promise<OperationOutcome> {
+  const reason = describeError(error).split('\n')[0] ?? 'no answer';
+  const marking = run.options.recorder.markUnknown?.(op.address, unknownMark(op, run.options, `no answer: ${reason}`));
+  const kept = marking
+    ? await marking.then(
+        () => true,
+        (recordError: unknown) => (run.recording.fail(recordError), false),
+      )
+    : false;
+  const advice = kept
+    ? 'It is recorded as such; the next apply checks the portal before doing anything for this address.'
+    : 'Check the portal before running apply again.';
+  return {
+    status: 'failed',
+    op,
+    error: new UnknownOutcomeError(`${reason}. The outcome is unknown: the portal may or may not have performed it. ${advice}`, { cause: error }),
+  };
+}
+
+/** Performed, its file lost: the mark (set before sending) stays, saying why, for the next run to recover the file. */
+async function answerNotKept(op: PlannedOperation, error: AnswerNotKeptError, run: Execution): Promise<OperationOutcome> {
+  const marking = run.options.recorder.markUnknown?.(op.address, unknownMark(op, run.options, `performed, but its file could not be saved: ${error.message}`));
+  const kept = marking
+    ? await marking.then(
+        () => true,
+        (recordError: unknown) => (run.recording.fail(recordError), false),
+      )
+    : false;
+  const advice = kept
+    ? 'It is recorded as an unknown outcome: the next apply finds it on the portal and saves its file from there, without sending it again.'
+    : 'Check the portal for the invitation before running apply again.';
+  return {
+    status: 'failed',
+    op,
+    error: new AnswerNotKeptError(`the portal performed it, but its invitation file could not be saved (${error.message.replace(/\.$/, '')}). ${advice}`, { cause: error }),
+  };
+}
+
+/** The portal answered with a refusal: nothing was done, so an in-flight mark is cleared. */
+async function refused(op: PlannedOperation, error: unknown, run: Execution): Promise<OperationOutcome> {
+  if (op.request.idempotent === false) await run.options.recorder.clearUnknown?.(op.address).catch((clearError: unknown) => run.recording.fail(clearError));
+  return { status: 'failed', op, error };
+}
+
+/** Records an applied operation; when the state cannot take it, the operation is applied but unrecorded. */
+async function recordApplied(op: PlannedOperation, run: Execution): Promise<OperationOutcome> {
+  const entry = entryOf(op, run.options);
+  try {
+    await run.backlog.recorded(() => run.options.recorder.record(op.address, entry));
+    return { status: 'applied', op };
+  } catch (error) {
+    run.recording.fail(error);
+    return { status: 'unrecorded', op, error, entry };
+  }
+}
+
+/** Tells the caller and files the outcome in the result. */
+function finish(run: Execution, outcome: OperationOutcome): void {
+  const { result } = run;
+  run.options.onDone?.(outcome, outcome.status === 'applied' ? result.invitations[outcome.op.address] : undefined);
+  if (outcome.status === 'applied') result.applied.push(outcome.op);
+  else if (outcome.status === 'failed') result.failed.push({ op: outcome.op, error: outcome.error });
+  else if (outcome.status === 'unrecorded') result.unrecorded.push({ op: outcome.op, error: outcome.error, entry: outcome.entry });
+  else result.skipped.push({ op: outcome.op, reason: outcome.reason });
 }
 
 /** Sends one operation; returns the invitation file it saved, if any. */
@@ -121,181 +304,3 @@ function outcomeUnknown(error: unknown): error is ApiNetworkError {
 }
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-export async function executePlan(operations: readonly PlannedOperation[], options: ExecuteOptions): Promise<ExecuteResult> {
-  const result: ExecuteResult = { applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} };
-  /** Set at the first failure to write the state: no new write is sent after it. */
-  let recordingFailed = false;
-  const recordingFailure = (error: unknown): void => {
-    if (!recordingFailed) result.recordingFailure = error;
-    recordingFailed = true;
-  };
-  const inPlan = new Set(operations.map((op) => op.address));
-  const done = new Set<string>();
-  const blockedBy = new Map<string, string>();
-  const pending = [...operations];
-  /** Requests in flight: what `parallelism` limits. */
-  const sending = new Set<Promise<void>>();
-  /** Operations not yet finished (request in flight, or answered and being recorded). */
-  const running = new Set<Promise<void>>();
-  /**
-   * Answered operations whose record is not yet written. Records are group-committed in the
-   * background (holding each place until its record was on disk made applies three times
-   * slower), but no new write is sent while `parallelism` of them wait: a state that keeps up
-   * has far fewer waiting, and one that stopped taking records (full disk, a database that does
-   * not answer) must not be sent more writes than it could not record.
-   */
-  let awaitingRecord = 0;
-  const recordBacklog = Math.max(1, options.parallelism);
-
-  const finish = (outcome: OperationOutcome): void => {
-    options.onDone?.(outcome, outcome.status === 'applied' ? result.invitations[outcome.op.address] : undefined);
-    if (outcome.status === 'applied') result.applied.push(outcome.op);
-    else if (outcome.status === 'failed') result.failed.push({ op: outcome.op, error: outcome.error });
-    else if (outcome.status === 'unrecorded') result.unrecorded.push({ op: outcome.op, error: outcome.error, entry: outcome.entry });
-    else result.skipped.push({ op: outcome.op, reason: outcome.reason });
-  };
-
-  /** The first pending operation whose dependencies are all applied; skips the blocked ones on the way. */
-  const takeReady = (): PlannedOperation | undefined => {
-    for (let i = 0; i < pending.length; i++) {
-      const op = pending[i] as PlannedOperation;
-      const deps = op.dependsOn.filter((dep) => inPlan.has(dep));
-      const blocker = deps.find((dep) => blockedBy.has(dep));
-      if (blocker) {
-        pending.splice(i--, 1);
-        blockedBy.set(op.address, blockedBy.get(blocker) ?? blocker);
-        finish({ status: 'skipped', op, reason: `depends on ${blocker}, which ${blocker === blockedBy.get(op.address) ? 'failed' : 'was skipped'}` });
-        continue;
-      }
-      if (deps.every((dep) => done.has(dep))) {
-        pending.splice(i, 1);
-        return op;
-      }
-    }
-    return undefined;
-  };
-
-  /** Marks a request that must not be repeated as in flight; false (and the apply stops) when the state cannot take the mark. */
-  const markInFlight = async (op: PlannedOperation): Promise<boolean> => {
-    if (op.request.idempotent !== false || !options.recorder.markUnknown) return true;
-    try {
-      await options.recorder.markUnknown(op.address, unknownMark(op, options, 'in flight'));
-      return true;
-    } catch (error) {
-      recordingFailure(error);
-      return false;
-    }
-  };
-
-  const start = (op: PlannedOperation): void => {
-    let marked: Promise<boolean> | undefined;
-    const sent = (async () => {
-      marked = markInFlight(op);
-      if (!(await marked)) throw new RecordingError(`not sent: the state could not record that it was in flight (${describeError(result.recordingFailure)})`);
-      const invitation = await send(op, options);
-      // Counted before its place is freed, so the next write already waits for it.
-      awaitingRecord += 1;
-      return invitation;
-    })();
-    const slot = sent.then(
-      () => undefined,
-      () => undefined,
-    );
-    sending.add(slot);
-    void slot.finally(() => sending.delete(slot));
-    const task = (async () => {
-      let invitation: string | undefined;
-      try {
-        invitation = await sent;
-      } catch (error) {
-        blockedBy.set(op.address, op.address);
-        if (error instanceof RecordingError) {
-          finish({ status: 'skipped', op, reason: error.message });
-          return;
-        }
-        if (error instanceof AnswerNotKeptError) {
-          // Performed, its file lost: the mark (set before sending) stays, saying why, for the next run to recover it.
-          const kept = await options.recorder.markUnknown?.(op.address, unknownMark(op, options, `performed, but its file could not be saved: ${error.message}`)).then(
-            () => true,
-            (recordError: unknown) => (recordingFailure(recordError), false),
-          );
-          finish({
-            status: 'failed',
-            op,
-            error: new AnswerNotKeptError(
-              `the portal performed it, but its invitation file could not be saved (${error.message.replace(/\.$/, '')}). ` +
-                (kept ? 'It is recorded as an unknown outcome: the next apply finds it on the portal and saves its file from there, without sending it again.' : 'Check the portal for the invitation before running apply again.'),
-              { cause: error },
-            ),
-          });
-          return;
-        }
-        if (outcomeUnknown(error)) {
-          // Recorded at once: the next run checks the portal before planning this address again.
-          const reason = describeError(error).split('\n')[0] ?? 'no answer';
-          const recorded = options.recorder.markUnknown?.(op.address, unknownMark(op, options, `no answer: ${reason}`)).then(
-            () => true,
-            (recordError: unknown) => (recordingFailure(recordError), false),
-          );
-          const kept = recorded ? await recorded : false;
-          finish({
-            status: 'failed',
-            op,
-            error: new UnknownOutcomeError(
-              `${reason}. The outcome is unknown: the portal may or may not have performed it. ` +
-                (kept ? 'It is recorded as such; the next apply checks the portal before doing anything for this address.' : 'Check the portal before running apply again.'),
-              { cause: error },
-            ),
-          });
-          return;
-        }
-        // The portal answered: nothing was done, so an in-flight mark is cleared.
-        if (marked && op.request.idempotent === false) await options.recorder.clearUnknown?.(op.address).catch(recordingFailure);
-        finish({ status: 'failed', op, error });
-        return;
-      }
-      if (invitation !== undefined) result.invitations[op.address] = invitation;
-      const entry = entryOf(op, options);
-      try {
-        await options.recorder.record(op.address, entry);
-      } catch (error) {
-        recordingFailure(error);
-        blockedBy.set(op.address, op.address);
-        finish({ status: 'unrecorded', op, error, entry });
-        return;
-      } finally {
-        awaitingRecord -= 1;
-      }
-      done.add(op.address);
-      finish({ status: 'applied', op });
-    })();
-    running.add(task);
-    void task.finally(() => running.delete(task));
-  };
-
-  for (;;) {
-    if (recordingFailed) break;
-    if (options.stopRequested?.()) {
-      result.interrupted = pending.length > 0;
-      break;
-    }
-    while (sending.size < Math.max(1, options.parallelism) && awaitingRecord < recordBacklog) {
-      const op = takeReady();
-      if (!op) break;
-      start(op);
-    }
-    if (running.size === 0) break;
-    await Promise.race([...sending, ...running]);
-  }
-  await Promise.all(running);
-  for (const op of pending.splice(0)) {
-    const reason = result.interrupted
-      ? 'apply was interrupted'
-      : recordingFailed
-        ? 'not sent: the state could not be written'
-        : 'a dependency did not complete';
-    finish({ status: 'skipped', op, reason });
-  }
-  return result;
-}

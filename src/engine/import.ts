@@ -7,10 +7,12 @@ import { Document, isMap, isNode, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSe
 import { ApiNetworkError, createLiveReader, isMissingPrivilege, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
 import type { ContainerDefinition } from '../kinds/containers.js';
-import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, PortalFacts } from '../kinds/contract.js';
+import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, NameCandidate, PortalFacts } from '../kinds/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { factsFromSelf } from './pipeline.js';
+import { PhaseTracker, type ProgressObserver } from './progress.js';
+import { learnRelease, type PortalRelease } from './release.js';
 
 /** A kind the token may not read (403 GWM_0003) or whose resource does not exist: left out, with a comment. */
 export interface SkippedKind {
@@ -26,17 +28,25 @@ export interface ImportResult {
   /** Discovered objects written as config (comment-only notes not counted). */
   objects: number;
   skipped: SkippedKind[];
-  /** The live portal's facts, as written in the `portal:` block. */
+  /** The live portal's facts, as written in the `portal:` block (`version`: the product release, when known). */
   portal: PortalFacts;
+  /** How the release was learnt, or why it is unknown (then the `portal:` block says so in a comment). */
+  release: PortalRelease;
 }
 
 export interface ImportRequest {
-  client: Pick<ApiClient, 'get' | 'list'>;
+  client: Pick<ApiClient, 'get' | 'list' | 'getAdministration'>;
   /** The REST root, written as `portal.url`. */
   url: string;
   /** The kinds to discover with and the containers they are placed in (the CLI passes the registry's). */
   kinds: readonly Kind[];
   containers: readonly ContainerDefinition[];
+  /** `--by-name`: entries that can be named are written with their name instead of their id. */
+  byName?: boolean;
+  /** Where editors find the config's JSON Schema, written as the first line (`# yaml-language-server: $schema=…`). */
+  schema?: string;
+  /** Told how reading goes: the `reading` phase, counted in kinds. */
+  progress?: ProgressObserver;
 }
 
 /** A kind placed an object where the containers' skeleton has no such place: a bug in its discover. */
@@ -64,16 +74,28 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
   const { kinds, containers } = request;
   // One memoising reader: `portals/self` read here serves the kinds that need it too.
   const reader = createLiveReader(request.client);
-  const self = await reader.get('/portals/self');
-  if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
-  const { facts } = factsFromSelf(self);
-  const outcomes = await Promise.all(kinds.map((kind) => discoverKind(kind, reader, facts)));
-  const failed = outcomes.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
+  const reading = new PhaseTracker(request.progress, 'reading', 'kind', kinds.length);
+  const outcomes = await (async () => {
+    const self = await reader.get('/portals/self');
+    if (!self) throw new PortalctlError(`${request.url} answered portals/self with "not found": is this the portal's REST root (…/sharing/rest)?`);
+    const release = await learnRelease(self, reader, request.client);
+    const { facts } = factsFromSelf(self, release);
+    const found = await Promise.all(
+      kinds.map(async (kind) => {
+        const outcome = await discoverKind(kind, reader, facts);
+        reading.step();
+        return outcome;
+      }),
+    );
+    return { self, release, facts, found };
+  })().finally(() => reading.end());
+  const { self, release, facts } = outcomes;
+  const failed = outcomes.found.find((outcome): outcome is { kind: Kind; error: unknown } => 'error' in outcome);
   if (failed) throw failed.error;
 
   const found: DiscoveredObject[] = [];
   const skipped: SkippedKind[] = [];
-  for (const outcome of outcomes) {
+  for (const outcome of outcomes.found) {
     if ('found' in outcome) {
       found.push(...outcome.found);
     } else if ('skipped' in outcome) {
@@ -85,12 +107,60 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
       });
     }
   }
+  const placed = request.byName ? await withNames(found, kinds, containers, reader) : found;
   const organization = {
     ...(typeof self['name'] === 'string' ? { name: self['name'] } : {}),
     ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
   };
-  const composed = composeImport({ url: request.url, portal: facts, organization, found, containers });
-  return { text: composed.text, objects: composed.objects, skipped, portal: facts };
+  const composed = composeImport({ url: request.url, portal: facts, release, organization, found: placed, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
+  return { text: composed.text, objects: composed.objects, skipped, portal: facts, release };
+}
+
+/**
+ * `import --by-name`: each entry whose container can be named gets the fewest name fields that
+ * tell it apart among the live objects (the required ones, then the others in order); one that
+ * no name tells apart keeps its id, with a comment saying why.
+ */
+async function withNames(found: readonly DiscoveredObject[], kinds: readonly Kind[], containers: readonly ContainerDefinition[], reader: LiveReader): Promise<DiscoveredObject[]> {
+  const lookups = new Map(kinds.flatMap((kind) => kind.names ?? []).map((lookup) => [lookup.container, lookup]));
+  const lists = new Map<string, Promise<NameCandidate[]>>();
+  const nameFor = async (step: ConfigStep, parent: Record<string, string>): Promise<{ name?: Record<string, string>; note?: string }> => {
+    const lookup = lookups.get(step.container);
+    if (!lookup || step.key === undefined) return {};
+    const listKey = `${step.container}|${JSON.stringify(parent)}`;
+    let list = lists.get(listKey);
+    if (!list) lists.set(listKey, (list = lookup.candidates(reader, parent)));
+    const candidates = await list;
+    const own = candidates.find((candidate) => candidate.id === step.key);
+    if (!own) return {};
+    const name: Record<string, string> = {};
+    const sameName = () => candidates.filter((candidate) => Object.entries(name).every(([field, value]) => candidate.fields[field] === value)).length;
+    for (const field of lookup.fields) {
+      const value = own.fields[field.name];
+      if (value === undefined) {
+        if (field.required) return { note: `kept by id: it has no ${field.name} to be named by` };
+        continue;
+      }
+      if (field.required || sameName() > 1) name[field.name] = value;
+    }
+    const others = sameName() - 1;
+    return others > 0 ? { note: `kept by id: ${others + 1} ${lookup.noun}s share its name` } : { name };
+  };
+  const named: DiscoveredObject[] = [];
+  for (const obj of found) {
+    const parent: Record<string, string> = {};
+    const path: ConfigStep[] = [];
+    const notes: string[] = [];
+    for (const step of obj.path) {
+      const { name, note } = await nameFor(step, parent);
+      path.push(name ? { ...step, name } : step);
+      if (note && step === obj.path[obj.path.length - 1]) notes.push(note);
+      const idName = containers.find((container) => container.name === step.container)?.key?.idName;
+      if (idName !== undefined && step.key !== undefined) parent[idName] = step.key;
+    }
+    named.push({ ...obj, path, ...(notes.length ? { notes: [...(obj.notes ?? []), ...notes] } : {}) });
+  }
+  return named;
 }
 
 /** The top-level section a kind's (first) container belongs to: where a note about the whole kind goes. */
@@ -108,6 +178,8 @@ interface EntryNode {
   container: ContainerDefinition;
   key: string | undefined;
   name: string | undefined;
+  /** `--by-name`: written as the key instead of the id. */
+  keyName?: Readonly<Record<string, string>>;
   notes: string[];
   fields: JsonObject;
   fieldComments: FieldComment[];
@@ -124,9 +196,12 @@ interface Slot {
 export interface ComposeRequest {
   url: string;
   portal: PortalFacts;
+  /** How the release was learnt: said in a comment on `portal.version`, or on `portal` when unknown. */
+  release?: PortalRelease;
   organization: { name?: string; id?: string };
   found: readonly DiscoveredObject[];
   containers: readonly ContainerDefinition[];
+  schema?: string;
 }
 
 /** `${env:...}` / `${file:...}` text in a live value would be resolved when the config is loaded. */
@@ -199,6 +274,7 @@ export function composeImport(request: ComposeRequest): { text: string; objects:
         slot.entries.set(key, entry);
       }
       if (entry.name === undefined && step.comment) entry.name = oneLine(step.comment);
+      if (entry.keyName === undefined && step.name) entry.keyName = step.name;
       holder = entry;
       parent = container.name;
     }
@@ -247,6 +323,7 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   const top = doc.contents as YAMLMap;
   const { name, id } = request.organization;
   doc.commentBefore = [
+    ...(request.schema === undefined ? [] : [` yaml-language-server: $schema=${request.schema}`]),
     ` Imported by portalctl from ${oneLine(name ?? 'the organization')}${id ? ` (${id})` : ''} at ${request.url}.`,
     ' Every declared field is managed: review it, and remove what portalctl should leave alone.',
   ].join('\n');
@@ -254,10 +331,20 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   top.add(doc.createPair('version', 1));
   const { edition, version, access, isVerified } = request.portal;
   const portal: JsonObject = { url: request.url, edition };
-  if (version !== undefined && versionPattern.test(version)) portal['version'] = version;
+  const withVersion = version !== undefined && versionPattern.test(version);
+  if (withVersion) portal['version'] = version;
   if (access !== undefined) portal['access'] = access;
   if (isVerified !== undefined) portal['verified'] = isVerified;
-  top.add(doc.createPair('portal', portal));
+  const portalPair = doc.createPair('portal', portal);
+  // The product release and where it came from; the REST API version is not it.
+  const how = request.release ? oneLine(request.release.how) : undefined;
+  if (how && withVersion && isMap(portalPair.value)) {
+    const versionNode = portalPair.value.items.find((item) => isScalar(item.key) && item.key.value === 'version')?.value;
+    if (isNode(versionNode)) versionNode.comment = ` product release, from ${how}`;
+  } else if (how && !withVersion) {
+    addComment(portalPair.key, [`portal.version (the product release) left out: it cannot be known (${how}).`]);
+  }
+  top.add(portalPair);
 
   const renderSlots = (holder: Pick<EntryNode, 'slots'>, parent: string | undefined, into: YAMLMap): void => {
     for (const container of request.containers.filter((candidate) => candidate.parent === parent)) {
@@ -287,7 +374,7 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   const renderEntry = (entry: EntryNode): YAMLMap => {
     const map = new YAMLMap();
     const keyProperty = entry.container.key?.property;
-    if (keyProperty !== undefined && entry.key !== undefined) map.add(doc.createPair(keyProperty, entry.key));
+    if (keyProperty !== undefined && entry.key !== undefined) map.add(entry.keyName ? doc.createPair(keyProperty, { ...entry.keyName }, { flow: true }) : doc.createPair(keyProperty, entry.key));
     for (const [field, value] of Object.entries(entry.fields)) map.add(doc.createPair(field, value));
     for (const comment of entry.fieldComments) annotate(map, comment.at, oneLine(comment.text));
     renderSlots(entry, entry.container.name, map);

@@ -10,10 +10,38 @@ import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
 import { redactPlan, type Redactor } from './render/redact.js';
 
 export class PlanFileError extends PortalctlError {}
-export class StalePlanError extends PortalctlError {}
+/** A saved plan that no longer matches the portal, the state or the config; `reasons` says what changed. */
+export class StalePlanError extends PortalctlError {
+  constructor(readonly reasons: readonly string[]) {
+    super(`The saved plan is stale: ${reasons.join('; ')}. Nothing was applied; run \`portalctl plan\` again.`);
+  }
+}
 
 export function serializePlan(plan: Plan, redact: Redactor): string {
   return `${JSON.stringify(redactPlan(plan, redact), null, 2)}\n`;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The shape every reader of a saved plan relies on (apply --plan, show): checked once here, so
+ * a damaged or foreign file is refused with its name instead of failing half-way through.
+ */
+function isSavedPlan(value: unknown): value is Plan {
+  return (
+    isRecord(value) &&
+    value['formatVersion'] === PLAN_FORMAT_VERSION &&
+    typeof value['basisDigest'] === 'string' &&
+    typeof value['createdAt'] === 'string' &&
+    isRecord(value['portal']) &&
+    typeof value['portal']['url'] === 'string' &&
+    isRecord(value['summary']) &&
+    Array.isArray(value['targets']) &&
+    Array.isArray(value['sources']) &&
+    Array.isArray(value['drift']) &&
+    Array.isArray(value['operations']) &&
+    value['operations'].every((op) => isRecord(op) && typeof op['address'] === 'string' && typeof op['action'] === 'string' && isRecord(op['operation']) && isRecord(op['request']))
+  );
 }
 
 export function parsePlanFile(text: string, file: string): Plan {
@@ -21,13 +49,13 @@ export function parsePlanFile(text: string, file: string): Plan {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new PlanFileError(`${file} is not a plan file: ${(error as Error).message}`);
+    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const plan = value as Partial<Plan> | null;
-  if (!plan || typeof plan !== 'object' || plan.formatVersion !== PLAN_FORMAT_VERSION || !Array.isArray(plan.operations) || typeof plan.basisDigest !== 'string') {
+  if (!isSavedPlan(value)) {
     throw new PlanFileError(`${file} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}); save one with \`portalctl plan --out ${file}\`.`);
   }
-  return plan as Plan;
+  // Older releases saved plans without warnings.
+  return { ...value, warnings: Array.isArray(value.warnings) ? value.warnings : [] };
 }
 
 const operationsText = (plan: Plan): string =>
@@ -45,6 +73,58 @@ export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): v
   if (saved.basisDigest !== fresh.basisDigest) reasons.push('the portal changed since the plan was made');
   if (operationsText(saved) !== operationsText(redactPlan(fresh, redact))) reasons.push('the configuration now gives other operations');
   if (reasons.length) {
-    throw new StalePlanError(`The saved plan is stale: ${reasons.join('; ')}. Nothing was applied; run \`portalctl plan\` again.`);
+    throw new StalePlanError(reasons);
   }
+}
+
+/**
+ * `plan --out FILE` over several environments writes one file holding each environment's saved
+ * plan (README "Environments"): one artifact to review and keep; `apply --plan FILE` applies each
+ * plan in its environment, each checked like a single saved plan.
+ */
+export interface FleetPlanEntry {
+  environment: string;
+  outcome: string;
+  exitCode: number;
+  /** The environment's saved plan (redacted), when it was planned. */
+  plan?: Plan;
+  /** Why there is no plan. */
+  error?: string;
+}
+
+export interface FleetPlanFile {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  fleet: FleetPlanEntry[];
+}
+
+export function serializeFleetPlans(entries: readonly FleetPlanEntry[]): string {
+  const file: FleetPlanFile = { formatVersion: PLAN_FORMAT_VERSION, fleet: [...entries] };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+/** The plans of several environments saved in `text`, or undefined when the file holds one plan. */
+export function parseFleetPlans(text: string, file: string): FleetPlanFile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isRecord(value) || !Array.isArray(value['fleet'])) return undefined;
+  const fleet: FleetPlanEntry[] = [];
+  for (const entry of value['fleet']) {
+    if (!isRecord(entry) || typeof entry['environment'] !== 'string' || typeof entry['outcome'] !== 'string' || typeof entry['exitCode'] !== 'number') {
+      throw new PlanFileError(`${file} is not a portalctl plan file: every entry of its fleet names its environment, outcome and exit code.`);
+    }
+    const plan = entry['plan'];
+    if (plan !== undefined && !isSavedPlan(plan)) throw new PlanFileError(`${file}: the plan of ${entry['environment']} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}).`);
+    fleet.push({
+      environment: entry['environment'],
+      outcome: entry['outcome'],
+      exitCode: entry['exitCode'],
+      ...(plan === undefined ? {} : { plan: { ...plan, warnings: Array.isArray(plan.warnings) ? plan.warnings : [] } }),
+      ...(typeof entry['error'] === 'string' ? { error: entry['error'] } : {}),
+    });
+  }
+  return { formatVersion: PLAN_FORMAT_VERSION, fleet };
 }

@@ -14,6 +14,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { NotOnPortalError, type DesiredObject, type Kind, type ReadContext } from '../kinds/contract.js';
 import { type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
+import type { PhaseTracker } from './progress.js';
 
 export interface LiveRead {
   values: Map<string, JsonValue>;
@@ -24,7 +25,8 @@ export interface LiveRead {
 /** Objects in progress at once: enough to keep every request place busy, few enough to bound memory. */
 const OBJECTS_IN_PROGRESS = 1024;
 
-export async function readLive(objects: readonly DesiredObject[], kinds: ReadonlyMap<string, Kind>, reader: LiveReader): Promise<LiveRead> {
+/** `tracker` counts each object read (progress.ts). */
+export async function readLive(objects: readonly DesiredObject[], kinds: ReadonlyMap<string, Kind>, reader: LiveReader, tracker?: PhaseTracker): Promise<LiveRead> {
   const values = new Map<string, JsonValue>();
   const labels = new Map<string, string>();
   const missing: Diagnostic[] = [];
@@ -50,8 +52,10 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
         values.set(obj.address, await kind.read(obj, reader, context));
         const label = await kind.label?.(obj, reader, context);
         if (label) labels.set(obj.address, label);
+        tracker?.step();
       } catch (error) {
         if (!(error instanceof NotOnPortalError)) throw error;
+        tracker?.step();
         missing.push({
           severity: 'error',
           code: 'portal/not-found',

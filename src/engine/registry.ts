@@ -4,8 +4,7 @@
  * entry point, so the engine runs just as well with a fake set of kinds in tests.
  */
 import type { ContainerDefinition } from '../kinds/containers.js';
-import type { ConfigContribution, JsonSchema, Kind } from '../kinds/contract.js';
-import { composeConfigSchema } from './config/schema.js';
+import type { ConfigContribution, Kind } from '../kinds/contract.js';
 
 export interface KindSet {
   /** In registration order: import and schema composition follow it. */
@@ -13,8 +12,6 @@ export interface KindSet {
   /** The config's skeleton the kinds contribute properties to. */
   readonly containers: readonly ContainerDefinition[];
   readonly byName: ReadonlyMap<string, Kind>;
-  /** The JSON Schema of the config these kinds and containers make (composed once, on first use). */
-  schema(): JsonSchema;
 }
 
 /** A container's contributions, each with the name of the kind that owns it. */
@@ -37,8 +34,18 @@ export function createKindSet(kinds: readonly Kind[], containers: readonly Conta
       if (!containerNames.has(contribution.container)) throw new KindSetError(`${kind.name} contributes to ${contribution.container}, which is not a container.`);
     }
   }
-  let schema: JsonSchema | undefined;
-  return { kinds, containers, byName, schema: () => (schema ??= composeConfigSchema(containers, kinds)) };
+  // A container's entries are named one way: by the one kind that declares its lookup.
+  const named = new Map<string, string>();
+  for (const kind of kinds) {
+    for (const lookup of kind.names ?? []) {
+      const container = containers.find((candidate) => candidate.name === lookup.container);
+      if (!container?.key) throw new KindSetError(`${kind.name} declares names for ${lookup.container}, which is not a keyed list container.`);
+      const other = named.get(lookup.container);
+      if (other !== undefined) throw new KindSetError(`${kind.name} and ${other} both declare names for ${lookup.container}; one lookup per container.`);
+      named.set(lookup.container, kind.name);
+    }
+  }
+  return { kinds, containers, byName };
 }
 
 /** The contributions to `container`, in registration order. */

@@ -5,9 +5,10 @@
  * often a wrong file, a wrong portal or a bad generator than an intention. Pure: plan in,
  * refusals out.
  */
+import { counted } from '../core/words.js';
 import { PortalctlError } from '../core/errors.js';
 import type { DesiredObject } from '../kinds/contract.js';
-import type { Plan } from './plan.js';
+import type { Plan, PlanRefusal } from './plan.js';
 
 /** The limits of one kind; every field optional in the config (`safety: { <kind>: {...} }`). */
 export interface SafetyLimits {
@@ -83,11 +84,37 @@ export function exceededThresholds(plan: Plan, managed: readonly Pick<DesiredObj
 /** Throws SafetyThresholdError naming every exceeded limit, unless `force`. */
 export function refuseOverThresholds(plan: Plan, managed: readonly Pick<DesiredObject, 'kind'>[], settings: SafetySettings, force: boolean): void {
   if (force) return;
-  const exceeded = exceededThresholds(plan, managed, settings);
-  if (exceeded.length === 0) return;
-  const kinds = [...new Set(exceeded.map((entry) => entry.kind))];
-  throw new SafetyThresholdError(
-    `${exceeded.map(describeExceeded).join('; ')}. Nothing was applied. ` +
-      `If this is intended, run apply again with --force, or raise the limits in the config (safety: { ${kinds[0]}: { maxUpdates, maxRemovals, minManaged } }).`,
-  );
+  const refusal = thresholdRefusal(exceededThresholds(plan, managed, settings));
+  if (!refusal) return;
+  throw new SafetyThresholdError(refusal.message.replace(/\.$/, '. Nothing was applied.') + ` If this is intended, run apply again with --force, or raise the limits in the config (safety: { ${refusal.kind}: { maxUpdates, maxRemovals, minManaged } }).`);
+}
+
+function thresholdRefusal(exceeded: readonly ThresholdExceeded[]): (PlanRefusal & { kind: string }) | undefined {
+  if (exceeded.length === 0) return undefined;
+  return {
+    reason: 'threshold',
+    message: `${exceeded.map(describeExceeded).join('; ')}.`,
+    override: '--force',
+    addresses: [],
+    kind: exceeded[0]?.kind ?? '',
+  };
+}
+
+/** The message `apply` refuses destructive operations with, naming them. */
+export function describeDestructive(addresses: readonly string[]): string {
+  return `The plan has ${counted(addresses.length, 'destructive operation')} (${addresses.join(', ')})`;
+}
+
+/**
+ * What `apply` would refuse in this plan without `--allow-destructive` or `--force`, in the
+ * words it refuses with: the same checks, made when the plan is made, so the reviewed plan says
+ * so (README "Change thresholds").
+ */
+export function planRefusals(plan: Plan, managed: readonly Pick<DesiredObject, 'kind'>[], settings: SafetySettings = {}): PlanRefusal[] {
+  const refusals: PlanRefusal[] = [];
+  const destructive = plan.operations.filter((op) => op.destructive).map((op) => op.address);
+  if (destructive.length) refusals.push({ reason: 'destructive', message: `${describeDestructive(destructive)}.`, override: '--allow-destructive', addresses: destructive });
+  const threshold = thresholdRefusal(exceededThresholds(plan, managed, settings));
+  if (threshold) refusals.push({ reason: threshold.reason, message: threshold.message, override: threshold.override, addresses: threshold.addresses });
+  return refusals;
 }

@@ -27,35 +27,55 @@ function descriptionLimit(limits: CategoryLimits): number {
   return limits.owner === 'group' ? 299 : 300;
 }
 
-/** The node schema, nested `maxLevels` deep; deeper nesting is left to the rule check's clearer message. */
-function nodeSchema(level: number): JsonSchema {
+/**
+ * A string without the reserved characters, or one holding a `${env:}`/`${file:}` reference (an
+ * editor sees the reference, not its value; validate checks the value).
+ */
+const withoutReserved = '^(?:[^/,]*|.*\\$\\{(?:env|file):[^}]*\\}.*)$';
+
+/**
+ * The node schema, nested `maxLevels` deep; deeper nesting is left to the rule check's clearer
+ * message. The limits that JSON Schema can say are here too, for editors; the rule check
+ * (checkNodeText) reports them with the spec's wording, and validate shows each problem once.
+ */
+function nodeSchema(level: number, limits: CategoryLimits): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
     required: ['title'],
     properties: {
-      title: { type: 'string', description: 'Category title. The characters / and , are reserved.' },
-      description: { type: 'string', description: 'Optional description.' },
+      title: {
+        type: 'string',
+        maxLength: titleLimit(limits),
+        pattern: withoutReserved,
+        patternErrorMessage: 'The characters / and , are reserved in category titles.',
+        description: 'Category title. The characters / and , are reserved.',
+        examples: ['Transportation', 'Public safety'],
+      },
+      description: { type: 'string', maxLength: descriptionLimit(limits), description: 'Optional description.', examples: ['Roads, bridges and transit'] },
       categories:
         level < maxLevels
-          ? { type: 'array', description: 'Child categories.', items: nodeSchema(level + 1) }
+          ? { type: 'array', description: 'Child categories.', items: nodeSchema(level + 1, limits) }
           : { type: 'array', description: `At most ${maxLevels} levels, the tree included.` },
     },
   };
 }
 
 /** The `categorySchema` property of a container's entries (a group, or the organization). */
-export function categorySchemaContribution(container: string, description: string): ConfigContribution {
-  return entryProperty(container, 'categorySchema', categorySchemaSchema(description), (trees) =>
+export function categorySchemaContribution(container: string, description: string, limits: CategoryLimits): ConfigContribution {
+  return entryProperty(container, 'categorySchema', categorySchemaSchema(description, limits), (trees) =>
     Array.isArray(trees) ? normaliseCategories(trees) : undefined,
   );
 }
 
-export function categorySchemaSchema(description: string): JsonSchema {
+export function categorySchemaSchema(description: string, limits: CategoryLimits): JsonSchema {
   return {
     type: 'array',
+    minItems: 1,
+    maxItems: maxTrees,
     description: `${description} A list of at most ${maxTrees} trees, ${maxLevels} levels deep (tree included), at most ${maxCategories} categories.`,
-    items: nodeSchema(1),
+    examples: [[{ title: 'Themes', categories: [{ title: 'Transportation', categories: [{ title: 'Roads' }] }] }]],
+    items: nodeSchema(1, limits),
   };
 }
 

@@ -29,7 +29,11 @@ export class NotOnPortalError extends Error {
 /** What is known about the target portal: declared in `portal:` or read from `portals/self`. */
 export interface PortalFacts {
   edition: Edition;
-  /** Product version string such as "11.3" (self-managed) or "2025.1" (hosted). Never a float. */
+  /**
+   * The product release: "11.3", "10.6.1" (self-managed) or the dated "2025.1" (hosted). Never the
+   * REST API version a portal reports as `currentVersion`, never a float; absent when unknown (then
+   * no version gate refuses anything).
+   */
   version?: string;
   access?: 'public' | 'private';
   isVerified?: boolean;
@@ -54,6 +58,60 @@ export interface DesiredObject {
   destructive: boolean;
   /** Where the object is declared. */
   source: SourceLocation;
+  /**
+   * Entries on the way to the object that the config names instead of giving their id
+   * (outermost first): until the plan resolves them, their `ids` and address hold placeholders.
+   */
+  names?: readonly NamedKey[];
+}
+
+/**
+ * An entry the config names by what people see instead of its id (README "Names instead of
+ * ids"): `roles: [{ id: { name: Field Analyst }, ... }]`. The plan resolves it from the reads it
+ * makes anyway, through the NameLookup of the entry's container.
+ */
+export interface NamedKey {
+  /** ContainerDefinition.name of the entry, e.g. `role`, `workspace`. */
+  container: string;
+  /** The entry's name in `ids`, e.g. `roleId`. */
+  idName: string;
+  /** The name as declared, e.g. `{ name: 'Field Analyst' }`, `{ title: 'Parcels', owner: 'jdoe' }`. */
+  fields: Readonly<Record<string, string>>;
+  /** What stands for the id until it is resolved, in `ids` and in the address: `name=Field Analyst`. */
+  placeholder: string;
+  /** Where the name is written. */
+  readonly source: SourceLocation;
+}
+
+/** One field a container's entries may be named by. */
+export interface NameField {
+  name: string;
+  /** Required fields must be given; the others narrow the match when names repeat (a group's owner). */
+  required: boolean;
+  description: string;
+}
+
+/** A live object a name may mean: its id and the name fields it has. */
+export interface NameCandidate {
+  id: string;
+  fields: Readonly<Record<string, string>>;
+}
+
+/**
+ * How the entries of one container may be named instead of identified by id: declared as data
+ * by the kind that owns the container's objects, resolved by the engine. `candidates` reads
+ * through the plan's memoised reader, by the same paths the kind's live reads use, so resolving
+ * names costs no request of its own where the API lists the objects.
+ */
+export interface NameLookup {
+  /** ContainerDefinition.name, e.g. `group`. */
+  container: string;
+  /** What the objects are called in messages: `role`, `group`, `item`. */
+  noun: string;
+  /** The fields, in the order messages name them. */
+  fields: readonly NameField[];
+  /** The live objects (with `parent`: the ids of the enclosing entries, e.g. `{ collaborationId }`). */
+  candidates(reader: LiveReader, parent: Readonly<Record<string, string>>): Promise<NameCandidate[]>;
 }
 
 export type Action = 'create' | 'update' | 'delete';
@@ -95,6 +153,8 @@ export interface ContainerScope {
   address: string;
   /** Identifiers of the entry and its enclosing entries, e.g. `{ collaborationId, workspaceId }`. */
   ids: Readonly<Record<string, string>>;
+  /** The entries on the way that are named, not given by id (their `ids` are placeholders). */
+  names?: readonly NamedKey[];
 }
 
 /** What a kind declares from one container entry. */
@@ -125,6 +185,8 @@ export interface PruneDeclaration {
   /** Keys the config declares (kept or absent); members with other keys are pruned. */
   keys: readonly string[];
   source: SourceLocation;
+  /** The named entries on the way to the collection (their ids are placeholders until resolved). */
+  names?: readonly NamedKey[];
 }
 
 /**
@@ -169,6 +231,9 @@ export interface KindDefinition {
 
   /** Who may call the operation (the spec's Authentication table); absent when it states nothing. */
   readonly authority?: Authority;
+
+  /** Containers whose entries may be named instead of identified by id, and how names are resolved. */
+  readonly names?: readonly NameLookup[];
 }
 
 /**
@@ -250,6 +315,8 @@ export interface ConfigStep {
   key?: string;
   /** Names the entry for a reviewer; written as a comment above it, e.g. `Road Centerlines (owner publisher1)`. */
   comment?: string;
+  /** `import --by-name`: the entry's name fields, written as its key instead of the id. */
+  name?: Readonly<Record<string, string>>;
 }
 
 /** A comment inside an entry's fields, e.g. above `tasks[0]`. */

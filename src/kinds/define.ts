@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import { deepEqual } from '../core/json.js';
 import type { ApiRequest, LiveReader } from '../core/request.js';
 import { toFormValue } from '../api/encoding.js';
+import { isMissingPrivilege } from '../api/errors.js';
 import {
   NotOnPortalError,
   type Action,
@@ -161,6 +162,22 @@ async function recordOf(live: LiveSource, obj: DesiredObject, reader: LiveReader
   return record ? { record, listed: true } : { listed: true };
 }
 
+/**
+ * The label from the kind's label list, when reading that list pays. A token that may not read
+ * the list (the organization's members are for administrators: 403 GWM_0003) gets no label from
+ * it: a label names the object for a reader, it is no reason to fail a plan.
+ */
+async function listedLabel(labelList: NonNullable<KindSpec['labelList']>, obj: DesiredObject, reader: LiveReader, context: ReadContext | undefined): Promise<string | undefined> {
+  try {
+    if (!(await listPays(reader, await labelList.path(obj, reader), labelList.itemsField, context?.declared ?? 1))) return undefined;
+    const { entry } = await entryOf(labelList, obj, reader);
+    return entry ? labelList.labelOf(entry) : undefined;
+  } catch (error) {
+    if (isMissingPrivilege(error)) return undefined;
+    throw error;
+  }
+}
+
 function encodeForm(values: Record<string, JsonValue | undefined>, fields?: Readonly<Record<string, ManagedField>>): Record<string, string> {
   const form: Record<string, string> = {};
   for (const [name, value] of Object.entries(values)) {
@@ -231,6 +248,7 @@ export function defineKind(spec: KindSpec): Kind {
     operation: spec.operation,
     config: spec.config,
     ...(spec.authority ? { authority: spec.authority } : {}),
+    ...(spec.names ? { names: spec.names } : {}),
     check: spec.check ?? (() => []),
     async read(obj, reader, context) {
       const { record, listed } = await recordOf(live, obj, reader, context);
@@ -244,11 +262,7 @@ export function defineKind(spec: KindSpec): Kind {
       // The same memoised reads as `read`: no request of its own.
       const { record } = label ? await recordOf(live, obj, reader, context) : {};
       const own = record && label ? label(record, obj) : undefined;
-      let listed: string | undefined;
-      if (labelList && (await listPays(reader, await labelList.path(obj, reader), labelList.itemsField, context?.declared ?? 1))) {
-        const { entry } = await entryOf(labelList, obj, reader);
-        listed = entry ? labelList.labelOf(entry) : undefined;
-      }
+      const listed = labelList ? await listedLabel(labelList, obj, reader, context) : undefined;
       return own && listed ? `${own} (${listed})` : (own ?? listed);
     },
     inSync,

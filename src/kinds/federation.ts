@@ -3,7 +3,7 @@
  * (the certificate usually comes from `${file:...}`).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, JsonSchema, PortalFacts } from './contract.js';
+import type { DiscoveredObject, JsonSchema, NameCandidate, PortalFacts } from './contract.js';
 import { entryFields } from './config-entries.js';
 import { defineKind, type ManagedField } from './define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
@@ -12,6 +12,7 @@ import { compareVersions } from '../core/version.js';
 import { pathId } from './live.js';
 import { isObject, problem } from './support.js';
 import { oneLine, textOf } from './discover.js';
+import { nameField } from './names.js';
 
 const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
 
@@ -169,6 +170,22 @@ export const federation = defineKind({
   mayBeUnreported: possiblyUnreturned,
   request: { path: (desired) => `/portals/self/idp/federation/${pathId(desired, 'federationId')}/update` },
   label: (live) => textOf(live['name']),
+  // `federations: [{ id: { name: Campus federation } }]`: an organization has one, read anyway.
+  names: [
+    {
+      container: 'federation',
+      noun: 'federation',
+      fields: [nameField('name', "The federation's name.")],
+      async candidates(reader): Promise<NameCandidate[]> {
+        const live = await reader.get(FEDERATION_READ_PATH);
+        const id = textOf(live?.['id']);
+        const name = textOf(live?.['name']);
+        const fields: Record<string, string> = {};
+        if (name !== undefined) fields['name'] = name;
+        return id === undefined ? [] : [{ id, fields }];
+      },
+    },
+  ],
   discover: discoverFederation,
   /** The default role of joining members must exist (with its declared settings) first. */
   dependsOn(obj, all) {

@@ -17,11 +17,12 @@ import { pathId } from './live.js';
 import { problem, selfManagedVersionBelow } from './support.js';
 import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
 import { organizationQuery } from './collaboration-live.js';
+import { nameField, namesFromList } from './names.js';
 
 export const groupCategorySchema = defineKind({
   name: 'group.categorySchema',
   operation: { id: 'E1', name: 'Assign group category schema' },
-  config: [categorySchemaContribution('group', "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.")],
+  config: [categorySchemaContribution('group', "E1: the group's content category schema (self-managed 10.6.1 or later). Titles under 100 characters, descriptions under 300.", { owner: 'group' })],
   check(obj, ctx) {
     const diagnostics = checkCategorySchema(obj, ctx, { owner: 'group' });
     if (selfManagedVersionBelow(ctx, '10.6.1')) {
@@ -50,6 +51,16 @@ export const groupCategorySchema = defineKind({
     idOf: (obj) => obj.ids['groupId'],
     labelOf: (entry) => ownedName(entry),
   },
+  // `groups: [{ id: { title: Public Works, owner: jsmith } }]`: from the organization's group list.
+  names: [
+    namesFromList({
+      container: 'group',
+      noun: 'group',
+      fields: [nameField('title', "The group's title."), nameField('owner', "The group's owner, where titles repeat.", false)],
+      path: async (reader) => `/community/groups?${await organizationQuery(reader)}`,
+      itemsField: 'results',
+    }),
+  ],
   discover: discoverGroupCategorySchemas,
 });
 

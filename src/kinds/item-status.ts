@@ -12,6 +12,7 @@ import { pathId } from './live.js';
 import { problem } from './support.js';
 import { ownedName, textOf } from './discover.js';
 import { organizationQuery } from './collaboration-live.js';
+import { nameField, namesFromList } from './names.js';
 
 export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;
 
@@ -74,6 +75,16 @@ export const itemStatus = defineKind({
     form: (desired) => ({ status: desired.value ?? '', clearEmptyFields: desired.value === null }),
   },
   label: (record) => ownedName(record),
+  // `items: [{ id: { title: Parcels, type: Feature Service, owner: jdoe } }]`: from the same search.
+  names: [
+    namesFromList({
+      container: 'item',
+      noun: 'item',
+      fields: [nameField('title', "The item's title."), nameField('type', "The item's type, e.g. Feature Service."), nameField('owner', "The item's owner.")],
+      path: async (reader) => `/search?${await organizationQuery(reader)}`,
+      itemsField: 'results',
+    }),
+  ],
   discover: discoverItemStatuses,
 });
 

@@ -17,7 +17,7 @@ export const organizationCategorySchema = defineKind({
   name: 'organization.categorySchema',
   operation: { id: 'E2', name: 'Assign organization category schema' },
   authority: { who: 'default administrators, and custom roles with the portal:admin:updateItemCategorySchema privilege', role: 'defaultAdministrator', privilege: 'portal:admin:updateItemCategorySchema' },
-  config: [categorySchemaContribution('organization', "E2: the organization's content category schema. Titles and descriptions up to 100 and 300 characters.")],
+  config: [categorySchemaContribution('organization', "E2: the organization's content category schema. Titles and descriptions up to 100 and 300 characters.", { owner: 'organization' })],
   check(obj, ctx) {
     return checkCategorySchema(obj, ctx, { owner: 'organization' });
   },

@@ -25,15 +25,22 @@ export const securityPolicyBounds: Readonly<Record<string, Bounds>> = {
   minLower: { min: 1, nullable: true, description: 'Lower-case characters required: null or at least 1.' },
   minLetter: { min: 1, nullable: true, description: 'Letters required: null or at least 1.' },
   minDigit: { min: 1, nullable: true, description: 'Digits required: null or at least 1.' },
-  minOther: { min: 1, nullable: true, description: 'Non-alphanumeric characters required: null or at least 1.' },
+  minOther: { min: 1, nullable: true, description: 'Non-alphanumeric (special) characters required: null or at least 1.' },
   expirationInDays: { min: 1, max: 1095, nullable: true, description: 'Password lifetime in days: null or 1 to 1095.' },
   historySize: { min: 1, max: 24, nullable: true, description: 'Prior passwords that may not be reused: null or 1 to 24.' },
 };
 
 const ruleNames = Object.keys(securityPolicyBounds);
 
+/** The bounds as JSON Schema says them (for editors; the rule check reports them too, once). */
 function ruleSchema(bounds: Bounds): JsonSchema {
-  return { type: bounds.nullable ? ['integer', 'null'] : 'integer', description: bounds.description };
+  return {
+    type: bounds.nullable ? ['integer', 'null'] : 'integer',
+    minimum: bounds.min,
+    ...(bounds.max === undefined ? {} : { maximum: bounds.max }),
+    description: bounds.description,
+    examples: [bounds.min === 8 ? 12 : bounds.min],
+  };
 }
 
 function describe(bounds: Bounds): string {

@@ -8,6 +8,7 @@ import { defineKind } from './define.js';
 import { pathId } from './live.js';
 import { entryFields } from './config-entries.js';
 import { oneLine, textOf } from './discover.js';
+import { nameField, namesFromList } from './names.js';
 
 /** The API treats a missing description like an empty one. */
 const emptyAsBlank = { compare: (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value) };
@@ -32,6 +33,8 @@ export const role = defineKind({
   fields: { name: emptyAsBlank, description: emptyAsBlank },
   request: { path: (desired) => `/portals/self/roles/${pathId(desired, 'roleId')}/update` },
   label: (record) => textOf(record['name']),
+  // `roles: [{ id: { name: Field Analyst } }]`: from the same roles list.
+  names: [namesFromList({ container: 'role', noun: 'role', fields: [nameField('name', 'The role\'s name.')], path: () => ROLES_PATH, itemsField: 'roles' })],
   discover: discoverRoles,
 });
 

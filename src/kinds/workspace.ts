@@ -12,9 +12,12 @@ import { collaborationVersionGate } from './collaboration-gates.js';
 import { workspacePath, workspacesPath } from './collaboration-live.js';
 import { characterCount, isObject, problem, selfManagedVersionBelow } from './support.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
+import { nameField, namesFromList } from './names.js';
 
 const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
-const textLimits: Record<string, number> = { name: 100, description: 250 };
+const nameLimit = 100;
+const descriptionLimit = 250;
+const textLimits: Record<string, number> = { name: nameLimit, description: descriptionLimit };
 
 /** A live setting typed as the config declares it (a server may answer numbers or flags as text). */
 function liveSetting(field: string, value: JsonValue | undefined): JsonValue {
@@ -39,8 +42,8 @@ export const workspace = defineKind({
   authority: { who: 'capability Administrator (host)', role: 'administrator' },
   config: [
     entryFields('workspace', {
-      name: { type: 'string', description: 'E9: workspace name, at most 100 characters.' },
-      description: { type: 'string', description: 'E9: workspace description, at most 250 characters.' },
+      name: { type: 'string', maxLength: nameLimit, description: 'E9: workspace name, at most 100 characters.', examples: ['Shared basemaps'] },
+      description: { type: 'string', maxLength: descriptionLimit, description: 'E9: workspace description, at most 250 characters.', examples: ['County basemaps shared with neighbours'] },
       maxItemSizeInMB: { type: 'integer', description: 'E9: largest feature layer item shared as a copy, in MB (10.6 or later).' },
       maxReplicationPackageSizeInMB: { type: 'integer', description: 'E9: largest replication package, in MB (10.6 or later).' },
       copyByRefIfCopyFail: { type: 'boolean', description: 'E9: share by reference when a copy fails (10.6 or later).' },
@@ -84,6 +87,12 @@ export const workspace = defineKind({
   fields: { name: text, description: text, ...Object.fromEntries(sizeSettings.map((field) => [field, sizeSetting(field)])) },
   request: { path: (desired) => `${workspacePath(desired.ids)}/updateInfo` },
   label: (live) => textOf(live['name']),
+  // `collaborations: [{ id: { name: ... }, workspaces: [{ id: { name: ... } }] }]`: the
+  // collaborations list, then the collaboration's workspaces list (which E9 reads too).
+  names: [
+    namesFromList({ container: 'collaboration', noun: 'collaboration', fields: [nameField('name', "The collaboration's name.")], path: () => '/portals/self/collaborations', itemsField: 'collaborations' }),
+    namesFromList({ container: 'workspace', noun: 'workspace', fields: [nameField('name', "The workspace's name.")], path: (_reader, parent) => workspacesPath(parent), itemsField: 'workspaces' }),
+  ],
   discover: discoverWorkspaces,
 });
 

@@ -14,16 +14,16 @@
  * - Temporary files: named after the host and process that writes them; the lock's holder
  *   removes those of processes gone from this host (a run killed while it wrote).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { hostname as osHostname, userInfo } from 'node:os';
+import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { deepEqual, type JsonValue } from '../core/json.js';
-import { StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
-import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
+import { countChanged, DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
 
@@ -57,9 +57,7 @@ export class FileStateStore implements StateStore {
   private readonly command: string | undefined;
   private readonly keepHistory: number;
   private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
-  private readonly host: string;
-  private readonly pid: number;
-  private readonly user: string;
+  private readonly identity: HolderIdentity;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   /** The text of this store's last write, and what the checks need of it. */
@@ -73,9 +71,7 @@ export class FileStateStore implements StateStore {
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
     this.onNotice = options.onNotice;
-    this.host = options.host ?? osHostname();
-    this.pid = options.pid ?? process.pid;
-    this.user = options.user ?? currentUser();
+    this.identity = new HolderIdentity(options);
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   }
@@ -114,24 +110,11 @@ export class FileStateStore implements StateStore {
 
     const previousText = await readTextIfExists(this.path);
     // Parsing first means a corrupt file is reported and left exactly as it is. The file this
-    // store wrote last is known (and still there unchanged): parsing it again for every
-    // group-committed write of a long apply cost more than the write itself.
+    // store wrote last is known (and still there unchanged), so a long apply's group-committed
+    // writes do not parse it again each time.
     const previous =
       previousText === undefined ? undefined : previousText === this.lastWritten?.text ? this.lastWritten.state : await this.parse(previousText);
-    if (previous !== undefined) {
-      if (previous.lineage !== state.lineage) {
-        throw new StateConflictError(
-          `The state file ${this.path} has lineage ${previous.lineage}, not ${state.lineage}: it is another state. ` +
-            'Refusing to overwrite it; use another --state path or remove that file deliberately.',
-        );
-      }
-      if (previous.serial !== state.serial) {
-        throw new StateConflictError(
-          `The state file ${this.path} is at serial ${previous.serial}, but this run started from serial ${state.serial}: ` +
-            'another run wrote it meanwhile. Run the command again.',
-        );
-      }
-    }
+    refuseOverwrite(previous, state, this.describe(), 'use another --state path or remove that file deliberately');
 
     const next: StateDocument = { ...state, serial: state.serial + 1 };
     await this.store(next, previous, previousText);
@@ -143,12 +126,7 @@ export class FileStateStore implements StateStore {
     if (problem) throw new StateError(`Refusing to store an invalid state in ${this.path}: ${problem}.`);
     const previousText = await readTextIfExists(this.path);
     const previous = previousText === undefined ? undefined : await this.parse(previousText);
-    const refusal = importRefusal(previous, state, this.path);
-    if (refusal) throw new StateConflictError(refusal);
-    if (previous && previous.serial === state.serial) {
-      if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
-      throw new StateConflictError(`The state at ${this.path} is at the same serial ${state.serial} with other content. Nothing was copied.`);
-    }
+    if (previous && !copyChanges(previous, state, this.path)) return previous;
     await this.store(state, previous, previousText);
     return state;
   }
@@ -165,7 +143,7 @@ export class FileStateStore implements StateStore {
       changed: countChanged(previous, next),
     };
     const text = serializeState(next);
-    // The state's text is spliced in as it is: parsing it again per write cost more than the write.
+    // The state's text is spliced in as it is, not parsed again for the history entry.
     await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify(entry).slice(0, -1)},"state":${text.trimEnd()}}\n`);
     if (previousText !== undefined) await writeFileAtomic(this.backupPath, previousText);
     await writeFileAtomic(this.path, text);
@@ -243,16 +221,7 @@ export class FileStateStore implements StateStore {
     let toldWaiting = false;
     for (;;) {
       const created = this.now();
-      const info: LockInfo = {
-        id: randomUUID(),
-        owner: `${this.user}@${this.host}`,
-        host: this.host,
-        pid: this.pid,
-        operation: request.operation,
-        ...(this.command ? { command: this.command } : {}),
-        created: new Date(created).toISOString(),
-        expires: new Date(created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS)).toISOString(),
-      };
+      const info = this.identity.lockInfo(request, this.command, created, created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS));
       if (await this.tryCreateLock(info)) {
         if (takenOver) this.onNotice?.(`Took over the state lock of ${describeHolder(takenOver.lock)}: ${takenOver.reason}.`, 'takeover');
         await this.removeAbandonedTemporaries();
@@ -319,7 +288,7 @@ export class FileStateStore implements StateStore {
 
   /** The lock's record written whole, then linked to the lock's name: false when the lock exists. */
   private async tryCreateLock(info: LockInfo): Promise<boolean> {
-    const temporary = temporaryName(this.lockPath, this.host, this.pid);
+    const temporary = temporaryName(this.lockPath, this.identity.host, this.identity.pid);
     try {
       const handle = await open(temporary, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
       try {
@@ -353,10 +322,10 @@ export class FileStateStore implements StateStore {
     } catch {
       return;
     }
-    const host = hostInName(this.host);
+    const host = hostInName(this.identity.host);
     for (const name of names) {
       const writer = temporaryWriter(name);
-      if (!writer || !belongs(name) || writer.host !== host || writer.pid === this.pid || processAlive(writer.pid)) continue;
+      if (!writer || !belongs(name) || writer.host !== host || writer.pid === this.identity.pid || processAlive(writer.pid)) continue;
       await unlinkIfExists(join(directory, name)).catch(() => undefined);
     }
   }
@@ -382,7 +351,7 @@ export class FileStateStore implements StateStore {
 
   private staleReason(lock: LockInfo): string | undefined {
     if (lock.expires !== undefined && Date.parse(lock.expires) <= this.now()) return `it expired at ${lock.expires}`;
-    if (lock.host === this.host && lock.pid !== this.pid && !processAlive(lock.pid)) {
+    if (lock.host === this.identity.host && lock.pid !== this.identity.pid && !processAlive(lock.pid)) {
       return `its process ${lock.pid} on ${lock.host} is no longer running`;
     }
     return undefined;
@@ -393,7 +362,7 @@ export class FileStateStore implements StateStore {
    * only one taker gets it), check its content, and put it back if it changed meanwhile.
    */
   private async removeLockIf(expectedId: string | undefined, expectedRaw: string): Promise<boolean> {
-    const aside = temporaryName(this.lockPath, this.host, this.pid);
+    const aside = temporaryName(this.lockPath, this.identity.host, this.identity.pid);
     try {
       await rename(this.lockPath, aside);
     } catch (error) {
@@ -502,14 +471,6 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
     return errorCode(error) === 'EPERM';
-  }
-}
-
-function currentUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
   }
 }
 

@@ -30,7 +30,8 @@
  * that address before it plans anything for it (engine/unknown-outcomes.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { JsonValue } from '../core/json.js';
+import { parseAddress } from '../core/address.js';
+import { isObject, type JsonValue } from '../core/json.js';
 import { StateCorruptError, StateError, StatePortalMismatchError } from './errors.js';
 
 export const STATE_FORMAT_VERSION = 1;
@@ -125,8 +126,20 @@ export function moveResource(state: StateDocument, from: string, to: string): St
   if (to in state.resources) throw new StateError(`The state already has a resource at ${to}; nothing was moved. Remove it first with \`portalctl state rm ${to}\`.`);
   const resources = { ...state.resources };
   delete resources[from];
-  resources[to] = entry;
+  resources[to] = { ...entry, ids: movedIds(entry.ids, from, to) };
   return { ...state, resources };
+}
+
+/** The ids of a moved record: an id named in a step of `from` becomes the id of that step in `to`. */
+function movedIds(ids: Record<string, string>, from: string, to: string): Record<string, string> {
+  const before = parseAddress(from) ?? [];
+  const after = parseAddress(to) ?? [];
+  const renamed = new Map<string, string>();
+  before.forEach((step, index) => {
+    const next = after[index]?.id;
+    if (step.id !== undefined && next !== undefined && next !== step.id) renamed.set(step.id, next);
+  });
+  return Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, renamed.get(id) ?? id]));
 }
 
 /** Compare REST roots ignoring case of scheme/host, default ports and trailing slashes. */
@@ -166,9 +179,9 @@ export function assertSamePortal(state: StateDocument, url: string, id?: string)
 /**
  * Stable text: resources sorted by address, one per line (`"<address>": {compact entry}`), the
  * few top-level fields one per line, trailing newline. Still one JSON document (any JSON reader
- * takes it, and files written pretty-printed by earlier releases read the same), but about half
- * the size: reading a large organization's state was mostly spent on the indentation. A change
- * to one address is a change to one line of a diff.
+ * takes it, and files written pretty-printed by earlier releases read the same), without the
+ * indentation that would be half of a large state's size. A change to one address is a change to
+ * one line of a diff.
  */
 export function serializeState(state: StateDocument): string {
   const { unknownOutcomes, ...rest } = state;
@@ -249,8 +262,7 @@ function addressesMentioningFingerprints(text: string): ReadonlySet<string> | un
 
 /**
  * Validate an already-parsed state (e.g. a database's JSON column); throws StateCorruptError
- * naming `where`. Parsed JSON holds only JSON values, so entry values are not walked (for a
- * large organization that walk was most of the cost of reading the state).
+ * naming `where`. Parsed JSON holds only JSON values, so entry values are not walked.
  */
 export function stateFromValue(data: unknown, where: string, what?: string): StateDocument {
   const problem = findProblem(data, false);
@@ -263,12 +275,6 @@ export function validateState(state: unknown): string | undefined {
   return findProblem(state, true);
 }
 
-type Record_ = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record_ {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isJsonValue(value: unknown, depth = 0): boolean {
   if (depth > 200) return false;
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
@@ -277,7 +283,7 @@ function isJsonValue(value: unknown, depth = 0): boolean {
     for (const item of value) if (!isJsonValue(item, depth + 1)) return false;
     return true;
   }
-  if (isRecord(value)) {
+  if (isObject(value)) {
     for (const key in value) if (!isJsonValue(value[key], depth + 1)) return false;
     return true;
   }
@@ -289,14 +295,14 @@ const isoTime = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-
 const isTime = (value: unknown): boolean => typeof value === 'string' && (isoTime.test(value) || !Number.isNaN(Date.parse(value)));
 
 function idsProblem(ids: unknown): boolean {
-  if (!isRecord(ids)) return true;
+  if (!isObject(ids)) return true;
   for (const key in ids) if (typeof ids[key] !== 'string') return true;
   return false;
 }
 
 /** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot). */
 function findProblem(data: unknown, checkValues: boolean): string | undefined {
-  if (!isRecord(data)) return 'the top level is not an object';
+  if (!isObject(data)) return 'the top level is not an object';
   if (data['formatVersion'] !== STATE_FORMAT_VERSION) {
     return typeof data['formatVersion'] === 'number'
       ? `formatVersion ${data['formatVersion']} is not supported (this portalctl reads version ${STATE_FORMAT_VERSION}); use the portalctl that wrote it`
@@ -306,18 +312,18 @@ function findProblem(data: unknown, checkValues: boolean): string | undefined {
   const serial = data['serial'];
   if (typeof serial !== 'number' || !Number.isInteger(serial) || serial < 0) return 'serial is not a non-negative integer';
   const portal = data['portal'];
-  if (!isRecord(portal) || typeof portal['url'] !== 'string' || portal['url'] === '') return 'portal.url is missing';
+  if (!isObject(portal) || typeof portal['url'] !== 'string' || portal['url'] === '') return 'portal.url is missing';
   if (portal['id'] !== undefined && typeof portal['id'] !== 'string') return 'portal.id is not a string';
   const resources = data['resources'];
-  if (!isRecord(resources)) return 'resources is not an object';
+  if (!isObject(resources)) return 'resources is not an object';
   const at = (address: string): string => `resources["${address}"]`;
   // Entries recorded or observed by one apply share their times: a time equal to the last one
-  // accepted is not checked again (two regular expressions per entry were a tenth of the check).
+  // accepted is not checked again.
   let appliedAt: unknown;
   let observedAt: unknown;
   for (const address in resources) {
     const entry = resources[address];
-    if (!isRecord(entry)) return `${at(address)} is not an object`;
+    if (!isObject(entry)) return `${at(address)} is not an object`;
     if (typeof entry['kind'] !== 'string' || entry['kind'] === '') return `${at(address)}.kind is missing`;
     if (idsProblem(entry['ids'])) return `${at(address)}.ids is not an object of strings`;
     if (!('value' in entry) || (checkValues && !isJsonValue(entry['value']))) return `${at(address)}.value is missing or not JSON`;
@@ -334,13 +340,13 @@ function findProblem(data: unknown, checkValues: boolean): string | undefined {
   }
   const unknown = data['unknownOutcomes'];
   if (unknown !== undefined) {
-    if (!isRecord(unknown)) return 'unknownOutcomes is not an object';
+    if (!isObject(unknown)) return 'unknownOutcomes is not an object';
     for (const [address, mark] of Object.entries(unknown)) {
       const where = `unknownOutcomes["${address}"]`;
-      if (!isRecord(mark)) return `${where} is not an object`;
+      if (!isObject(mark)) return `${where} is not an object`;
       if (typeof mark['kind'] !== 'string' || mark['kind'] === '') return `${where}.kind is missing`;
       const ids = mark['ids'];
-      if (!isRecord(ids) || !Object.values(ids).every((id) => typeof id === 'string')) return `${where}.ids is not an object of strings`;
+      if (!isObject(ids) || !Object.values(ids).every((id) => typeof id === 'string')) return `${where}.ids is not an object of strings`;
       if (typeof mark['operation'] !== 'string' || typeof mark['reason'] !== 'string') return `${where} needs operation and reason`;
       if (!('value' in mark) || !isJsonValue(mark['value'])) return `${where}.value is missing or not JSON`;
       if (typeof mark['since'] !== 'string' || Number.isNaN(Date.parse(mark['since']))) return `${where}.since is not a date`;

@@ -30,6 +30,18 @@ export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): str
   return flag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_STATE_FILE);
 }
 
+/**
+ * A file of one environment (its state file, its saved plan) (README "Environments"): the environment's state name goes
+ * into the file's name, before `.state.json` or else before the last extension:
+ * `portalctl.state.json` -> `portalctl.production.state.json`, `states/x.json` ->
+ * `states/x.production.json`. Several environments never share a file.
+ */
+export function environmentFile(path: string, stateName: string): string {
+  const name = checkStateName(stateName);
+  const match = /^(.*?)(\.state\.json|\.[^./\\]+)?$/i.exec(path) as RegExpExecArray;
+  return `${match[1] ?? ''}.${name}${match[2] ?? ''}`;
+}
+
 export function openStateStore(spec: string | undefined, options: OpenStateOptions): StateStore {
   const chosen = stateSpec(spec, options.env);
   const name = checkStateName(options.name ?? DEFAULT_STATE_NAME);

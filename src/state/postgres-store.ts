@@ -18,16 +18,15 @@
  *   (its late answers would be read as the next statement's), which for the lock's connection
  *   means the lock is lost, and every socket this store opened is closed when it closes.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Socket } from 'node:net';
-import { hostname as osHostname, userInfo } from 'node:os';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
-import { deepEqual, type JsonValue } from '../core/json.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
-import { countChanged, DEFAULT_HISTORY_KEEP, importRefusal, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
+import { countChanged, DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
 /** The version of the tables this release writes; see MIGRATIONS. */
 export const POSTGRES_SCHEMA_VERSION = 2;
@@ -65,9 +64,26 @@ export interface PostgresStateStoreOptions {
 type PgModule = Pick<typeof import('pg'), 'Pool' | 'Client'>;
 
 let pgModule: Promise<PgModule> | undefined;
-/** Loaded on first use: commands on a file state never pay for the driver. */
+/**
+ * Loaded on first use: commands on a file state never pay for the driver. `pg` is an optional
+ * peer dependency of the package (installed only by those who keep the state in PostgreSQL), so
+ * its absence is said plainly.
+ */
 function loadPg(): Promise<PgModule> {
-  pgModule ??= import('pg').then((module) => module.default);
+  pgModule ??= import('pg').then(
+    (module) => module.default,
+    (error: unknown) => {
+      pgModule = undefined;
+      const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+      if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /['"]pg['"]/.test(String(error))) {
+        throw new StateError(
+          'A PostgreSQL state needs the pg package (node-postgres), which is not installed. Install it beside portalctl: `npm install pg` (file states do not need it).',
+          { cause: error },
+        );
+      }
+      throw error;
+    },
+  );
   return pgModule;
 }
 
@@ -100,9 +116,7 @@ export class PostgresStateStore implements StateStore {
   private readonly command: string | undefined;
   private readonly keepHistory: number;
   private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
-  private readonly host: string;
-  private readonly pid: number;
-  private readonly user: string;
+  private readonly identity: HolderIdentity;
   private readonly sleep: (ms: number) => Promise<void>;
   private pool: Pool | undefined;
   private held: HeldLock | undefined;
@@ -121,9 +135,7 @@ export class PostgresStateStore implements StateStore {
     this.command = options.command;
     this.keepHistory = options.keepHistory ?? DEFAULT_HISTORY_KEEP;
     this.onNotice = options.onNotice;
-    this.host = options.host ?? osHostname();
-    this.pid = options.pid ?? process.pid;
-    this.user = options.user ?? currentUser();
+    this.identity = new HolderIdentity(options);
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   }
 
@@ -369,19 +381,7 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       await this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        if (current) {
-          if (current.lineage !== state.lineage) {
-            throw new StateConflictError(
-              `The state ${this.where()} has lineage ${current.lineage}, not ${state.lineage}: it is another state. ` +
-                'Refusing to overwrite it; use another --state-name, or remove that state deliberately.',
-            );
-          }
-          if (current.serial !== state.serial) {
-            throw new StateConflictError(
-              `The state ${this.where()} is at serial ${current.serial}, but this run started from serial ${state.serial}: another run wrote it meanwhile. Run the command again.`,
-            );
-          }
-        }
+        refuseOverwrite(current, state, this.where(), 'use another --state-name, or remove that state deliberately');
         const previous = current ? await this.previousDocument(client, current) : undefined;
         await this.storeRow(client, next, previous, current !== undefined);
       });
@@ -396,13 +396,8 @@ export class PostgresStateStore implements StateStore {
       await this.ensureSchema(client, true);
       return this.transaction(client, async () => {
         const current = await this.lockedRow(client);
-        const refusal = importRefusal(current, state, this.where());
-        if (refusal) throw new StateConflictError(refusal);
         const previous = current ? await this.previousDocument(client, current) : undefined;
-        if (previous && current?.serial === state.serial) {
-          if (deepEqual(previous as unknown as JsonValue, state as unknown as JsonValue)) return previous;
-          throw new StateConflictError(`The state at ${this.where()} is at the same serial ${state.serial} with other content. Nothing was copied.`);
-        }
+        if (previous && !copyChanges(previous, state, this.where())) return previous;
         await this.storeRow(client, state, previous, current !== undefined);
         return state;
       });
@@ -455,8 +450,8 @@ export class PostgresStateStore implements StateStore {
 
   async lock(request: LockRequest): Promise<StateLock> {
     const pg = await loadPg();
-    const client = new pg.Client(await this.clientConfig(`lock ${request.operation} pid ${this.pid}`));
-    const held: HeldLock = { client, info: this.lockInfo(request) };
+    const client = new pg.Client(await this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`));
+    const held: HeldLock = { client, info: this.identity.lockInfo(request, this.command, Date.now()) };
     // A dropped connection must not crash the process: the next use reports it.
     client.on('error', (error: Error) => (held.lost ??= error));
     try {
@@ -504,18 +499,6 @@ export class PostgresStateStore implements StateStore {
       await endClient(client, true, this.target.queryTimeoutMs);
       throw this.backendError(error, 'lock');
     }
-  }
-
-  private lockInfo(request: LockRequest): LockInfo {
-    return {
-      id: randomUUID(),
-      owner: `${this.user}@${this.host}`,
-      host: this.host,
-      pid: this.pid,
-      operation: request.operation,
-      created: new Date().toISOString(),
-      ...(this.command ? { command: this.command } : {}),
-    };
   }
 
   /** The lock row, with the backend that wrote it. */
@@ -676,7 +659,12 @@ export async function migrateSchema(client: ClientBase, schema: string, upTo: nu
 async function withPasswordFromFile(target: PostgresTarget): Promise<{ connectionString: string; password?: string }> {
   const key = target.passwordFileKey;
   if (!key) return { connectionString: target.connectionString };
-  const pgpass = (await import('pgpass')).default;
+  // It comes with pg; where a package manager keeps it out of reach, there is no password file lookup.
+  const pgpass = await import('pgpass').then(
+    (module) => module.default,
+    () => undefined,
+  );
+  if (!pgpass) return { connectionString: target.connectionString };
   const password = await new Promise<string | undefined>((resolve) => pgpass(key, resolve));
   if (password === undefined || password === '') return { connectionString: target.connectionString };
   const url = new URL(target.connectionString);
@@ -718,12 +706,4 @@ async function endClient(client: Client, abandon: boolean, patienceMs: number): 
   const timer = setTimeout(() => client.connection.stream.destroy(), patienceMs);
   await ended;
   clearTimeout(timer);
-}
-
-function currentUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown';
-  }
 }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonValue } from '../core/json.js';
+import { isObject, type JsonValue } from '../core/json.js';
 import { writeFileAtomic } from './file-store.js';
 import type { StateEntry, StatePortal, UnknownOutcome } from './format.js';
 
@@ -49,10 +49,6 @@ export async function writeRecovery(preferred: string, document: RecoveryDocumen
   return undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The recovery file found for `preferred`, with where it is; undefined when there is none. Throws on a file that is not one. */
 export async function readRecovery(preferred: string): Promise<{ path: string; document: RecoveryDocument } | undefined> {
   for (const path of recoveryLocations(preferred)) {
@@ -68,11 +64,11 @@ export async function readRecovery(preferred: string): Promise<{ path: string; d
     } catch {
       throw new Error(`The recovery file ${path} is not valid JSON; inspect it, then remove it.`);
     }
-    if (!isRecord(data) || data['format'] !== RECOVERY_FORMAT || typeof data['lineage'] !== 'string' || !isRecord(data['resources'])) {
+    if (!isObject(data) || data['format'] !== RECOVERY_FORMAT || typeof data['lineage'] !== 'string' || !isObject(data['resources'])) {
       throw new Error(`${path} is not a portalctl recovery file; inspect it, then remove it.`);
     }
     const document = data as unknown as RecoveryDocument;
-    return { path, document: { ...document, unknownOutcomes: isRecord(data['unknownOutcomes']) ? document.unknownOutcomes : {} } };
+    return { path, document: { ...document, unknownOutcomes: isObject(data['unknownOutcomes']) ? document.unknownOutcomes : {} } };
   }
   return undefined;
 }

@@ -89,15 +89,3 @@ export function countChanged(before: StateDocument | undefined, after: StateDocu
   for (const address of Object.keys(previous)) if (!(address in after.resources)) changed += 1;
   return changed;
 }
-
-/** The refusal shared by both stores when a state is pushed onto another. */
-export function importRefusal(target: Pick<StateDocument, 'lineage' | 'serial'> | undefined, incoming: StateDocument, where: string): string | undefined {
-  if (!target) return undefined;
-  if (target.lineage !== incoming.lineage) {
-    return `The state at ${where} has lineage ${target.lineage}, not ${incoming.lineage}: it is another state. Nothing was copied.`;
-  }
-  if (target.serial > incoming.serial) {
-    return `The state at ${where} is at serial ${target.serial}, newer than the serial ${incoming.serial} being copied. Nothing was copied.`;
-  }
-  return undefined;
-}

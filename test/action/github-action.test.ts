@@ -63,23 +63,39 @@ async function planSummary(config: string): Promise<Record<string, number>> {
   return (JSON.parse(stdout) as { summary: Record<string, number> }).summary;
 }
 
-const writes = (calls: ForgeStub['calls']) => calls.filter((call) => call.method !== 'GET').map((call) => `${call.method} ${call.path}`);
+/** The writes the script sent (the GraphQL question of who the token is excepted). */
+const writes = (calls: ForgeStub['calls']) => calls.filter((call) => call.method !== 'GET' && call.path !== '/graphql').map((call) => `${call.method} ${call.path}`);
 
 describe('GitHub Action script', () => {
   it('action.yml runs the script with every input it declares, and maps every output the script writes', async () => {
     const action = parse(await readFile(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
       inputs: Record<string, unknown>;
       outputs: Record<string, { value: string }>;
-      runs: { using: string; steps: { id?: string; run: string; env?: Record<string, string> }[] };
+      runs: { using: string; steps: { id?: string; if?: string; uses?: string; run?: string; with?: Record<string, string>; env?: Record<string, string> }[] };
     };
     expect(action.runs.using).toBe('composite');
     const step = action.runs.steps.find((entry) => entry.id === 'run');
     expect(step?.run).toContain('scripts/action/github.mjs');
-    for (const name of Object.keys(action.inputs).filter((key) => !['github-token', 'version'].includes(key))) {
+    for (const name of Object.keys(action.inputs).filter((key) => !['github-token', 'version', 'pr-number'].includes(key))) {
       expect(step?.env?.[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`], name).toBe(`\${{ inputs.${name} }}`);
     }
+    // On apply the pull request is the merged one the step before found, unless given.
+    expect(step?.env?.['INPUT_PR_NUMBER']).toBe('${{ inputs.pr-number || steps.reviewed.outputs.pr-number }}');
     for (const [name, output] of Object.entries(action.outputs)) expect(output.value).toBe(`\${{ steps.run.outputs.${name} }}`);
-    expect(Object.keys(action.outputs)).toEqual(expect.arrayContaining(['exit-code', 'create', 'update', 'delete', 'destructive', 'drift', 'pending', 'applied', 'failed', 'skipped']));
+    expect(Object.keys(action.outputs)).toEqual(expect.arrayContaining(['exit-code', 'create', 'update', 'delete', 'destructive', 'refusals', 'drift', 'pending', 'applied', 'failed', 'skipped', 'plan-artifact']));
+
+    // The reviewed plan: found by one script, downloaded by GitHub's own action, handed to the run step.
+    const reviewed = action.runs.steps.find((entry) => entry.id === 'reviewed');
+    expect(reviewed?.if).toBe("inputs.command == 'apply' && inputs.reviewed-plan != 'false'");
+    expect(reviewed?.run).toContain('scripts/action/github-reviewed-plan.mjs');
+    const download = action.runs.steps.find((entry) => entry.uses?.startsWith('actions/download-artifact@'));
+    expect(download?.with).toMatchObject({ name: '${{ steps.reviewed.outputs.artifact }}', 'run-id': '${{ steps.reviewed.outputs.run-id }}', path: '${{ runner.temp }}/portalctl-reviewed-plan' });
+    expect(step?.env?.['INPUT_REVIEWED_PLAN_DIR']).toContain("format('{0}/portalctl-reviewed-plan', runner.temp)");
+    expect(step?.env?.['INPUT_REVIEWED_PLAN_MISSING']).toBe('${{ steps.reviewed.outputs.missing }}');
+    // The plan of a pull request is kept under the name the script chose, for the apply job.
+    const upload = action.runs.steps.find((entry) => entry.uses?.startsWith('actions/upload-artifact@'));
+    expect(upload?.with).toMatchObject({ name: '${{ steps.run.outputs.plan-artifact }}', path: '${{ inputs.plan-file }}' });
+    expect(action.runs.steps.map((entry) => entry.id ?? entry.uses ?? '')).toEqual(['', 'reviewed', 'actions/download-artifact@v4', 'run', 'actions/upload-artifact@v4']);
   });
 
   it('plans, comments once on the pull request, and updates that same comment on the next push', async () => {
@@ -132,6 +148,25 @@ describe('GitHub Action script', () => {
     expect(second.stdout).toContain(`updated comment ${comment.id} on pull request #42`);
   });
 
+  it("never edits another participant's comment that holds the marker: only the token's own account's", async () => {
+    const marker = `<!-- portalctl-comment: plan:${MINIMAL} -->`;
+    // Posted first by someone else, marker and all, to have the bot write the plan into it.
+    forge.comments.push({ id: 7, body: `${marker}\nI will be replaced by the plan`, author: 'mallory' });
+    const first = await runScript('github.mjs', githubEnv({ command: 'plan', config: MINIMAL }), dir);
+    expect(first.code).toBe(0);
+    expect(writes(forge.calls)).toEqual(['POST /repos/acme/portal-settings/issues/42/comments']);
+    expect(forge.comments[0]).toEqual({ id: 7, body: `${marker}\nI will be replaced by the plan`, author: 'mallory' });
+    const ours = forge.comments[1]!;
+    expect(ours.author).toBe('github-actions[bot]');
+    // Who the token is comes from GraphQL's viewer (GET /user refuses the workflow token).
+    expect(forge.calls.some((call) => call.method === 'POST' && call.path === '/graphql')).toBe(true);
+
+    forge.calls.length = 0;
+    expect((await runScript('github.mjs', githubEnv({ command: 'plan', config: MINIMAL }), dir)).code).toBe(0);
+    expect(writes(forge.calls)).toEqual([`PATCH /repos/acme/portal-settings/issues/comments/${ours.id}`]);
+    expect(forge.comments[0]!.body).toBe(`${marker}\nI will be replaced by the plan`);
+  });
+
   it('finds its comment past the first page of comments, and keeps a separate comment per command', async () => {
     for (let i = 0; i < 130; i++) forge.comments.push({ id: i + 1, body: `comment ${i}` });
     const run = () => runScript('github.mjs', githubEnv({ command: 'plan', config: MINIMAL }), dir);
@@ -153,9 +188,9 @@ describe('GitHub Action script', () => {
     expect(outputs['drift']).toBe('0');
   });
 
-  it('applies: counts applied, failed and skipped; then plan and drift say there is nothing to do', async () => {
+  it('applies (reviewed-plan false: plans and applies at once): counts applied, failed and skipped; then plan and drift say there is nothing to do', async () => {
     const expected = await planSummary(MINIMAL);
-    const apply = await runScript('github.mjs', githubEnv({ command: 'apply', config: MINIMAL }), dir);
+    const apply = await runScript('github.mjs', githubEnv({ command: 'apply', config: MINIMAL, 'reviewed-plan': 'false' }), dir);
     expect(apply.code).toBe(0);
     expect(await readKeyValues(join(dir, 'output'))).toMatchObject({
       'exit-code': '0',

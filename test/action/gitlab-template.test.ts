@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { commandArgs, outputArgs } from '../../scripts/action/run-portalctl.mjs';
 import { CLI, REPO_ROOT, SAMPLE_ORG } from '../support/cli.js';
@@ -18,6 +18,7 @@ import { readKeyValues, runScript, tempDir } from './run-script.js';
 const GITLAB_TOKEN = 'glpat-stubtoken0123456789';
 const MINIMAL = join(REPO_ROOT, 'examples/minimal');
 const TEMPLATE = join(REPO_ROOT, 'examples/ci/gitlab/portalctl.gitlab-ci.yml');
+const COMPONENT = join(REPO_ROOT, 'templates/portalctl.yml');
 
 let emulator: RunningEmulator;
 let forge: ForgeStub;
@@ -52,33 +53,92 @@ function gitlabEnv(settings: Record<string, string>, mergeRequest = true): Recor
 
 const writes = (calls: ForgeStub['calls']) => calls.filter((call) => call.method !== 'GET').map((call) => `${call.method} ${call.path}`);
 
-describe('GitLab CI template', () => {
-  it('runs the shared script from the installed package, with plan, apply and drift jobs and a dotenv report', async () => {
-    const template = parse(await readFile(TEMPLATE, 'utf8')) as Record<string, { extends?: string; script?: string[]; variables?: Record<string, string>; artifacts?: { reports?: { dotenv?: string } } }>;
-    expect(template['.portalctl']?.script?.join('\n')).toContain('portalctl/scripts/action/gitlab.mjs');
-    expect(template['.portalctl']?.artifacts?.reports?.dotenv).toBe('portalctl.env');
-    const commands = Object.values(template).filter((job) => job.extends === '.portalctl').map((job) => job.variables?.['PORTALCTL_CI_COMMAND']);
-    expect(commands.sort()).toEqual(['apply', 'drift', 'plan']);
-    // Every PORTALCTL_CI_* variable the template sets is one the script reads.
-    const script = await readFile(join(REPO_ROOT, 'scripts/action/gitlab.mjs'), 'utf8');
-    const variables = Object.values(template).flatMap((job) => Object.keys(job.variables ?? {})).filter((name) => name.startsWith('PORTALCTL_CI_'));
-    for (const name of new Set(variables)) expect(script, name).toContain(`setting('${name.slice('PORTALCTL_CI_'.length)}'`);
+/** The template with its inputs put in, as GitLab interpolates `$[[ inputs.x ]]` (defaults unless given). */
+function interpolated(text: string, given: Record<string, unknown> = {}): Record<string, Job> {
+  const [header, body] = parseAllDocuments(text).map((doc) => doc.toJS() as unknown);
+  const inputs = (header as { spec: { inputs: Record<string, { default?: unknown }> } }).spec.inputs;
+  const value = (name: string): unknown => (name in given ? given[name] : inputs[name]?.default);
+  const source = text.slice(text.indexOf('\n---\n') + 5).replace(/\$\[\[ inputs\.([\w-]+) \]\]/g, (_, name: string) => {
+    const input = value(name);
+    return Array.isArray(input) ? JSON.stringify(input) : String(input);
+  });
+  expect(body).toBeTruthy();
+  return parse(source) as Record<string, Job>;
+}
+
+interface Job {
+  extends?: string;
+  script?: string[];
+  variables?: Record<string, string>;
+  artifacts?: { paths?: string[]; reports?: { dotenv?: string; terraform?: string } };
+  rules?: { if?: string; changes?: string[] }[];
+}
+
+describe('GitLab CI component and template', () => {
+  it('are one file: a component under templates/ (include: component:) and the same text as the local template, with spec inputs pinned by default', async () => {
+    const text = await readFile(COMPONENT, 'utf8');
+    expect(await readFile(TEMPLATE, 'utf8')).toBe(text);
+    const [header] = parseAllDocuments(text).map((doc) => doc.toJS() as { spec: { inputs: Record<string, { default?: unknown; type?: string }> } });
+    const inputs = header!.spec.inputs;
+    const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    // The release installed is this package's own, and the image a pinned Node release: never `latest`.
+    expect(inputs['version']?.default).toBe(version);
+    expect(String(inputs['image']?.default)).toMatch(/^node:\d+\.\d+\.\d+-slim$/);
+    expect(text).not.toMatch(/@latest|:latest|default: latest/);
+    for (const [name, input] of Object.entries(inputs)) expect(input, name).toHaveProperty('default');
+    // Every input is used, and nothing interpolates an input that is not declared.
+    const used = new Set([...text.matchAll(/\$\[\[ inputs\.([\w-]+) \]\]/g)].map((match) => match[1]));
+    expect([...used].sort()).toEqual(Object.keys(inputs).sort());
   });
 
-  it('its jobs run only flags portalctl has (the --state-name of the PostgreSQL state contract excepted until it lands)', async () => {
-    const template = parse(await readFile(TEMPLATE, 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string> }>;
-    const shared = template['variables'] as unknown as Record<string, string>;
-    for (const job of Object.values(template).filter((entry) => entry.extends === '.portalctl')) {
-      const settings = { ...shared, ...job.variables };
-      const args = commandArgs({ command: settings['PORTALCTL_CI_COMMAND'], config: settings['PORTALCTL_CI_CONFIG'], stateName: settings['PORTALCTL_CI_STATE_NAME'] ?? '', args: settings['PORTALCTL_CI_ARGS'] ?? '' }) as string[];
+  it('runs the shared script with plan, apply and drift jobs, a dotenv report and the Terraform report of the merge-request widget', async () => {
+    const jobs = interpolated(await readFile(COMPONENT, 'utf8'));
+    const base = jobs['.portalctl']!;
+    expect(base.script?.join('\n')).toContain('portalctl/scripts/action/gitlab.mjs');
+    expect(base.script?.join('\n')).toContain('npm install --global --no-audit --no-fund "portalctl@${PORTALCTL_VERSION}"');
+    expect(base.artifacts?.reports?.dotenv).toBe('portalctl.env');
+    expect(Object.keys(jobs).filter((name) => jobs[name]?.extends === '.portalctl').sort()).toEqual(['portalctl:apply', 'portalctl:drift', 'portalctl:plan']);
+    expect(jobs['portalctl:plan']?.artifacts?.reports?.terraform).toBe('portalctl-plan.tfreport.json');
+    expect(jobs['portalctl:plan']?.artifacts?.paths).toContain('portalctl-plan.json');
+    expect(jobs['portalctl:plan']?.rules?.[0]?.changes).toEqual(['portal/**/*']);
+    expect(jobs['portalctl:apply']?.variables).toMatchObject({ PORTALCTL_CI_COMMAND: 'apply', PORTALCTL_CI_REVIEWED_PLAN: 'true', PORTALCTL_CI_PLAN_JOB: 'portalctl:plan' });
+    expect(jobs['portalctl:drift']?.variables).toMatchObject({ PORTALCTL_CI_COMMAND: 'drift', PORTALCTL_CI_ISSUE: 'true', PORTALCTL_CI_FAIL_ON_DRIFT: 'false' });
+    // Every PORTALCTL_CI_* variable the component sets is one the script reads, with the script's defaults where they meet.
+    const script = await readFile(join(REPO_ROOT, 'scripts/action/gitlab.mjs'), 'utf8');
+    const variables = Object.values(jobs).flatMap((job) => Object.keys(job.variables ?? {})).filter((name) => name.startsWith('PORTALCTL_CI_'));
+    for (const name of new Set(variables)) expect(script, name).toContain(`setting('${name.slice('PORTALCTL_CI_'.length)}'`);
+    expect(script).toContain("setting('TERRAFORM_REPORT', 'portalctl-plan.tfreport.json')");
+    expect(script).toContain("setting('PLAN_JOB', 'portalctl:plan')");
+
+    // Included twice (two environments): jobs apart by name, each apply looking for its own plan job.
+    const staging = interpolated(await readFile(COMPONENT, 'utf8'), { name: 'staging', 'state-name': 'staging' });
+    expect(Object.keys(staging).sort()).toEqual(['.staging', 'staging:apply', 'staging:drift', 'staging:plan']);
+    expect(staging['staging:apply']?.variables?.['PORTALCTL_CI_PLAN_JOB']).toBe('staging:plan');
+  });
+
+  it('its jobs run only flags portalctl has', async () => {
+    const jobs = interpolated(await readFile(COMPONENT, 'utf8'));
+    for (const job of Object.values(jobs).filter((entry) => entry.extends === '.portalctl')) {
+      const settings = { ...jobs['.portalctl']?.variables, ...job.variables };
+      const args = commandArgs({ command: settings['PORTALCTL_CI_COMMAND'], config: settings['PORTALCTL_CI_CONFIG'], stateName: settings['PORTALCTL_CI_STATE_NAME'] ?? '', args: settings['PORTALCTL_CI_ARGS'] ?? '', reviewedPlan: 'plan.json' }) as string[];
       const help = spawnSync(process.execPath, [CLI, args[0]!, '--help'], { encoding: 'utf8' }).stdout;
       for (const output of outputArgs(args[0]) as string[][]) {
-        for (const flag of [...args, ...output].filter((word) => word.startsWith('--'))) {
-          if (flag === '--state-name' && !help.includes(flag)) continue;
-          expect(help, `${args[0]} ${flag}`).toContain(flag);
-        }
+        for (const flag of [...args, ...output].filter((word) => word.startsWith('--'))) expect(help, `${args[0]} ${flag}`).toContain(flag);
       }
     }
+  });
+
+  it("never edits another member's note that holds the marker: only the token's own account's (GET /user)", async () => {
+    const marker = `<!-- portalctl-comment: plan:${MINIMAL} -->`;
+    forge.comments.push({ id: 3, body: `${marker}\nplanted`, author: '42' });
+    expect((await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'plan', CONFIG: MINIMAL }), dir)).code).toBe(0);
+    expect((await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'plan', CONFIG: MINIMAL }), dir)).code).toBe(0);
+    expect(forge.comments).toHaveLength(2);
+    expect(forge.comments[0]).toEqual({ id: 3, body: `${marker}\nplanted`, author: '42' });
+    const ours = forge.comments[1]!;
+    expect(ours.author).toBe('900');
+    expect(writes(forge.calls)).toEqual(['POST /api/v4/projects/4711/merge_requests/5/notes', `PUT /api/v4/projects/4711/merge_requests/5/notes/${ours.id}`]);
+    expect(forge.calls.filter((call) => call.path === '/api/v4/user')).toHaveLength(2);
   });
 
   it('plans, writes one merge-request note, and edits that same note on the next push', async () => {
@@ -96,6 +156,12 @@ describe('GitLab CI template', () => {
     expect(Number(dotenv['PORTALCTL_CREATE']) + Number(dotenv['PORTALCTL_UPDATE']) + Number(dotenv['PORTALCTL_DELETE'])).toBeGreaterThan(0);
     expect(await readFile(join(dir, 'portalctl-plan.md'), 'utf8')).toBe(note.body);
     expect(JSON.parse(await readFile(join(dir, 'portalctl-plan.json'), 'utf8'))).toMatchObject({ formatVersion: 1 });
+    // The merge-request widget's report: the three counts of GitLab's Terraform integration.
+    expect(JSON.parse(await readFile(join(dir, 'portalctl-plan.tfreport.json'), 'utf8'))).toEqual({
+      create: Number(dotenv['PORTALCTL_CREATE']),
+      update: Number(dotenv['PORTALCTL_UPDATE']),
+      delete: Number(dotenv['PORTALCTL_DELETE']),
+    });
     for (const text of [note.body, first.stdout, await readFile(join(dir, 'portalctl.env'), 'utf8')]) {
       expect(text).not.toContain(GITLAB_TOKEN);
       expect(text).not.toContain('admin-token');
@@ -110,7 +176,7 @@ describe('GitLab CI template', () => {
   });
 
   it('applies on the default branch (no merge request: no note), then drift reports in sync', async () => {
-    const apply = await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'apply', CONFIG: MINIMAL, ARGS: `--portal ${emulator.url} --invites-dir ${join(dir, 'invites')}` }, false), dir);
+    const apply = await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'apply', CONFIG: MINIMAL, REVIEWED_PLAN: 'false', ARGS: `--portal ${emulator.url} --invites-dir ${join(dir, 'invites')}` }, false), dir);
     expect(apply.code).toBe(0);
     expect(forge.calls).toEqual([]);
     const applied = await readKeyValues(join(dir, 'portalctl.env'));
@@ -124,7 +190,7 @@ describe('GitLab CI template', () => {
   });
 
   it('drift exit 3 fails the job, unless PORTALCTL_CI_FAIL_ON_DRIFT is false', async () => {
-    expect((await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'apply', CONFIG: MINIMAL }, false), dir)).code).toBe(0);
+    expect((await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'apply', CONFIG: MINIMAL, REVIEWED_PLAN: 'false' }, false), dir)).code).toBe(0);
     // Someone changes the password policy by hand.
     const changed = await fetch(`${emulator.url}/portals/self/securityPolicy/update`, {
       method: 'POST',
@@ -135,7 +201,7 @@ describe('GitLab CI template', () => {
     const failing = await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'drift', CONFIG: MINIMAL }), dir);
     expect(failing.code).toBe(3);
     expect(await readKeyValues(join(dir, 'portalctl.env'))).toMatchObject({ PORTALCTL_EXIT_CODE: '3', PORTALCTL_DRIFT: '1' });
-    expect(forge.comments.at(-1)!.body).toContain('Drift: 1 object(s) changed outside portalctl');
+    expect(forge.comments.at(-1)!.body).toContain('Drift: 1 object changed outside portalctl');
     const tolerated = await runScript('gitlab.mjs', gitlabEnv({ COMMAND: 'drift', CONFIG: MINIMAL, FAIL_ON_DRIFT: 'false' }), dir);
     expect(tolerated.code).toBe(0);
     expect(forge.comments).toHaveLength(1);

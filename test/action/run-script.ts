@@ -21,7 +21,7 @@ function cleanEnv(): Record<string, string> {
   return env;
 }
 
-export function runScript(script: 'github.mjs' | 'gitlab.mjs', env: Record<string, string>, cwd: string): Promise<ScriptResult> {
+export function runScript(script: 'github.mjs' | 'github-reviewed-plan.mjs' | 'gitlab.mjs', env: Record<string, string>, cwd: string): Promise<ScriptResult> {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts/action', script)], {
     cwd,
     env: { ...cleanEnv(), PORTALCTL_BIN: CLI, ...env },

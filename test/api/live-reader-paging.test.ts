@@ -50,7 +50,8 @@ describe('createLiveReader total', () => {
 });
 
 /** A client whose answers wait until released, to see what is in flight at once. */
-function heldClient(entries: number, pageSize = 100, nextStartOf = (start: number, num: number) => start + num) {
+/** `served`: how many entries the server puts on a page (it may hold fewer than asked for). */
+function heldClient(entries: number, pageSize = 100, served = pageSize) {
   const inFlight: string[] = [];
   let most = 0;
   const waiting: (() => void)[] = [];
@@ -64,8 +65,9 @@ function heldClient(entries: number, pageSize = 100, nextStartOf = (start: numbe
       most = Math.max(most, inFlight.length);
       await new Promise<void>((resolve) => waiting.push(resolve));
       inFlight.splice(inFlight.indexOf(name), 1);
-      const next = nextStartOf(start, num);
-      return { total: entries, start, num, nextStart: next > entries ? -1 : next, entries: all.slice(start - 1, start - 1 + num) };
+      const size = Math.min(num, served);
+      const next = start + size;
+      return { total: entries, start, num: size, nextStart: next > entries ? -1 : next, entries: all.slice(start - 1, start - 1 + size) };
     },
   };
   /** Answers the requests waiting, round after round until none comes: how many each round answered (the last 0). */
@@ -101,16 +103,16 @@ describe('createLiveReader concurrency', () => {
   });
 
   it('pages one after another when the pages do not follow on by the page size', async () => {
-    const held = heldClient(250, 100, (start) => start + 50);
+    const held = heldClient(250, 100, 50);
     const reader = createLiveReader(held.client, { concurrency: 8 });
     const list = reader.list('/odd', 'entries');
     const rounds = await held.answerAll();
-    expect(await list).toBeDefined();
+    expect((await list)?.map((entry) => entry['id'])).toEqual(Array.from({ length: 250 }, (_, index) => `e${index + 1}`));
     // start=1, 51, 101, 151, 201: each asked for only after the one before answered.
     expect(rounds.filter((n) => n > 0)).toEqual([1, 1, 1, 1, 1]);
   });
 
-  it('goes on from the last page when the list grew while it was read', async () => {
+  it('reads a list again from a fresh first page when it grew while it was read', async () => {
     const calls: string[] = [];
     let size = 150;
     const client: Pick<ApiClient, 'get'> = {
@@ -122,8 +124,11 @@ describe('createLiveReader concurrency', () => {
         return answer;
       },
     };
-    const listed = await createLiveReader(client).list('/growing', 'entries');
-    expect(calls).toEqual(['start=1', 'start=101', 'start=201']);
-    expect(listed).toHaveLength(250);
+    const reader = createLiveReader(client);
+    const listed = await reader.list('/growing', 'entries');
+    // The second page said 250 where the first said 150: the first read is thrown away and the list read again.
+    expect(calls).toEqual(['start=1', 'start=101', 'start=201', 'start=1', 'start=101', 'start=201']);
+    expect(listed?.map((entry) => entry['id'])).toEqual(Array.from({ length: 250 }, (_, index) => `e${index + 1}`));
+    expect(await reader.total?.('/growing', 'entries')).toBe(250);
   });
 });

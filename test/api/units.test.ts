@@ -14,6 +14,7 @@ import {
   type ApiClient,
 } from '../../src/api/index.js';
 import type { JsonObject } from '../../src/core/json.js';
+import { certificateProblem } from '../../src/api/transport.js';
 import type { Params } from '../../src/api/encoding.js';
 
 describe('form encoding', () => {
@@ -126,5 +127,24 @@ describe('createLiveReader', () => {
     await expect(reader.get('/flaky')).rejects.toThrow('boom');
     expect(await reader.get('/flaky')).toEqual({ path: '/flaky' });
     expect(calls).toEqual(['get /flaky', 'get /flaky']);
+  });
+});
+
+describe('certificateProblem', () => {
+  const tlsFailure = (code: string): Error => Object.assign(new Error('tls failure'), { code });
+  it.each([
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'untrusted-issuer'],
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'untrusted-issuer'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'untrusted-issuer'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'wrong-name'],
+    ['CERT_HAS_EXPIRED', 'out-of-date'],
+    ['CERT_REVOKED', 'revoked'],
+  ])('classifies %s (found through causes) as %s', (code, kind) => {
+    expect(certificateProblem(new Error('fetch failed', { cause: tlsFailure(code) }))).toEqual({ code, kind });
+  });
+
+  it('leaves other failures alone (they keep their retry rules)', () => {
+    expect(certificateProblem(tlsFailure('ECONNRESET'))).toBeUndefined();
+    expect(certificateProblem(new Error('no code'))).toBeUndefined();
   });
 });

@@ -191,7 +191,9 @@ describe('positions come from the positioned document, built only when asked', (
 /** Values as people write them, with the tricky scalars as strings and as bare words. */
 const tricky = fc.constantFrom(...scalars.filter((scalar) => !/^["']/.test(scalar) && !scalar.includes('#')));
 const leaf = fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), tricky);
-const key = fc.oneof(fc.string({ minLength: 1 }), tricky.filter((text) => text !== ''));
+// Not "constructor": toStrictEqual compares objects' `constructor` properties by identity, so two equal
+// objects holding that key (as two distinct `{}`) would compare unequal whatever the parsers did.
+const key = fc.oneof(fc.string({ minLength: 1 }), tricky.filter((text) => text !== '')).filter((text) => text !== 'constructor');
 const value = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(key, tie('node'), { maxKeys: 4 })),
 })).node;

@@ -16,7 +16,7 @@ import {
 } from '../../src/api/index.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
-import type { DesiredObject, Kind } from '../../src/kinds/contract.js';
+import { NotOnPortalError, type DesiredObject, type Kind } from '../../src/kinds/contract.js';
 import { kinds } from '../../src/kinds/index.js';
 import { callerFromSelf } from '../../src/engine/authority.js';
 import {
@@ -71,7 +71,8 @@ function sampleCase(file: string, title: string, body: () => Promise<void>): voi
 describe('the client and the kinds read every documented sample', () => {
   sampleCase('portals-self.json', 'facts (hosted, currentVersion a string) and the caller (user or app)', async () => {
     const self = await client.get('/portals/self');
-    expect(factsFromSelf(self)).toEqual({ facts: { edition: 'hosted', version: '2024.1', access: 'public', isVerified: false }, id: IDS.org });
+    // Hosted: the dated API version is the (dated) release.
+    expect(factsFromSelf(self)).toMatchObject({ facts: { edition: 'hosted', version: '2024.1', access: 'public', isVerified: false }, id: IDS.org });
     expect(callerFromSelf(self)).toEqual({
       description: 'user admin1 (org_admin)',
       role: 'org_admin',
@@ -234,6 +235,21 @@ describe('the client and the kinds read every documented sample', () => {
     const live = await kind('organization.resource').read(declared('organization.resource', 'organization.resource[thumbnail.png]', { key: 'thumbnail.png' }, null, true), reader);
     expect(live).not.toBeNull();
     expect(await kind('organization.resource').read(declared('organization.resource', 'organization.resource[gone.png]', { key: 'gone.png' }, null, true), reader)).toBeNull();
+  });
+
+  sampleCase('portals-self-users.json', 'E4 levels of the members from the organization list ("1"/"2" strings), paged to nextStart -1', async () => {
+    const members = await client.list('/portals/self/users', 'users');
+    expect(members.map((member) => [member['username'], member['level']])).toEqual([
+      ['admin1', '2'],
+      ['viewer1', '1'],
+    ]);
+    // One list read serves the declared users (the list is one page); one missing from it is looked up on its own.
+    const before = server.requests.length;
+    const listReader = createLiveReader(client);
+    expect(await kind('user.level').read(declared('user.level', 'user[viewer1].level', { username: 'viewer1' }, 2), listReader)).toBe(1);
+    expect(await kind('user.level').read(declared('user.level', 'user[admin1].level', { username: 'admin1' }, 2), listReader)).toBe(2);
+    await expect(kind('user.level').read(declared('user.level', 'user[ghost].level', { username: 'ghost' }, 2), listReader)).rejects.toThrow(new NotOnPortalError('user ghost'));
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/portals/self/users', '/community/users/ghost']);
   });
 
   sampleCase('errors.json', 'every documented envelope (HTTP 200) becomes a typed ApiError', async () => {

@@ -224,6 +224,7 @@ const reads: [string, string][] = [
   ['portals-self-roles.json', '/portals/self/roles?returnPrivileges=true'],
   ['portals-self-roles-id.json', '/portals/self/roles/c0ffeeRole000001'],
   ['portals-self-resources.json', '/portals/self/resources'],
+  ['portals-self-users.json', '/portals/self/users'],
   ['community-groups-search.json', `/community/groups?q=orgid:${ORG}`],
   ['search.json', `/search?q=orgid:${ORG}&num=100`],
 ];
@@ -366,7 +367,7 @@ describe('write-operations.json and the file downloads', () => {
   }
 
   it('E4 updateUserLevel answers {success} on a self-managed 10.6.1 portal', async () => {
-    const old = await startEmulator({ data: { ...state, organization: { ...state.organization, edition: 'self-managed', version: '10.6.1' } } as never });
+    const old = await startEmulator({ data: { ...state, organization: { ...state.organization, edition: 'self-managed', version: '10.6.1', apiVersion: '6.4' } } as never });
     try {
       const response = await fetch(`${old.url}/portals/self/updateUserLevel`, { method: 'POST', headers: bearer, body: new URLSearchParams({ f: 'json', user: 'member1', level: '2' }) });
       expectSameStructure(await response.json(), documentedFor('E4 '));

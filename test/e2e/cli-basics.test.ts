@@ -49,10 +49,11 @@ describe('CLI plan/apply/state end to end', () => {
     expect(invalidRun.code).toBe(1);
     expect(invalidRun.stderr).toMatch(/portalctl\.yaml:\d+:\d+/);
 
-    await portal.fault({ path: '/portals/self', error: { code: 500, message: 'Internal portal failure' }, count: 0 });
+    // A refusal, not a server failure (code 500 is retried, see test/e2e/portal-answers.test.ts).
+    await portal.fault({ path: '/portals/self', error: { code: 400, message: 'The portal refused the read' }, count: 0 });
     const apiError = await portal.run(['plan', config, '--detailed-exitcode']);
     expect(apiError.code).toBe(1);
-    expect(apiError.stderr).toContain('Internal portal failure');
+    expect(apiError.stderr).toContain('The portal refused the read');
   });
 
   it('an invalid config fails before any request, showing every problem with its place', async () => {
@@ -96,7 +97,7 @@ describe('CLI plan/apply/state end to end', () => {
     expect(plan.formatVersion).toBe(1);
     expect(plan.operations.map((op) => op.address).sort()).toEqual(ADDRESSES);
 
-    const saved = await portal.run(['plan', config, '--out', 'reviewed.plan.json', '--target', 'organization.securityPolicy', '--target', 'item[']);
+    const saved = await portal.run(['plan', config, '--out', 'reviewed.plan.json', '--target', 'organization.securityPolicy', '--target', 'item']);
     expect(saved.code).toBe(0);
     const file = JSON.parse(await readFile(join(portal.dir, 'reviewed.plan.json'), 'utf8')) as typeof plan;
     expect(file.operations.map((op) => op.address)).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy']);
@@ -113,14 +114,14 @@ describe('CLI plan/apply/state end to end', () => {
     expect((JSON.parse(rest.stdout) as typeof plan).operations.map((op) => op.address)).toEqual(['user[jsmith].task[a1b2c3]']);
   });
 
-  it('--target keeps only operations whose address starts with the target', async () => {
+  it('--target keeps only operations whose address the target selects', async () => {
     const targeted = await portal.run(['plan', config, '--format', 'json', '--target', 'user[jsmith]']);
     expect(targeted.code).toBe(0);
     const plan = JSON.parse(targeted.stdout) as { operations: { address: string }[] };
     expect(plan.operations.map((op) => op.address)).toEqual(['user[jsmith].task[a1b2c3]']);
 
     await portal.clearRequests();
-    const apply = await portal.run(['apply', config, '--auto-approve', '--target', 'organization.']);
+    const apply = await portal.run(['apply', config, '--auto-approve', '--target', 'organization']);
     expect(apply.code).toBe(0);
     const writes = await portal.requests({ writesOnly: true });
     expect(writes.map((entry) => entry.path)).toEqual(['/portals/self/securityPolicy/update']);

@@ -46,7 +46,7 @@ describe('CLI reliability', () => {
       await portal.clearRequests();
       await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
       const running = portal.start(['apply', config, '--auto-approve']);
-      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read', running.done);
       expect(await portal.store.currentLock()).toBeDefined();
       running.child.kill(signal);
       const result = await running.done;
@@ -75,25 +75,25 @@ describe('CLI reliability', () => {
   it('Ctrl-C while plan reads the portal says so and exits 130', async () => {
     await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
     const running = portal.start(['plan', config]);
-    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read', running.done);
     running.child.kill('SIGINT');
     const result = await running.done;
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('Interrupted: nothing was changed.');
   });
 
-  it('a --target that matches no declared object is an error naming it and the closest addresses', async () => {
+  it('a --target that selects no declared object is an error naming it and the closest addresses', async () => {
     const plan = await portal.run(['plan', config, '--target', 'user[jsmiht]']);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('--target "user[jsmiht]" matches no declared object; the closest: user[jsmith].task[a1b2c3]');
+    expect(plan.stderr).toContain('--target "user[jsmiht]" selects no declared object. Did you mean user[jsmith]?');
     expect(plan.stdout).not.toContain('No changes');
 
     const apply = await portal.run(['apply', config, '--auto-approve', '--target', 'organization.securityPolicyy']);
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain('--target "organization.securityPolicyy" matches no declared object; the closest: organization.securityPolicy');
+    expect(apply.stderr).toContain('--target "organization.securityPolicyy" selects no declared object. Did you mean organization.securityPolicy?');
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
 
-    // A prefix of a declared address still targets it.
+    // Whole first steps of a declared address still target it.
     const prefix = await portal.run(['plan', config, '--target', 'user[jsmith]', '--detailed-exitcode']);
     expect(prefix.code).toBe(2);
   });
@@ -112,9 +112,11 @@ describe('CLI reliability', () => {
     expect(directory.code).toBe(1);
     expect(directory.stderr).toContain('Error: Could not write the plan to .: it is a directory.');
 
-    const imported = await portal.run(['import', '--out', 'no-such-dir/portal.yaml']);
+    // import --out creates missing directories; a path through a file cannot be one.
+    await writeFile(join(portal.dir, 'a-file'), '');
+    const imported = await portal.run(['import', '--out', 'a-file/portal.yaml']);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toContain('Error: Could not write the config to no-such-dir/portal.yaml: no such file or directory.');
+    expect(imported.stderr).toContain('Error: Could not write the config to a-file/portal.yaml: a part of the path is not a directory.');
   });
 
   it('config errors are printed once', async () => {
@@ -179,7 +181,7 @@ describe('interrupts with the state in PostgreSQL', () => {
     try {
       await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
       const running = portal.start(['apply', config, '--auto-approve', '--state-name', name], { state: url });
-      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read');
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the slow read', running.done);
       expect(await store.currentLock()).toBeDefined();
       running.child.kill('SIGINT');
       const result = await running.done;

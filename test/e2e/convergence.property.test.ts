@@ -140,5 +140,5 @@ describe('convergence property', () => {
       }),
       { numRuns: 25, seed: 20260421, endOnFailure: true },
     );
-  }, 120_000);
+  });
 });

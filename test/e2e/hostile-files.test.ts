@@ -2,11 +2,11 @@
  * Hostile and odd config files through the real CLI: every one ends with a clear diagnostic at
  * file:line:column and exit 1, never a hang, a stack overflow message or a library's advice.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLI } from '../support/cli.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-files-'));
@@ -20,17 +20,24 @@ interface Result {
   stderr: string;
 }
 
-/** `portalctl validate <path>`; killed (and failing the test) if it does not finish in time. */
+/** Validations still running when a test ends (it hung and the suite's hang guard failed it): killed then. */
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
+/** `portalctl validate <path>`. */
 function validate(path: string, env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, 'validate', path, '--no-color'], { cwd: directory, env: { ...process.env, NO_COLOR: '1', ...env } });
+    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.on('close', (status) => {
-      clearTimeout(timer);
+      running.delete(child);
       resolve({ status, stdout, stderr });
     });
   });

@@ -66,7 +66,7 @@ describe('interrupted applies', () => {
 
   it('SIGKILL mid-apply, then apply again: converged, state valid, no invitation sent twice', async () => {
     const first = portal.start(['apply', config, '--auto-approve', '--parallelism', '2']);
-    await waitFor(async () => (await writeCount()) >= 12, 'some writes');
+    await waitFor(async () => (await writeCount()) >= 12, 'some writes', first.done);
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -87,7 +87,7 @@ describe('interrupted applies', () => {
 
   it('SIGINT mid-apply: in-flight operations finish and are recorded, exit 130, then apply converges', async () => {
     const first = portal.start(['apply', config, '--auto-approve', '--parallelism', '2']);
-    await waitFor(async () => (await writeCount()) >= 12, 'some writes');
+    await waitFor(async () => (await writeCount()) >= 12, 'some writes', first.done);
     first.child.kill('SIGINT');
     const interrupted = await first.done;
     expect(interrupted.code).toBe(130);
@@ -109,11 +109,11 @@ describe('interrupted applies', () => {
 
   it('a second SIGINT stops at once; apply again converges', async () => {
     const first = portal.start(['apply', config, '--auto-approve', '--parallelism', '2']);
-    await waitFor(async () => (await writeCount()) >= 12, 'some writes');
+    await waitFor(async () => (await writeCount()) >= 12, 'some writes', first.done);
     // Slow reads keep the process in its re-plan after the first Ctrl-C, so the second one finds it running.
     await portal.fault({ path: '/content/items/*', method: 'GET', delayMs: 1000, count: 0 });
     first.child.kill('SIGINT');
-    await waitFor(() => first.output().stderr.includes('Interrupted'), 'the first interrupt to be acknowledged');
+    await waitFor(() => first.output().stderr.includes('Interrupted'), 'the first interrupt to be acknowledged', first.done);
     first.child.kill('SIGINT');
     const stopped = await first.done;
     expect(stopped.code).toBe(130);

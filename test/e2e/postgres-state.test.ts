@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PostgresStateStore, type StateDocument } from '../../src/state/index.js';
-import { THREE_CHANGES, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+import { PostgresStateStore, type LockInfo, type StateDocument } from '../../src/state/index.js';
+import { THREE_CHANGES, startCliPortal, waitFor, whilePaused, type CliPortal, type CliResult } from '../support/cli.js';
 
 const CONFIG = THREE_CHANGES;
 
@@ -40,7 +40,7 @@ describe('PostgreSQL state through the CLI', () => {
     portal = await startCliPortal();
     config = await portal.writeConfig(CONFIG);
     // A second state name in the same database, written once, must stay untouched throughout.
-    const seeded = await portal.run(['apply', config, '--auto-approve', '--state-name', bystanderName, '--target', 'organization.'], { state: url });
+    const seeded = await portal.run(['apply', config, '--auto-approve', '--state-name', bystanderName, '--target', 'organization'], { state: url });
     expect(seeded.code, seeded.stderr).toBe(0);
     bystander = new PostgresStateStore({ url, name: bystanderName });
     bystanderBefore = await bystander.read();
@@ -107,12 +107,23 @@ describe('PostgreSQL state through the CLI', () => {
     expect(fromEnv.stdout).toContain(`state "${name}"`);
   });
 
-  it('four applies at once on one state name: every write is sent once, and the losers name the winner', { timeout: 120_000 }, async () => {
+  it('four applies at once on one state name: every write is sent once, and the losers name the winner', async () => {
     await reset();
     const name = `race-${run}`;
-    // Slow enough that the winner still holds the lock when the slowest of the four starts.
+    // Slow answers keep the winner busy until the test has seen its lock and paused it.
     await portal.latency(300);
     const runs = Array.from({ length: 4 }, () => portal.start(['apply', config, '--auto-approve', '--parallelism', '1', '--state-name', name], { state: url }));
+    const watcher = new PostgresStateStore({ url, name });
+    let holder: LockInfo | undefined;
+    try {
+      await waitFor(async () => (holder = await watcher.currentLock()) !== undefined, 'one of the four to take the lock');
+    } finally {
+      await watcher.close();
+    }
+    const winner = runs.find((started) => started.child.pid === holder?.pid);
+    if (!winner) throw new Error(`the lock names pid ${holder?.pid}, none of the four`);
+    // Paused, the winner holds the lock until the other three are done, however late they start.
+    await whilePaused(winner.child, () => Promise.all(runs.filter((started) => started !== winner).map((started) => started.done)));
     const results = await Promise.all(runs.map((started) => started.done));
     const winners = results.map((result, index) => ({ result, pid: runs[index]?.child.pid })).filter(({ result }) => result.code === 0);
     const losers = results.filter((result) => result.code !== 0);
@@ -135,14 +146,14 @@ describe('PostgreSQL state through the CLI', () => {
     expect(after.code, after.stdout).toBe(0);
   });
 
-  it('the holder SIGKILLed mid-apply: the next apply gets the lock without unlock and converges', { timeout: 120_000 }, async () => {
+  it('the holder SIGKILLed mid-apply: the next apply gets the lock without unlock and converges', async () => {
     await reset();
     const name = `killed-${run}`;
     const store = new PostgresStateStore({ url, name });
     try {
       await portal.latency(400);
       const victim = portal.start(['apply', config, '--auto-approve', '--parallelism', '1', '--state-name', name], { state: url });
-      await waitFor(async () => (await portal.requests({ writesOnly: true })).length >= 1, 'the first write of the holder');
+      await waitFor(async () => (await portal.requests({ writesOnly: true })).length >= 1, 'the first write of the holder', victim.done);
       const held = await store.currentLock();
       expect(held?.pid).toBe(victim.child.pid);
       victim.child.kill('SIGKILL');
@@ -200,19 +211,26 @@ describe('PostgreSQL state through the CLI', () => {
       await store.unlock(held);
       expect(await store.read()).toEqual(before);
 
-      const moved = await portal.run(['state', 'mv', address, 'organization.elsewhere', '--state-name', name], options);
+      // Across kinds a move is refused, changing nothing; within a kind it is a new serial.
+      const across = await portal.run(['state', 'mv', address, 'organization.elsewhere', '--state-name', name], options);
+      expect(across.code).toBe(1);
+      expect(across.stderr).toContain('is not an address of the kind organization.securityPolicy');
+      expect(await store.read()).toEqual(before);
+      const item = 'item[1105a1562c9c4dd98e557595bf8a2617].status';
+      const elsewhere = 'item[0000000000000000000000000000beef].status';
+      const moved = await portal.run(['state', 'mv', item, elsewhere, '--state-name', name], options);
       expect(moved.code, moved.stderr).toBe(0);
       const afterMove = await store.read();
       expect(afterMove?.serial).toBe((before?.serial ?? 0) + 1);
-      expect(afterMove?.resources['organization.elsewhere']).toEqual(before?.resources[address]);
-      expect(afterMove?.resources[address]).toBeUndefined();
-      const removed = await portal.run(['state', 'rm', 'organization.elsewhere', '--state-name', name], options);
+      expect(afterMove?.resources[elsewhere]).toEqual({ ...before?.resources[item], ids: { itemId: '0000000000000000000000000000beef' } });
+      expect(afterMove?.resources[item]).toBeUndefined();
+      const removed = await portal.run(['state', 'rm', elsewhere, '--state-name', name], options);
       expect(removed.code, removed.stderr).toBe(0);
       expect((await store.read())?.serial).toBe((before?.serial ?? 0) + 2);
       const unknown = await portal.run(['state', 'rm', 'no.such.address', '--state-name', name], options);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('no resource at no.such.address');
-      expect((await store.history())[0]?.command).toContain('portalctl state rm organization.elsewhere');
+      expect((await store.history())[0]?.command).toContain(`portalctl state rm ${elsewhere}`);
     } finally {
       await store.close();
     }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseEmulatorState, startEmulator } from '../../src/emulator/index.js';
-import { CONFIG_HEADER, SAMPLE_ORG, THREE_CHANGES, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+import { CONFIG_HEADER, SAMPLE_ORG, THREE_CHANGES, startCliPortal, waitFor, whilePaused, type CliPortal, type CliResult } from '../support/cli.js';
 
 const CONFIG = THREE_CHANGES;
 
@@ -23,11 +23,13 @@ describe('safety guards through the CLI', () => {
   afterEach(async () => portal.dispose());
 
   it('a second apply waits --lock-timeout for the lock, then fails naming its owner', async () => {
+    // Slow answers keep the first apply busy until the test has seen its lock and paused it.
     await portal.latency(400);
     const first = portal.start(['apply', config, '--auto-approve', '--parallelism', '1']);
-    await waitFor(async () => (await portal.store.currentLock()) !== undefined, 'the first apply to take the lock');
+    await waitFor(async () => (await portal.store.currentLock()) !== undefined, 'the first apply to take the lock', first.done);
     const holder = await portal.store.currentLock();
-    const second = await portal.run(['apply', config, '--auto-approve', '--lock-timeout', '200ms']);
+    // Paused, the first apply holds its lock for as long as the second one takes, on any machine.
+    const second = await whilePaused(first.child, () => portal.run(['apply', config, '--auto-approve', '--lock-timeout', '200ms']));
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`locked by ${holder?.owner}`);
     expect(second.stderr).toContain(`pid ${holder?.pid}`);
@@ -41,14 +43,17 @@ describe('safety guards through the CLI', () => {
 
   it('waits for a lock that is released within --lock-timeout', async () => {
     const held = await portal.store.lock({ operation: 'apply' });
-    const second = portal.start(['apply', config, '--auto-approve', '--lock-timeout', '1m']);
-    // Give it time to find the lock taken; while the lock is held it must not touch the portal.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // --verbose: it says when it starts waiting, the event this test waits for.
+    const second = portal.start(['apply', config, '--auto-approve', '--lock-timeout', '1m', '--verbose']);
+    await waitFor(() => second.output().stderr.includes('(--lock-timeout)'), 'the second apply to find the lock taken', second.done);
+    // While the lock is held it must not touch the portal.
     expect(await portal.requests()).toHaveLength(0);
     await portal.store.unlock(held);
     const result = await second.done;
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
+    // Besides the notice, only the requests --verbose lists: no warning, no error.
+    const other = result.stderr.split('\n').filter((line) => line !== '' && !line.includes('(--lock-timeout)') && !/^(GET|POST) \//.test(line));
+    expect(other).toEqual([]);
   });
 
   it('refuses a saved plan when the portal changed out of band', async () => {
@@ -66,8 +71,8 @@ describe('safety guards through the CLI', () => {
   });
 
   it('refuses a saved plan when another apply bumped the state serial meanwhile', async () => {
-    expect((await portal.run(['plan', config, '--out', 'saved.json', '--target', 'organization.'])).code).toBe(0);
-    expect((await portal.run(['apply', config, '--auto-approve', '--target', 'user['])).code).toBe(0);
+    expect((await portal.run(['plan', config, '--out', 'saved.json', '--target', 'organization'])).code).toBe(0);
+    expect((await portal.run(['apply', config, '--auto-approve', '--target', 'user'])).code).toBe(0);
     await portal.clearRequests();
 
     const apply = await portal.run(['apply', '--plan', 'saved.json']);

@@ -96,7 +96,7 @@ describe('change thresholds through the CLI', () => {
     const config = await portal.writeConfig(rolesConfig(12, 'safety:\n  role: { maxUpdates: 60 }\n'));
     const result = await portal.run(['apply', config, '--auto-approve']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/portalctl\.yaml:7:\d+: error: safety\.role\.maxUpdates must be <= 1/);
+    expect(result.stderr).toMatch(/portalctl\.yaml:7:\d+: error: safety\.role\.maxUpdates must be at most 1\./);
     expect(await portal.requests()).toHaveLength(0);
   });
 });

@@ -14,7 +14,7 @@ import { createApiClient } from '../../src/api/index.js';
 import type { EmulatorState } from '../../src/emulator/index.js';
 import { applyConfig } from '../../src/engine/apply.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
-import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, whilePaused, type CliPortal } from '../support/cli.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
 
 const GUEST = 'https://partner.example.org/portal';
@@ -46,7 +46,9 @@ describe('unknown outcomes through the CLI', () => {
   it('killed while the invitation was in flight: the mark survives, the next run recovers the file and invites no one twice', async () => {
     await portal.fault({ path: '*/inviteParticipant', delayMs: 1500 });
     const first = portal.start(['apply', config, '--auto-approve']);
-    await waitFor(async () => (await invites()).length === 1, 'the invitation to be in flight');
+    await waitFor(async () => (await invites()).length === 1, 'the invitation to be in flight', first.done);
+    // Paused at once, it cannot take the answer when it comes: it dies with the request in flight.
+    first.child.kill('SIGSTOP');
     // Marked in the state before it was sent.
     const marked = await portal.recorded();
     expect(marked?.unknownOutcomes?.[ADDRESS]).toMatchObject({ reason: 'in flight', operation: 'E13 Invite collaboration participant' });
@@ -207,19 +209,22 @@ describe('the state cannot be written mid-apply', () => {
     await portal.latency(150);
     // --force: changing every one of these items is over the default change threshold, on purpose.
     const running = portal.start(['apply', config, '--auto-approve', '--force', '--parallelism', '1']);
-    await waitFor(async () => ((await portal.recorded().catch(() => undefined))?.serial ?? 0) >= 2, 'two recorded writes');
-    // The state file's place now refuses every write (a directory stands where the file was).
+    await waitFor(async () => ((await portal.recorded().catch(() => undefined))?.serial ?? 0) >= 2, 'two recorded writes', running.done);
+    // The state file's place now refuses every write (a directory stands where the file was),
+    // made so while the apply is paused: it meets the refusal at its next record.
     const aside = join(portal.dir, 'state-aside.json');
-    await rename(portal.statePath, aside);
-    await mkdir(portal.statePath);
-    await writeFile(join(portal.statePath, 'occupied'), '');
+    await whilePaused(running.child, async () => {
+      await rename(portal.statePath, aside);
+      await mkdir(portal.statePath);
+      await writeFile(join(portal.statePath, 'occupied'), '');
+    });
     const failed = await running.done;
     expect(failed.code).toBe(1);
     expect(failed.stderr).not.toMatch(/\n\s+at /);
     const sent = (await portal.requests({ writesOnly: true })).filter((entry) => entry.response?.status === 200);
     expect(sent.length).toBeLessThan(ITEMS + 1);
     expect(failed.stderr).toContain('so no further write was sent');
-    const notRecorded = /(\d+) operation\(s\) were applied on the portal but not recorded: (.*?)\. They are kept/.exec(failed.stderr);
+    const notRecorded = /(\d+) operations? (?:was|were) applied on the portal but not recorded: (.*?)\. They are kept/.exec(failed.stderr);
     expect(notRecorded, failed.stderr).not.toBeNull();
     expect(failed.stderr).toContain(`They are kept in ${portal.statePath}.recovery.json; the next apply records them first.`);
     expect(failed.stdout).toMatch(/NOT RECORDED/);
@@ -233,7 +238,7 @@ describe('the state cannot be written mid-apply', () => {
     await portal.latency(0);
     const again = await portal.run(['apply', config, '--auto-approve', '--force']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/Recorded \d+ operation\(s\) kept in the recovery file/);
+    expect(again.stderr).toMatch(/Recorded \d+ operations? kept in the recovery file/);
     for (const address of Object.keys(recovery.resources)) expect((await portal.recorded())?.resources[address]?.appliedAt).toBeDefined();
     // Nothing was sent twice.
     const writes = (await portal.requests({ writesOnly: true })).filter((entry) => entry.response?.status === 200);

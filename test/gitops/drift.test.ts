@@ -59,7 +59,7 @@ describe('portalctl drift', () => {
 
     const text = await portal.run(['drift', config]);
     expect(text.code).toBe(3);
-    expect(text.stdout).toContain('  ! role[r7HkQ2]\n      description: recorded "Edits field data", now "Changed in the portal by hand"');
+    expect(text.stdout).toContain('  ! role[r7HkQ2] — Field Analyst\n      description: recorded "Edits field data", now "Changed in the portal by hand"');
     const markdown = await portal.run(['drift', config, '--format', 'markdown']);
     expect(markdown.stdout).toContain('#### Drift');
     expect(await portal.requests({ writesOnly: true })).toEqual([]);

@@ -34,7 +34,7 @@ describe('portalctl import', () => {
     const first = await portal.run(['import', '--out', 'imported.yaml']);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
-    expect(first.stderr).toMatch(/^Imported \d+ object\(s\) from \S+ to imported\.yaml\.\n$/);
+    expect(first.stderr).toMatch(/^Imported \d+ objects? from \S+ to imported\.yaml\.\n$/);
     const written = await readFile(out, 'utf8');
     expect(written).toContain('# Field Analyst\n  - id: r7HkQ2\n');
 

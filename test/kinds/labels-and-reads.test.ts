@@ -45,6 +45,13 @@ describe('labels and request economy against the emulator', () => {
     expect(JSON.parse(JSON.stringify(prepared.plan)).operations[1]).toMatchObject({ label: 'Parcels 2019 (owner publisher1)' });
   });
 
+  it("labels a member's task without the full name when the token may not list the members (administrators only)", async () => {
+    await portal.restart({ token: 'jsmith-token' });
+    const prepared = await portal.plan(await portal.config(`${HEADER}users:\n  - { username: jsmith, tasks: [{ id: a1b2c3, enabled: true }] }\n`));
+    expect(prepared.plan.operations.map((op) => [op.address, op.label])).toEqual([['user[jsmith].task[a1b2c3]', 'Survey culverts']]);
+    expect((await portal.requests()).find((entry) => entry.path === '/portals/self/users')?.response).toMatchObject({ code: 403 });
+  });
+
   it("reads the organization's items through one search page instead of one read per item", async () => {
     const config = await portal.config(CONFIG);
     await portal.clearRequests();

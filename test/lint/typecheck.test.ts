@@ -33,5 +33,5 @@ describe('type check', () => {
     const errors = typeErrors({ [bad]: "import { canonicalJson } from '../../src/core/json.js';\nexport const n: number = canonicalJson({});\n" });
     expect(errors.filter((error) => !error.startsWith('test/lint/bad-types.ts'))).toEqual([]);
     expect(errors.filter((error) => error.startsWith('test/lint/bad-types.ts:2:14'))).toHaveLength(1);
-  }, 120_000);
+  });
 });

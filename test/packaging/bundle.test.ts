@@ -40,7 +40,7 @@ describe('the CLI bundle', () => {
     expect(valid.status).toBe(0);
 
     const invalid = portalctl('validate', work, '--no-color');
-    expect(invalid.stdout).toContain('portalctl.yaml:10:16: error: organization.securityPolicy.minLength must be an integer.');
+    expect(invalid.stdout).toContain('portalctl.yaml:11:16: error: organization.securityPolicy.minLength must be an integer.');
     expect(invalid.stdout).not.toContain('ajv was loaded');
     expect(invalid.status).toBe(1);
   });

@@ -71,7 +71,7 @@ describe('portalctl completion', () => {
     expect(completeInBash('portalctl ')).toEqual([...help.commands].sort());
     expect(completeInBash('portalctl --po')).toEqual(['--portal']);
     expect(completeInBash('portalctl plan --det')).toEqual(['--detailed-exitcode']);
-    expect(completeInBash('portalctl apply --a')).toEqual(['--allow-destructive', '--auto-approve']);
+    expect(completeInBash('portalctl apply --a')).toEqual(['--all-envs', '--allow-destructive', '--auto-approve']);
     expect(completeInBash('portalctl --verbose apply --lock')).toEqual(['--lock-timeout']);
     expect(completeInBash('portalctl plan --format ')).toEqual(['json', 'markdown', 'text']);
     expect(completeInBash('portalctl apply --format ')).toEqual(['json', 'text']);
@@ -91,7 +91,7 @@ describe('portalctl completion', () => {
     expect(script.startsWith('#compdef portalctl\n')).toBe(true);
     expect(script).toContain("'plan:show the operations that would bring the portal to the configuration'");
     expect(script).toContain("'--format[output format]:format:(text json markdown)'");
-    expect(script).toContain("'*--target[keep only operations whose address starts with ADDRESS]:target:_files'");
+    expect(script).toContain("'*--target[keep only the operations ADDRESS selects, by whole steps (role selects every role)]:target:_files'");
     expect(script).toContain("'history:list the kept serials with time, command and counts'");
     expect(script).toContain("'--source-name[the state name at a postgres\\:// SOURCE]:source-name:_files'");
     expect(script).toContain("'1:completion:(bash zsh)'");

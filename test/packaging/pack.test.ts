@@ -1,7 +1,9 @@
 /**
- * `npm pack`, then the tarball installed into an empty directory, gives a working `portalctl`:
- * --version, validate on an example, and plan against the emulator. Only what the bundle does
- * not inline is a runtime dependency; the bundled libraries are devDependencies.
+ * `npm pack`, then the tarball installed into an empty directory as a user would (install
+ * scripts allowed), gives a working `portalctl`: validate and plan on the shipped examples
+ * against the emulator, `emulator --help`, the `portalctl/emulator` API with its types. The
+ * install log has no warning from this package (no lifecycle script), and every package in
+ * node_modules is one the CLI loads: no unused runtime dependency.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -10,20 +12,41 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { REPO_ROOT, SAMPLE_ORG } from '../support/cli.js';
+import { REPO_ROOT } from '../support/cli.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let work: string;
 let installed: string;
+let installLog: string;
 let packed: { files: { path: string }[] };
+let loadedLog: string;
+
+/**
+ * Preloaded into every CLI run: records the package of each module loaded from a node_modules
+ * directory (what the CLI really needs at run time).
+ */
+const RECORDER = `
+const Module = require('node:module');
+const { appendFileSync } = require('node:fs');
+const seen = new Set();
+const load = Module._load;
+Module._load = function (request, parent, ...rest) {
+  try {
+    const file = Module._resolveFilename(request, parent);
+    const match = /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(file);
+    if (match && !seen.has(match[1])) { seen.add(match[1]); appendFileSync(process.env.LOADED_LOG, match[1].replace(/\\\\/g, '/') + '\\n'); }
+  } catch {}
+  return load.call(this, request, parent, ...rest);
+};
+`;
 
 /** Runs the installed CLI (asynchronously: the emulator answers from this process). */
 async function portalctl(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(installed, 'node_modules/portalctl/dist/bin/portalctl.js'), ...args], {
+    const { stdout, stderr } = await run(process.execPath, ['--require', join(work, 'recorder.cjs'), join(installed, 'node_modules/portalctl/dist/bin/portalctl.js'), ...args], {
       cwd: installed,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOADED_LOG: loadedLog, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -34,60 +57,113 @@ async function portalctl(args: string[], env: Record<string, string> = {}): Prom
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'portalctl-pack-'));
-  // --ignore-scripts: dist/ was built by the suite's global setup; rebuilding it here would pull it from under other tests.
+  loadedLog = join(work, 'loaded.txt');
+  await writeFile(loadedLog, '');
+  await writeFile(join(work, 'recorder.cjs'), RECORDER);
+  // --ignore-scripts: dist/ was built by the suite's global setup; prepack would rebuild it from under other tests.
   const { stdout } = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
   packed = (JSON.parse(stdout) as (typeof packed & { filename: string })[])[0]!;
   installed = join(work, 'project');
   await mkdir(installed);
-  await writeFile(join(installed, 'package.json'), JSON.stringify({ name: 'uses-portalctl', private: true }));
+  await writeFile(join(installed, 'package.json'), JSON.stringify({ name: 'uses-portalctl', private: true, type: 'module' }));
   const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'))!;
-  // Dependencies come from npm's cache when they are there (npm ci filled it), else the registry.
-  await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(work, tarball)], { cwd: installed, maxBuffer: 16 * 1024 * 1024 });
-}, 300_000);
+  // As a user installs it: scripts allowed, so npm would say if the package had any. Dependencies
+  // come from npm's cache when they are there (npm ci filled it), else the registry.
+  const install = await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'warn', join(work, tarball)], {
+    cwd: installed,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  installLog = `${install.stdout}\n${install.stderr}`;
+});
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
 describe('the npm package', () => {
-  it('holds the bundled CLI, the schema and the CI scripts, and no sources, tests or tsc output', () => {
+  it('holds the bundled CLI, its LICENSE, the schema, the examples, the emulator types and the CI scripts; no sources, tests, tsc output or source map', () => {
     const paths = packed.files.map((file) => file.path);
-    // The bin and the bundle are CommonJS (dist/bin/package.json); the precompiled validator is inside the bundle.
-    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/bin/portalctl.js', 'dist/bin/package.json', 'dist/bin/cli.cjs', 'schemas/portalctl.schema.json', 'scripts/action/gitlab.mjs', 'scripts/action/comment.mjs', 'scripts/action/run-portalctl.mjs']));
-    expect(paths.filter((path) => /^(src|test|bench|examples)\//.test(path) || /^dist\/(?!bin\/)/.test(path))).toEqual([]);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'dist/bin/portalctl.js',
+        'dist/bin/package.json',
+        'dist/bin/cli.cjs',
+        'dist/bin/emulator.cjs',
+        'dist/bin/positions-worker.cjs',
+        'dist/bin/escape.cjs',
+        'dist/types/emulator/index.d.ts',
+        'schemas/portalctl.schema.json',
+        'examples/full/portal.yaml',
+        'examples/minimal/portalctl.yaml',
+        'examples/emulator/portal.yaml',
+        'scripts/action/run-portalctl.mjs',
+      ]),
+    );
+    expect(paths.filter((path) => /^(src|test|bench)\//.test(path) || /^dist\/(?!bin\/|types\/emulator\/)/.test(path) || path.endsWith('.map'))).toEqual([]);
   });
 
-  it('depends at run time only on what the bundle leaves out; the bundled libraries are devDependencies', async () => {
-    const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
-    const bundle = await readFile(join(REPO_ROOT, 'scripts/bundle.mjs'), 'utf8');
-    const external = JSON.parse((bundle.match(/external: (\[[^\]]*\])/)?.[1] ?? '[]').replace(/'/g, '"')) as string[];
-    expect(Object.keys(manifest['dependencies'] ?? {}).sort()).toEqual([...external].sort());
-    for (const bundled of ['yaml', 'commander', 'fast-json-patch']) expect(Object.keys(manifest['devDependencies'] ?? {})).toContain(bundled);
-    expect(manifest['repository']).toBeTruthy();
-    expect(manifest['homepage']).toBeTruthy();
-    expect(manifest['bugs']).toBeTruthy();
-    expect(manifest['keywords']).toEqual(expect.arrayContaining(['gitops']));
+  it('has no install-time script and installs without a warning from this package', async () => {
+    const manifest = JSON.parse(await readFile(join(installed, 'node_modules/portalctl/package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const script of ['prepare', 'preinstall', 'install', 'postinstall']) expect(manifest.scripts?.[script], script).toBeUndefined();
+    expect(installLog.split('\n').filter((line) => /warn/i.test(line) && /portalctl/.test(line))).toEqual([]);
   });
 
-  it('installed from the tarball: --version, validate an example, and plan against the emulator', async () => {
+  it('installed from the tarball: validate and plan the shipped examples against the emulator, emulator --help, a PostgreSQL state without pg', async () => {
     const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-    const shown = await portalctl(['--version']);
-    expect(shown.stdout.trim()).toBe(version);
+    expect((await portalctl(['--version'])).stdout.trim()).toBe(version);
     const bin = await run(join(installed, 'node_modules/.bin/portalctl'), ['--version'], { cwd: installed });
     expect(bin.stdout.trim()).toBe(version);
 
-    const validate = await portalctl(['validate', join(REPO_ROOT, 'examples/full')]);
+    const validate = await portalctl(['validate', 'node_modules/portalctl/examples/full']);
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
 
-    const emulator: RunningEmulator = await startEmulator({ port: 0, data: SAMPLE_ORG });
+    const emulator: RunningEmulator = await startEmulator({ port: 0, data: join(installed, 'node_modules/portalctl/examples/emulator/portal.yaml') });
     try {
-      const plan = await portalctl(['plan', join(REPO_ROOT, 'examples/minimal'), '--portal', emulator.url, '--state', join(work, 'state.json'), '--detailed-exitcode'], { PORTALCTL_TOKEN: 'admin-token' });
+      const plan = await portalctl(['plan', 'node_modules/portalctl/examples/minimal', '--portal', emulator.url, '--state', join(work, 'state.json'), '--detailed-exitcode'], {
+        PORTALCTL_TOKEN: 'admin-token',
+      });
       expect(plan.stderr).toBe('');
       expect(plan.stdout).toMatch(/Plan: \d+ to create, \d+ to update, \d+ to delete\./);
       expect(plan.code).toBe(2);
     } finally {
       await emulator.close();
     }
+
+    const help = await portalctl(['emulator', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--data <file>');
+
+    const postgres = await portalctl(['state', 'list', '--state', 'postgres://portalctl@127.0.0.1:1/portalctl']);
+    expect(postgres.code).toBe(1);
+    expect(postgres.stderr).toContain('A PostgreSQL state needs the pg package (node-postgres), which is not installed. Install it beside portalctl: `npm install pg`');
+  });
+
+  it('exports the emulator with its types through `exports`', async () => {
+    const script = "import { startEmulator } from 'portalctl/emulator'; const e = await startEmulator({ port: 0 }); console.log(e.url); await e.close();";
+    const started = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: installed });
+    expect(started.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest\n$/);
+    await writeFile(
+      join(installed, 'check.ts'),
+      "import { startEmulator, type RunningEmulator } from 'portalctl/emulator';\nconst running: RunningEmulator = await startEmulator({ port: 0 });\nconst url: string = running.url;\nexport { url };\n",
+    );
+    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(REPO_ROOT, 'node_modules/@types'), '--types', 'node', 'check.ts'];
+    const checked = await run(process.execPath, [tsc, ...args], { cwd: installed }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+    expect(checked.stdout).toBe('');
+  });
+
+  it('node_modules holds only packages the CLI loads: no unused runtime dependency', async () => {
+    const entries = await readdir(join(installed, 'node_modules'));
+    const packages = (
+      await Promise.all(entries.filter((name) => !name.startsWith('.')).map(async (name) => (name.startsWith('@') ? (await readdir(join(installed, 'node_modules', name))).map((inner) => `${name}/${inner}`) : [name])))
+    ).flat();
+    const loaded = new Set((await readFile(loadedLog, 'utf8')).split('\n').filter(Boolean));
+    expect(packages.filter((name) => name !== 'portalctl' && !loaded.has(name))).toEqual([]);
+    expect(packages).not.toContain('ajv');
+    expect(packages).not.toContain('pg');
   });
 });

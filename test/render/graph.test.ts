@@ -48,7 +48,8 @@ describe('the graph of operations', () => {
     expect(dot).toContain('op1 [label="+ fake[role] — Field \\"editor\\" <GIS>", color="#1a7f37"];');
     expect(dot).toContain('op1 -> op2;');
     expect(dot.startsWith('digraph plan {\n')).toBe(true);
-    expect(renderGraph(plan(['a']), 'dot')).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  // 1 operation(s) without dependencies are not drawn\n}\n');
+    expect(renderGraph(plan(['a']), 'dot')).toBe("No operation depends on another: the plan's 1 operation can run in any order, so there is no graph to draw.\n");
+    expect(renderGraph(plan([]), 'mermaid')).toBe('No changes: the plan has no operations, so there is no graph to draw.\n');
   });
 });
 

@@ -84,8 +84,12 @@ describe('file state through the CLI', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ serial: serials[serials.length - 1] });
 
     const before = await readFile(portal.statePath, 'utf8');
-    const dry = await portal.run(['state', 'mv', 'organization.securityPolicy', 'organization.other', '--dry-run']);
-    expect(dry.stdout).toContain('Would move');
+    // A record moves within its kind only: organization.other is no address of the security policy.
+    const across = await portal.run(['state', 'mv', 'organization.securityPolicy', 'organization.other', '--dry-run']);
+    expect(across.code).toBe(1);
+    expect(across.stderr).toContain('is not an address of the kind organization.securityPolicy');
+    const dry = await portal.run(['state', 'rm', 'organization.securityPolicy', '--dry-run']);
+    expect(dry.stdout).toContain('Would forget');
     expect(await readFile(portal.statePath, 'utf8')).toBe(before);
     const removed = await portal.run(['state', 'rm', 'organization.securityPolicy']);
     expect(removed.code, removed.stderr).toBe(0);

@@ -21,8 +21,10 @@ import {
 export interface StoreOptions {
   command?: string;
   keepHistory?: number;
-  /** A second process's identity in locks. */
+  /** Who this store's locks name: another process's pid, another user and host. */
   pid?: number;
+  user?: string;
+  host?: string;
 }
 
 /** A fresh, empty place for one state; stores opened on it share that state. */
@@ -35,6 +37,8 @@ export interface StoreHarness {
 
 const PORTAL = { url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' };
 export const entry = (value: StateEntry['value']): StateEntry => ({ kind: 'role', ids: { roleId: String(value) }, value, status: 'present', appliedAt: '2025-01-01T00:00:00.000Z' });
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function stateStoreConformance(label: string, makeHarness: () => Promise<StoreHarness>): void {
   describe(`${label}: state store conformance`, () => {
@@ -61,13 +65,20 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       await store.close();
     }));
 
-    it('refuses another lineage and a stale serial, and keeps what is stored', withHarness(async (harness) => {
+    it('refuses another lineage and a stale serial in the shared words, and keeps what is stored', withHarness(async (harness) => {
       const store = harness.open();
       const written = await store.write(newState(PORTAL));
-      await expect(store.write(newState(PORTAL))).rejects.toThrow(StateConflictError);
+      const stranger = newState(PORTAL);
+      const otherLineage = await store.write(stranger).catch((error: unknown) => error);
+      expect(otherLineage).toBeInstanceOf(StateConflictError);
+      expect((otherLineage as Error).message).toMatch(
+        new RegExp(`^The state ${escape(store.describe())} has lineage ${written.lineage}, not ${stranger.lineage}: it is another state\\. Refusing to overwrite it; use another `),
+      );
       const other = harness.open();
       const ahead = await other.write(recordOperation(written, 'role[a]', entry(1)));
-      await expect(store.write(recordOperation(written, 'role[b]', entry(2)))).rejects.toThrow(/serial 2, but this run started from serial 1/);
+      await expect(store.write(recordOperation(written, 'role[b]', entry(2)))).rejects.toThrow(
+        `The state ${store.describe()} is at serial 2, but this run started from serial 1: another run wrote it meanwhile. Run the command again.`,
+      );
       expect(await store.read()).toEqual(ahead);
       await Promise.all([store.close(), other.close()]);
     }));
@@ -113,7 +124,7 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
     }));
 
     it('locks: the holder is named, a waiter gets it after release, reads never wait, unlock by id', withHarness(async (harness) => {
-      const holder = harness.open({ command: 'portalctl apply --auto-approve' });
+      const holder = harness.open({ command: 'portalctl apply --auto-approve', user: 'alice', host: 'build-7.example' });
       const other = harness.open({ pid: 424242 });
       await holder.write(newState(PORTAL));
       const lock = await holder.lock({ operation: 'apply' });
@@ -121,7 +132,16 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       expect(refused).toBeInstanceOf(StateLockedError);
       const message = (refused as Error).message;
       for (const part of [lock.info.id, lock.info.owner, `pid ${process.pid}`, 'portalctl apply --auto-approve', lock.info.created]) expect(message).toContain(part);
-      expect(await other.currentLock()).toMatchObject({ id: lock.info.id, pid: process.pid, operation: 'apply', command: 'portalctl apply --auto-approve' });
+      expect(lock.info).toMatchObject({ owner: 'alice@build-7.example', host: 'build-7.example', pid: process.pid, operation: 'apply' });
+      expect(Date.parse(lock.info.created)).not.toBeNaN();
+      expect(await other.currentLock()).toMatchObject({
+        id: lock.info.id,
+        owner: 'alice@build-7.example',
+        host: 'build-7.example',
+        pid: process.pid,
+        operation: 'apply',
+        command: 'portalctl apply --auto-approve',
+      });
       // Reads do not wait for the writer's lock.
       expect((await other.read())?.serial).toBe(1);
       // A waiter gets the lock once it is released.
@@ -167,6 +187,9 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       expect(await store.importState(source)).toEqual(source);
       await expect(store.importState({ ...newState(PORTAL), serial: 9 })).rejects.toThrow(/another state/);
       await expect(store.importState({ ...source, serial: 3 })).rejects.toThrow(/newer than the serial 3/);
+      // The same serial with other content is another history: refused, and nothing changes.
+      await expect(store.importState(recordOperation(source, 'role[b]', entry(2)))).rejects.toThrow(/at the same serial 7 with other content\. Nothing was copied\./);
+      expect(await store.read()).toEqual(source);
       const next = await store.write(source);
       expect(next.serial).toBe(8);
       await store.close();

@@ -92,7 +92,7 @@ function runAndKill(stateFile: string, writes: number, delayMs: number, script =
 }
 
 describe('SIGKILL during writes', () => {
-  it('always leaves a valid state file and backup', { timeout: 60_000 }, async () => {
+  it('always leaves a valid state file and backup', async () => {
     const stateFile = join(work, 'portalctl.state.json');
     let lastSerial = 0;
     const rounds: Array<[number, number]> = [[2, 0], [3, 1], [7, 2], [1, 3], [11, 5], [5, 8], [2, 13], [4, 21], [1, 34], [3, 55]];

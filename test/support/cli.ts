@@ -8,7 +8,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmulator, type EmulatorState, type FaultSpec, type LoggedRequest, type RunningEmulator } from '../../src/emulator/index.js';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { startEmulator, type EmulatorState, type FaultSpec, type GeneratedTls, type LoggedRequest, type RunningEmulator } from '../../src/emulator/index.js';
 import { FileStateStore, parseState, type StateDocument } from '../../src/state/index.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -106,7 +107,7 @@ function credentialEnv(credentials: CliCredentials): Record<string, string> {
 }
 
 /** The parent's environment without anything that could change the child's behaviour. */
-function baseEnv(): Record<string, string> {
+export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined || key.startsWith('PORTALCTL_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS' || key === 'FORCE_COLOR') continue;
@@ -115,18 +116,24 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-export async function startCliPortal(options: { data?: string | EmulatorState } = {}): Promise<CliPortal> {
-  const emulator = await startEmulator({ port: 0, data: options.data ?? SAMPLE_ORG });
+/**
+ * `tls`: the emulator serves HTTPS with that certificate; the harness's own control requests trust
+ * its authority, the CLI's do not unless a test gives NODE_EXTRA_CA_CERTS.
+ */
+export async function startCliPortal(options: { data?: string | EmulatorState; tls?: GeneratedTls } = {}): Promise<CliPortal> {
+  const emulator = await startEmulator({ port: 0, data: options.data ?? SAMPLE_ORG, ...(options.tls ? { tls: options.tls } : {}) });
   const dir = await mkdtemp(join(tmpdir(), 'portalctl-cli-'));
   const statePath = join(dir, 'state.json');
+  const trusted = options.tls ? new Agent({ connect: { ca: options.tls.authority } }) : undefined;
   let closed = false;
   const closeEmulator = async (): Promise<void> => {
     if (closed) return;
     closed = true;
     await emulator.close();
+    await trusted?.close();
   };
-  const control = async (path: string, init?: RequestInit): Promise<unknown> => {
-    const response = await fetch(`${emulator.controlUrl}${path}`, init);
+  const control = async (path: string, init: UndiciRequestInit = {}): Promise<unknown> => {
+    const response = await undiciFetch(`${emulator.controlUrl}${path}`, trusted ? { ...init, dispatcher: trusted } : init);
     const text = await response.text();
     if (!response.ok) throw new Error(`control ${path}: HTTP ${response.status} ${text}`);
     return text ? (JSON.parse(text) as unknown) : undefined;
@@ -203,11 +210,32 @@ export async function startCliPortal(options: { data?: string | EmulatorState } 
   };
 }
 
-/** Waits until `check` is true, polling; fails after `attempts` polls (no timing assertion, just a bound). */
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string, attempts = 2000, pollMs = 10): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
+/**
+ * Runs `arrange` while the child is paused (SIGSTOP), so that what it sets up (a lock held, a
+ * database stopped, a state file made unwritable) is in place before the child's next step,
+ * however busy the machine; the child resumes (SIGCONT) afterwards, also when `arrange` throws.
+ */
+export async function whilePaused<T>(child: ChildProcess, arrange: () => Promise<T>): Promise<T> {
+  child.kill('SIGSTOP');
+  try {
+    return await arrange();
+  } finally {
+    child.kill('SIGCONT');
+  }
+}
+
+/**
+ * Waits until `check` is true, polling: for an event seen from outside (a request in the
+ * emulator's log, a lock taken, a file written). No time limit (the suite's hang guard is the
+ * only one); when `running` (a child's `done`) settles first, the event can no longer come and
+ * the wait fails at once with the child's output.
+ */
+export async function waitFor(check: () => Promise<boolean> | boolean, what: string, running?: Promise<CliResult>, pollMs = 10): Promise<void> {
+  let ended: CliResult | undefined;
+  void running?.then((result) => (ended = result));
+  for (;;) {
     if (await check()) return;
+    if (ended) throw new Error(`The process ended (code ${ended.code}, signal ${ended.signal}) before ${what}:\n${ended.stderr}`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-  throw new Error(`Timed out waiting for ${what}`);
 }

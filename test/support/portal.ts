@@ -7,10 +7,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator, type LoggedRequest, type FaultSpec, type EmulatorState } from '../../src/emulator/index.js';
+import { applyAutomaticTransitions, routes as portalRoutes } from '../../src/emulator/routes/index.js';
+import type { Route } from '../../src/emulator/routes/types.js';
 import { loadConfig, type LoadedConfig } from '../../src/engine/config/index.js';
 import { applyConfig, type ApplyResult } from '../../src/engine/apply.js';
 import { planSession, type PreparedPlan } from '../../src/engine/pipeline.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
+import type { KindSet } from '../../src/engine/registry.js';
 import { registry } from '../../src/registry.js';
 import { afterEach, beforeEach } from 'vitest';
 import { forwardingHandle } from './handle.js';
@@ -40,10 +43,18 @@ export interface TestPortal {
 export interface TestPortalOptions {
   data?: string | EmulatorState;
   token?: string;
+  /** The kinds configs are loaded with; default: the registry. */
+  kinds?: KindSet;
+  /** Routes the emulator serves besides the portal's (a kind's operation not in src/emulator yet). */
+  extraRoutes?: readonly Route[];
 }
 
 export async function startTestPortal(options: TestPortalOptions = {}): Promise<TestPortal> {
-  const emulator = await startEmulator({ port: 0, data: options.data ?? SAMPLE_ORG });
+  const emulator = await startEmulator({
+    port: 0,
+    data: options.data ?? SAMPLE_ORG,
+    ...(options.extraRoutes ? { routes: [...portalRoutes, ...options.extraRoutes], onStateReplaced: applyAutomaticTransitions } : {}),
+  });
   const dir = await mkdtemp(join(tmpdir(), 'portalctl-e2e-'));
   const store = new FileStateStore({ path: join(dir, 'portalctl.state.json') });
   const client = createApiClient({ url: emulator.url, credentials: { type: 'token', token: options.token ?? 'admin-token' }, baseDelayMs: 1, maxRetries: 3 });
@@ -68,7 +79,7 @@ export async function startTestPortal(options: TestPortalOptions = {}): Promise<
         await mkdir(dirname(join(configDir, name)), { recursive: true });
         await writeFile(join(configDir, name), text);
       }
-      return loadConfig([configDir], { cwd: configDir, env: { ...process.env, PORTAL_URL: emulator.url }, kinds: registry });
+      return loadConfig([configDir], { cwd: configDir, env: { ...process.env, PORTAL_URL: emulator.url }, kinds: options.kinds ?? registry });
     },
     async plan(config, planOptions = {}) {
       return planSession({ config, url: emulator.url, store, ...(planOptions.refresh === false ? {} : { client }) }, planOptions.targets ?? []);

@@ -66,6 +66,7 @@ function readAnswers(): Map<string, () => JsonObject> {
     ['/portals/self/securityPolicy', () => documented('portals-self-securityPolicy.json')],
     ['/portals/self/idp/federation', federation],
     ['/portals/self/resources', () => documented('portals-self-resources.json')],
+    ['/portals/self/users', () => documented('portals-self-users.json')],
     ['/portals/self/roles', () => documented('portals-self-roles.json')],
     [`/portals/self/roles/${IDS.role}`, () => documented('portals-self-roles-id.json')],
     ['/portals/self/collaborations', () => documented('portals-self-collaborations.json')],

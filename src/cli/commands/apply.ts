@@ -1,24 +1,33 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyConfig, applyFailure } from '../../engine/apply.js';
+import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../engine/apply.js';
 import type { PreparedPlan } from '../../engine/pipeline.js';
-import { parsePlanFile } from '../../engine/plan-file.js';
-import { renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { parseFleetPlans, parsePlanFile } from '../../engine/plan-file.js';
+import type { Plan } from '../../engine/plan.js';
+import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
+import { FailureWithResult } from '../exit.js';
+import { counted } from '../../core/words.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
+import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
 import { UsageError } from '../../core/errors.js';
 import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
+import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
-import { parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
+import { environmentStateOptions, parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
+import type { Environment } from '../../engine/config/index.js';
 
 export { ApplyCancelledError } from '../../engine/apply.js';
 
 export interface ApplyOptions extends SharedOptions {
   plan?: string;
+  refreshOnly?: boolean;
   autoApprove?: boolean;
   parallelism: string;
   allowDestructive?: boolean;
@@ -31,80 +40,212 @@ export interface ApplyOptions extends SharedOptions {
 /**
  * Where operations applied but not recorded are kept (README "The state"): beside a state file
  * as `<file>.recovery.json`; for a PostgreSQL state, `portalctl-<state name>.recovery.json` in
- * the current directory.
+ * the current directory. An environment's state is its own, and so is its recovery file.
  */
-function recoveryFileFor(options: ApplyOptions, io: CommandIO): string {
-  const spec = stateSpec(options.state, io.env);
-  if (isPostgresUrl(spec)) return resolve(io.cwd, `portalctl-${options.stateName ?? 'default'}.recovery.json`);
+function recoveryFileFor(options: ApplyOptions, io: CommandIO, environment: Environment | undefined): string {
+  const where = environmentStateOptions(options, io, environment);
+  const spec = stateSpec(where.state, io.env);
+  if (isPostgresUrl(spec)) return resolve(io.cwd, `portalctl-${where.stateName ?? 'default'}.recovery.json`);
   return `${resolve(io.cwd, spec)}.recovery.json`;
+}
+
+/** How one apply runs: alone (asks, handles Ctrl-C itself) or as one environment of a fleet (approved beforehand, stopped by the fleet). */
+interface ApplyRun {
+  environment?: string;
+  saved?: Plan;
+  /** Set by a fleet: its stop flag; absent, the apply registers its own Ctrl-C handling. */
+  stopRequested?: () => boolean;
+}
+
+async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, run: ApplyRun): Promise<ApplyResult> {
+  const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
+  const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
+  const { saved } = run;
+  if (saved?.environment !== undefined && run.environment !== undefined && saved.environment !== run.environment) {
+    throw new UsageError(`The saved plan was made in environment ${saved.environment}, not ${run.environment}.`);
+  }
+  const environment = run.environment ?? saved?.environment;
+  const text = options.format !== 'json';
+  const invitesDir = resolve(io.cwd, options.invitesDir);
+
+  // Progress for one run; a fleet's environments run side by side, and their summary says how each went.
+  const progress = run.stopRequested ? undefined : showProgress(io);
+  // A saved plan is applied with the config it was made from, unless paths are given.
+  return withSession(
+    paths.length || !saved ? paths : saved.sources,
+    options,
+    io,
+    async ({ config, url, store, client }) => {
+      if (!client) throw new Error('apply always reads the portal');
+      assertTargetsMatch(options.target ?? [], config);
+      // Shown before any change: the warnings and, on text output, the plan; asked unless approved beforehand.
+      const confirm = async ({ plan, warnings }: PreparedPlan): Promise<boolean> => {
+        // Before any write: an invitation's file must have a safe place to go.
+        if (plan.operations.some((op) => op.request.response === 'file')) await assertPrivateInvitesDir(invitesDir);
+        printWarnings(warnings, io);
+        if (text) io.stdout(renderPlanText(redactPlan(plan, config.redact), { color: io.color }));
+        if (!saved && !options.autoApprove) {
+          if (!io.confirm) throw new UsageError('Not running on a terminal: review the plan and pass --auto-approve (or apply a saved plan with --plan FILE).');
+          if (!(await io.confirm(`\nApply ${counted(plan.operations.length, 'operation')} to ${url}?`))) return false;
+        }
+        if (text) io.stdout('\n');
+        return true;
+      };
+      let stop = false;
+      let removeHook: (() => void) | undefined;
+      try {
+        return await applyConfig({
+          config,
+          url,
+          store,
+          client,
+          lockTimeoutMs,
+          ...(saved ? { saved } : {}),
+          targets: options.target ?? [],
+          allowDestructive: Boolean(options.allowDestructive),
+          force: Boolean(options.force),
+          parallelism,
+          confirm,
+          saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
+          recoveryFile: recoveryFileFor(options, io, config.environment),
+          onNotice: (message) => io.stderr(`${message}\n`),
+          ...(progress ? { progress: progress.observer } : {}),
+          stopRequested: run.stopRequested ?? (() => stop),
+          onPhase: (phase, result) => {
+            if (run.stopRequested) return;
+            if (phase === 'writing') {
+              removeHook = io.onInterrupt?.(() => (stop = true));
+              return;
+            }
+            removeHook?.();
+            removeHook = undefined;
+            io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+          },
+          onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
+        });
+      } finally {
+        removeHook?.();
+      }
+    },
+    environment === undefined ? {} : { environment },
+  ).finally(() => progress?.stop());
 }
 
 export async function applyCommand(paths: string[], options: ApplyOptions, io: CommandIO): Promise<number> {
   if (options.plan && options.target?.length) throw new UsageError('--target cannot be combined with --plan: the saved plan already fixes its targets.');
+  const request = requestedEnvironments(options, io.env);
+  if (options.refreshOnly) {
+    if (options.plan) throw new UsageError('--refresh-only cannot be combined with --plan: a saved plan sends writes, a refresh-only run sends none.');
+    if (isFleet(request)) throw new UsageError('--refresh-only records one environment\'s live values at a time: name it with --env NAME.');
+    return refreshOnlyCommand(paths, options, io, singleEnvironment(request));
+  }
+  const planFile = options.plan;
+  const planText = planFile ? await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8')) : undefined;
+  const index = planFile && planText !== undefined ? parseFleetPlans(planText, planFile) : undefined;
+  if (!isFleet(request) && !index) {
+    const saved = planFile && planText !== undefined ? parsePlanFile(planText, planFile) : undefined;
+    const environment = singleEnvironment(request);
+    const applied = await applyOne(paths, options, io, { ...(environment === undefined ? {} : { environment }), ...(saved ? { saved } : {}) });
+    if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);
+    const failure = applyFailure(applied);
+    // Under --format json a failed apply is one error document that carries the result.
+    if (failure && options.format === 'json') throw new FailureWithResult(failure, applyResultValue(applied));
+    io.stdout(renderApplyResult(applied, options.format));
+    if (failure) throw failure;
+    return 0;
+  }
+
+  // A fleet: every environment applied on its own (approved beforehand), a failure in one stopping none of the others.
+  if (!index && !options.autoApprove) throw new UsageError('Applying to several environments asks no questions: review them with `portalctl plan --env ...` and pass --auto-approve (or apply their saved plans with --plan FILE).');
+  refuseOneStateName(options);
+  const names = index ? selectFromIndex(index.fleet.map((entry) => entry.environment), request) : await fleetNames(request, paths, io, options);
+  let stop = false;
+  const removeHook = io.onInterrupt?.(() => (stop = true));
+  try {
+    const members = await runFleet(
+      names,
+      envParallelism(options.envParallelism),
+      io,
+      Boolean(options.verbose),
+      async (environment, own): Promise<MemberResult> => {
+        const entry = index?.fleet.find((candidate) => candidate.environment === environment);
+        if (index && !entry?.plan) throw new UsageError(`No saved plan for ${environment}: ${entry?.error ?? 'it is not in the plan file'}.`);
+        const saved = entry?.plan;
+        const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stopRequested: () => stop });
+        if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, own);
+        const failure = applyFailure(applied);
+        if (failure && options.format === 'json') throw new FailureWithResult(failure, applyResultValue(applied));
+        const report = renderApplyResult(applied, options.format);
+        if (failure) {
+          own.stdout(report);
+          throw failure;
+        }
+        return {
+          outcome: applied.prepared.plan.operations.length === 0 ? 'no changes' : 'applied',
+          exitCode: 0,
+          changes: applied.result.applied.length,
+          drift: applied.prepared.plan.summary.drift,
+          url: applied.prepared.plan.portal.url,
+          text: report,
+          ...(options.format === 'json' ? { json: applyResultValue(applied) } : {}),
+        };
+      },
+      () => !stop,
+    );
+    return printFleet('apply', members, options.format, io);
+  } finally {
+    removeHook?.();
+  }
+}
+
+/** The environments of a file of saved plans to apply: all of them, or those --env names. */
+function selectFromIndex(indexed: readonly string[], request: ReturnType<typeof requestedEnvironments>): string[] {
+  if (request.kind !== 'names') return [...indexed];
+  const missing = request.names.filter((name) => !indexed.includes(name));
+  if (missing.length) throw new UsageError(`The plan file has no plan for ${missing.join(', ')}; it holds ${indexed.join(', ')}.`);
+  return request.names;
+}
+
+/**
+ * `apply --refresh-only`: records the live value of every managed object that drifted or is not
+ * recorded, sending nothing to the portal; shows what it will record and asks, like apply.
+ */
+async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: CommandIO, environment: string | undefined): Promise<number> {
   const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
-  const planFile = options.plan;
-  const saved = planFile
-    ? parsePlanFile(await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8')), planFile)
-    : undefined;
   const text = options.format !== 'json';
-  const invitesDir = resolve(io.cwd, options.invitesDir);
-
-  // A saved plan is applied with the config it was made from, unless paths are given.
-  const applied = await withSession(paths.length || !saved ? paths : saved.sources, options, io, async ({ config, url, store, client }) => {
-    if (!client) throw new Error('apply always reads the portal');
-    assertTargetsMatch(options.target ?? [], config);
-    // Shown before any change: the warnings and, on text output, the plan; asked unless approved beforehand.
-    const confirm = async ({ plan, warnings }: PreparedPlan): Promise<boolean> => {
-      // Before any write: an invitation's file must have a safe place to go.
-      if (plan.operations.some((op) => op.request.response === 'file')) await assertPrivateInvitesDir(invitesDir);
-      printWarnings(warnings, io);
-      if (text) io.stdout(renderPlanText(redactPlan(plan, config.redact), { color: io.color }));
-      if (!saved && !options.autoApprove) {
-        if (!io.confirm) throw new UsageError('Not running on a terminal: review the plan and pass --auto-approve (or apply a saved plan with --plan FILE).');
-        if (!(await io.confirm(`\nApply ${plan.operations.length} operation(s) to ${url}?`))) return false;
-      }
-      if (text) io.stdout('\n');
-      return true;
-    };
-    let stop = false;
-    let removeHook: (() => void) | undefined;
-    try {
-      return await applyConfig({
+  const done = await withSession(
+    paths,
+    options,
+    io,
+    async ({ config, url, store, client, about }) => {
+      if (!client) throw new Error('apply always reads the portal');
+      assertTargetsMatch(options.target ?? [], config);
+      const result = await refreshOnly({
         config,
         url,
         store,
         client,
         lockTimeoutMs,
-        ...(saved ? { saved } : {}),
         targets: options.target ?? [],
-        allowDestructive: Boolean(options.allowDestructive),
-        force: Boolean(options.force),
         parallelism,
-        confirm,
-        saveInvitation: (filename, content) => saveInvitationFile(invitesDir, filename, content),
-        recoveryFile: recoveryFileFor(options, io),
+        recoveryFile: recoveryFileFor(options, io, config.environment),
         onNotice: (message) => io.stderr(`${message}\n`),
-        stopRequested: () => stop,
-        onPhase: (phase, result) => {
-          if (phase === 'writing') {
-            removeHook = io.onInterrupt?.(() => (stop = true));
-            return;
-          }
-          removeHook?.();
-          removeHook = undefined;
-          io.interruptNote?.(`${result?.applied.length ?? 0} operation(s) were applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+        ...(about ? { about } : {}),
+        confirm: async (records, prepared) => {
+          printWarnings(prepared.warnings, io);
+          if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
+          if (options.autoApprove) return true;
+          if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
+          return io.confirm(`\nRecord these ${counted(records.length, 'live value')} in the state at ${store.describe()}?`);
         },
-        onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
       });
-    } finally {
-      removeHook?.();
-    }
-  });
-
-  if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);
-  io.stdout(renderApplyResult(applied, options.format));
-  const failure = applyFailure(applied);
-  if (failure) throw failure;
+      return { ...result, where: store.describe() };
+    },
+    environment === undefined ? {} : { environment },
+  );
+  const records = redactRecords(done.records, done.prepared.config.redact);
+  if (text && records.length === 0) io.stdout(renderRefreshOnlyPlan(records, done.prepared.plan, { color: io.color }));
+  io.stdout(renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where }, text ? 'text' : 'json'));
   return 0;
 }

@@ -1,16 +1,18 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
-import { createApiClient, credentialsFromEnv, describeRetryWait, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
-import { loadConfig, throwIfInvalid, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
+import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
+import { loadConfig, throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/pipeline.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { terminalText } from '../../engine/render/escape.js';
 import { registry } from '../../registry.js';
-import { openStateStore, redactPostgresUrlsIn, type StateStore } from '../../state/index.js';
+import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, stateSpec, type StateStore } from '../../state/index.js';
+import { chooseEnvironmentMessage, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
+import { version } from '../version.js';
 
 /** Options every command that talks to a portal or the state accepts (DESIGN.md "Shared options"). */
-export interface SharedOptions {
+export interface SharedOptions extends EnvironmentOptions {
   portal?: string;
   state?: string;
   stateName?: string;
@@ -19,9 +21,14 @@ export interface SharedOptions {
   verbose?: boolean;
 }
 
-/** The config, or the errors that make it unreadable (files, YAML, references, schema) before anything else happens. */
-export async function loadDesired(paths: readonly string[], io: CommandIO): Promise<LoadedConfig> {
-  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry });
+/**
+ * The config (with `environment`'s layers), or the errors that make it unreadable (files, YAML,
+ * references, schema) before anything else happens. A config that declares environments needs
+ * one chosen.
+ */
+export async function loadDesired(paths: readonly string[], io: CommandIO, environment?: string): Promise<LoadedConfig> {
+  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
+  if (environment === undefined && config.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(config.environments));
   // On a loading error, report every problem at once, rule checks included, as validate does.
   if (config.diagnostics.some((d) => d.severity === 'error')) throwIfInvalid(validateConfig(config));
   return config;
@@ -34,10 +41,23 @@ export function portalUrl(config: LoadedConfig | undefined, options: SharedOptio
   return normalizeBaseUrl(url, Boolean(options.insecure)).toString().replace(/\/$/, '');
 }
 
-/** `--state` (file or postgres:// URL; else PORTALCTL_STATE, else the default file) and `--state-name`. */
-export function stateStore(options: SharedOptions, io: CommandIO): StateStore {
-  const store = openStateStore(options.state, {
-    name: options.stateName ?? 'default',
+/**
+ * Where an environment's state is: in a database, the environment's state name (unless
+ * `--state-name`); in a file, the file named for it (README "Environments").
+ */
+export function environmentStateOptions(options: SharedOptions, io: Pick<CommandIO, 'env'>, environment: Environment | undefined): Pick<SharedOptions, 'state' | 'stateName'> {
+  if (!environment) return { ...(options.state === undefined ? {} : { state: options.state }), ...(options.stateName === undefined ? {} : { stateName: options.stateName }) };
+  const spec = stateSpec(options.state, io.env);
+  if (isPostgresUrl(spec)) return { state: spec, stateName: options.stateName ?? environment.state };
+  if (options.stateName !== undefined) throw new UsageError(`--state-name applies to a PostgreSQL state; a file state of environment ${environment.name} is ${environmentFile(spec, environment.state)}.`);
+  return { state: environmentFile(spec, environment.state) };
+}
+
+/** `--state` (file or postgres:// URL; else PORTALCTL_STATE, else the default file) and `--state-name`, or the environment's state. */
+export function stateStore(options: SharedOptions, io: CommandIO, environment?: Environment): StateStore {
+  const where = environmentStateOptions(options, io, environment);
+  const store = openStateStore(where.state, {
+    name: where.stateName ?? 'default',
     cwd: io.cwd,
     env: io.env,
     command: commandLine(),
@@ -55,10 +75,11 @@ export function commandLine(): string {
   return redactPostgresUrlsIn(['portalctl', ...process.argv.slice(2)].join(' ')).slice(0, 500);
 }
 
-export function connect(url: string, options: SharedOptions, io: CommandIO): ApiClient {
+/** The API client; an environment's credentials come from the variables it names (else PORTALCTL_*). */
+export function connect(url: string, options: SharedOptions, io: CommandIO, environment?: Environment): ApiClient {
   return createApiClient({
     url,
-    credentials: credentialsFromEnv(io.env),
+    credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
     ...(options.insecure ? { insecure: true } : {}),
     // A wait the portal asked for (Retry-After) is said while it lasts; backoff waits only with --verbose.
     ...(io.isTTY || options.verbose
@@ -96,22 +117,25 @@ export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): v
 }
 
 /**
- * Load -> portal URL -> state store -> API client, for plan, apply and drift; the client is
- * closed when `action` ends, also when it fails. `refresh: false` plans without a client.
+ * Load -> portal URL -> state store -> API client, for plan, apply and drift, in `environment`
+ * when one is named; the client and the store are closed when `action` ends, also when it fails.
+ * `refresh: false` plans without a client.
  */
 export async function withSession<T>(
   paths: readonly string[],
   options: SharedOptions,
   io: CommandIO,
   action: (session: PortalSession & { client: ApiClient | undefined }) => Promise<T>,
-  { refresh = true }: { refresh?: boolean } = {},
+  { refresh = true, environment }: { refresh?: boolean; environment?: string } = {},
 ): Promise<T> {
-  const config = await loadDesired(paths, io);
+  const config = await loadDesired(paths, io, environment);
   const url = portalUrl(config, options);
-  const store = stateStore(options, io);
+  const store = stateStore(options, io, config.environment);
   try {
-    const client = refresh ? connect(url, options, io) : undefined;
-    return await withClient(client, () => action({ config, url, store, client }));
+    const client = refresh ? connect(url, options, io, config.environment) : undefined;
+    // What the plans of this session are about, named at the top of their reports.
+    const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version, ...(config.environment ? { environment: config.environment.name } : {}) };
+    return await withClient(client, () => action({ config, url, store, client, about }));
   } finally {
     // Closes the database's connections, also one that failed half-way (it would keep the process alive).
     await store.close();

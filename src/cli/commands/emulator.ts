@@ -1,15 +1,31 @@
 /**
  * `portalctl emulator`: runs the bundled portal emulator in the foreground until SIGINT/SIGTERM.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PortalctlError, UsageError } from '../../core/errors.js';
-import { EmulatorDataError, startEmulator, type RunningEmulator } from '../../emulator/index.js';
+import { EmulatorDataError, generateTls, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
+import { fileErrorReason } from '../files.js';
 import type { CommandIO } from '../io.js';
 
 export interface EmulatorCommandOptions {
   port: string;
   host: string;
   data?: string;
+  /** Serve HTTPS with a certificate signed by a test authority made for this run. */
+  tls?: boolean;
+  /** Serve HTTPS with this certificate and key instead (PEM files). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Where the generated authority's certificate is written (for NODE_EXTRA_CA_CERTS). */
+  tlsCaOut?: string;
+}
+
+/** How the emulator serves HTTPS, when it does: the pair it serves and, when it made them, where the authority went. */
+interface ServedTls {
+  material: TlsMaterial;
+  /** The authority's certificate file, when the emulator generated the pair. */
+  authorityFile?: string;
 }
 
 /**
@@ -19,9 +35,10 @@ export interface EmulatorCommandOptions {
 export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandIO, stop?: AbortSignal): Promise<number> {
   const port = parsePort(opts.port);
   const dataPath = opts.data !== undefined ? resolve(io.cwd, opts.data) : undefined;
+  const tls = await servedTls(opts, io.cwd);
   let emulator: RunningEmulator;
   try {
-    emulator = await startEmulator({ port, host: opts.host, ...(dataPath !== undefined ? { data: dataPath } : {}) });
+    emulator = await startEmulator({ port, host: opts.host, ...(dataPath !== undefined ? { data: dataPath } : {}), ...(tls ? { tls: tls.material } : {}) });
   } catch (error) {
     throw describeStartFailure(error, opts);
   }
@@ -41,11 +58,46 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   // The listener stays: an EPIPE of the last write may arrive after this command returns.
   // Listen for the stop signals before saying "Press Ctrl+C", so an early Ctrl+C still stops cleanly.
   const stopped = waitForStop(stop, stdoutClosed.signal);
-  io.stdout(describeRunning(emulator, dataPath));
+  io.stdout(describeRunning(emulator, dataPath, tls));
   await stopped;
   await emulator.close();
   if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
   return 0;
+}
+
+/**
+ * The certificate and key to serve: the given files (`--tls-cert` with `--tls-key`), or, with
+ * `--tls` alone, a pair signed by a new test authority whose certificate is written to
+ * `--tls-ca-out` for clients to trust. Undefined: plain HTTP.
+ */
+async function servedTls(opts: EmulatorCommandOptions, cwd: string): Promise<ServedTls | undefined> {
+  if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together: the certificate (PEM) and its private key (PEM).');
+  }
+  if (opts.tlsCert !== undefined && opts.tlsKey !== undefined) {
+    const [cert, key] = await Promise.all([readPem(opts.tlsCert, cwd, '--tls-cert'), readPem(opts.tlsKey, cwd, '--tls-key')]);
+    return { material: { cert, key } };
+  }
+  if (!opts.tls) return undefined;
+  const generated = await generateTls({ hosts: [opts.host] });
+  const authorityFile = resolve(cwd, opts.tlsCaOut ?? 'portalctl-emulator-ca.pem');
+  try {
+    await writeFile(authorityFile, generated.authority);
+  } catch (error) {
+    throw new UsageError(`Could not write the test authority's certificate to ${authorityFile}: ${fileErrorReason(error)}. Choose another place with --tls-ca-out.`, { cause: error });
+  }
+  return { material: { cert: generated.cert, key: generated.key }, authorityFile };
+}
+
+async function readPem(file: string, cwd: string, flag: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag} ${file}: ${fileErrorReason(error)}.`, { cause: error });
+  }
+  if (!text.includes('-----BEGIN ')) throw new UsageError(`${flag} ${file} is not a PEM file (no "-----BEGIN" line).`);
+  return text;
 }
 
 /** Loopback hosts keep the unauthenticated control API on this machine. */
@@ -70,13 +122,16 @@ function describeStartFailure(error: unknown, opts: EmulatorCommandOptions): Err
   if (code === 'EADDRINUSE') {
     return new PortalctlError(`port ${opts.port} on ${opts.host} is already in use; choose another with --port (0 picks a free one).`, { cause: error });
   }
+  if (typeof code === 'string' && code.startsWith('ERR_OSSL')) {
+    return new PortalctlError(`cannot serve HTTPS with --tls-cert ${opts.tlsCert ?? ''} and --tls-key ${opts.tlsKey ?? ''}: ${(error as Error).message} (is the key the certificate's own?)`, { cause: error });
+  }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
     return new PortalctlError(`cannot listen on --host ${opts.host}: ${(error as Error).message}`, { cause: error });
   }
   return error instanceof Error ? error : new PortalctlError(String(error));
 }
 
-function describeRunning(emulator: RunningEmulator, dataPath: string | undefined): string {
+function describeRunning(emulator: RunningEmulator, dataPath: string | undefined, tls: ServedTls | undefined): string {
   const state = emulator.state();
   const now = emulator.clock.now();
   const width = Math.max(0, ...state.tokens.map((t) => t.token.length));
@@ -88,9 +143,17 @@ function describeRunning(emulator: RunningEmulator, dataPath: string | undefined
     ].filter((note) => note !== undefined);
     return `    ${token.token.padEnd(width)}  ${token.username}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}\n`;
   });
+  const { edition, version, apiVersion } = state.organization;
+  const trust = tls?.authorityFile
+    ? [`  TLS:          a certificate from a test authority made for this run; trust it with\n`, `                export NODE_EXTRA_CA_CERTS=${tls.authorityFile}\n`]
+    : tls
+      ? ['  TLS:          the certificate of --tls-cert\n']
+      : [];
   return [
     `Portal emulator for "${state.organization.name}" (${state.organization.id}), ${dataPath ?? 'minimal organization (no --data)'}\n`,
+    `  Plays:        ${edition} ${version} (REST API version ${apiVersion})\n`,
     `  REST URL:     ${emulator.url}\n`,
+    ...trust,
     `  Control API:  ${emulator.controlUrl} (state, requests, faults, reset, latency, clock)\n`,
     `  Tokens (token, username):\n`,
     ...(tokens.length > 0 ? tokens : ['    none; POST /generateToken or /oauth2/token to get one\n']),

@@ -6,6 +6,8 @@ import { planSession } from '../../engine/pipeline.js';
 import { renderGraph } from '../../engine/render/graph.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
+import { assertTargetsMatch } from '../targets.js';
 import { parseRefresh } from './plan.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
@@ -17,7 +19,18 @@ export interface GraphOptions extends SharedOptions {
 
 export async function graphCommand(paths: string[], options: GraphOptions, io: CommandIO): Promise<number> {
   const refresh = parseRefresh(options.refresh);
-  const { plan, config, warnings } = await withSession(paths, options, io, (session) => planSession(session, options.target ?? []), { refresh });
+  const targets = options.target ?? [];
+  const progress = showProgress(io);
+  const { plan, config, warnings } = await withSession(
+    paths,
+    options,
+    io,
+    (session) => {
+      assertTargetsMatch(targets, session.config);
+      return planSession(session, targets, { progress: progress.observer });
+    },
+    { refresh },
+  ).finally(() => progress.stop());
   printWarnings(warnings, io);
   io.stdout(renderGraph(redactPlan(plan, config.redact), options.format));
   return 0;

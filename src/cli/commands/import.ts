@@ -1,31 +1,90 @@
-import { writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileErrorReason } from '../files.js';
-import { resolve } from 'node:path';
 import { importPortal } from '../../engine/import.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
+import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
-import { connect, portalUrl, withClient, type SharedOptions } from './common.js';
+import { showProgress } from '../progress.js';
+import { version } from '../version.js';
+import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { connect, loadDesired, portalUrl, withClient, type SharedOptions } from './common.js';
 
 export interface ImportOptions extends SharedOptions {
   out?: string;
   force?: boolean;
+  /** yaml: the config itself; json: a report of what was imported (with the config when there is no --out). */
+  format?: 'yaml' | 'json';
+  /** Roles, groups, items, ... written by name instead of id. */
+  byName?: boolean;
 }
 
 /** `--out` names a file that exists and `--force` was not given. */
 export class OutputExistsError extends PortalctlError {}
 
-/** `portalctl import`: the live organization as a config, on stdout or in `--out` (never overwritten without --force). */
-export async function importCommand(options: ImportOptions, io: CommandIO): Promise<number> {
-  const url = portalUrl(undefined, options);
-  const client = connect(url, options, io);
-  const result = await withClient(client, () => importPortal({ client, url, kinds: registry.kinds, containers: registry.containers }));
+const SCHEMA_FILE = join('schemas', 'portalctl.schema.json');
 
-  if (!options.out) {
-    io.stdout(result.text);
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Where an editor finds the schema, from the directory the config is written to: the schema of
+ * the portalctl installed in the project (or of a portalctl clone), as a relative path, when one
+ * is found above that directory; else this version's schema as published on npm (through unpkg).
+ */
+async function schemaLocation(directory: string): Promise<string> {
+  for (let dir = directory; ; dir = dirname(dir)) {
+    for (const candidate of [join(dir, 'node_modules', 'portalctl', SCHEMA_FILE), join(dir, SCHEMA_FILE)]) {
+      if (!(await exists(candidate))) continue;
+      const manifest = join(dirname(dirname(candidate)), 'package.json');
+      const name = await readFile(manifest, 'utf8').then((text) => /"name"\s*:\s*"portalctl"/.test(text), () => false);
+      if (!name) continue;
+      const path = relative(directory, candidate).split(sep).join('/');
+      return path.startsWith('.') ? path : `./${path}`;
+    }
+    if (dirname(dir) === dir) return `https://unpkg.com/portalctl@${version}/schemas/portalctl.schema.json`;
+  }
+}
+
+/**
+ * `portalctl import`: the live organization as a config, on stdout or in `--out` (never
+ * overwritten without --force; missing directories are created). With `--format json`, a report
+ * on stdout: the portal, the counts, what was skipped, and the config (or where it was written).
+ */
+export async function importCommand(paths: readonly string[], options: ImportOptions, io: CommandIO): Promise<number> {
+  // In an environment, its portal and credentials (from the config at `paths`); else --portal and PORTALCTL_*.
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
+  const environment = singleEnvironment(request);
+  const config = environment === undefined ? undefined : await loadDesired(paths, io, environment);
+  const url = portalUrl(config, options);
+  const file = options.out === undefined ? undefined : resolve(io.cwd, options.out);
+  const schema = await schemaLocation(file ? dirname(file) : io.cwd);
+  const client = connect(url, options, io, config?.environment);
+  const progress = showProgress(io);
+  const result = await withClient(client, () =>
+    importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema, progress: progress.observer, byName: Boolean(options.byName) }),
+  ).finally(() => progress.stop());
+  const report = async (extra: Record<string, unknown>): Promise<void> =>
+    io.stdout(`${JSON.stringify({ portal: { url, ...result.portal }, objects: result.objects, skipped: result.skipped, ...extra }, null, 2)}\n`);
+
+  if (!file || !options.out) {
+    if (options.format === 'json') {
+      const config: unknown = (await import('yaml')).parse(result.text);
+      await report({ out: null, config });
+    } else io.stdout(result.text);
     return 0;
   }
-  const file = resolve(io.cwd, options.out);
+  await mkdir(dirname(file), { recursive: true }).catch((error: unknown) => {
+    // A file where a directory of the path should be: mkdir says EEXIST, which means something else below.
+    const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'a part of the path is not a directory' : fileErrorReason(error);
+    throw new UsageError(`Could not write the config to ${options.out}: ${reason}.`, { cause: error });
+  });
   try {
     // `wx` refuses an existing file atomically: nothing is overwritten by accident.
     await writeFile(file, result.text, { flag: options.force ? 'w' : 'wx' });
@@ -35,7 +94,11 @@ export async function importCommand(options: ImportOptions, io: CommandIO): Prom
     }
     throw new UsageError(`Could not write the config to ${options.out}: ${fileErrorReason(error)}.`, { cause: error });
   }
+  if (options.format === 'json') {
+    await report({ out: options.out });
+    return 0;
+  }
   const skipped = result.skipped.length > 0 ? `; skipped (not readable with this token): ${result.skipped.map((entry) => entry.kind).join(', ')}` : '';
-  io.stderr(`Imported ${result.objects} object(s) from ${url} to ${options.out}${skipped}.\n`);
+  io.stderr(`Imported ${counted(result.objects, 'object')} from ${url} to ${options.out}${skipped}.\n`);
   return 0;
 }

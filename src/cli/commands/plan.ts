@@ -1,12 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { serializePlan } from '../../engine/plan-file.js';
+import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan-file.js';
 import { planSession } from '../../engine/pipeline.js';
+import { renderPlanMarkdown } from '../../engine/render/markdown.js';
 import { renderPlan } from '../../engine/render/plan.js';
+import { sectionLimit } from '../../engine/render/fleet.js';
 import { redactPlan } from '../../engine/render/redact.js';
 import { UsageError } from '../../core/errors.js';
+import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
@@ -24,26 +29,66 @@ export function parseRefresh(value: string): boolean {
   throw new UsageError(`--refresh takes true or false, not "${value}".`);
 }
 
-export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
+/** One plan (in `environment` when named): rendered, saved with --out, with its exit code. */
+async function planOne(paths: string[], options: PlanOptions, io: CommandIO, environment: string | undefined, out: string | undefined, fleet?: { markdownLimit?: number }): Promise<MemberResult & { url: string }> {
+  const markdownLimit = fleet?.markdownLimit;
   const refresh = parseRefresh(options.refresh);
   const targets = options.target ?? [];
+  // Progress for one run; a fleet's environments run side by side, and their summary says how each went.
+  const progress = fleet ? undefined : showProgress(io);
   const { plan, config, warnings } = await withSession(
     paths,
     options,
     io,
     (session) => {
       assertTargetsMatch(targets, session.config);
-      return planSession(session, targets, { digest: options.out !== undefined || options.format === 'json' });
+      return planSession(session, targets, { digest: out !== undefined || fleet !== undefined || options.format === 'json', ...(progress ? { progress: progress.observer } : {}) });
     },
-    { refresh },
-  );
+    { refresh, ...(environment === undefined ? {} : { environment }) },
+  ).finally(() => progress?.stop());
   printWarnings(warnings, io);
 
+  if (out) {
+    await withFile('Could not write the plan to', out, () => writeFile(resolve(io.cwd, out), serializePlan(plan, config.redact), { mode: 0o600 }));
+    io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${out}\n`);
+  }
+  const shown = redactPlan(plan, config.redact);
+  const exitCode = options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
+  return {
+    outcome: plan.operations.length > 0 ? 'changes' : 'no changes',
+    exitCode,
+    ...(fleet ? { saved: redactPlan(plan, config.redact) } : {}),
+    changes: plan.operations.length,
+    drift: plan.summary.drift,
+    url: plan.portal.url,
+    text: renderPlan(shown, options.format === 'markdown' && markdownLimit === undefined ? 'markdown' : options.format === 'json' ? 'json' : 'text', { color: io.color, ...(io.width ? { width: io.width } : {}), ...(out ? { savedTo: out } : {}) }),
+    ...(markdownLimit === undefined ? {} : { markdown: renderPlanMarkdown(shown, { maxLength: markdownLimit, ...(out ? { fullPlanHint: `the saved plan file \`${out}\`` } : {}) }) }),
+    ...(options.format === 'json' ? { json: shown } : {}),
+  };
+}
+
+export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
+  const request = requestedEnvironments(options, io.env);
+  if (!isFleet(request)) {
+    const result = await planOne(paths, options, io, singleEnvironment(request), options.out);
+    io.stdout(result.text);
+    return result.exitCode;
+  }
+  // A fleet: each environment's plan, then one report (and with --out one file holding every plan).
+  const names = await fleetNames(request, paths, io, options);
+  const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) =>
+    planOne(paths, options, own, environment, undefined, options.format === 'markdown' ? { markdownLimit: sectionLimit(names.length) } : {}),
+  );
   if (options.out) {
     const out = options.out;
-    await withFile('Could not write the plan to', out, () => writeFile(resolve(io.cwd, out), serializePlan(plan, config.redact), { mode: 0o600 }));
-    io.stderr(`Saved the plan to ${options.out}; apply it with: portalctl apply --plan ${options.out}\n`);
+    const entries: FleetPlanEntry[] = members.map((member) => ({
+      environment: member.environment,
+      exitCode: member.exitCode,
+      outcome: member.outcome,
+      ...(member.saved ? { plan: member.saved } : { error: member.error ?? member.outcome }),
+    }));
+    await withFile('Could not write the plans to', out, () => writeFile(resolve(io.cwd, out), serializeFleetPlans(entries), { mode: 0o600 }));
+    io.stderr(`Saved the plans of ${entries.filter((entry) => entry.plan).length} environment(s) to ${out}; apply them with: portalctl apply --plan ${out}\n`);
   }
-  io.stdout(renderPlan(redactPlan(plan, config.redact), options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), ...(options.out ? { savedTo: options.out } : {}) }));
-  return options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
+  return printFleet('plan', members, options.format, io);
 }

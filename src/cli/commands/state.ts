@@ -2,8 +2,11 @@
  * `portalctl state show [--serial N] | list | history | unlock [LOCK_ID] | rm ADDR... | mv FROM TO
  * | push SOURCE | pull DESTINATION`, on a file or a PostgreSQL state alike.
  */
+import { addressShape, parseAddress } from '../../core/address.js';
 import { terminalText } from '../../engine/render/escape.js';
 import { UsageError } from '../../core/errors.js';
+import { didYouMean } from '../../core/suggest.js';
+import { counted } from '../../core/words.js';
 import {
   StateError,
   describeHolder,
@@ -15,6 +18,8 @@ import {
   type StateStore,
 } from '../../state/index.js';
 import type { CommandIO } from '../io.js';
+import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { readEnvironments, ConfigError, type Environment } from '../../engine/config/index.js';
 import { commandLine, parseDuration, stateStore, type SharedOptions } from './common.js';
 
 export interface StateOptions extends SharedOptions {
@@ -22,10 +27,35 @@ export interface StateOptions extends SharedOptions {
   dryRun?: boolean;
   sourceName?: string;
   destinationName?: string;
+  /** With --env: the config (file or directory) that declares the environments. */
+  config?: string;
+  /** `state show`, `list`, `history`: text (default) or json. */
+  format?: 'text' | 'json';
+}
+
+/** `--env NAME`: the state of that environment, declared in the config of the current directory. */
+async function stateEnvironment(options: StateOptions, io: CommandIO): Promise<Environment | undefined> {
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError('state works on one state: name one environment with --env NAME.');
+  const name = singleEnvironment(request);
+  if (name === undefined) return undefined;
+  const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd });
+  if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
+  const environment = declared.get(name);
+  if (!environment) throw new UsageError(`No environment named ${name} in the config at ${options.config ?? '.'}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).`);
+  return environment;
+}
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** `The state has no resource at rolse[r1]. Did you mean "role[r1]"?` */
+function unknownAddress(state: StateDocument, address: string, outcome: string): StateError {
+  const known = [...Object.keys(state.resources), ...Object.keys(state.unknownOutcomes ?? {})];
+  return new StateError(`The state has no resource at ${address}; ${outcome}.${didYouMean(address, known)}`);
 }
 
 export async function stateCommand(action: string, args: readonly string[], options: StateOptions, io: CommandIO): Promise<number> {
-  const store = stateStore(options, io);
+  const store = stateStore(options, io, await stateEnvironment(options, io));
   try {
     return await runAction(action, args, options, io, store);
   } finally {
@@ -46,11 +76,15 @@ async function runAction(action: string, args: readonly string[], options: State
     }
     case 'history': {
       const entries = await store.history();
+      if (options.format === 'json') {
+        io.stdout(json({ state: store.describe(), serials: entries }));
+        return 0;
+      }
       if (entries.length === 0) {
         io.stdout(`No recorded history at ${store.describe()}.\n`);
         return 0;
       }
-      io.stdout(`# ${store.describe()}: ${entries.length} serial(s) kept, newest first\n`);
+      io.stdout(`# ${store.describe()}: ${counted(entries.length, 'serial')} kept, newest first\n`);
       io.stdout('serial\twritten at\tresources\tchanged\tcommand\n');
       for (const entry of entries) io.stdout(`${entry.serial}\t${entry.writtenAt}\t${entry.resources}\t${entry.changed}\t${terminalText(entry.command)}\n`);
       return 0;
@@ -61,26 +95,43 @@ async function runAction(action: string, args: readonly string[], options: State
         if (!Number.isInteger(serial) || serial < 1) throw new UsageError(`--serial takes a whole number of at least 1, not "${options.serial}".`);
         const old = await store.readSerial(serial);
         if (!old) throw new StateError(`Serial ${serial} is not kept at ${store.describe()}; \`portalctl state history\` lists the kept ones.`);
-        io.stdout(`${JSON.stringify(old, null, 2)}\n`);
-        return 0;
+        return showState(old, args[0], options, io);
       }
       const state = await store.read();
-      if (!state) io.stdout(`No recorded state at ${store.describe()}.\n`);
-      else io.stdout(`${JSON.stringify(state, null, 2)}\n`);
-      return 0;
+      if (!state) {
+        if (args[0] !== undefined) throw new StateError(`No recorded state at ${store.describe()}; nothing to show at ${args[0]}.`);
+        io.stdout(options.format === 'json' ? json(null) : `No recorded state at ${store.describe()}.\n`);
+        return 0;
+      }
+      return showState(state, args[0], options, io);
     }
     case 'list': {
       const state = await store.read();
+      const resources = Object.entries(state?.resources ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+      // Outcomes not known are listed apart: the next plan checks them against the portal first.
+      const unknown = Object.entries(state?.unknownOutcomes ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+      if (options.format === 'json') {
+        io.stdout(
+          json({
+            state: store.describe(),
+            ...(state ? { lineage: state.lineage, serial: state.serial, portal: state.portal } : { lineage: null, serial: null, portal: null }),
+            resources: resources.map(([address, entry]) => ({ address, kind: entry.kind, status: entry.status ?? 'present', appliedAt: entry.appliedAt ?? null, observedAt: entry.observedAt ?? null })),
+            unknownOutcomes: unknown.map(([address, mark]) => ({ address, kind: mark.kind, operation: mark.operation, reason: mark.reason, since: mark.since })),
+          }),
+        );
+        return 0;
+      }
       if (!state) {
         io.stdout(`No recorded state at ${store.describe()}.\n`);
         return 0;
       }
-      io.stdout(`# ${store.describe()}: lineage ${state.lineage}, serial ${state.serial}, portal ${state.portal.url}\n`);
-      for (const [address, entry] of Object.entries(state.resources).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      io.stdout(`# ${store.describe()}: lineage ${state.lineage}, serial ${state.serial}, portal ${state.portal.url}; ${counted(resources.length, 'resource')}\n`);
+      io.stdout('address\tkind\tstatus\tlast applied or seen\n');
+      // Addresses and reasons may hold the portal's text: shown, never acted on by the terminal.
+      for (const [address, entry] of resources) {
         io.stdout(`${terminalText(address)}\t${entry.kind}\t${entry.status ?? 'present'}\t${entry.appliedAt ?? entry.observedAt ?? ''}\n`);
       }
-      // Outcomes not known are listed apart: the next plan checks them against the portal first.
-      for (const [address, mark] of Object.entries(state.unknownOutcomes ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [address, mark] of unknown) {
         io.stdout(`${terminalText(address)}\t${mark.kind}\toutcome unknown (${terminalText(mark.reason)})\t${mark.since}\n`);
       }
       return 0;
@@ -101,9 +152,11 @@ async function surgery(action: 'rm' | 'mv', args: readonly string[], options: St
   const change = (state: StateDocument): { next: StateDocument; lines: string[] } => {
     if (action === 'mv') {
       const [from = '', to = ''] = args;
-      return { next: moveResource(state, from, to), lines: [`${from} -> ${to}`] };
+      return { next: moveResource(state, from, checkedDestination(state, from, to)), lines: [`${from} -> ${to}`] };
     }
     const unknown = args.filter((address) => !(address in state.resources));
+    const [first] = unknown;
+    if (first !== undefined && unknown.length === 1) throw unknownAddress(state, first, 'nothing was removed');
     if (unknown.length) throw new StateError(`The state has no resource at ${unknown.join(', ')}; nothing was removed.`);
     return { next: args.reduce(forgetResource, state), lines: args.map((address) => `- ${address}`) };
   };
@@ -125,6 +178,51 @@ async function surgery(action: 'rm' | 'mv', args: readonly string[], options: St
   });
 }
 
+/**
+ * `state show [ADDR]`: the whole document as JSON, or one resource (text: its fields as YAML;
+ * json: the entry with its address).
+ */
+async function showState(state: StateDocument, address: string | undefined, options: StateOptions, io: CommandIO): Promise<number> {
+  if (address === undefined) {
+    io.stdout(json(state));
+    return 0;
+  }
+  const entry = Object.prototype.hasOwnProperty.call(state.resources, address) ? state.resources[address] : undefined;
+  const mark = Object.prototype.hasOwnProperty.call(state.unknownOutcomes ?? {}, address) ? state.unknownOutcomes?.[address] : undefined;
+  if (!entry && !mark) throw unknownAddress(state, address, 'nothing to show');
+  const shown = { address, ...(entry ? { ...entry, status: entry.status ?? 'present' } : {}), ...(mark ? { unknownOutcome: mark } : {}) };
+  if (options.format === 'json') {
+    io.stdout(json(shown));
+    return 0;
+  }
+  const { stringify } = await import('yaml');
+  const { address: _address, ...fields } = shown;
+  io.stdout(`# ${address} (serial ${state.serial})\n${stringify(fields, { lineWidth: 0 })}`);
+  return 0;
+}
+
+/**
+ * The destination of `state mv`: an address of the same kind as the source (the same shape,
+ * `role[]` for `role[r1]`: each kind has its own), not taken. A record moved across kinds would
+ * be read by the wrong kind at the next plan.
+ */
+function checkedDestination(state: StateDocument, from: string, to: string): string {
+  const entry = Object.prototype.hasOwnProperty.call(state.resources, from) ? state.resources[from] : undefined;
+  if (!entry) throw unknownAddress(state, from, 'nothing was moved');
+  if (!parseAddress(to)) {
+    throw new UsageError(`${JSON.stringify(to)} is not an address (steps like role[r7HkQ2] or collaboration[c].workspace[w], separated by dots); nothing was moved.`);
+  }
+  const shape = addressShape(from);
+  if (addressShape(to) !== shape) {
+    const sameKind = Object.entries(state.resources).filter(([address, other]) => other.kind === entry.kind && address !== from).map(([address]) => address);
+    const example = sameKind[0] ?? from;
+    throw new UsageError(
+      `${to} is not an address of the kind ${entry.kind} (its addresses look like ${example}); state mv moves a record within its kind, nothing was moved.${didYouMean(to, sameKind)}`,
+    );
+  }
+  return to;
+}
+
 /** `state push SOURCE` (into --state) / `state pull DESTINATION` (from --state): lineage and serial kept. */
 async function copyState(action: 'push' | 'pull', other: string, options: StateOptions, io: CommandIO, store: StateStore, timeoutMs: number): Promise<number> {
   if (!other) throw new UsageError(`state ${action} needs a ${action === 'push' ? 'source' : 'destination'}: a file path or a postgres:// URL.`);
@@ -138,7 +236,7 @@ async function copyState(action: 'push' | 'pull', other: string, options: StateO
     const [from, to] = action === 'push' ? [otherStore, store] : [store, otherStore];
     const state = await from.read();
     if (!state) throw new StateError(`No recorded state at ${from.describe()}; nothing was copied.`);
-    const summary = `lineage ${state.lineage}, serial ${state.serial}, ${Object.keys(state.resources).length} resource(s)`;
+    const summary = `lineage ${state.lineage}, serial ${state.serial}, ${counted(Object.keys(state.resources).length, 'resource')}`;
     if (options.dryRun) {
       const existing = await to.read();
       if (existing && existing.lineage !== state.lineage) throw new StateError(`The state at ${to.describe()} has lineage ${existing.lineage}, not ${state.lineage}: it is another state. Nothing was copied.`);

@@ -1,29 +1,80 @@
-/** `portalctl validate [PATH...]`: schema and rule checks, no network. */
-import { loadConfig, validateConfig } from '../../engine/config/index.js';
+/**
+ * `portalctl validate [PATH...]`: schema and rule checks, no network. A config that declares
+ * environments is validated in each of them (or in those --env names): each environment's
+ * effective config, its overlays merged over the base with its values.
+ */
+import { loadConfig, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
+import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
+import { requestedEnvironments, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
 
-export interface ValidateOptions {
+export interface ValidateOptions extends EnvironmentOptions {
   format?: string;
 }
+
+interface Validated {
+  environment?: string;
+  loaded: LoadedConfig;
+  diagnostics: Diagnostic[];
+  errors: number;
+  warnings: number;
+}
+
+function validated(loaded: LoadedConfig, environment?: string): Validated {
+  const diagnostics = validateConfig(loaded);
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  return { ...(environment === undefined ? {} : { environment }), loaded, diagnostics, errors, warnings: diagnostics.length - errors };
+}
+
+function summaryText({ loaded, errors, warnings }: Validated): string {
+  const files = loaded.sources.length;
+  const overlays = loaded.sources.length - loaded.baseSources.length;
+  const where = `${counted(files, 'file')}${overlays > 0 ? `, ${counted(overlays, 'overlay')} among them` : ''}`;
+  const verdict = errors === 0 ? `Valid: ${counted(loaded.objects.length, 'managed object')} in ${where}. ` : '';
+  return `${verdict}${counted(errors, 'error')}, ${counted(warnings, 'warning')}`;
+}
+
+const asJson = (result: Validated) => ({
+  valid: result.errors === 0,
+  errors: result.errors,
+  warnings: result.warnings,
+  files: result.loaded.sources,
+  objects: result.loaded.objects.length,
+  diagnostics: result.diagnostics,
+});
 
 /** Exit code 0 when there are no errors (warnings allowed), 1 otherwise. */
 export async function validateCommand(paths: readonly string[], options: ValidateOptions, io: CommandIO): Promise<number> {
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not "${format}".`);
-  const loaded = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry });
-  const diagnostics = validateConfig(loaded);
-  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-  const warnings = diagnostics.length - errors;
-  if (format === 'json') {
-    io.stdout(`${JSON.stringify({ valid: errors === 0, errors, warnings, files: loaded.sources, objects: loaded.objects.length, diagnostics }, null, 2)}\n`);
+  const load = (environment?: string) => loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
+  const request = requestedEnvironments(options, io.env);
+  let names: string[];
+  if (request.kind === 'names') {
+    names = request.names;
   } else {
-    io.stdout(renderDiagnostics(diagnostics, io));
-    const summary = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
-    const verdict = errors === 0 ? `Valid: ${loaded.objects.length} managed objects in ${loaded.sources.length} file${loaded.sources.length === 1 ? '' : 's'}. ` : '';
-    io.stdout(`${verdict}${summary}\n`);
+    // No choice, or --all-envs: every declared environment; none: the config alone, as always,
+    // read once (a large organization's files are not read twice to learn it has none).
+    const base = await load();
+    names = base.environments;
+    if (request.kind === 'all' && names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
+    if (names.length === 0) {
+      const result = validated(base);
+      io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n`);
+      return result.errors === 0 ? 0 : 1;
+    }
   }
-  return errors === 0 ? 0 : 1;
+  const results: Validated[] = [];
+  for (const name of names) results.push(validated(await load(name), name));
+  const valid = results.every((result) => result.errors === 0);
+  if (format === 'json') {
+    io.stdout(`${JSON.stringify({ valid, environments: results.map((result) => ({ environment: result.environment, ...asJson(result) })) }, null, 2)}\n`);
+  } else {
+    for (const result of results) io.stdout(`Environment ${result.environment}:\n${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n`);
+  }
+  return valid ? 0 : 1;
 }

@@ -4,19 +4,19 @@
  *
  * | code      | status | condition                                                                |
  * |-----------|--------|--------------------------------------------------------------------------|
- * | EMU_0006  | 400    | any of the four before 10.5                                              |
+ * | (none)    | 400    | "Invalid URL": any of the four before 10.5                                              |
  * | GWM_0003  | 403    | caller not a default administrator; E9/E11/E13 when this portal does not host the collaboration |
  * | 404 (none)| 404    | unknown collaboration, workspace or participant; E14 when this portal has no group link in the workspace |
- * | EMU_0001  | 400    | E9 `name` sent empty; E13 without guestPortalUrl / collaborationWorkspacesParticipantConfigJSON |
- * | EMU_0002  | 400    | E9 copyByRefIfCopyFail not true/false                                     |
- * | EMU_0003  | 400    | E9 a size that is not an integer; E13 expiration not a number            |
- * | EMU_0004  | 400    | E9 a size below 1; E13 expiration not positive or a timestamp in the past |
- * | EMU_0005  | 400    | E13 an access mode other than send, receive, sendAndReceive              |
- * | EMU_0007  | 400    | E9 config / E13 workspace config JSON invalid or of the wrong shape       |
- * | EMU_0008  | 400    | E9 name over 100 or description over 250 characters                      |
- * | EMU_0601  | 400    | E13 guestPortalUrl not an https URL                                      |
- * | EMU_0602  | 400    | E13 a workspace id that is not a workspace of the collaboration          |
- * | EMU_0603  | 400    | E13 the same workspace listed twice                                      |
+ * | (none)    | 400    | E9 `name` sent empty; E13 without guestPortalUrl / collaborationWorkspacesParticipantConfigJSON |
+ * | (none)    | 400    | E9 copyByRefIfCopyFail not true/false                                     |
+ * | (none)    | 400    | E9 a size that is not an integer; E13 expiration not a number            |
+ * | (none)    | 400    | E9 a size below 1; E13 expiration not positive or a timestamp in the past |
+ * | (none)    | 400    | E13 an access mode other than send, receive, sendAndReceive              |
+ * | (none)    | 400    | E9 config / E13 workspace config JSON invalid or of the wrong shape       |
+ * | (none)    | 400    | E9 name over 100 or description over 250 characters                      |
+ * | (none)    | 400    | E13 guestPortalUrl not an https URL                                      |
+ * | (none)    | 400    | E13 a workspace id that is not a workspace of the collaboration          |
+ * | (none)    | 400    | E13 the same workspace listed twice                                      |
  *
  * Versions: the sizes and copyByRefIfCopyFail of E9 exist from 10.6 and are ignored before; the
  * `config` JSON object exists before 10.6 only (ignored from 10.6). Its known keys are the three

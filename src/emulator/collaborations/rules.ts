@@ -30,7 +30,7 @@ export function parseGuestUrl(text: string): URL {
     url = undefined;
   }
   if (!url || url.protocol !== 'https:') {
-    throw badRequest(`Invalid guestPortalUrl '${text}'.`, 'EMU_0601', ['The guest portal URL must be an https:// URL.']);
+    throw badRequest(`Invalid guestPortalUrl '${text}'.`, ['The guest portal URL must be an https:// URL.']);
   }
   return url;
 }
@@ -44,12 +44,12 @@ export function parseWorkspaceModes(collaboration: Collaboration, text: string, 
     if (!isRecord(entry) || Object.keys(entry).length !== 1) throw invalidJsonShape(name, shape);
     const [workspaceId, mode] = Object.entries(entry)[0] as [string, unknown];
     if (!collaboration.workspaces.some((workspace) => workspace.id === workspaceId)) {
-      throw badRequest(`Unknown workspace '${workspaceId}'.`, 'EMU_0602', [
+      throw badRequest(`Unknown workspace '${workspaceId}'.`, [
         `Collaboration ${collaboration.id} has workspaces: ${collaboration.workspaces.map((workspace) => workspace.id).join(', ')}.`,
       ]);
     }
     if (Object.prototype.hasOwnProperty.call(modes, workspaceId)) {
-      throw badRequest(`Workspace '${workspaceId}' is listed twice.`, 'EMU_0603', ['List each workspace once.']);
+      throw badRequest(`Workspace '${workspaceId}' is listed twice.`, ['List each workspace once.']);
     }
     modes[workspaceId] = checkEnum(`access mode of ${workspaceId}`, typeof mode === 'string' ? mode : JSON.stringify(mode), ACCESS_MODES);
   }
@@ -61,12 +61,12 @@ export function parseExpiration(text: string | undefined, now: number): number {
   const value = parseNumber('expiration', text);
   if (value >= TIMESTAMP_THRESHOLD) {
     if (value <= now) {
-      throw badRequest('The invitation would already be expired.', 'EMU_0004', ['An expiration timestamp must lie in the future.']);
+      throw badRequest('The invitation would already be expired.', ['An expiration timestamp must lie in the future.']);
     }
     return value;
   }
   if (value <= 0) {
-    throw badRequest(`Invalid value for 'expiration': ${value}.`, 'EMU_0004', ["'expiration' must be a positive number of hours."]);
+    throw badRequest(`Invalid value for 'expiration': ${value}.`, ["'expiration' must be a positive number of hours."]);
   }
   return now + Math.round(value * HOUR_MS);
 }

@@ -196,7 +196,7 @@ export function applyLegacyConfig(config: WorkspaceConfig, text: string): void {
 export function updateWorkspace(state: EmulatorState, workspace: Workspace, params: Params): void {
   const name = optionalParam(params, 'name');
   if (name !== undefined) {
-    if (name.trim() === '') throw badRequest("Parameter 'name' cannot be empty.", 'EMU_0001', ['A workspace needs a name.']);
+    if (name.trim() === '') throw badRequest("Parameter 'name' cannot be empty.", ['A workspace needs a name.']);
     workspace.name = checkMaxLength('name', name, MAX_WORKSPACE_NAME);
   }
   const description = optionalParam(params, 'description');

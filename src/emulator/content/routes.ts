@@ -6,24 +6,26 @@
  * | CONT_0001 | 400    | the item does not exist, or the caller may not see it                 |
  * | GWM_0003  | 403    | the caller is neither the item's owner nor a default administrator nor a holder of portal:admin:updateItems |
  * | CONT_0163 | 400    | public_authoritative while the organization is not public and verified|
- * | EMU_0001  | 400    | `status` not sent at all                                             |
- * | EMU_0002  | 400    | clearEmptyFields not true/false                                      |
- * | EMU_0005  | 400    | status not one of deprecated, org_authoritative, public_authoritative |
- * | EMU_0201  | 400    | empty status without clearEmptyFields=true                           |
+ * | (none)    | 400    | `status` not sent at all                                             |
+ * | (none)    | 400    | clearEmptyFields not true/false                                      |
+ * | (none)    | 400    | status not one of deprecated, org_authoritative, public_authoritative |
+ * | (none)    | 400    | empty status without clearEmptyFields=true                           |
  *
  * Reads (documented shapes): GET /content/items/:itemId -> the item with `protected` and
  * `contentStatus` ("" when none); GET /search?q=... -> paged `results` without `protected`.
- * `q` is required (400 otherwise); terms `orgid:`, `id:`, `owner:`, `contentstatus:`, `access:`
- * and free text (in the title) are understood. Items with access private or shared are visible
- * only to their owner, default administrators and holders of portal:admin:viewItems.
+ * `q` is required (400 otherwise), in the documented query syntax (routes/search.ts) over the
+ * fields of `itemSearchFields` (store.ts); another field is refused with code 400. Items with
+ * access private or shared are visible only to their owner, default administrators and holders
+ * of portal:admin:viewItems.
  *
- * Listing is indexed: `orgid:<id>` alone pages through an index of what the caller may see
- * (O(page) per request); other terms filter the organization's items (O(n)).
+ * Listing is indexed: `orgid:<id>` (or `accountid:<id>`) alone pages through an index of what
+ * the caller may see (O(page) per request); other queries filter the organization's items (O(n)).
  */
 import { PortalApiError } from '../errors.js';
 import { forbidden } from '../routes/auth.js';
 import { page } from '../routes/paging.js';
-import { badRequest, checkEnum, json, optionalBoolean, optionalParam, parseQuery, success } from '../routes/params.js';
+import { badRequest, checkEnum, json, optionalBoolean, optionalParam, success } from '../routes/params.js';
+import { queryParam } from '../routes/search.js';
 import type { Route } from '../routes/types.js';
 import { STATUSES, searchNeedsQuery } from './rules.js';
 import { UPDATE_ITEMS_PRIVILEGE, findVisibleItem, itemView, resultView, searchList } from './store.js';
@@ -40,14 +42,14 @@ export const contentRoutes: Route[] = [
       }
       const statusText = optionalParam(params, 'status');
       if (statusText === undefined) {
-        throw badRequest("Parameter 'status' is required.", 'EMU_0001', [
+        throw badRequest("Parameter 'status' is required.", [
           'Send a status, or an empty status with clearEmptyFields=true to remove it.',
         ]);
       }
       const clearEmptyFields = optionalBoolean(params, 'clearEmptyFields') ?? false;
       if (statusText === '') {
         if (!clearEmptyFields) {
-          throw badRequest('An empty status needs clearEmptyFields=true.', 'EMU_0201', [
+          throw badRequest('An empty status needs clearEmptyFields=true.', [
             'Send status= together with clearEmptyFields=true to remove the status.',
           ]);
         }
@@ -77,8 +79,8 @@ export const contentRoutes: Route[] = [
     access: 'read',
     pattern: '/search',
     handle({ state, params, caller }) {
-      const q = params['q'] ?? '';
-      const results = page(params, searchList(state, caller, parseQuery(params, searchNeedsQuery)), 'results', (item) => resultView(state, item));
+      const q = queryParam(params, searchNeedsQuery);
+      const results = page(params, searchList(state, caller, q), 'results', (item) => resultView(state, item));
       return json({ query: q, ...results });
     },
   },

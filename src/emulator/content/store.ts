@@ -1,7 +1,7 @@
 /** content: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Item } from '../model.js';
-import { badRequest, type QueryTerm } from '../routes/params.js';
+import { compileSearch, conjunction, containsText, sameKeyword, type SearchFields } from '../routes/search.js';
 import type { Caller } from '../routes/types.js';
 import { findBy, listIndex } from '../store.js';
 
@@ -85,17 +85,49 @@ export function visibilityIndex(items: readonly Item[]): { shared: number[]; own
   }).index;
 }
 
-/** The items a search returns, as a lazily read list (only the requested page is copied). */
-export function searchList(state: EmulatorState, caller: Caller, terms: QueryTerm[]): readonly Item[] {
-  const orgOnly = terms.every((term) => term.field === 'orgid' || (term.field === undefined && term.value === '*'));
-  if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) return [];
-  if (orgOnly) {
+/**
+ * The search fields of items (Search reference: `id`, `owner`, `orgid`, `accountid`, `type`,
+ * `title`, `access`, `tags`; bare terms search title, tags and type, the documented default
+ * fields the emulator keeps). `contentstatus` is kept for the wire sample's example query
+ * (search.json marks it unverified). Owner values are case-sensitive, as documented.
+ */
+export function itemSearchFields(state: EmulatorState): SearchFields<Item> {
+  const inOrganization = (_item: Item, value: string): boolean => value === '*' || value === state.organization.id;
+  return {
+    what: 'items',
+    fields: {
+      id: (item, value) => sameKeyword(item.id, value),
+      owner: (item, value) => value === '*' || item.owner === value,
+      orgid: inOrganization,
+      accountid: inOrganization,
+      type: (item, value) => sameKeyword(item.type, value),
+      title: (item, value) => containsText(item.title, value),
+      access: (item, value) => sameKeyword(item.access, value),
+      tags: (item, value) => item.tags.some((tag) => sameKeyword(tag, value)),
+      contentstatus: (item, value) => sameKeyword(item.contentStatus ?? '', value),
+    },
+    text: (item, value) => containsText(item.title, value) || item.tags.some((tag) => sameKeyword(tag, value)) || sameKeyword(item.type, value),
+  };
+}
+
+/**
+ * The items a search returns, as a lazily read list (only the requested page is copied). A query
+ * that only names the organization (`orgid:<id>`, `accountid:<id>`, `*`, joined by AND) pages
+ * through an index of what the caller may see (O(page) per request); any other query filters the
+ * organization's items (O(n)).
+ */
+export function searchList(state: EmulatorState, caller: Caller, q: string): readonly Item[] {
+  const { node, matches } = compileSearch(q, itemSearchFields(state));
+  const terms = conjunction(node);
+  const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || (term.field === undefined && term.value === '*'));
+  if (terms && organizationWide) {
+    if (terms.some((term) => term.field !== undefined && term.value !== '*' && term.value !== state.organization.id)) return [];
     if (caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE)) return state.items;
     const { shared, ownOnly } = visibilityIndex(state.items);
     const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
     return lazyList(positions, (position) => state.items[position]);
   }
-  return state.items.filter((item) => maySee(caller, item) && terms.every((term) => matches(item, term)));
+  return state.items.filter((item) => maySee(caller, item) && matches(item));
 }
 
 /** A read-only array view that fetches elements by position on demand (slice reads only its range). */
@@ -109,25 +141,4 @@ export function lazyList<T>(positions: readonly number[], at: (position: number)
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
-}
-
-export function matches(item: Item, term: QueryTerm): boolean {
-  const value = term.value.toLowerCase();
-  switch (term.field) {
-    case 'orgid':
-      return true;
-    case 'id':
-      return item.id.toLowerCase() === value;
-    case 'owner':
-      return item.owner.toLowerCase() === value;
-    case 'contentstatus':
-      return (item.contentStatus ?? '').toLowerCase() === value;
-    case 'access':
-      return item.access === value;
-    case 'title':
-    case undefined:
-      return value === '*' || item.title.toLowerCase().includes(value);
-    default:
-      throw badRequest(`Unsupported search field '${term.field}'.`, 'EMU_0010', ['The emulator understands orgid, id, owner, contentstatus, access and title.']);
-  }
 }

@@ -5,16 +5,16 @@
  * |-----------|--------|------------------------------------------------------------------------|
  * | GWM_0003  | 403    | caller is not a default administrator                                  |
  * | 404 (none)| 404    | no federation, or its id is not {federationId}                         |
- * | EMU_0001  | 400    | `name` sent empty                                                      |
- * | EMU_0002  | 400    | a boolean that is not true/false                                       |
- * | EMU_0003  | 400    | userCreditAssignment not a number                                      |
- * | EMU_0004  | 400    | userCreditAssignment below -1                                          |
- * | EMU_0005  | 400    | signUpMode not Automatic/Invitation; userType (hosted) not platformonly/both |
- * | EMU_0007  | 400    | groups sent as malformed JSON array                                    |
+ * | (none)    | 400    | `name` sent empty                                                      |
+ * | (none)    | 400    | a boolean that is not true/false                                       |
+ * | (none)    | 400    | userCreditAssignment not a number                                      |
+ * | (none)    | 400    | userCreditAssignment below -1                                          |
+ * | (none)    | 400    | signUpMode not Automatic/Invitation; userType (hosted) not platformonly/both |
+ * | (none)    | 400    | groups sent as malformed JSON array                                    |
  * | CONT_0006 | 400    | a group of `groups` does not exist                                     |
- * | EMU_0401  | 400    | a URL parameter that is not an http(s) URL                             |
- * | EMU_0402  | 400    | certificate without BEGIN CERTIFICATE / END CERTIFICATE marker lines   |
- * | EMU_0403  | 400    | roleId is neither a custom role id nor a built-in role                 |
+ * | (none)    | 400    | a URL parameter that is not an http(s) URL                             |
+ * | (none)    | 400    | certificate without BEGIN CERTIFICATE / END CERTIFICATE marker lines   |
+ * | (none)    | 400    | roleId is neither a custom role id nor a built-in role                 |
  *
  * Only the parameters sent change; an empty value clears an optional field (URLs, certificate,
  * entityId, userCreditAssignment, roleId, level, userLicenseType) and empties `groups`. The

@@ -12,7 +12,7 @@ export function checkUrl(name: string, text: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw badRequest(`Invalid URL for '${name}': '${text}'.`, 'EMU_0401', [`'${name}' must be an http or https URL.`]);
+    throw badRequest(`Invalid URL for '${name}': '${text}'.`, [`'${name}' must be an http or https URL.`]);
   }
   return text;
 }
@@ -22,7 +22,7 @@ export function checkCertificate(text: string): string {
   const begin = lines.indexOf('-----BEGIN CERTIFICATE-----');
   const end = lines.indexOf('-----END CERTIFICATE-----');
   if (begin < 0 || end <= begin + 1) {
-    throw badRequest("Invalid 'certificate'.", 'EMU_0402', [
+    throw badRequest("Invalid 'certificate'.", [
       'The certificate must be Base64 text between a -----BEGIN CERTIFICATE----- line and an -----END CERTIFICATE----- line.',
     ]);
   }

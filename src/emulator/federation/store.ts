@@ -18,7 +18,7 @@ export type OptionalTextField = 'discoveryServiceUrl' | 'metadataServiceUrl' | '
 export function updateFederation(state: EmulatorState, federation: Federation, params: Params): void {
   const name = optionalParam(params, 'name');
   if (name !== undefined) {
-    if (name.trim() === '') throw badRequest("Parameter 'name' cannot be empty.", 'EMU_0001', ['The federation needs a name.']);
+    if (name.trim() === '') throw badRequest("Parameter 'name' cannot be empty.", ['The federation needs a name.']);
     federation.name = name;
   }
   const validators: Record<OptionalTextField, (text: string) => string> = {
@@ -28,7 +28,7 @@ export function updateFederation(state: EmulatorState, federation: Federation, p
     entityId: (text) => text,
     roleId: (text) => {
       if (!BUILT_IN_ROLE_IDS.includes(text) && !state.roles.some((role) => role.id === text)) {
-        throw badRequest(`Unknown roleId '${text}'.`, 'EMU_0403', [
+        throw badRequest(`Unknown roleId '${text}'.`, [
           `roleId must be a custom role id or one of ${BUILT_IN_ROLE_IDS.join(', ')}.`,
         ]);
       }

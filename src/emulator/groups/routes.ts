@@ -5,24 +5,28 @@
  * |-----------|--------|------------------------------------------------------------|
  * | CONT_0006 | 400    | the group does not exist                                   |
  * | GWM_0003  | 403    | E1 by someone who is neither owner, manager, default administrator nor holder of portal:admin:updateGroups |
- * | ORG_1132, EMU_0101..EMU_0106 | 400 | category schema rules (category-schema.ts)       |
- * | EMU_0001  | 400    | E1 without `categorySchema`                                |
- * | EMU_0006  | 400    | E1 on self-managed before 10.6.1                           |
+ * | ORG_1132 or (none) | 400 | category schema rules (category-schema.ts)       |
+ * | (none)    | 400    | E1 without `categorySchema`                                |
+ * | (none)    | 400    | "Invalid URL": E1 on self-managed before 10.6.1                           |
  *
- * Reads: GET /community/groups (paged `results` of {id,title,owner,managers}),
- * GET /community/groups/:groupId ({id,title,owner,managers}),
+ * Reads: GET /community/groups?q= (paged `results` of the documented group object; `q` in the
+ * documented query syntax over `groupSearchFields`, store.ts, the same as items' search),
+ * GET /community/groups/:groupId (the group object),
+ * GET /community/groups/:groupId/users ({owner, admins, users}: usernames; the shape of the
+ * vendor's client, @esri/arcgis-rest-portal `getGroupUsers` and its test mock),
  * GET /community/groups/:groupId/categorySchema ({categorySchema:[...]}).
  */
 import { page } from '../routes/paging.js';
 import type { Group } from '../model.js';
 import { forbidden } from '../routes/auth.js';
 import { GROUP_LIMITS, parseCategorySchema } from '../routes/category-schema.js';
-import { json, parseQuery, requireParam, success } from '../routes/params.js';
+import { json, requireParam, success } from '../routes/params.js';
+import { compileSearch, conjunction, queryParam } from '../routes/search.js';
 import type { Route } from '../routes/types.js';
 import { requireVersion } from '../routes/versions.js';
 import { findBy } from '../store.js';
 import { groupsNeedQuery, mayManageGroup } from './rules.js';
-import { findGroup, groupView } from './store.js';
+import { findGroup, groupSearchFields, groupUsersView, groupView } from './store.js';
 
 export const groupRoutes: Route[] = [
   {
@@ -42,19 +46,18 @@ export const groupRoutes: Route[] = [
     access: 'read',
     pattern: '/community/groups',
     handle({ state, params, caller }) {
-      const terms = parseQuery(params, groupsNeedQuery);
-      const byId = terms.find((term) => term.field === 'id');
-      let groups: readonly Group[] = state.groups;
-      if (terms.some((term) => term.field === 'orgid' && term.value !== state.organization.id)) groups = [];
-      else if (byId && terms.length === 1) groups = [findBy(state.groups, 'id', byId.value)].filter((group): group is Group => group !== undefined);
-      else if (!terms.every((term) => term.field === 'orgid')) {
-        groups = state.groups.filter((group) =>
-          terms.every((term) =>
-            term.field === 'orgid' ? true : term.field === 'id' ? group.id === term.value : term.field === 'owner' ? group.owner === term.value : group.title.toLowerCase().includes(term.value.toLowerCase()),
-          ),
-        );
-      }
-      return json({ query: params['q'] ?? '', ...page(params, groups, 'results', (group) => groupView(group, caller)) });
+      const q = queryParam(params, groupsNeedQuery);
+      const { node, matches } = compileSearch(q, groupSearchFields(state));
+      const terms = conjunction(node);
+      const byId = terms?.length === 1 && terms[0]?.field === 'id' ? terms[0] : undefined;
+      const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || (term.field === undefined && term.value === '*'));
+      // One id is a lookup and the organization's listing is the list itself: neither scans every group.
+      const groups: readonly Group[] = byId
+        ? [findBy(state.groups, 'id', byId.value)].filter((group): group is Group => group !== undefined)
+        : organizationWide && terms?.every((term) => term.value === '*' || term.value === state.organization.id)
+          ? state.groups
+          : state.groups.filter((group) => matches(group));
+      return json({ query: q, ...page(params, groups, 'results', (group) => groupView(group, caller)) });
     },
   },
   {
@@ -62,6 +65,13 @@ export const groupRoutes: Route[] = [
     pattern: '/community/groups/:groupId',
     handle({ state, pathParams, caller }) {
       return json(groupView(findGroup(state, pathParams.groupId ?? ''), caller));
+    },
+  },
+  {
+    access: 'read',
+    pattern: '/community/groups/:groupId/users',
+    handle({ state, pathParams }) {
+      return json(groupUsersView(findGroup(state, pathParams.groupId ?? '')));
     },
   },
   {

@@ -2,6 +2,7 @@
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Group } from '../model.js';
 import type { Caller } from '../routes/types.js';
+import { containsText, sameKeyword, type SearchFields } from '../routes/search.js';
 import { findBy } from '../store.js';
 
 export function groupNotFound(groupId: string): PortalApiError {
@@ -45,4 +46,32 @@ export function groupView(group: Group, caller: Caller): Record<string, unknown>
     providerGroupName: null,
     userMembership: { username, memberType, applications: 0 },
   };
+}
+
+/**
+ * The search fields of groups (Search reference: `id`, `owner`, `orgid`, `title`, `access`,
+ * `tags`, and `accountid` as for items; bare terms search id, title, tags and owner, the
+ * documented default fields the emulator keeps). Owner values are case-sensitive.
+ */
+export function groupSearchFields(state: EmulatorState): SearchFields<Group> {
+  const inOrganization = (_group: Group, value: string): boolean => value === '*' || value === state.organization.id;
+  return {
+    what: 'groups',
+    fields: {
+      id: (group, value) => sameKeyword(group.id, value),
+      owner: (group, value) => value === '*' || group.owner === value,
+      orgid: inOrganization,
+      accountid: inOrganization,
+      title: (group, value) => containsText(group.title, value),
+      access: (group, value) => sameKeyword(group.access, value),
+      tags: (group, value) => group.tags.some((tag) => sameKeyword(tag, value)),
+    },
+    text: (group, value) => sameKeyword(group.id, value) || containsText(group.title, value) || group.tags.some((tag) => sameKeyword(tag, value)) || group.owner === value,
+  };
+}
+
+/** `community/groups/{g}/users` (documented): the owner, the admins (owner and managers) and the other members, by username. */
+export function groupUsersView(group: Group): Record<string, unknown> {
+  const admins = [...new Set([group.owner, ...group.managers])];
+  return { owner: group.owner, admins, users: group.members.filter((member) => !admins.includes(member)) };
 }

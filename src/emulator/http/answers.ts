@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Fault, LoggedRequest } from '../control.js';
 import { PortalApiError } from '../errors.js';
 import { renderFile, renderJson, type HttpAnswer, type ResponseFormat } from '../formats.js';
+import { isRecord } from '../json.js';
 import type { RouteResult } from '../routes/types.js';
 
 export function renderResult(format: ResponseFormat, result: RouteResult): HttpAnswer {
@@ -17,7 +18,9 @@ export function renderError(format: ResponseFormat, error: unknown): HttpAnswer 
 export function answerForFault(fault: Fault, format: ResponseFormat): HttpAnswer | undefined {
   const retryAfter: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
   if (fault.error) {
-    const answer = renderJson(format, { error: { ...fault.error, details: fault.error.details ?? [] } }, fault.status ?? 200);
+    // `details: null` and a string are sent as given (some servers do; clients must cope).
+    const details = fault.error.details === undefined ? [] : fault.error.details;
+    const answer = renderJson(format, { error: { ...fault.error, details } }, fault.status ?? 200);
     return { ...answer, headers: { ...answer.headers, ...retryAfter } };
   }
   if (fault.status !== undefined) {
@@ -25,6 +28,22 @@ export function answerForFault(fault: Fault, format: ResponseFormat): HttpAnswer
     return { status: fault.status, headers: { 'content-type': looksLikeJson(body) ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8', ...retryAfter }, body };
   }
   return undefined;
+}
+
+/**
+ * The route's own answer with top-level fields replaced (null removes one), for faults that
+ * return a list page as a real portal sometimes does (no `nextStart`, `nextStart: -1` early).
+ * An answer that is not a JSON object, and an error envelope, are left alone.
+ */
+export function rewriteAnswer(answer: HttpAnswer, format: ResponseFormat, fields: Readonly<Record<string, unknown>>): HttpAnswer {
+  if (!looksLikeJson(answer.body)) return answer;
+  const parsed: unknown = JSON.parse(answer.body);
+  if (!isRecord(parsed) || 'error' in parsed) return answer;
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === null) delete parsed[name];
+    else parsed[name] = value;
+  }
+  return { ...renderJson(format, parsed, answer.status), headers: answer.headers };
 }
 
 function looksLikeJson(text: string): boolean {

@@ -19,6 +19,8 @@ export interface ParsedRequest {
   /** True when the token came as a form or query field (logged as "***"), not as a header. */
   tokenInParams: boolean;
   referer: string | undefined;
+  /** `http(s)://host[:port]` as the client reached the emulator (its Host header). */
+  origin: string;
 }
 
 export interface RequestBody {
@@ -63,7 +65,14 @@ export function parseRequest(request: IncomingMessage, method: string, fullPath:
     token,
     tokenInParams,
     referer: Array.isArray(refererHeader) ? refererHeader[0] : refererHeader,
+    origin: originOf(request),
   };
+}
+
+function originOf(request: IncomingMessage): string {
+  const secure = 'encrypted' in request.socket && request.socket.encrypted === true;
+  const host = request.headers.host ?? `${request.socket.localAddress ?? '127.0.0.1'}:${request.socket.localPort ?? 0}`;
+  return `${secure ? 'https' : 'http'}://${host}`;
 }
 
 /**

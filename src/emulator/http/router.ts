@@ -1,8 +1,14 @@
-/** Matching a REST path to a route pattern (`/portals/:portalId/roles/:roleId`). */
+/**
+ * Matching a REST path to a route pattern (`/portals/:portalId/roles/:roleId`). The fixed
+ * segments (resource and operation names) match without regard to case, as on the portal:
+ * `portals/self/removeresource` is `removeResource` (issue 20 reports real portals accepting it);
+ * `:name` segments (ids, user names) keep their case.
+ */
 import type { Route } from '../routes/types.js';
 
 export interface CompiledRoute {
   route: Route;
+  /** Fixed segments lower-cased; `:name` segments as written. */
   segments: string[];
 }
 
@@ -16,7 +22,7 @@ function splitPath(path: string): string[] {
 }
 
 export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
-  return routes.map((route) => ({ route, segments: splitPath(route.pattern) }));
+  return routes.map((route) => ({ route, segments: splitPath(route.pattern).map((part) => (part.startsWith(':') ? part : part.toLowerCase())) }));
 }
 
 export function matchRoute(routes: readonly CompiledRoute[], restPath: string): RouteMatch | undefined {
@@ -35,7 +41,7 @@ export function matchRoute(routes: readonly CompiledRoute[], restPath: string): 
         pathParams[part.slice(1)] = actual;
         return actual !== '';
       }
-      return part === actual;
+      return part === actual.toLowerCase();
     });
     if (matches) return { route, pathParams };
   }

@@ -4,19 +4,20 @@
  *
  * | code      | status | condition                                                          |
  * |-----------|--------|--------------------------------------------------------------------|
- * | ORG_1132, EMU_0101..EMU_0106 | 400 | E2 category schema rules (category-schema.ts)           |
- * | EMU_0001  | 400    | E2 without `categorySchema` nor a JSON body; E12 without `key`      |
+ * | ORG_1132 or (none) | 400 | E2 category schema rules (category-schema.ts)           |
+ * | (none)    | 400    | E2 without `categorySchema` nor a JSON body; E12 without `key`      |
  * | GWM_0003  | 403    | E2 without default admin / portal:admin:updateItemCategorySchema; E5 without default admin / portal:admin:updateUsers; E8, E12 by a non default administrator |
  * | 404 (none)| 404    | E5 when the organization has no member category schema; E12 unknown key |
- * | EMU_0003  | 400    | E8 a value that is not an integer                                  |
- * | EMU_0004  | 400    | E8 a value out of bounds, or minLength sent empty (it cannot be null) |
- * | EMU_0006  | 400    | E8 before 10.4                                                     |
+ * | (none)    | 400    | E8 a value that is not an integer                                  |
+ * | (none)    | 400    | E8 a value out of bounds, or minLength sent empty (it cannot be null) |
+ * | (none)    | 400    | "Invalid URL": E8 before 10.4                                                     |
  *
  * Reads: GET /portals/:portalId/categorySchema -> {categorySchema:[...]};
  * GET /portals/:portalId/memberCategorySchema -> {memberCategorySchema:[...]}, or {} when the
  * organization has none (the property is absent, like `hasMemberCategorySchema: false`);
  * GET /portals/:portalId/securityPolicy -> {passwordPolicy:{<set rules only>, type:"custom"}};
- * GET /portals/:portalId/resources -> paged `resources` of {key,size,created}.
+ * GET /portals/:portalId/resources -> paged `resources` of {key,size,created};
+ * GET /portals/:portalId/settings -> the organization's settings (store.ts `portalSettings`).
  */
 import { notFound } from '../errors.js';
 import { requireAdminOrPrivilege, requireDefaultAdmin } from '../routes/auth.js';
@@ -26,7 +27,7 @@ import { json, requireParam, success } from '../routes/params.js';
 import type { Route } from '../routes/types.js';
 import { requireVersion } from '../routes/versions.js';
 import { POLICY_RULES, UPDATE_CATEGORY_SCHEMA_PRIVILEGE, UPDATE_USERS_PRIVILEGE, categorySchemaText } from './rules.js';
-import { updatePolicy } from './store.js';
+import { portalSettings, updatePolicy } from './store.js';
 
 export const organizationRoutes: Route[] = [
   {
@@ -98,6 +99,13 @@ export const organizationRoutes: Route[] = [
       const modified = state.organization.securityPolicyModified;
       const type = modified === -1 ? 'default' : 'custom';
       return json({ passwordPolicy: { type, ...policy, created: modified, modified } });
+    },
+  },
+  {
+    access: 'read',
+    pattern: '/portals/:portalId/settings',
+    handle() {
+      return json(portalSettings());
     },
   },
   {

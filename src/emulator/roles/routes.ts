@@ -5,8 +5,8 @@
  * |-----------|--------|-------------------------------------------------------------|
  * | GWM_0003  | 403    | caller is not a default administrator                       |
  * | 404 (none)| 404    | no custom role with {roleId} (built-in roles included: they are not custom roles and cannot be updated) |
- * | EMU_0001  | 400    | `name` sent empty                                           |
- * | EMU_0501  | 400    | `name` already used by another role (case-insensitive)      |
+ * | (none)    | 400    | `name` sent empty                                           |
+ * | (none)    | 400    | `name` already used by another role (case-insensitive)      |
  *
  * Reads: GET /portals/:portalId/roles (paged `roles`) and GET /portals/:portalId/roles/:roleId,
  * each role as {id, name, description, created, modified}; `privileges` only with

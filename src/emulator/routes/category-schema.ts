@@ -1,17 +1,19 @@
 /**
  * Validation of category schemas (E1 groups, E2 organization) and the errors it raises.
- * Every error has the message "Unable to assign category schema." and one detail.
+ * Every error has the code 400, the message "Unable to assign category schema." and one detail.
+ * The spec's Errors table gives ORG_1132 for two conditions only; the others are limits it
+ * states without a code, so their envelope has no messageCode (it is optional in the envelope).
  *
- * | code          | detail                                              | condition                                  |
+ * | messageCode   | detail                                              | condition                                  |
  * |---------------|-----------------------------------------------------|--------------------------------------------|
  * | ORG_1132      | invalid category schema                             | not JSON, or not {categorySchema:[nodes]}, a node not an object, a field of the wrong type, an unknown field |
  * | ORG_1132      | schema exceeds maximum tree size or is empty        | no tree, or more than 5 trees              |
- * | EMU_0101      | schema has more than 4 levels: <path>               | a node deeper than level 4 (tree = level 1)|
- * | EMU_0102      | schema has more than 200 categories: <n>            | nodes below the trees (trees not counted)  |
- * | EMU_0103      | category title is required: <path>                  | missing or blank title                     |
- * | EMU_0104      | category title contains a reserved character: <path>| '/' or ',' in a title                      |
- * | EMU_0105      | category title is too long: <path>                  | group: 100 or more; organization: over 100 |
- * | EMU_0106      | category description is too long: <path>            | group: 300 or more; organization: over 300 |
+ * | (none)        | schema has more than 4 levels: <path>               | a node deeper than level 4 (tree = level 1)|
+ * | (none)        | schema has more than 200 categories: <n>            | nodes below the trees (trees not counted)  |
+ * | (none)        | category title is required: <path>                  | missing or blank title                     |
+ * | (none)        | category title contains a reserved character: <path>| '/' or ',' in a title                      |
+ * | (none)        | category title is too long: <path>                  | group: 100 or more; organization: over 100 |
+ * | (none)        | category description is too long: <path>            | group: 300 or more; organization: over 300 |
  */
 import { PortalApiError } from '../errors.js';
 import type { CategoryNode } from '../model.js';
@@ -34,6 +36,9 @@ export const ORGANIZATION_LIMITS: CategoryLimits = { maxTitleLength: 100, maxDes
 
 const reject = (messageCode: string, detail: string): PortalApiError =>
   new PortalApiError(400, 'Unable to assign category schema.', messageCode, [detail]);
+
+/** A rule the spec states without an error code: the same message, no messageCode, the rule in `details`. */
+const rejectUndocumented = (detail: string): PortalApiError => new PortalApiError(400, 'Unable to assign category schema.', undefined, [detail]);
 
 const invalidSchema = (): PortalApiError => reject('ORG_1132', 'invalid category schema');
 
@@ -59,18 +64,17 @@ export function parseCategorySchema(text: string, limits: CategoryLimits): Categ
     const here = [...path, node.title];
     const where = here.join(' > ');
     if (level > MAX_LEVELS) {
-      throw reject('EMU_0101', `schema has more than ${MAX_LEVELS} levels: ${where}`);
+      throw rejectUndocumented(`schema has more than ${MAX_LEVELS} levels: ${where}`);
     }
-    if (node.title.trim() === '') throw reject('EMU_0103', `category title is required: ${where || '(untitled)'}`);
+    if (node.title.trim() === '') throw rejectUndocumented(`category title is required: ${where || '(untitled)'}`);
     if (/[/,]/.test(node.title)) {
-      throw reject('EMU_0104', `category title contains a reserved character ('/' or ','): ${where}`);
+      throw rejectUndocumented(`category title contains a reserved character ('/' or ','): ${where}`);
     }
     if (node.title.length > limits.maxTitleLength) {
-      throw reject('EMU_0105', `category title is too long (${node.title.length} characters, at most ${limits.maxTitleLength}): ${where}`);
+      throw rejectUndocumented(`category title is too long (${node.title.length} characters, at most ${limits.maxTitleLength}): ${where}`);
     }
     if (node.description !== undefined && node.description.length > limits.maxDescriptionLength) {
-      throw reject(
-        'EMU_0106',
+      throw rejectUndocumented(
         `category description is too long (${node.description.length} characters, at most ${limits.maxDescriptionLength}): ${where}`,
       );
     }
@@ -79,7 +83,7 @@ export function parseCategorySchema(text: string, limits: CategoryLimits): Categ
   };
   for (const tree of parsed) visit(tree, 1, []);
   if (categories > MAX_CATEGORIES) {
-    throw reject('EMU_0102', `schema has more than ${MAX_CATEGORIES} categories (not counting the trees): ${categories}`);
+    throw rejectUndocumented(`schema has more than ${MAX_CATEGORIES} categories (not counting the trees): ${categories}`);
   }
   return parsed;
 }
@@ -99,5 +103,5 @@ function parseNode(value: unknown): CategoryNode {
 }
 
 function missingTitle(): never {
-  throw reject('EMU_0103', 'category title is required: a node has no title');
+  throw rejectUndocumented('category title is required: a node has no title');
 }

@@ -12,7 +12,7 @@ function pagingInteger(params: Params, name: string, fallback: number): number {
   const text = optionalParam(params, name);
   if (text === undefined || text.trim() === '') return fallback;
   if (!/^\d+$/.test(text.trim()) || Number.parseInt(text, 10) < 1) {
-    throw badRequest(`Invalid paging parameter '${name}': '${text}'.`, 'EMU_0009', [`'${name}' must be an integer of at least 1.`]);
+    throw badRequest(`Invalid paging parameter '${name}': '${text}'.`, [`'${name}' must be an integer of at least 1.`]);
   }
   return Number.parseInt(text, 10);
 }

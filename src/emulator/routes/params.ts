@@ -1,25 +1,26 @@
 /**
- * Parameter parsing shared by every route area, and the emulator's own error codes for
- * conditions the spec names without a code.
+ * Parameter parsing shared by every route area. A parameter the portal refuses is an error
+ * envelope with code 400 and no messageCode: the documentation names no code for these
+ * conditions (errors.ts lists the codes it does name), so the emulator invents none; what was
+ * wrong is in `message` and `details`.
  *
- * | code      | status | condition                                                     |
- * |-----------|--------|---------------------------------------------------------------|
- * | EMU_0001  | 400    | a required parameter is missing or empty                      |
- * | EMU_0002  | 400    | a boolean parameter is not `true` or `false`                  |
- * | EMU_0003  | 400    | a number parameter is not an integer / not a number           |
- * | EMU_0004  | 400    | a number is outside its documented bounds                     |
- * | EMU_0005  | 400    | a value is not one of the documented values (enum)            |
- * | EMU_0006  | 400    | Invalid URL: the operation does not exist in this version/edition (versions.ts) |
- * | EMU_0007  | 400    | a JSON parameter is not valid JSON or has the wrong shape     |
- * | EMU_0008  | 400    | a text parameter is longer than its limit                     |
- * | EMU_0009  | 400    | a paging parameter (`start`, `num`) is invalid (paging.ts)    |
+ * | condition                                                     | message begins with            |
+ * |---------------------------------------------------------------|--------------------------------|
+ * | a required parameter is missing or empty                      | Parameter '<name>' is required |
+ * | a boolean parameter is not `true` or `false`                  | Invalid value for '<name>'     |
+ * | a number parameter is not an integer / not a number           | Invalid value for '<name>'     |
+ * | a number is outside its documented bounds                     | Invalid value for '<name>'     |
+ * | a value is not one of the documented values (enum)            | Invalid value for '<name>'     |
+ * | a JSON parameter is not valid JSON or has the wrong shape     | Parameter '<name>' ...         |
+ * | a text parameter is longer than its limit                     | '<name>' is too long           |
+ * | a paging parameter (`start`, `num`) is invalid (paging.ts)    | Invalid paging parameter       |
  */
 import { PortalApiError } from '../errors.js';
 
 export type Params = Readonly<Record<string, string>>;
 
-export const badRequest = (message: string, messageCode: string, details: string[] = []): PortalApiError =>
-  new PortalApiError(400, message, messageCode, details);
+/** A request the portal refuses for a reason the documentation gives no messageCode for. */
+export const badRequest = (message: string, details: string[] = []): PortalApiError => new PortalApiError(400, message, undefined, details);
 
 /** The parameter's value, or undefined when it was not sent (an empty value is returned as ''). */
 export function optionalParam(params: Params, name: string): string | undefined {
@@ -29,7 +30,7 @@ export function optionalParam(params: Params, name: string): string | undefined 
 export function requireParam(params: Params, name: string): string {
   const value = optionalParam(params, name);
   if (value === undefined || value.trim() === '') {
-    throw badRequest(`Parameter '${name}' is required.`, 'EMU_0001', [`Send a non-empty '${name}'.`]);
+    throw badRequest(`Parameter '${name}' is required.`, [`Send a non-empty '${name}'.`]);
   }
   return value;
 }
@@ -37,7 +38,7 @@ export function requireParam(params: Params, name: string): string {
 export function parseBoolean(name: string, text: string): boolean {
   if (text === 'true') return true;
   if (text === 'false') return false;
-  throw badRequest(`Invalid value for '${name}': '${text}'.`, 'EMU_0002', [`'${name}' must be true or false.`]);
+  throw badRequest(`Invalid value for '${name}': '${text}'.`, [`'${name}' must be true or false.`]);
 }
 
 /** Absent -> undefined; present -> parsed boolean (an empty value is invalid). */
@@ -51,7 +52,7 @@ const INTEGER = /^[+-]?\d+$/;
 export function parseInteger(name: string, text: string): number {
   const trimmed = text.trim();
   if (!INTEGER.test(trimmed)) {
-    throw badRequest(`Invalid value for '${name}': '${text}'.`, 'EMU_0003', [`'${name}' must be an integer.`]);
+    throw badRequest(`Invalid value for '${name}': '${text}'.`, [`'${name}' must be an integer.`]);
   }
   return Number.parseInt(trimmed, 10);
 }
@@ -60,7 +61,7 @@ export function parseNumber(name: string, text: string): number {
   const trimmed = text.trim();
   const value = trimmed === '' ? Number.NaN : Number(trimmed);
   if (!Number.isFinite(value)) {
-    throw badRequest(`Invalid value for '${name}': '${text}'.`, 'EMU_0003', [`'${name}' must be a number.`]);
+    throw badRequest(`Invalid value for '${name}': '${text}'.`, [`'${name}' must be a number.`]);
   }
   return value;
 }
@@ -68,7 +69,7 @@ export function parseNumber(name: string, text: string): number {
 export function checkRange(name: string, value: number, min: number, max?: number): number {
   if (value < min || (max !== undefined && value > max)) {
     const bounds = max === undefined ? `at least ${min}` : `between ${min} and ${max}`;
-    throw badRequest(`Invalid value for '${name}': ${value}.`, 'EMU_0004', [`'${name}' must be ${bounds}.`]);
+    throw badRequest(`Invalid value for '${name}': ${value}.`, [`'${name}' must be ${bounds}.`]);
   }
   return value;
 }
@@ -76,7 +77,7 @@ export function checkRange(name: string, value: number, min: number, max?: numbe
 export function checkEnum<T extends string>(name: string, text: string, allowed: readonly T[]): T {
   const match = allowed.find((value) => value === text);
   if (match === undefined) {
-    throw badRequest(`Invalid value for '${name}': '${text}'.`, 'EMU_0005', [
+    throw badRequest(`Invalid value for '${name}': '${text}'.`, [
       `'${name}' must be one of: ${allowed.join(', ')}.`,
     ]);
   }
@@ -87,17 +88,17 @@ export function parseJson(name: string, text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw badRequest(`Parameter '${name}' is not valid JSON.`, 'EMU_0007', [(error as Error).message]);
+    throw badRequest(`Parameter '${name}' is not valid JSON.`, [(error as Error).message]);
   }
 }
 
 export function invalidJsonShape(name: string, expected: string): PortalApiError {
-  return badRequest(`Parameter '${name}' has the wrong shape.`, 'EMU_0007', [`Expected ${expected}.`]);
+  return badRequest(`Parameter '${name}' has the wrong shape.`, [`Expected ${expected}.`]);
 }
 
 export function checkMaxLength(name: string, value: string, max: number): string {
   if (value.length > max) {
-    throw badRequest(`'${name}' is too long.`, 'EMU_0008', [`'${name}' may have at most ${max} characters; it has ${value.length}.`]);
+    throw badRequest(`'${name}' is too long.`, [`'${name}' may have at most ${max} characters; it has ${value.length}.`]);
   }
   return value;
 }
@@ -113,27 +114,3 @@ export const json = (body: Record<string, unknown>): { type: 'json'; body: Recor
   type: 'json',
   body,
 });
-
-/** One `field:value` term of a search query (`orgid:...`, `id:...`, `owner:...`), or free text. */
-export interface QueryTerm {
-  field: string | undefined;
-  value: string;
-}
-
-/**
- * The `q` of `search` and `community/groups`, required by both (documented for search; the
- * emulator is strict for groups as well, so clients always send it). Terms are joined by spaces
- * or AND; quotes around a value are dropped.
- */
-export function parseQuery(params: Params, missing: () => PortalApiError): QueryTerm[] {
-  const q = optionalParam(params, 'q');
-  if (q === undefined || q.trim() === '') throw missing();
-  const terms: QueryTerm[] = [];
-  for (const raw of q.trim().split(/\s+/)) {
-    if (raw.toUpperCase() === 'AND') continue;
-    const colon = raw.indexOf(':');
-    const unquote = (text: string): string => text.replace(/^"(.*)"$/, '$1');
-    terms.push(colon > 0 ? { field: raw.slice(0, colon).toLowerCase(), value: unquote(raw.slice(colon + 1)) } : { field: undefined, value: unquote(raw) });
-  }
-  return terms;
-}

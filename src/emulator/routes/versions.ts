@@ -1,10 +1,40 @@
 /**
- * Version and edition gates (the spec's Versioning table). Versions are compared by their dotted
- * numeric parts ("10.10" > "10.9"), never as floats. The hosted edition is treated as current:
- * everything introduced, everything removed is gone, and self-managed-only operations are absent.
+ * Version and edition gates (the spec's Versioning table), on the product release the emulator
+ * plays (`organization.version`), never on the REST API version it reports. Versions are compared
+ * by their dotted numeric parts ("10.10" > "10.9"), never as floats. The hosted edition is
+ * treated as current: everything introduced, everything removed is gone, and self-managed-only
+ * operations are absent.
  */
 import type { Organization } from '../model.js';
 import { badRequest } from './params.js';
+
+/**
+ * What the public documentation shows a self-managed release reporting, by release: the REST API
+ * version (`currentVersion`) and the build. Source: the Root resource page
+ * (developers.arcgis.com/rest/users-groups-and-items/root), an Enterprise 11.3 answering
+ * {"currentVersion": "2024.1", "enterpriseVersion": "11.3.0", "enterpriseBuild": "51526"}. A data
+ * file that plays another release states its `apiVersion` itself.
+ */
+const DOCUMENTED_RELEASES: Readonly<Record<string, { apiVersion: string; build: string }>> = {
+  '11.3': { apiVersion: '2024.1', build: '51526' },
+};
+
+export function isDottedVersion(version: string): boolean {
+  return /^\d+(\.\d+)*$/.test(version.trim());
+}
+
+/** The documented API version and build of a self-managed release ("11.3" and "11.3.0" alike). */
+export function documentedRelease(release: string): { apiVersion: string; build: string } | undefined {
+  const key = Object.keys(DOCUMENTED_RELEASES).find((known) => isDottedVersion(release) && compareVersions(known, release) === 0);
+  return key === undefined ? undefined : DOCUMENTED_RELEASES[key];
+}
+
+/** A release as three parts, as `enterpriseVersion` and the Portal Administration root write it ("11.3" -> "11.3.0"). */
+export function threePartVersion(release: string): string {
+  const parts = release.split('.');
+  while (parts.length < 3) parts.push('0');
+  return parts.join('.');
+}
 
 function versionParts(version: string): number[] {
   const parts = version.trim().split('.');
@@ -33,7 +63,7 @@ export function hasVersion(organization: Organization, version: string): boolean
 /** Throws the "Invalid URL" error when `operation` was introduced after the organization's version. */
 export function requireVersion(organization: Organization, operation: string, introducedIn: string): void {
   if (!hasVersion(organization, introducedIn)) {
-    throw badRequest(`Invalid URL: ${operation} is not available on this portal.`, 'EMU_0006', [
+    throw badRequest(`Invalid URL: ${operation} is not available on this portal.`, [
       `${operation} was introduced in version ${introducedIn}; this portal is version ${organization.version}.`,
     ]);
   }

@@ -1,4 +1,5 @@
 /** users: the portal's rules (checks that refuse a request before anything changes). */
+import { PortalApiError } from '../errors.js';
 import type { EmulatorState, User } from '../model.js';
 import { appMay, forbidden } from '../routes/auth.js';
 import { badRequest } from '../routes/params.js';
@@ -13,7 +14,7 @@ export const TASKS_INTRODUCED_IN = '10.8.1';
 export function requireUserLevelsAvailable(state: EmulatorState): void {
   const { edition, version } = state.organization;
   if (edition !== 'self-managed' || compareVersions(version, LAST_VERSION_WITH_USER_LEVELS) > 0) {
-    throw badRequest('Invalid URL: updateUserLevel is not available on this portal.', 'EMU_0006', [
+    throw badRequest('Invalid URL: updateUserLevel is not available on this portal.', [
       `updateUserLevel exists only on the self-managed edition at version ${LAST_VERSION_WITH_USER_LEVELS} or earlier ` +
         `(user levels were replaced by user types); this portal is ${edition} ${version}.`,
     ]);
@@ -29,3 +30,6 @@ export function taskOwner(state: EmulatorState, caller: Caller, username: string
   }
   return findUser(state, username);
 }
+
+/** The user searches need `q`, as the item and group searches do (400 without it). */
+export const usersNeedQuery = (): PortalApiError => new PortalApiError(400, "'q' parameter is required", undefined, []);

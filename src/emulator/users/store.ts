@@ -3,13 +3,14 @@ import { effectivePrivileges } from '../auth.js';
 import { PortalApiError, notFound } from '../errors.js';
 import type { EmulatorState, Task, User } from '../model.js';
 import { badRequest } from '../routes/params.js';
+import { containsText, sameKeyword, type SearchFields } from '../routes/search.js';
 import type { Caller } from '../routes/types.js';
 import { findBy, listIndex } from '../store.js';
 
 export const BUILT_IN_ROLE_IDS: readonly string[] = ['org_admin', 'org_publisher', 'org_user'];
 
 export function userNotFound(username: string): PortalApiError {
-  return new PortalApiError(400, 'User does not exist or is inaccessible.', 'EMU_0301', [`No user named '${username}'.`]);
+  return new PortalApiError(400, 'User does not exist or is inaccessible.', undefined, [`No user named '${username}'.`]);
 }
 
 export function findUser(state: EmulatorState, username: string): User {
@@ -62,6 +63,64 @@ export function userSummary(state: EmulatorState, user: User): Record<string, un
   };
 }
 
+function nameParts(user: User): { firstName: string; lastName: string } {
+  const [firstName = user.fullName, ...rest] = user.fullName.split(' ');
+  return { firstName, lastName: rest.join(' ') };
+}
+
+/**
+ * A member as `portals/self/users` lists it (wire sample portals-self-users.json): the fields of
+ * `portals/self` `user` plus the names and the last sign-in.
+ */
+export function memberView(state: EmulatorState, user: User): Record<string, unknown> {
+  return { ...userSummary(state, user), ...nameParts(user), lastLogin: -1 };
+}
+
+/**
+ * The search fields of users (Search reference: `username`, `fullname`, `firstname`,
+ * `lastname`, `role`, `orgid`, `accountid`, `access`; bare terms search the username and the
+ * full name). `role` matches the reported built-in role or the role id (a custom role's id).
+ */
+export function userSearchFields(state: EmulatorState): SearchFields<User> {
+  const inOrganization = (_user: User, value: string): boolean => value === '*' || value === state.organization.id;
+  return {
+    what: 'users',
+    fields: {
+      username: (user, value) => sameKeyword(user.username, value),
+      fullname: (user, value) => containsText(user.fullName, value),
+      firstname: (user, value) => sameKeyword(nameParts(user).firstName, value),
+      lastname: (user, value) => sameKeyword(nameParts(user).lastName, value),
+      role: (user, value) => {
+        const { role, roleId } = reportedRole(state, user);
+        return sameKeyword(role, value) || sameKeyword(roleId, value);
+      },
+      orgid: inOrganization,
+      accountid: inOrganization,
+      access: (_user, value) => sameKeyword('org', value),
+    },
+    text: (user, value) => sameKeyword(user.username, value) || containsText(user.fullName, value),
+  };
+}
+
+/** `community/users/{u}/update`: the profile fields the emulator keeps; any other is refused (not silently dropped). */
+export const UPDATABLE_PROFILE_FIELDS = ['fullName', 'firstName', 'lastName', 'tags'] as const;
+
+export function updateProfile(user: User, params: Readonly<Record<string, string>>): void {
+  const unknown = Object.keys(params).filter((name) => !(UPDATABLE_PROFILE_FIELDS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw badRequest(`The emulator cannot update the user's ${unknown.map((name) => `'${name}'`).join(', ')}.`, [
+      `It keeps ${UPDATABLE_PROFILE_FIELDS.join(', ')} of a user profile.`,
+    ]);
+  }
+  const names = nameParts(user);
+  if (params['fullName'] !== undefined) {
+    user.fullName = params['fullName'];
+  } else if (params['firstName'] !== undefined || params['lastName'] !== undefined) {
+    user.fullName = [params['firstName'] ?? names.firstName, params['lastName'] ?? names.lastName].filter((part) => part !== '').join(' ');
+  }
+  if (params['tags'] !== undefined) user.tags = params['tags'].split(',').map((tag) => tag.trim()).filter((tag) => tag !== '');
+}
+
 /** Groups a user belongs to (owner, manager or member), from an index over the committed groups. */
 export function groupsOf(state: EmulatorState, username: string): Record<string, unknown>[] {
   const { index } = listIndex(state.groups, 'members', (committed) => {
@@ -87,7 +146,7 @@ export function groupsOf(state: EmulatorState, username: string): Record<string,
  * the public profile only (documented).
  */
 export function userView(state: EmulatorState, user: User, caller?: Caller): Record<string, unknown> {
-  const [firstName = user.fullName, ...rest] = user.fullName.split(' ');
+  const { firstName, lastName } = nameParts(user);
   const publicProfile = {
     username: user.username,
     fullName: user.fullName,
@@ -110,7 +169,7 @@ export function userView(state: EmulatorState, user: User, caller?: Caller): Rec
     availableCredits: 0,
     assignedCredits: 0,
     firstName,
-    lastName: rest.join(' '),
+    lastName,
     preferredView: 'Web',
     idpUsername: null,
     favGroupId: idFor(`favorites:${user.username}`),
@@ -159,7 +218,7 @@ export function changeLevel(state: EmulatorState, user: User, level: 1 | 2): voi
   if (user.level === level) return;
   if (level === 1) {
     if (BUILT_IN_ROLE_IDS.includes(user.role)) {
-      throw badRequest("Unable to change the user's level; level 1 is for users with a custom role only.", 'EMU_0302', [
+      throw badRequest("Unable to change the user's level; level 1 is for users with a custom role only.", [
         `'${user.username}' has the built-in role ${user.role}; give them a custom role first.`,
       ]);
     }
@@ -171,7 +230,7 @@ export function changeLevel(state: EmulatorState, user: User, level: 1 | 2): voi
   }
   const disallowed = user.licences.filter((licence) => licence.minLevel > level);
   if (disallowed.length > 0) {
-    throw badRequest(`Unable to change the user's level; licences not allowed at level ${level}.`, 'EMU_0303', [
+    throw badRequest(`Unable to change the user's level; licences not allowed at level ${level}.`, [
       `'${user.username}' holds licences for ${disallowed.map((licence) => licence.app).join(', ')}, which need a higher level.`,
     ]);
   }
@@ -180,7 +239,7 @@ export function changeLevel(state: EmulatorState, user: User, level: 1 | 2): voi
   const left = level === 1 ? 'level2' : 'level1';
   const remaining = quotas[target];
   if (remaining !== undefined && remaining <= 0) {
-    throw badRequest(`Unable to change the user's level; no level ${level} seat is left.`, 'EMU_0304', [
+    throw badRequest(`Unable to change the user's level; no level ${level} seat is left.`, [
       `The organization's level ${level} quota is exhausted.`,
     ]);
   }

@@ -6,17 +6,17 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { KindSet } from '../registry.js';
-import { configSchemaText } from './config-schema.js';
+import { configSchema, configSchemaText } from './config-schema.js';
 import { ajvOptions, precompiledValidatorFile } from './schema-validator.js';
 
 export async function standaloneValidatorSource(kinds: KindSet): Promise<string> {
   const { Ajv } = await import('ajv');
   const standaloneCode = (await import('ajv/dist/standalone/index.js')).default.default;
   const ajv = new Ajv({ ...ajvOptions, code: { source: true, esm: true } });
-  const validate = ajv.compile(kinds.schema());
+  const validate = ajv.compile(configSchema(kinds));
   const code = standaloneCode(ajv, validate);
   if (/\brequire\(/.test(code)) throw new Error('The standalone validator needs ajv at run time; keep the schema free of keywords that do.');
-  return `${code}\nexport const schemaText = ${JSON.stringify(JSON.stringify(kinds.schema()))};\n`;
+  return `${code}\nexport const schemaText = ${JSON.stringify(JSON.stringify(configSchema(kinds)))};\n`;
 }
 
 /** Writes schemas/portalctl.schema.json and the precompiled validator for `kinds`. */

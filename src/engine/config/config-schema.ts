@@ -1,9 +1,18 @@
 /** The config schema of a kind set, and its published text. */
 import type { JsonSchema } from '../../kinds/contract.js';
 import type { KindSet } from '../registry.js';
+import { composeConfigSchema } from './schema.js';
 
+const composed = new WeakMap<KindSet, JsonSchema>();
+
+/** The JSON Schema of the config a kind set's kinds and containers make, composed once per set. */
 export function configSchema(kinds: KindSet): JsonSchema {
-  return kinds.schema();
+  let schema = composed.get(kinds);
+  if (!schema) {
+    schema = composeConfigSchema(kinds.containers, kinds.kinds);
+    composed.set(kinds, schema);
+  }
+  return schema;
 }
 
 /** The text of schemas/portalctl.schema.json for the registered kinds. */

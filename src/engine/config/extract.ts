@@ -5,15 +5,17 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
 import type { SourceLocation } from '../../core/diagnostics.js';
-import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, PruneDeclaration } from '../../kinds/contract.js';
+import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, NamedKey, PruneDeclaration } from '../../kinds/contract.js';
 import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
-import { schemaDiagnostics } from './schema-diagnostics.js';
+import { isLimitError, schemaDiagnostics } from './schema-diagnostics.js';
+import { configSchema } from './config-schema.js';
+import type { JsonSchema } from '../../kinds/contract.js';
 import type { SchemaError, SchemaValidator } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
-import { childContainers, isObject, scopeOf } from './walk.js';
+import { childContainers, scopeOf } from './walk.js';
 
 const { escapePathComponent } = fastJsonPatch;
 
@@ -57,7 +59,7 @@ export interface ContainerEntry {
  * document order. The path is one array pushed and popped as the walk goes: no array per
  * entry (a large organization has tens of thousands of entries).
  */
-export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined, each: (entry: ContainerEntry) => void): void {
+export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined, each: (entry: ContainerEntry) => void, document?: ParsedSource): void {
   if (!isObject(data)) return;
   const path: (string | number)[] = [];
   const visit = (holder: JsonObject, parentName: string | undefined, parent: ContainerScope): void => {
@@ -80,7 +82,9 @@ export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined,
     }
   };
   const visitEntry = (container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): void => {
-    const scope = scopeOf(container, entry, parent);
+    // A named key is located on demand, at a copy of the path (the walk's path changes).
+    const keyPath = document && container.key && isObject(entry[container.key.property]) ? [...path, container.key.property] : undefined;
+    const scope = scopeOf(container, entry, parent, keyPath && document ? () => document.locate(keyPath, { key: true }) : undefined);
     if (!scope) return;
     each({ container, entry, scope, path });
     visit(entry, container.name, scope);
@@ -111,11 +115,13 @@ class EntryPaths {
   }
 }
 
-function taintOf(errors: readonly SchemaError[]): Set<string> {
+function taintOf(errors: readonly SchemaError[], schema: JsonSchema): Set<string> {
   const tainted = new Set<string>();
   for (const error of errors) {
     // Unknown properties do not hurt extraction: kinds read only the properties they own.
     if (error.keyword === 'additionalProperties' || error.keyword === 'propertyNames' || error.keyword === 'if' || error.schemaPath.includes('/propertyNames/')) continue;
+    // Nor does a value past a limit: the value has its type, and the kind's rule check says what is wrong with it.
+    if (isLimitError(error, schema)) continue;
     const steps = error.instancePath.split('/');
     for (let length = 1; length <= steps.length; length += 1) tainted.add(steps.slice(0, length).join('/'));
   }
@@ -130,7 +136,7 @@ function taintOf(errors: readonly SchemaError[]): Set<string> {
 export const maxSchemaProblems = 1000;
 
 export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet, errors = validate(source.data)): CheckedSource {
-  if (errors.length <= maxSchemaProblems) return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors) };
+  if (errors.length <= maxSchemaProblems) return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors, configSchema(kinds)) };
   const diagnostics = schemaDiagnostics(errors.slice(0, maxSchemaProblems), source, kinds);
   diagnostics.push({
     severity: 'error',
@@ -145,8 +151,8 @@ export function checkSchema(source: ResolvedSource, validate: SchemaValidator, k
 /**
  * A declared object that knows where it is declared and locates itself on first use: a JSON
  * file is re-parsed for positions, and a YAML file parsed position-aware, only when a location
- * is needed. One instance per object, with no closure and no side table: for a large
- * organization these were a measurable share of loading time and garbage collection.
+ * is needed. One instance per object, with no closure and no side table, since a large
+ * organization declares tens of thousands of objects.
  */
 export class DeclaredObject implements DesiredObject {
   destructive = false;
@@ -165,7 +171,16 @@ export class DeclaredObject implements DesiredObject {
     private readonly entryIndex: number,
     /** Path of the declaration relative to the entry. */
     private readonly declaredPath: ConfigPath,
+    /** The named entries on the way to it (README "Names instead of ids"). */
+    readonly names?: readonly NamedKey[],
   ) {}
+
+  /** The same declaration with its names resolved: the address and ids with real ids. */
+  resolved(address: string, ids: Readonly<Record<string, string>>): DeclaredObject {
+    const copy = new DeclaredObject(this.kind, address, ids, this.value, this.absent, this.document, this.entries, this.entryIndex, this.declaredPath);
+    copy.destructive = this.destructive;
+    return copy;
+  }
 
   get source(): SourceLocation {
     return (this.#location ??= this.locate([]));
@@ -222,11 +237,13 @@ export function extractDeclarations(checked: CheckedSource, kinds: KindSet): Doc
   let entryIndex = -1;
   let entryPath: readonly (string | number)[] = [];
   let kindName = '';
+  let names: readonly NamedKey[] | undefined;
   const declare: Parameters<ConfigContribution['extract']>[2] = {
-    object: ({ address, ids, value, absent, path }) => void found.objects.push(new DeclaredObject(kindName, address, ids, value, absent, source, entries, entryIndex, path)),
-    prune: ({ path: prunePath, ...rest }) => void found.prunes.push(declaredPrune(rest, source, [...entryPath, ...prunePath])),
+    object: ({ address, ids, value, absent, path }) => void found.objects.push(new DeclaredObject(kindName, address, ids, value, absent, source, entries, entryIndex, path, names)),
+    prune: ({ path: prunePath, ...rest }) => void found.prunes.push(declaredPrune({ ...rest, ...(names ? { names } : {}) }, source, [...entryPath, ...prunePath])),
   };
   forEachContainerEntry(kinds, source.data, ({ container, entry, scope, path }) => {
+    names = scope.names;
     // Counted for every entry, as EntryPaths counts them.
     entryIndex += 1;
     for (const { kind, contribution } of cachedContributions(kinds, container.name)) {
@@ -238,6 +255,6 @@ export function extractDeclarations(checked: CheckedSource, kinds: KindSet): Doc
       // The kind's declarations are collected here and merged across files by load.ts.
       contribution.extract(entry, scope, declare);
     }
-  });
+  }, source);
   return found;
 }

@@ -10,7 +10,10 @@ import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
 import type { KindSet } from '../registry.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
-import { redactor, resolveReferences, type ResolvedReference } from './references.js';
+import { redactor } from './references.js';
+import { configSchema } from './config-schema.js';
+import { environmentOf, findEnvironments, type Environment } from './environments.js';
+import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
 import { readConfigSourceOffThread } from './off-thread.js';
@@ -186,6 +189,8 @@ export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   /** The kinds whose declarations the config holds. */
   kinds: KindSet;
+  /** The environment to load (`--env`): its portal block and overlays over the base, its values. */
+  environment?: string;
 }
 
 export interface LoadedConfig {
@@ -200,23 +205,22 @@ export interface LoadedConfig {
   objects: DesiredObject[];
   /** Collections that opted in to `prune: true`. */
   prunes: PruneDeclaration[];
-  /** Files read, as given to diagnostics (relative to cwd when inside it). */
+  /** Files read, as given to diagnostics (relative to cwd when inside it): the base, then the environment's overlays. */
   sources: string[];
+  /** The base files alone (what `apply --plan` loads again, with the plan's environment). */
+  baseSources: string[];
+  /** The environment loaded, when one was selected. */
+  environment?: Environment;
+  /** The names of every environment the base declares (none: a config without environments). */
+  environments: string[];
+  /** The documents as checked: each base file with the environment's layers merged in, references resolved. */
+  documents: readonly ResolvedSource[];
   /** Problems found while loading: unreadable or malformed files, references, schema, duplicates. */
   diagnostics: Diagnostic[];
   /** Replaces resolved `${...}` values inside any value by the reference text. */
   redact<T>(value: T): T;
   /** Where a part of an object's declaration sits (`path` relative to the object's declaration). */
   locate(obj: DesiredObject, path: ConfigPath): SourceLocation;
-}
-
-/** Stage 2: the document with its `${env:}` and `${file:}` references resolved. */
-function resolveSource(source: ParsedSource, absoluteFile: string, env: NodeJS.ProcessEnv): { source: ResolvedSource; resolved: ResolvedReference[]; diagnostics: Diagnostic[] } | undefined {
-  if (source.data === undefined) return undefined;
-  // A text without `${` (or an escape that could spell it) holds no reference: nothing to walk.
-  if (source.mayHoldReferences === false) return { source: { ...source, data: source.data }, resolved: [], diagnostics: [] };
-  const references = resolveReferences(source.data, { file: absoluteFile, env, locate: (path) => source.locate(path) });
-  return { source: { ...source, data: references.data }, resolved: references.resolved, diagnostics: references.diagnostics };
 }
 
 function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
@@ -228,30 +232,62 @@ function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
   };
 }
 
+/** The environments the base at `paths` declares, read without loading the rest (for --all-envs and `state --env`). */
+export interface DeclaredEnvironments {
+  names: string[];
+  get(name: string): Environment | undefined;
+  diagnostics: Diagnostic[];
+}
+
+export async function readEnvironments(paths: readonly string[], options: { cwd: string }): Promise<DeclaredEnvironments> {
+  const listed = await listConfigFiles(paths, options.cwd);
+  const base: ReadFile[] = [];
+  for (const file of listed.files) base.push({ source: await readSource(file, options.cwd), file });
+  const found = findEnvironments(base);
+  const declaration = found.declaration;
+  return {
+    names: declaration?.names ?? [],
+    get: (name) => (declaration ? environmentOf(declaration, name) : undefined),
+    diagnostics: [...listed.diagnostics, ...base.flatMap(({ source }) => source.diagnostics), ...found.diagnostics],
+  };
+}
+
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
   const listed = await listConfigFiles(paths, options.cwd);
-  const validate = await loadSchemaValidator(kinds.schema());
+  const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
-  const resolved: ResolvedReference[] = [];
+  const read = async (files: readonly string[]): Promise<ReadFile[]> => {
+    const sources: ReadFile[] = [];
+    for (const file of files) sources.push({ source: await readSource(file, options.cwd), file });
+    return sources;
+  };
+  const base = await read(listed.files);
+  for (const { source } of base) diagnostics.push(...source.diagnostics);
+  const layered = await layerDocuments(base, {
+    env: options.env,
+    kinds,
+    ...(options.environment === undefined ? {} : { environment: options.environment }),
+    readOverlays: async (overlays) => {
+      if (overlays.length === 0) return { files: [], diagnostics: [] };
+      const found = await listConfigFiles(overlays, options.cwd);
+      return { files: await read(found.files), diagnostics: found.diagnostics };
+    },
+  });
+  diagnostics.push(...layered.diagnostics);
   const documents: DocumentDeclarations[] = [];
-  const sources: string[] = [];
-  for (const file of listed.files) {
-    const source = await readSource(file, options.cwd);
-    sources.push(source.file);
-    diagnostics.push(...source.diagnostics);
-    const withReferences = resolveSource(source, file, options.env);
-    if (!withReferences) continue;
-    resolved.push(...withReferences.resolved);
-    const errors = validate(withReferences.source.data);
+  for (const document of layered.documents) {
+    const errors = validate(document.data);
     // Its problems are located next: a large file is positioned off the main thread first.
-    if (errors.length > 0) await source.prepareLocate?.();
-    const checked = checkSchema(withReferences.source, validate, kinds, errors);
-    diagnostics.push(...withReferences.diagnostics, ...checked.diagnostics);
+    if (errors.length > 0) await document.prepareLocate?.();
+    const checked = checkSchema(document, validate, kinds, errors);
+    diagnostics.push(...checked.diagnostics);
     documents.push(extractDeclarations(checked, kinds));
   }
   const merged = mergeDeclarations(documents);
-  const redact = redactor(resolved);
+  const redact = redactor(layered.resolved);
+  const shown = withoutSchemaEchoes([...diagnostics, ...merged.diagnostics]);
+  const baseSources = base.map(({ source }) => source.file);
   return {
     kinds,
     portal: merged.portal,
@@ -259,11 +295,23 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     facts: factsOf(merged.portal),
     objects: merged.objects,
     prunes: merged.prunes,
-    sources,
-    diagnostics: [...diagnostics, ...merged.diagnostics].map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
+    sources: [...baseSources, ...layered.overlays],
+    baseSources,
+    ...(layered.environment ? { environment: layered.environment } : {}),
+    environments: layered.environments,
+    documents: layered.documents,
+    diagnostics: shown.map((diagnostic) => ('value' in diagnostic ? { ...diagnostic, value: redact(diagnostic.value) } : diagnostic)),
     redact,
     locate(obj, path) {
       return obj instanceof DeclaredObject ? obj.locate(path) : obj.source;
     },
   };
+}
+
+/** A reference that could not be resolved leaves its text, which the schema may then refuse at the same place: that is one problem, said once. */
+function withoutSchemaEchoes(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const where = (location: SourceLocation | undefined) => (location ? `${location.file}:${location.line}:${location.column}` : '');
+  const references = new Set(diagnostics.filter((d) => d.code.startsWith('reference/')).map((d) => where(d.location)));
+  if (references.size === 0) return [...diagnostics];
+  return diagnostics.filter((d) => !(d.code.startsWith('schema/') && references.has(where(d.location))));
 }

@@ -1,9 +1,16 @@
 /**
- * `${env:NAME}` and `${file:relative/path}` references inside strings. They are resolved in
- * place; every resolved value is remembered so that `redact` can put the reference text back
- * wherever the value would be shown (output, plan files, diagnostics). `$${` writes a literal
- * `${`. portalctl's own credential variables cannot be referenced: their values would reach the
+ * `${env:NAME}`, `${file:relative/path}` and `${var:name}` references inside strings. They are
+ * resolved in place; every resolved environment or file value is remembered so that `redact` can
+ * put the reference text back wherever the value would be shown (output, plan files,
+ * diagnostics). `$${` writes a literal `${`. portalctl's own credential variables (and those an
+ * environment names for its credentials) cannot be referenced: their values would reach the
  * portal, the state and the output.
+ *
+ * A reference that is a whole field keeps a type (README "Typed values"): `${var:name}` is the
+ * value as declared under `values:` (a number, a list, ...), and `${env:NAME}` becomes the
+ * number or boolean the schema asks for at that place. `${var:}` values are config (in Git), so
+ * they are not redacted; an environment value that became a number or boolean cannot be told
+ * from any other number, so only text values are redacted.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
@@ -18,6 +25,9 @@ export const maxReferencedFileBytes = 1024 * 1024;
 
 /** A reference, or `$${` (the escape for a literal `${`). */
 const referencePattern = /\$\$\{|\$\{([A-Za-z]+):([^}]*)\}/g;
+/** A string that is one reference and nothing else: it may take the type of what it stands for. */
+const wholeReference = /^\$\{(env|var):([^}]*)\}$/;
+const valueName = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const credentialVariables = new Set<string>(CREDENTIAL_VARIABLES);
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -41,6 +51,17 @@ export interface ReferenceContext {
   file: string;
   env: NodeJS.ProcessEnv;
   locate(path: ConfigPath): SourceLocation;
+  /**
+   * The values `${var:name}` stands for (top-level `values:`, then the environment's); absent
+   * where values may not be used (inside `values:` and `environments:` themselves).
+   */
+  values?: ReadonlyMap<string, JsonValue>;
+  /** JSON Schema types the config allows at a path (a whole-field `${env:}` takes one of them). */
+  typesAt?(path: ConfigPath): ReadonlySet<string> | undefined;
+  /** More variables that may not be referenced: those environments name for their credentials. */
+  credentialVariables?: ReadonlySet<string>;
+  /** Top-level keys left alone (resolved on their own before the rest: `values`, `environments`). */
+  skip?: ReadonlySet<string>;
 }
 
 /**
@@ -50,28 +71,56 @@ export interface ReferenceContext {
 export function resolveReferences(data: JsonValue, context: ReferenceContext): { data: JsonValue; resolved: ResolvedReference[]; diagnostics: Diagnostic[] } {
   const resolved: ResolvedReference[] = [];
   const diagnostics: Diagnostic[] = [];
-  const replace = (text: string, path: ConfigPath): string => {
+  const report = (outcome: Problem, reference: string, path: ConfigPath): void =>
+    void diagnostics.push({ severity: 'error', code: outcome.code, message: outcome.problem, location: context.locate([...path]), value: reference, expected: outcome.expected });
+  const remember = (reference: string, value: string): void =>
+    void resolved.push({ reference, value, bytes: Buffer.byteLength(value, 'utf8'), sha256: referenceFingerprint(value) });
+  const replace = (text: string, path: ConfigPath): JsonValue => {
     if (!text.includes('${')) return text;
+    const whole = wholeReference.exec(text);
+    if (whole) return resolveWhole(whole[1] as 'env' | 'var', whole[2] ?? '', text, path);
     let failed = false;
     const result = text.replace(referencePattern, (reference: string, type: string | undefined, argument: string | undefined) => {
       if (type === undefined || argument === undefined) return '${';
       const outcome = resolveOne(type, argument, context);
       if ('problem' in outcome) {
         failed = true;
-        diagnostics.push({
-          severity: 'error',
-          code: outcome.code,
-          message: outcome.problem,
-          location: context.locate([...path]),
-          value: reference,
-          expected: outcome.expected,
-        });
+        report(outcome, reference, path);
         return reference;
       }
-      resolved.push({ reference, value: outcome.value, bytes: Buffer.byteLength(outcome.value, 'utf8'), sha256: referenceFingerprint(outcome.value) });
+      if (typeof outcome.value !== 'string') {
+        if (typeof outcome.value === 'object' && outcome.value !== null) {
+          failed = true;
+          report({ code: 'reference/not-text', problem: `${reference} is a ${Array.isArray(outcome.value) ? 'list' : 'mapping'}; inside a longer text only a text, number or boolean can be used.`, expected: `the reference as the whole value (field: ${reference})` }, reference, path);
+          return reference;
+        }
+        return String(outcome.value);
+      }
+      if (type !== 'var') remember(reference, outcome.value);
       return outcome.value;
     });
     return failed ? text : result;
+  };
+  /** A field that is one reference: the value with its type (README "Typed values"). */
+  const resolveWhole = (type: 'env' | 'var', argument: string, reference: string, path: ConfigPath): JsonValue => {
+    const outcome = resolveOne(type, argument, context);
+    if ('problem' in outcome) {
+      report(outcome, reference, path);
+      return reference;
+    }
+    // A value declared in YAML has its type already; a text (from ${env:} inside values:, or quoted) is typed like an environment variable.
+    if (type === 'var' && typeof outcome.value !== 'string') return structuredClone(outcome.value);
+    const text = outcome.value as string;
+    const types = context.typesAt?.(path);
+    if (!types || types.size === 0 || types.has('string')) {
+      if (type === 'env') remember(reference, text);
+      return text;
+    }
+    const converted = typedText(text, types);
+    if (converted !== undefined) return converted;
+    // Left as text: the schema check reports it at the reference, showing the reference (redacted).
+    if (type === 'env') remember(reference, text);
+    return text;
   };
 
   if (typeof data === 'string') return { data: replace(data, []), resolved, diagnostics };
@@ -89,6 +138,7 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
     } else if (typeof value === 'object' && value !== null) {
       // for-in: no array of keys per object (only existing properties are assigned).
       for (const key in value) {
+        if (path.length === 0 && context.skip?.has(key)) continue;
         const child = value[key] as JsonValue;
         path.push(key);
         if (typeof child === 'string') value[key] = replace(child, path);
@@ -101,18 +151,31 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
   return { data, resolved, diagnostics };
 }
 
-type Outcome = { value: string } | { problem: string; code: string; expected: string };
+/** An environment variable's text as the integer, number, boolean or null a field takes; undefined when it is none of them. */
+function typedText(text: string, types: ReadonlySet<string>): JsonValue | undefined {
+  const trimmed = text.trim();
+  if ((types.has('integer') || types.has('number')) && /^-?\d+$/.test(trimmed)) return Number(trimmed);
+  if (types.has('number') && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) return Number(trimmed);
+  if (types.has('boolean') && (trimmed === 'true' || trimmed === 'false')) return trimmed === 'true';
+  if (types.has('null') && (trimmed === 'null' || trimmed === '')) return null;
+  return undefined;
+}
+
+
+type Problem = { problem: string; code: string; expected: string };
+type Outcome = { value: JsonValue } | Problem;
 
 function resolveOne(type: string, argument: string, context: ReferenceContext): Outcome {
+  if (type === 'var') return resolveVar(argument, context);
   if (type === 'env') {
     if (!envName.test(argument)) {
       return { code: 'reference/invalid-env-name', problem: `"${argument}" is not an environment variable name.`, expected: '${env:NAME} with letters, digits and _' };
     }
-    if (credentialVariables.has(argument)) {
+    if (credentialVariables.has(argument) || context.credentialVariables?.has(argument)) {
       return {
         code: 'reference/credential',
         problem: `${argument} holds portalctl's own credential; it cannot be referenced from the config (its value would be sent to the portal and kept in the state).`,
-        expected: `a variable other than ${CREDENTIAL_VARIABLES.join(', ')}`,
+        expected: `a variable other than ${[...CREDENTIAL_VARIABLES, ...(context.credentialVariables ?? [])].join(', ')}`,
       };
     }
     const value = context.env[argument];
@@ -122,7 +185,25 @@ function resolveOne(type: string, argument: string, context: ReferenceContext): 
     return { value };
   }
   if (type === 'file') return resolveFile(argument, context.file);
-  return { code: 'reference/unknown-type', problem: `Unknown reference type "${type}".`, expected: '${env:NAME} or ${file:relative/path}' };
+  return { code: 'reference/unknown-type', problem: `Unknown reference type "${type}".`, expected: '${env:NAME}, ${file:relative/path} or ${var:name}' };
+}
+
+/** `${var:name}`: a value of the top-level `values:` or of the selected environment's. */
+function resolveVar(name: string, context: ReferenceContext): Outcome {
+  if (!context.values) {
+    return { code: 'reference/var-here', problem: `\${var:${name}} cannot be used here: values and environments are declared with plain values, ${'${env:}'} and ${'${file:}'} references.`, expected: 'a plain value' };
+  }
+  if (!valueName.test(name)) return { code: 'reference/invalid-var-name', problem: `"${name}" is not a value name.`, expected: '${var:name} with letters, digits, _, . and -' };
+  const value = context.values.get(name);
+  if (value === undefined) {
+    const declared = [...context.values.keys()].sort();
+    return {
+      code: 'reference/unknown-var',
+      problem: `No value named ${name} is declared${declared.length ? ` (declared: ${declared.join(', ')})` : ''}.`,
+      expected: `${name} under \`values:\` or under the environment's \`values:\``,
+    };
+  }
+  return { value };
 }
 
 function resolveFile(argument: string, configFile: string): Outcome {

@@ -3,10 +3,12 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonSchema } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
+import { didYouMean, type Candidate } from '../../core/suggest.js';
 import { withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
 import type { KindSet } from '../registry.js';
+import { configSchema } from './config-schema.js';
 import { addressForPath } from './walk.js';
 
 const { unescapePathComponent } = fastJsonPatch;
@@ -48,20 +50,75 @@ function schemaAt(schema: JsonSchema, schemaPath: string): JsonValue | undefined
   return node;
 }
 
-function allowedProperties(schema: JsonSchema, schemaPath: string): string[] {
+/** The properties the schema allows where an unknown one was found, with their descriptions (for "did you mean"). */
+function allowedProperties(schema: JsonSchema, schemaPath: string): Candidate[] {
   const parent = schemaAt(schema, schemaPath.replace(/\/additionalProperties$/, ''));
   const properties = typeof parent === 'object' && parent !== null && !Array.isArray(parent) ? parent['properties'] : undefined;
-  return typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [];
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return [];
+  return Object.entries(properties).map(([name, property]) => {
+    const description = typeof property === 'object' && property !== null && !Array.isArray(property) ? property['description'] : undefined;
+    return typeof description === 'string' ? { name, description } : { name };
+  });
 }
 
 const article = (type: string): string => withArticle(type);
+
+/** Keywords of the limits the schema carries for editors (lengths, counts, bounds); most are rule checks too. */
+const limitKeywords = new Set(['maxLength', 'maxItems', 'minItems', 'minimum', 'maximum']);
+
+/** The schema node whose keyword failed (the schema path without its last step). */
+function failedNode(schema: JsonSchema, schemaPath: string): JsonValue | undefined {
+  return schemaAt(schema, schemaPath.replace(/\/[^/]*$/, ''));
+}
+
+function patternMessage(schema: JsonSchema, schemaPath: string): string | undefined {
+  const node = failedNode(schema, schemaPath);
+  const message = typeof node === 'object' && node !== null && !Array.isArray(node) ? node['patternErrorMessage'] : undefined;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/**
+ * A value past a limit the schema carries for editors (a length, a count, a bound, a reserved
+ * character): it keeps its type, so extraction goes on and the kind's rule check can report it
+ * with the spec's wording (validate.ts then drops the schema's report at the same place).
+ */
+export function isLimitError(error: SchemaError, schema: JsonSchema): boolean {
+  return limitKeywords.has(error.keyword) || (error.keyword === 'pattern' && patternMessage(schema, error.schemaPath) !== undefined);
+}
+
+/** The schema codes of limits, which a rule diagnostic at the same place replaces. */
+export const limitCodes: ReadonlySet<string> = new Set(['schema/max-length', 'schema/max-items', 'schema/min-items', 'schema/minimum', 'schema/maximum', 'schema/pattern']);
+
+/** What a limit keyword says, for a person. */
+function limitMessage(error: SchemaError, path: readonly (string | number)[], value: JsonValue | undefined, schema: JsonSchema): { message: string; expected: string } | undefined {
+  const limit = Number(error.params['limit']);
+  const what = described(path);
+  switch (error.keyword) {
+    case 'maxLength':
+      return { message: `${what} has ${typeof value === 'string' ? value.length : 'more than ' + limit} characters; at most ${limit} are allowed.`, expected: `at most ${limit} characters` };
+    case 'maxItems':
+      return { message: `${what} holds ${Array.isArray(value) ? value.length : 'more than ' + limit} entries; at most ${limit} are allowed.`, expected: `at most ${limit} entries` };
+    case 'minItems':
+      return { message: `${what} needs at least ${limit} ${limit === 1 ? 'entry' : 'entries'}.`, expected: `at least ${limit} ${limit === 1 ? 'entry' : 'entries'}` };
+    case 'minimum':
+      return { message: `${what} must be at least ${limit}.`, expected: `at least ${limit}` };
+    case 'maximum':
+      return { message: `${what} must be at most ${limit}.`, expected: `at most ${limit}` };
+    case 'pattern': {
+      const message = patternMessage(schema, error.schemaPath);
+      return message ? { message: `${what}: ${message}`, expected: `a value matching ${String(error.params['pattern'])}` } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
 
 function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
 
 export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, kinds: KindSet): Diagnostic[] {
-  const schema = kinds.schema();
+  const schema = configSchema(kinds);
   const diagnostics: Diagnostic[] = [];
   const data = source.data;
   // Missing variant keys arrive as one `required` per alternative plus an `anyOf`: report once.
@@ -81,13 +138,14 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     if (error.schemaPath.includes('/anyOf/') || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
+      const names = (error.params['allowedValues'] as string[] | undefined) ?? [];
       diagnostics.push({
         ...base,
         code: 'schema/unknown-property',
-        // Variant entries restrict their names by propertyNames inside an if/then; a map keyed by names (safety) directly.
+        // Variant entries restrict their names by propertyNames inside an if/then; a map keyed by names (safety: kind names) directly.
         message: error.schemaPath.includes('/then/')
           ? `"${name}" cannot be combined with the other properties of this entry in ${described(path)}.`
-          : `Unknown name "${name}" in ${described(path)}.`,
+          : `Unknown name "${name}" in ${described(path)}.${didYouMean(name, names)}`,
         location: source.locate([...path, name], { key: true }),
         value: name,
         expected: `one of ${((error.params['allowedValues'] as string[] | undefined) ?? []).join(', ')}`,
@@ -113,10 +171,10 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         diagnostics.push({
           ...base,
           code: 'schema/unknown-property',
-          message: `Unknown property "${name}" in ${described(path)}.`,
+          message: `Unknown property "${name}" in ${described(path)}.${didYouMean(name, allowed)}`,
           location: source.locate([...path, name], { key: true }),
           value: name,
-          expected: allowed.length > 0 ? `one of ${allowed.join(', ')}` : 'no other properties',
+          expected: allowed.length > 0 ? `one of ${allowed.map((property) => property.name).join(', ')}` : 'no other properties',
         });
         break;
       }
@@ -160,7 +218,20 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         });
         break;
       }
-      default:
+      default: {
+        const limit = limitMessage(error, path, value, schema);
+        if (limit) {
+          diagnostics.push({
+            ...base,
+            code: `schema/${error.keyword.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+            message: limit.message,
+            // A list too long is shown at its first entry too many, as the rule check shows it.
+            location: source.locate(error.keyword === 'maxItems' && Array.isArray(value) ? [...path, Number(error.params['limit'])] : path),
+            value: shown(value),
+            expected: limit.expected,
+          });
+          break;
+        }
         diagnostics.push({
           ...base,
           code: `schema/${error.keyword.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
@@ -169,6 +240,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
           value: shown(value),
           expected: error.keyword === 'pattern' && path.join('.') === 'portal.version' ? 'a dotted version such as "11.3"' : (error.message ?? 'a valid value'),
         });
+      }
     }
   }
   return diagnostics;

@@ -5,6 +5,8 @@
  */
 import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/contract.js';
 import type { ContainerDefinition } from '../../kinds/containers.js';
+import { environmentsSchema, valuesSchema } from './environment-schema.js';
+import type { JsonValue } from '../../core/json.js';
 
 export const schemaId = 'https://portalctl.dev/schemas/portalctl.schema.json';
 
@@ -21,7 +23,8 @@ const portalSchema: JsonSchema = {
     version: {
       type: 'string',
       pattern: '^\\d+(\\.\\d+)*$',
-      description: 'Product version as a quoted string, e.g. "11.3" (self-managed) or "2025.1" (hosted). Drives the spec\'s version gates.',
+      description:
+        'The product release as a quoted string: the ArcGIS Enterprise release on self-managed ("11.3", "10.6.1"), the dated release on hosted ("2025.1"); not the REST API version (currentVersion). Drives the spec\'s version gates; plan checks it against the release it learns from the portal.',
     },
     access: {
       enum: ['public', 'private'],
@@ -75,7 +78,7 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   if (container.key) {
-    properties[container.key.property] = container.key.schema;
+    properties[container.key.property] = keySchema(container, container.key.schema, kinds);
     required.push(container.key.property);
   }
   for (const contribution of contributions) {
@@ -104,10 +107,59 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
   return schema;
 }
 
+/** A key that may be a name (README "Names instead of ids"): the id, or a mapping of the name fields the container's lookup declares. */
+function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
+  const lookup = kinds.flatMap((kind) => kind.names ?? []).find((candidate) => candidate.container === container.name);
+  if (!lookup) return idSchema;
+  const byName: JsonSchema = {
+    type: 'object',
+    additionalProperties: false,
+    required: lookup.fields.filter((field) => field.required).map((field) => field.name),
+    properties: Object.fromEntries(lookup.fields.map((field) => [field.name, { type: 'string', minLength: 1, description: field.description }])),
+    description: `The ${lookup.noun} by name instead of id: ${lookup.fields.map((field) => `${field.name}${field.required ? '' : ' (optional)'}`).join(', ')}; resolved by the plan from the portal.`,
+  };
+  return { description: `${String(idSchema['description'] ?? 'Id.')} Or the ${lookup.noun} by name: ${lookup.fields.map((field) => field.name).join(', ')}.`, anyOf: [idSchema, byName] };
+}
+
 function containerSchema(container: ContainerDefinition, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
   const entry = entrySchema(container, all, kinds);
   if (container.shape === 'object') return { ...entry, description: container.description };
   return { type: 'array', description: container.description, items: entry };
+}
+
+/** The limits of a schema node in words, for an editor's hover: `At most 100 characters.` */
+function limitsInWords(node: JsonSchema): string[] {
+  const words: string[] = [];
+  const number = (key: string): number | undefined => (typeof node[key] === 'number' ? Number(node[key]) : undefined);
+  const [maxLength, minItems, maxItems, minimum, maximum] = ['maxLength', 'minItems', 'maxItems', 'minimum', 'maximum'].map(number);
+  if (maxLength !== undefined) words.push(`At most ${maxLength} characters.`);
+  if (minItems !== undefined && maxItems !== undefined) words.push(`From ${minItems} to ${maxItems} entries.`);
+  else if (maxItems !== undefined) words.push(`At most ${maxItems} entries.`);
+  if (minimum !== undefined && maximum !== undefined) words.push(`From ${minimum} to ${maximum}.`);
+  else if (minimum !== undefined) words.push(`At least ${minimum}.`);
+  if (typeof node['patternErrorMessage'] === 'string') words.push(node['patternErrorMessage']);
+  return words;
+}
+
+/**
+ * Every described node also gets a `markdownDescription` (what VS Code and the YAML language
+ * server show on hover) that states its limits, so an editor explains what it flags.
+ */
+function withEditorHints(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withEditorHints);
+  if (typeof value !== 'object' || value === null) return value;
+  const node: JsonSchema = {};
+  for (const [key, child] of Object.entries(value)) node[key] = withEditorHints(child);
+  if (typeof node['description'] === 'string' && node['markdownDescription'] === undefined) {
+    const description = node['description'];
+    // A limit the description already states (its numbers, or the reserved characters) is not said twice.
+    const said = (sentence: string): boolean => {
+      const numbers = sentence.match(/\d+/g);
+      return numbers ? numbers.every((figure) => description.includes(figure)) : /reserved/.test(description);
+    };
+    node['markdownDescription'] = [description, ...limitsInWords(node).filter((sentence) => !said(sentence))].join(' ');
+  }
+  return node;
 }
 
 /** The config's JSON Schema. Deterministic: same kinds, same text. */
@@ -116,19 +168,22 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     version: { const: 1, description: 'Format version of this file; 1.' },
     portal: portalSchema,
     safety: safetySchema(kinds),
+    values: valuesSchema,
+    environments: environmentsSchema(portalSchema),
   };
   for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
     properties[container.field] = containerSchema(container, containers, kinds);
   }
+  const hinted = withEditorHints(properties);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: schemaId,
     title: 'portalctl configuration',
     description:
-      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME} and ${file:relative/path}.",
+      "Desired administrative settings of a portal organization. Omitted means unmanaged; removal is explicit (absent). Strings may use ${env:NAME}, ${file:relative/path} and ${var:name}.",
     type: 'object',
     additionalProperties: false,
     required: ['version'],
-    properties,
+    properties: typeof hinted === 'object' && hinted !== null && !Array.isArray(hinted) ? hinted : properties,
   };
 }

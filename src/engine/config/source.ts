@@ -8,7 +8,7 @@
  */
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
@@ -319,7 +319,7 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     return { file, line, column: col };
   };
   const exhausted = doc.errors.some((error) => /call stack/i.test(error.message));
-  const diagnostics: Diagnostic[] = [
+  const syntax: Diagnostic[] = [
     ...doc.errors.map((error): Diagnostic => {
       if (error.code === 'DUPLICATE_KEY') return duplicateKeyProblem(doc, error.pos[0], at);
       if (error.code === 'MULTIPLE_DOCS') {
@@ -333,6 +333,9 @@ function positionedDocument(file: string, text: string): PositionedDocument {
       }
       return { severity: 'error', code: `yaml/${kebab(error.code)}`, message: `Invalid YAML: ${error.message.split('\n')[0]}`, location: at(error.pos[0]) };
     }),
+  ];
+  const diagnostics: Diagnostic[] = [
+    ...(syntax.length > 0 && !exhausted ? withRootCause(syntax, text, doc.errors.map((error) => error.pos[0]), at) : syntax),
     ...doc.warnings.map((warning): Diagnostic => ({
       severity: 'warning',
       code: `yaml/${kebab(warning.code)}`,
@@ -408,6 +411,67 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     return at(found ?? 0);
   };
   return { doc, diagnostics, exhausted, locate, firstAlias, at };
+}
+
+/** An opening `[`, `{` or quote that is never closed, found in the parser's concrete syntax tree. */
+interface Unclosed {
+  offset: number;
+  opening: string;
+  closing: string;
+  what: string;
+}
+
+function firstUnclosed(text: string): Unclosed | undefined {
+  let found: Unclosed | undefined;
+  const consider = (token: CST.Token | undefined): void => {
+    if (!token) return;
+    let candidate: Unclosed | undefined;
+    if (token.type === 'flow-collection') {
+      const opening = token.start.source;
+      const closing = opening === '[' ? ']' : '}';
+      if (!token.end.some((end) => end.source === closing)) candidate = { offset: token.offset, opening, closing, what: opening === '[' ? 'list' : 'mapping' };
+    } else if (token.type === 'double-quoted-scalar' || token.type === 'single-quoted-scalar') {
+      const quote = token.source[0] ?? '"';
+      const body = token.source.slice(1);
+      const closed = quote === '"' ? /(^|[^\\])(\\\\)*"$/.test(body) : body.endsWith("'");
+      if (!closed) candidate = { offset: token.offset, opening: quote, closing: quote, what: 'quoted string' };
+    }
+    if (candidate && (!found || candidate.offset < found.offset)) found = candidate;
+  };
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== 'document') continue;
+    CST.visit(token, (item) => {
+      consider(item.key ?? undefined);
+      consider(item.value);
+    });
+  }
+  return found;
+}
+
+/**
+ * YAML's errors after a bracket or quote that is never closed are consequences of it (one
+ * unclosed `[` gave eleven, the first on the next line and none on its own): the root cause is
+ * reported first, at the bracket, and the errors it caused are folded into it.
+ */
+function withRootCause(syntax: Diagnostic[], text: string, offsets: readonly number[], at: (offset: number) => SourceLocation): Diagnostic[] {
+  const unclosed = firstUnclosed(text);
+  if (!unclosed) return syntax;
+  const caused = syntax.filter((_diagnostic, index) => (offsets[index] ?? 0) >= unclosed.offset && syntax[index]?.code !== 'yaml/duplicate-key');
+  if (caused.length === 0) return syntax;
+  const where = at(unclosed.offset);
+  const gaveUp = caused[0]?.location;
+  const folded = caused.length > 1 ? ` (${caused.length} YAML errors after it follow from it and are not shown)` : '';
+  const root: Diagnostic = {
+    severity: 'error',
+    code: unclosed.what === 'quoted string' ? 'yaml/unclosed-quote' : 'yaml/unclosed-bracket',
+    message:
+      `This ${unclosed.opening} opens a ${unclosed.what} that is never closed` +
+      `${gaveUp && gaveUp.line !== where.line ? `: the parser read on to line ${gaveUp.line} looking for its ${unclosed.closing}` : ''}${folded}.`,
+    location: where,
+    value: text.slice(unclosed.offset, text.indexOf('\n', unclosed.offset) === -1 ? undefined : text.indexOf('\n', unclosed.offset)).trim(),
+    expected: `a ${unclosed.closing} that closes it${unclosed.what === 'list' ? ', e.g. [a, b]' : unclosed.what === 'mapping' ? ', e.g. { id: x }' : ''}`,
+  };
+  return [root, ...syntax.filter((diagnostic) => !caused.includes(diagnostic))];
 }
 
 /** A duplicate key, named, with where it was first declared. */

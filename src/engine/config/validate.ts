@@ -2,11 +2,17 @@
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { CheckContext, PortalFacts } from '../../kinds/contract.js';
 import type { LoadedConfig } from './load.js';
+import { limitCodes } from './schema-diagnostics.js';
 
 function order(diagnostic: Diagnostic): [string, number, number] {
   const location = diagnostic.location;
   return [location?.file ?? '', location?.line ?? 0, location?.column ?? 0];
 }
+
+const place = (diagnostic: Diagnostic): string => {
+  const location = diagnostic.location;
+  return location ? `${location.file}:${location.line}:${location.column}` : '';
+};
 
 /** Sorted by file, line and column, so output follows the files. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
@@ -24,13 +30,16 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
  */
 export function validateConfig(loaded: LoadedConfig, portal: Partial<PortalFacts> = loaded.facts): Diagnostic[] {
   const context: CheckContext = { portal, all: loaded.objects, locate: (obj, path) => loaded.locate(obj, path) };
-  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const checked: Diagnostic[] = [];
   for (const obj of loaded.objects) {
     const kind = loaded.kinds.byName.get(obj.kind);
     if (!kind) continue;
     for (const diagnostic of kind.check(obj, context)) {
-      diagnostics.push('value' in diagnostic ? { ...diagnostic, value: loaded.redact(diagnostic.value) } : diagnostic);
+      checked.push('value' in diagnostic ? { ...diagnostic, value: loaded.redact(diagnostic.value) } : diagnostic);
     }
   }
-  return sortDiagnostics(diagnostics);
+  // A limit the schema carries for editors and a rule checks too is reported once, in the rule's words.
+  const ruled = new Set(checked.map(place));
+  const loading = loaded.diagnostics.filter((diagnostic) => !limitCodes.has(diagnostic.code) || !ruled.has(place(diagnostic)));
+  return sortDiagnostics([...loading, ...checked]);
 }

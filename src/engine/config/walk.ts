@@ -3,13 +3,10 @@
  * inside the document belongs to (for schema diagnostics).
  */
 import type { ContainerDefinition } from '../../kinds/containers.js';
-import type { ConfigContribution, ConfigPath, ContainerScope } from '../../kinds/contract.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import type { ConfigContribution, ConfigPath, ContainerScope, NamedKey } from '../../kinds/contract.js';
+import type { SourceLocation } from '../../core/diagnostics.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Per kind set, the child containers of each parent: asked for every entry of a large document. */
 const childrenCache = new WeakMap<KindSet, Map<string | undefined, ContainerDefinition[]>>();
@@ -22,15 +19,53 @@ export function childContainers(set: KindSet, parent: string | undefined): reado
   return children;
 }
 
-/** Scope of the entry `entry` of `container`, or undefined when its key is missing (a schema error). */
-export function scopeOf(container: ContainerDefinition, entry: JsonObject, parent: ContainerScope): ContainerScope | undefined {
-  if (!container.key) return { address: container.address(undefined, parent.address), ids: parent.ids };
+/**
+ * What stands for a named entry's id until the plan resolves it (README "Names instead of ids"):
+ * its fields as written, `name=Field Analyst`, `title=Parcels,owner=jdoe`; undefined when a
+ * field is not a text (a schema error).
+ */
+export function namePlaceholder(name: JsonObject): string | undefined {
+  const entries = Object.entries(name);
+  if (entries.length === 0 || entries.some(([, value]) => typeof value !== 'string' || value === '')) return undefined;
+  return entries.map(([field, value]) => `${field}=${String(value)}`).join(',');
+}
+
+/**
+ * Scope of the entry `entry` of `container`, or undefined when its key is missing (a schema
+ * error). A key given as a name gets a placeholder id, and the name is remembered in the scope,
+ * located at `locateKey()` (the entry's key property) when asked.
+ */
+export function scopeOf(container: ContainerDefinition, entry: JsonObject, parent: ContainerScope, locateKey?: () => SourceLocation): ContainerScope | undefined {
+  if (!container.key) return withNames({ address: container.address(undefined, parent.address), ids: parent.ids }, parent);
   const key = entry[container.key.property];
+  if (isObject(key)) {
+    const placeholder = namePlaceholder(key);
+    if (placeholder === undefined) return undefined;
+    const ids: Record<string, string> = { ...parent.ids };
+    ids[container.key.idName] = placeholder;
+    let location: SourceLocation | undefined;
+    const named: NamedKey = {
+      container: container.name,
+      idName: container.key.idName,
+      fields: Object.fromEntries(Object.entries(key).map(([field, value]) => [field, String(value)])),
+      placeholder,
+      get source() {
+        return (location ??= locateKey?.() ?? { file: '', line: 1, column: 1 });
+      },
+    };
+    return { address: container.address(placeholder, parent.address), ids, names: [...(parent.names ?? []), named] };
+  }
   if (typeof key !== 'string' || key === '') return undefined;
   // Copied, then the id set: a computed key beside a spread in one literal is several times slower.
   const ids: Record<string, string> = { ...parent.ids };
   ids[container.key.idName] = key;
-  return { address: container.address(key, parent.address), ids };
+  return withNames({ address: container.address(key, parent.address), ids }, parent);
+}
+
+/** The parent's named entries carried into a child's scope (no spread per entry: a large organization has tens of thousands). */
+function withNames(scope: ContainerScope, parent: ContainerScope): ContainerScope {
+  if (parent.names) scope.names = parent.names;
+  return scope;
 }
 
 /** The variant contribution an entry of a variant container uses (by its variant key), if any. */

@@ -3,13 +3,11 @@
  * not listed), nested values as YAML blocks, lists of scalars as items added and removed,
  * category schemas as trees.
  */
-import { deepEqual, type JsonValue } from '../../core/json.js';
+import { deepEqual, isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { changeLine, line, type DiffLine } from './lines.js';
 import { categoryTreeLines, isCategoryForest } from './tree.js';
 import { DEFAULT_VALUE_STYLE, inlineValue, isNested, isSecretLike, yamlLines, type ValueStyle } from './values.js';
 
-type JsonObject = { [key: string]: JsonValue };
-const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isScalarList = (value: JsonValue | undefined): value is JsonValue[] => Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object');
 const isForestChange = (before: JsonValue | undefined, after: JsonValue | undefined): boolean =>
   (isCategoryForest(before) || before === undefined || before === null) &&

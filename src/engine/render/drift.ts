@@ -2,10 +2,11 @@
  * `drift` output. Drift (recorded versus live: changed outside portalctl) is reported apart
  * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
+import { counted } from '../../core/words.js';
 import type { Plan } from '../plan.js';
-import { MARKDOWN_LIMIT, driftSections, fitted, graphSection, operationSections } from './markdown.js';
+import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
-import { SYMBOL, driftTextLines, named, textLines, valueStyle, type TextOptions } from './text.js';
+import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
 import { markdownText, terminalText } from './escape.js';
 import { MARK_TONE } from './style.js';
@@ -18,24 +19,31 @@ export function driftStatus(plan: Plan): DriftStatus {
 }
 
 const IN_SYNC = 'In sync: the portal matches the configuration and the recorded state.';
-const NO_STATE = 'No recorded state yet: drift is measured from the first apply on.';
+/** Without a recorded state there is nothing to compare the portal with: drift is not "0 objects". */
+const NO_STATE =
+  'Drift cannot be judged: there is no recorded state yet. A first `portalctl apply` (or `portalctl apply --refresh-only`, which records what the portal has now without changing it) starts it.';
+const MATCHES_NO_STATE = 'The portal matches the configuration.';
 
 function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOptions): string {
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
   const lines: string[] = [];
-  if (plan.drift.length === 0 && plan.operations.length === 0) {
+  if (!hasRecordedState) {
+    lines.push(NO_STATE);
+    if (plan.operations.length === 0) lines.push(MATCHES_NO_STATE);
+  } else if (plan.drift.length === 0 && plan.operations.length === 0) {
     lines.push(IN_SYNC);
   } else {
-    lines.push(`Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply.`);
+    lines.push(`Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl since the last apply.`);
     lines.push(...driftTextLines(plan, paint, style));
-    lines.push('', `Pending: ${plan.operations.length} operation(s) the configuration asks for.`);
+  }
+  if (plan.operations.length) {
+    lines.push('', `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.`);
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${terminalText(named(op.address, op.label))}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${terminalText(nameOf(op))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
-  if (!hasRecordedState) lines.push(NO_STATE);
   return `${lines.join('\n')}\n`;
 }
 
@@ -44,25 +52,29 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
   const style = valueStyle(plan);
   const status = driftStatus(plan);
   const head = ['### portalctl drift', ''];
-  if (status === 'inSync') head.push(`**${IN_SYNC}**`);
-  else head.push(`**Drift: ${plan.drift.length} object(s) changed outside portalctl; pending: ${plan.operations.length} operation(s) the configuration asks for.**`);
-  if (!hasRecordedState) head.push('', `_${NO_STATE}_`);
+  if (!hasRecordedState) head.push(`**${NO_STATE}**`, '', plan.operations.length ? `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.` : MATCHES_NO_STATE);
+  else if (status === 'inSync') head.push(`**${IN_SYNC}**`);
+  else head.push(`**Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl; pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.**`);
+  head.push('', aboutLine(plan));
   const body: string[] = [];
-  if (status !== 'inSync') {
+  if (status !== 'inSync' && hasRecordedState) {
     const kinds = [...new Set([...plan.drift.map((d) => d.kind), ...plan.operations.map((op) => op.kind)])].sort();
     body.push('', '| kind | drift (changed in the portal) | pending (configuration ahead) |', '|---|---|---|');
     for (const kind of kinds) {
       body.push(`| ${markdownText(kind)} | ${plan.drift.filter((d) => d.kind === kind).length} | ${plan.operations.filter((op) => op.kind === kind).length} |`);
     }
   }
-  if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftSections(plan.drift, style));
+  if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));
   if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, MARKDOWN_LIMIT), '', ...operationSections(plan, style));
   return fitted(head, body, MARKDOWN_LIMIT, 'run `portalctl drift` locally');
 }
 
 /** The drift report of a redacted plan in `format`. */
 export function renderDrift(plan: Plan, format: 'text' | 'json' | 'markdown', hasRecordedState: boolean, options: TextOptions = { color: false }): string {
-  if (format === 'json') return `${JSON.stringify({ status: driftStatus(plan), recordedState: plan.state, drift: plan.drift, pending: plan.operations }, null, 2)}\n`;
+  if (format === 'json') {
+    // `driftJudged: false`: no recorded state, so an empty `drift` means "unknown", not "none".
+    return `${JSON.stringify({ status: driftStatus(plan), recordedState: plan.state, driftJudged: hasRecordedState, portal: plan.portal, ...(plan.about ? { about: plan.about } : {}), drift: plan.drift, pending: plan.operations }, null, 2)}\n`;
+  }
   if (format === 'markdown') return renderDriftMarkdown(plan, hasRecordedState);
   return renderDriftText(plan, hasRecordedState, options);
 }

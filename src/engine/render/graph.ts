@@ -2,9 +2,10 @@
  * The operations of a plan and their dependencies as a graph: Mermaid (rendered by GitHub and
  * GitLab in markdown) or Graphviz DOT. The markdown plan and `portalctl graph` draw the same one.
  */
+import { counted } from '../../core/words.js';
 import type { Plan, PlannedOperation } from '../plan.js';
 import { dotLabel, mermaidLabel } from './escape.js';
-import { SYMBOL, named } from './text.js';
+import { SYMBOL, nameOf } from './text.js';
 
 export interface PlanGraph {
   /** Operations that depend on another or that another depends on, in plan order. */
@@ -27,15 +28,14 @@ export function planGraph(plan: Plan): PlanGraph {
   return { nodes, edges, unconnected: plan.operations.length - nodes.length };
 }
 
-const nodeText = (op: PlannedOperation): string => `${SYMBOL[op.action]} ${named(op.address, op.label)}`;
-
+const nodeText = (op: PlannedOperation): string => `${SYMBOL[op.action]} ${nameOf(op)}`;
 
 export function renderMermaid(graph: PlanGraph): string {
   const lines = ['flowchart LR'];
   for (const { id, op } of graph.nodes) lines.push(`  ${id}["${mermaidLabel(nodeText(op))}"]:::${op.action}`);
   for (const { from, to } of graph.edges) lines.push(`  ${from} --> ${to}`);
   lines.push('  classDef create stroke:#1a7f37,stroke-width:2px', '  classDef update stroke:#9a6700,stroke-width:2px', '  classDef delete stroke:#cf222e,stroke-width:2px');
-  if (graph.unconnected) lines.push(`  %% ${graph.unconnected} operation(s) without dependencies are not drawn`);
+  if (graph.unconnected) lines.push(`  %% ${counted(graph.unconnected, 'operation')} without dependencies ${graph.unconnected === 1 ? 'is' : 'are'} not drawn`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -45,12 +45,18 @@ export function renderDot(graph: PlanGraph): string {
   const lines = ['digraph plan {', '  rankdir=LR;', '  node [shape=box, fontname="Helvetica"];'];
   for (const { id, op } of graph.nodes) lines.push(`  ${id} [label="${dotLabel(nodeText(op))}", color="${DOT_COLOUR[op.action]}"];`);
   for (const { from, to } of graph.edges) lines.push(`  ${from} -> ${to};`);
-  if (graph.unconnected) lines.push(`  // ${graph.unconnected} operation(s) without dependencies are not drawn`);
+  if (graph.unconnected) lines.push(`  // ${counted(graph.unconnected, 'operation')} without dependencies ${graph.unconnected === 1 ? 'is' : 'are'} not drawn`);
   lines.push('}');
   return `${lines.join('\n')}\n`;
 }
 
+/** A plan without dependencies has nothing to draw: said in a sentence, not an empty diagram. */
 export function renderGraph(plan: Plan, format: 'mermaid' | 'dot'): string {
   const graph = planGraph(plan);
+  if (graph.nodes.length === 0) {
+    return plan.operations.length === 0
+      ? 'No changes: the plan has no operations, so there is no graph to draw.\n'
+      : `No operation depends on another: the plan's ${counted(plan.operations.length, 'operation')} can run in any order, so there is no graph to draw.\n`;
+  }
   return format === 'dot' ? renderDot(graph) : renderMermaid(graph);
 }

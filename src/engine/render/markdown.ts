@@ -5,14 +5,15 @@
  * in its own section, and never more than `maxLength` characters (a note says where the full
  * plan is).
  */
+import { counted } from '../../core/words.js';
 import type { Action } from '../../kinds/contract.js';
-import type { DriftEntry, Plan, PlannedOperation } from '../plan.js';
+import type { DriftEntry, DriftResolution, Plan, PlannedOperation } from '../plan.js';
 import { valueLines } from './diff.js';
 import { fencedLine, htmlText, markdownCode, markdownText } from './escape.js';
 import { fieldChanges } from './fields.js';
 import { planGraph, renderMermaid } from './graph.js';
 import type { DiffLine } from './lines.js';
-import { SYMBOL, named, summaryLine, valueStyle } from './text.js';
+import { RESOLUTION, SYMBOL, nameOf, namesNote, summaryLine, valueStyle } from './text.js';
 import type { ValueStyle } from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -26,7 +27,7 @@ const html = htmlText;
 const fenced = fencedLine;
 
 function operationRow(op: PlannedOperation): string {
-  return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.label ? cell(op.label) : ''} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;
+  return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.label ? cell(op.label) : ''}${cell(namesNote(op.names))} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;
 }
 
 /** Change lines in a `diff` block: a one-line change becomes a removed and an added line. */
@@ -64,7 +65,7 @@ export function operationSections(plan: Plan, style: ValueStyle): string[] {
     ...ops.map(operationRow),
     '',
     '```diff',
-    ...ops.flatMap((op) => [fenced(`${SYMBOL[op.action]} ${named(op.address, op.label)}${op.destructive ? '  (destructive)' : ''}`), ...diffBlockLines(valueLines(op.before, op.after, style, 1))]),
+    ...ops.flatMap((op) => [fenced(`${SYMBOL[op.action]} ${nameOf(op)}${op.destructive ? '  (destructive)' : ''}`), ...diffBlockLines(valueLines(op.before, op.after, style, 1))]),
     '```',
     '',
     '</details>',
@@ -72,18 +73,59 @@ export function operationSections(plan: Plan, style: ValueStyle): string[] {
   ]);
 }
 
-/** Each drifted object, recorded versus now, one section per kind. */
+/** Each drifted object, recorded versus now, one section per kind, with how to accept it. */
 export function driftSections(drift: readonly DriftEntry[], style: ValueStyle): string[] {
   return byKind(drift).flatMap(([kind, entries]) => [
     `<details><summary><b>${html(kind)}</b>: ${entries.length} changed outside portalctl</summary>`,
     '',
     '```diff',
-    ...entries.flatMap((entry) => [fenced(`! ${entry.address}  (recorded -> now)`), ...diffBlockLines(valueLines(entry.before, entry.after, style, 1), { from: 'recorded ', to: 'now ' })]),
+    ...entries.flatMap((entry) => [
+      fenced(`! ${entry.address}  (recorded -> now)`),
+      ...diffBlockLines(valueLines(entry.before, entry.after, style, 1), { from: 'recorded ', to: 'now ' }),
+      ...(entry.resolution ? [fenced(`  # ${RESOLUTION[entry.resolution]}`)] : []),
+    ]),
     '```',
     '',
     '</details>',
     '',
   ]);
+}
+
+/** How to accept a drift entry, in a table cell. */
+const RESOLUTION_CELL: Record<DriftResolution, string> = {
+  adopt: '`portalctl apply` (the configuration already asks for it)',
+  'refresh-only': '`portalctl apply --refresh-only` (the configuration asks for another value)',
+};
+
+/** The drift table: each drifted address, its changed fields, and how to keep the portal's value. */
+export function driftTable(drift: readonly DriftEntry[]): string[] {
+  return [
+    '| address | changed fields | to keep the portal\'s value |',
+    '|---|---|---|',
+    ...drift.map((entry) => {
+      const fields = fieldChanges(entry.before, entry.after, entry.patch).map((f) => f.path);
+      return `| ${code(entry.address)} | ${cell(fields.join(', '))} | ${entry.resolution ? RESOLUTION_CELL[entry.resolution] : ''} |`;
+    }),
+  ];
+}
+
+/**
+ * What a report is about, so two environments' comments are told apart at a glance: the portal
+ * (name from `portals/self`, URL), the state, the config paths and the portalctl release.
+ * The portal's name is live text: it goes through the cell escaping like every live value.
+ */
+export function aboutLine(plan: Pick<Plan, 'portal' | 'about'>): string {
+  const portal = plan.portal.name ? `**${cell(plan.portal.name)}** ${code(plan.portal.url)}` : code(plan.portal.url);
+  const parts = [`Portal ${portal}`];
+  if (plan.about) {
+    parts.push(...(plan.about.environment ? [`environment ${code(plan.about.environment)}`] : []), `state ${code(plan.about.state)}`, `config ${plan.about.config.map(code).join(' ')}`, `portalctl ${cell(plan.about.portalctl)}`);
+  }
+  return parts.join(' · ');
+}
+
+/** What `apply` would refuse, each with the flag that overrides it. */
+export function refusalLines(plan: Pick<Plan, 'refusals'>): string[] {
+  return (plan.refusals ?? []).flatMap((refusal) => ['', `⛔ **\`apply\` will refuse this plan** without \`${refusal.override}\`: ${cell(refusal.message)}`]);
 }
 
 /** The Mermaid graph of the operations when some depend on others; left out (with a note) when it would take over the comment. */
@@ -108,8 +150,9 @@ const DEFAULT_HINT = 'run `portalctl plan` locally or save it with `--out`';
 export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_LIMIT;
   const style = valueStyle(plan);
-  const head: string[] = [`### portalctl plan`, '', `**${summaryLine(plan)}**`];
-  if (plan.summary.drift) head.push('', `⚠️ **Drift:** ${plan.summary.drift} object(s) changed outside portalctl since the last apply (see below).`);
+  const head: string[] = [`### portalctl plan`, '', `**${summaryLine(plan)}**`, '', aboutLine(plan)];
+  head.push(...refusalLines(plan));
+  if (plan.summary.drift) head.push('', `⚠️ **Drift:** ${counted(plan.summary.drift, 'object')} changed outside portalctl since the last apply (see below).`);
   if (plan.summary.destructive) {
     const destructive = plan.operations.filter((op) => op.destructive).map((op) => `${code(op.address)}${op.label ? ` (${cell(op.label)})` : ''}`);
     head.push('', `⚠️ **Destructive operations (${destructive.length}):** ${destructive.join(', ')}. \`apply\` needs \`--allow-destructive\`.`);
@@ -125,14 +168,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
     body.push(...graphSection(plan, maxLength));
     body.push('', '#### Changes', '', ...operationSections(plan, style));
   }
-  if (plan.drift.length) {
-    body.push('', '#### Drift', '', '| address | changed fields |', '|---|---|');
-    for (const entry of plan.drift) {
-      const fields = fieldChanges(entry.before, entry.after, entry.patch).map((f) => f.path);
-      body.push(`| ${code(entry.address)} | ${cell(fields.join(', '))} |`);
-    }
-    body.push('', ...driftSections(plan.drift, style));
-  }
+  if (plan.drift.length) body.push('', '#### Drift', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));
   return fitted(head, body, maxLength, options.fullPlanHint ?? DEFAULT_HINT);
 }
 

@@ -1,16 +1,29 @@
 /** The plan for a terminal: summary first, one line per operation, then each change as a reviewable block. */
 import type { Action } from '../../kinds/contract.js';
-import type { Plan, PlannedOperation } from '../plan.js';
+import type { DriftResolution, Plan, PlannedOperation } from '../plan.js';
+import { describeName, type ResolvedName } from '../names.js';
 import { valueLines } from './diff.js';
 import { terminalText } from './escape.js';
 import type { DiffLine } from './lines.js';
 import type { ShownPlan } from './redact.js';
 import { MARK_TONE, painter, type Paint } from './style.js';
 import { DEFAULT_VALUE_STYLE, type ValueStyle } from './values.js';
+import { counted } from '../../core/words.js';
 
 export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
 export const NO_CHANGES = 'No changes. The portal matches the configuration.';
+
+/** How to keep the portal's value of a drifted object (README "Drift"). */
+export const RESOLUTION: Record<DriftResolution, string> = {
+  adopt: 'keep it with `portalctl apply` (the configuration already asks for this value; nothing is sent)',
+  'refresh-only': 'keep it with `portalctl apply --refresh-only` (the configuration asks for another value, which `portalctl apply` would set back)',
+};
+
+/** What `apply` would refuse in this plan, one line each, with the flag that overrides it. */
+export function refusalTextLines(plan: Pick<Plan, 'refusals'>): string[] {
+  return (plan.refusals ?? []).map((refusal) => `apply will refuse this plan without ${refusal.override}: ${refusal.message}`);
+}
 
 export interface TextOptions {
   color: boolean;
@@ -25,8 +38,20 @@ export function summaryLine(plan: Plan): string {
   return `Plan: ${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}.`;
 }
 
+/** The portal as a person knows it: its name (from `portals/self`, live text) and its URL. */
+export const portalText = (portal: Plan['portal']): string => (portal.name ? `${portal.name} (${portal.url})` : portal.url);
+
 /** The address, and the object's name as a person knows it when the plan has one. */
 export const named = (address: string, label: string | undefined): string => (label ? `${address} — ${label}` : address);
+
+/** `"Field Analyst" → r7HkQ2`: the names the config gave instead of ids, beside the ids they resolved to. */
+export function namesNote(names: readonly ResolvedName[] | undefined): string {
+  if (!names?.length) return '';
+  return `  (by name: ${names.map((entry) => `${entry.noun} ${describeName(entry.name)} → ${entry.id}`).join(', ')})`;
+}
+
+/** An operation's address, its label, and the names it was declared by. */
+export const nameOf = (op: Pick<PlannedOperation, 'address' | 'label' | 'names'>): string => `${named(op.address, op.label)}${namesNote(op.names)}`;
 
 /** How values are cut for this output: to the terminal's width when known. */
 export function valueStyle(plan: Plan, width?: number): ValueStyle {
@@ -50,13 +75,13 @@ function operationLine(op: PlannedOperation, paint: Paint): string {
   const flags = [op.destructive ? 'DESTRUCTIVE' : '', op.dependsOn.length ? `after ${op.dependsOn.map((address) => terminalText(address)).join(', ')}` : '']
     .filter(Boolean)
     .join('; ');
-  return `  ${mark} ${terminalText(named(op.address, op.label))}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
+  return `  ${mark} ${terminalText(nameOf(op))}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
 }
 
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
-  const lines: string[] = [paint('bold', summaryLine(plan))];
+  const lines: string[] = [paint('bold', summaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', terminalText(text)))];
   if (!plan.refreshed) lines.push('Planned against the recorded state (--refresh=false): the portal was not read.');
   if (plan.targets.length) lines.push(`Targets: ${terminalText(plan.targets.join(', '))}`);
 
@@ -66,7 +91,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     lines.push('', 'Operations, in order:', ...plan.operations.map((op) => operationLine(op, paint)));
     lines.push('', 'Changes:');
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', terminalText(named(op.address, op.label)))}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', terminalText(nameOf(op)))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
@@ -77,7 +102,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   }
 
   if (plan.drift.length) {
-    lines.push('', `Drift: ${plan.drift.length} object(s) changed outside portalctl since the last apply:`);
+    lines.push('', `Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl since the last apply:`);
     lines.push(...driftTextLines(plan, paint, style));
   }
   return `${lines.join('\n')}\n`;
@@ -87,9 +112,10 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 export function driftTextLines(plan: Plan, paint: Paint, style: ValueStyle): string[] {
   const lines: string[] = [];
   for (const entry of plan.drift) {
-    lines.push(`  ${paint('yellow', '!')} ${terminalText(entry.address)}`);
+    lines.push(`  ${paint('yellow', '!')} ${terminalText(named(entry.address, entry.label))}`);
     const changes = valueLines(entry.before, entry.after, style).map((change) => (change.change ? { ...change, mark: ' ' as const } : change));
     lines.push(...textLines(changes, paint, '    ', (from, to) => `recorded ${from}, now ${to}`));
+    if (entry.resolution) lines.push(`      ${paint('dim', `→ ${RESOLUTION[entry.resolution]}`)}`);
   }
   return lines;
 }

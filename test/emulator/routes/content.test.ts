@@ -25,8 +25,8 @@ describe('E3 setContentStatus', () => {
 
   it('clears only with an empty status and clearEmptyFields=true', () => {
     const state = sampleState();
-    expectApiError(() => setStatus(state, FLOOD, { status: '' }), { code: 400, messageCode: 'EMU_0201' });
-    expectApiError(() => setStatus(state, FLOOD, { status: '', clearEmptyFields: 'false' }), { code: 400, messageCode: 'EMU_0201' });
+    expectApiError(() => setStatus(state, FLOOD, { status: '' }), { code: 400, says: /empty status needs clearEmptyFields/ });
+    expectApiError(() => setStatus(state, FLOOD, { status: '', clearEmptyFields: 'false' }), { code: 400, says: /empty status needs clearEmptyFields/ });
     expect(state.items[2]!.contentStatus).toBe('deprecated');
     expect(body(setStatus(state, FLOOD, { status: '', clearEmptyFields: 'true' }))).toEqual({ success: true, itemId: FLOOD });
     expect(readItem(state, FLOOD).contentStatus).toBe('');
@@ -35,9 +35,9 @@ describe('E3 setContentStatus', () => {
 
   it('rejects an unknown status, a missing status and a bad clearEmptyFields', () => {
     const state = sampleState();
-    expectApiError(() => setStatus(state, PARCELS, { status: 'authoritative' }), { code: 400, messageCode: 'EMU_0005' });
-    expectApiError(() => setStatus(state, PARCELS, {}), { code: 400, messageCode: 'EMU_0001' });
-    expectApiError(() => setStatus(state, PARCELS, { status: '', clearEmptyFields: 'yes' }), { code: 400, messageCode: 'EMU_0002' });
+    expectApiError(() => setStatus(state, PARCELS, { status: 'authoritative' }), { code: 400, says: /must be one of/ });
+    expectApiError(() => setStatus(state, PARCELS, {}), { code: 400, says: /is required|cannot be empty/ });
+    expectApiError(() => setStatus(state, PARCELS, { status: '', clearEmptyFields: 'yes' }), { code: 400, says: /must be true or false/ });
   });
 
   it('allows public_authoritative only in a public and verified organization (CONT_0163)', () => {

@@ -65,8 +65,11 @@ export function body(result: RouteResult): Record<string, unknown> {
 
 export interface ExpectedError {
   code: number;
+  /** Omitted: the envelope has no messageCode (the documentation names none for the condition). */
   messageCode?: string | undefined;
   detail?: string | RegExp;
+  /** Matched against the message and the details: which undocumented condition it was. */
+  says?: RegExp;
 }
 
 /** Runs `action` and checks the PortalApiError it throws. */
@@ -80,6 +83,7 @@ export function expectApiError(action: () => unknown, expected: ExpectedError): 
   expect(caught).toBeInstanceOf(PortalApiError);
   const error = caught as PortalApiError;
   expect({ code: error.code, messageCode: error.messageCode }).toEqual({ code: expected.code, messageCode: expected.messageCode });
+  if (expected.says !== undefined) expect([error.message, ...error.details].join('\n')).toMatch(expected.says);
   if (expected.detail !== undefined) {
     const details = error.details.join('\n');
     if (typeof expected.detail === 'string') expect(details).toContain(expected.detail);

@@ -38,30 +38,30 @@ describe('E8 securityPolicy/update', () => {
   it('keeps minLength within 8..1000 and never null', () => {
     expect(body(update({ minLength: '8' }))).toEqual({ success: true });
     expect(body(update({ minLength: '1000' }))).toEqual({ success: true });
-    expectApiError(() => update({ minLength: '7' }), { code: 400, messageCode: 'EMU_0004' });
-    expectApiError(() => update({ minLength: '1001' }), { code: 400, messageCode: 'EMU_0004' });
-    expectApiError(() => update({ minLength: '' }), { code: 400, messageCode: 'EMU_0004' });
+    expectApiError(() => update({ minLength: '7' }), { code: 400, says: /'minLength' must be between 8 and 1000/ });
+    expectApiError(() => update({ minLength: '1001' }), { code: 400, says: /'minLength' must be between 8 and 1000/ });
+    expectApiError(() => update({ minLength: '' }), { code: 400, says: /cannot be empty/ });
   });
 
   it('keeps the character rules null or at least 1', () => {
     for (const name of ['minUpper', 'minLower', 'minLetter', 'minDigit', 'minOther']) {
       expect(body(update({ [name]: '1' }))).toEqual({ success: true });
-      expectApiError(() => update({ [name]: '0' }), { code: 400, messageCode: 'EMU_0004' });
+      expectApiError(() => update({ [name]: '0' }), { code: 400, says: /must be at least 1/ });
     }
   });
 
   it('bounds expirationInDays to 1..1095 and historySize to 1..24', () => {
     expect(body(update({ expirationInDays: '1095', historySize: '24' }))).toEqual({ success: true });
     expect(body(update({ expirationInDays: '1', historySize: '1' }))).toEqual({ success: true });
-    expectApiError(() => update({ expirationInDays: '1096' }), { code: 400, messageCode: 'EMU_0004' });
-    expectApiError(() => update({ expirationInDays: '0' }), { code: 400, messageCode: 'EMU_0004' });
-    expectApiError(() => update({ historySize: '25' }), { code: 400, messageCode: 'EMU_0004' });
-    expectApiError(() => update({ historySize: '0' }), { code: 400, messageCode: 'EMU_0004' });
+    expectApiError(() => update({ expirationInDays: '1096' }), { code: 400, says: /must be between 1 and 1095/ });
+    expectApiError(() => update({ expirationInDays: '0' }), { code: 400, says: /must be between 1 and 1095/ });
+    expectApiError(() => update({ historySize: '25' }), { code: 400, says: /must be between 1 and 24/ });
+    expectApiError(() => update({ historySize: '0' }), { code: 400, says: /must be between 1 and 24/ });
   });
 
   it('rejects non-integers', () => {
     for (const value of ['8.5', 'ten', '1e3']) {
-      expectApiError(() => update({ minLength: value }), { code: 400, messageCode: 'EMU_0003' });
+      expectApiError(() => update({ minLength: value }), { code: 400, says: /must be an integer|must be a number/ });
     }
   });
 
@@ -69,7 +69,7 @@ describe('E8 securityPolicy/update', () => {
     expectApiError(() => call(sampleState(), POLICY_UPDATE, { params: { minLength: '9' }, as: 'steward' }), { code: 403, messageCode: 'GWM_0003' });
     const old = sampleState();
     old.organization.version = '10.3.1';
-    expectApiError(() => update({ minLength: '9' }, old), { code: 400, messageCode: 'EMU_0006', detail: '10.4' });
+    expectApiError(() => update({ minLength: '9' }, old), { code: 400, says: /^Invalid URL/, detail: '10.4' });
     old.organization.version = '10.4';
     expect(body(update({ minLength: '9' }, old))).toEqual({ success: true });
   });
@@ -81,7 +81,7 @@ describe('E12 removeResource and resource paging', () => {
     expect(body(call(state, REMOVE_RESOURCE, { params: { key: 'old-banner.png' } }))).toEqual({ success: true });
     expect(state.organization.resources.map((resource) => resource.key)).toEqual(['home-background.jpg', 'legacy-logo.png']);
     expectApiError(() => call(state, REMOVE_RESOURCE, { params: { key: 'old-banner.png' } }), { code: 404, messageCode: undefined });
-    expectApiError(() => call(state, REMOVE_RESOURCE, {}), { code: 400, messageCode: 'EMU_0001' });
+    expectApiError(() => call(state, REMOVE_RESOURCE, {}), { code: 400, says: /is required|cannot be empty/ });
     expectApiError(() => call(state, REMOVE_RESOURCE, { params: { key: 'legacy-logo.png' }, as: 'steward' }), { code: 403, messageCode: 'GWM_0003' });
   });
 
@@ -101,7 +101,7 @@ describe('E12 removeResource and resource paging', () => {
     expect(clamped.resources).toHaveLength(100);
     expect(read({ start: '241', num: '10' })).toMatchObject({ nextStart: -1 });
     expect(read({ start: '300' })).toMatchObject({ total: 250, nextStart: -1, resources: [] });
-    expectApiError(() => read({ num: '0' }), { code: 400, messageCode: 'EMU_0009' });
-    expectApiError(() => read({ start: 'x' }), { code: 400, messageCode: 'EMU_0009' });
+    expectApiError(() => read({ num: '0' }), { code: 400, says: /Invalid paging parameter/ });
+    expectApiError(() => read({ start: 'x' }), { code: 400, says: /Invalid paging parameter/ });
   });
 });

@@ -183,7 +183,8 @@ describe('portals/self', () => {
       isPortal: true,
       access: 'public',
       isVerified: false,
-      currentVersion: '11.3',
+      // The REST API version of the release played (11.3), not the release.
+      currentVersion: '2024.1',
       portalHostname: 'gis.riverside.example.com',
       hasCategorySchema: true,
       hasMemberCategorySchema: true,
@@ -209,10 +210,10 @@ describe('portals/self', () => {
 
   it('reflects the edition, the schemas and the version as strings', async () => {
     const state = json(await control(emulator, 'GET', '/state')) as { organization: Record<string, unknown> };
-    Object.assign(state.organization, { edition: 'hosted', version: '10.10', categorySchema: [], memberCategorySchema: null });
+    Object.assign(state.organization, { edition: 'hosted', version: '2025.10', apiVersion: '2025.10', categorySchema: [], memberCategorySchema: null });
     await control(emulator, 'PUT', '/state', state);
     const body = json(await send(`${emulator.url}/portals/self?f=json&token=admin-token`));
-    expect(body).toMatchObject({ isPortal: false, currentVersion: '10.10', hasCategorySchema: false, hasMemberCategorySchema: false });
+    expect(body).toMatchObject({ isPortal: false, currentVersion: '2025.10', hasCategorySchema: false, hasMemberCategorySchema: false });
   });
 
   it('requires a token', async () => {

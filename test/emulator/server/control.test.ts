@@ -181,10 +181,71 @@ describe('faults', () => {
     expect(json(await send(`${emulator.url}/test/echo?f=json&token=admin-token`))['username']).toBe('admin');
   });
 
+  it('sends an envelope exactly as given: no messageCode unless given, details null or a string as they are', async () => {
+    await addFault({ path: '/test/rename', error: { code: 500, message: 'Unexpected error', details: null } });
+    expect(json(await rename('x'))).toEqual({ error: { code: 500, message: 'Unexpected error', details: null } });
+    await addFault({ path: '/test/rename', error: { code: 400, message: 'Refused', details: 'as a string' } });
+    expect(json(await rename('x'))).toEqual({ error: { code: 400, message: 'Refused', details: 'as a string' } });
+  });
+
+  it('matches only requests with the given parameters', async () => {
+    await addFault({ path: '/test/rename', params: { name: 'second' }, status: 409 });
+    expect((await rename('first')).status).toBe(200);
+    expect((await rename('second')).status).toBe(409);
+  });
+
+  it('afterRoute: the write is performed, then its answer is lost (dropped) or replaced', async () => {
+    await addFault({ path: '/test/rename', afterRoute: true, drop: true });
+    await expect(rename('Performed')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(emulator.state().organization.name).toBe('Performed');
+    const fault = await addFault({ path: '/test/rename', afterRoute: true, error: { code: 500, message: 'Unexpected error' } });
+    expect(errorOf(await rename('Performed again'))).toEqual({ code: 500, message: 'Unexpected error', details: [] });
+    expect(emulator.state().organization.name).toBe('Performed again');
+    expect((await requestLog()).map((entry) => entry.response)).toEqual([
+      { status: 0, faultId: fault.id - 1, dropped: true },
+      { status: 200, code: 500, faultId: fault.id },
+    ]);
+  });
+
+  it('rewrite: the route answers, then top-level fields of its answer are replaced or (null) removed; an error is left alone', async () => {
+    await addFault({ path: '/test/echo', rewrite: { params: null, username: 'someone else', nextStart: -1 } });
+    const answer = json(await send(`${emulator.url}/test/echo?f=json&token=admin-token`));
+    expect(answer).toMatchObject({ username: 'someone else', nextStart: -1, isDefaultAdmin: true });
+    expect(answer).not.toHaveProperty('params');
+    await addFault({ path: '/test/echo', rewrite: { nextStart: -1 } });
+    expect(json(await send(`${emulator.url}/test/echo?f=json`))).toEqual({ error: { code: 499, message: 'Token Required', details: [] } });
+  });
+
+  it('hold: the request waits until released, then proceeds normally', async () => {
+    const fault = await addFault({ path: '/test/rename', hold: true });
+    const pending = rename('Held');
+    expect((await heldRequest()).path).toBe('/portals/self/test/rename');
+    expect(emulator.state().organization.name).toBe('Riverside County GIS');
+    expect((await control(emulator, 'POST', '/faults/release', { id: 'x' })).status).toBe(400);
+    expect(json(await control(emulator, 'POST', '/faults/release', { id: fault.id + 1 }))).toEqual({ released: 0 });
+    expect(json(await control(emulator, 'POST', '/faults/release', { id: fault.id }))).toEqual({ released: 1 });
+    expect(json(await pending)).toMatchObject({ success: true });
+    expect(emulator.state().organization.name).toBe('Held');
+  });
+
   it('refuses invalid fault specifications', async () => {
-    for (const spec of [{}, { path: '' }, { path: '/x' }, { path: '/x', status: 99 }, { path: '/x', drop: false }, { path: '/x', status: 500, colour: 'red' }, { path: '/x', error: { message: 'no code' } }]) {
-      expect((await control(emulator, 'POST', '/faults', spec)).status).toBe(400);
-    }
+    const invalid = [
+      {},
+      { path: '' },
+      { path: '/x' },
+      { path: '/x', status: 99 },
+      { path: '/x', drop: false },
+      { path: '/x', status: 500, colour: 'red' },
+      { path: '/x', error: { message: 'no code' } },
+      { path: '/x', error: { code: 400, message: 'x', details: [1] } },
+      { path: '/x', status: 500, params: { start: 1 } },
+      { path: '/x', afterRoute: true },
+      { path: '/x', afterRoute: true, delayMs: 5 },
+      { path: '/x', rewrite: { nextStart: -1 }, status: 500 },
+      { path: '/x', rewrite: 'nextStart' },
+      { path: '/x', hold: 'yes' },
+    ];
+    for (const spec of invalid) expect((await control(emulator, 'POST', '/faults', spec)).status, JSON.stringify(spec)).toBe(400);
   });
 });
 

@@ -43,6 +43,9 @@ describe('loadDataFile', () => {
         name: 'ORG1',
         edition: 'self-managed',
         version: '11.3',
+        // The documented API version and build of 11.3 (Root resource page).
+        apiVersion: '2024.1',
+        build: '51526',
         access: 'public',
         isVerified: false,
         hostname: 'portal.example.com',
@@ -81,6 +84,10 @@ describe('loadDataFile', () => {
   it.each([
     ['users: []\n', 'organization', 'required field is missing'],
     ['organization: {id: A, version: 11.3}\n', 'organization.version', 'quote it'],
+    ['organization: {id: A, version: "11.3", apiVersion: 2024.1}\n', 'organization.apiVersion', 'quote it'],
+    // A release the emulator knows no API version of must say which one it reports.
+    ['organization: {id: A, version: "10.8.1"}\n', 'organization.apiVersion', 'that release 10.8.1 reports is not known'],
+    ['organization: {id: A, version: "eleven"}\n', 'organization.version', 'not a dotted number'],
     ['organization: {id: A, colour: red}\n', 'organization.colour', 'unknown field'],
     ['organization: {id: A}\ntokens: [{token: t, username: ghost}]\n', 'tokens[0].username', 'no user "ghost"'],
     ['organization: {id: A}\nusers: [{username: u, role: r9}]\n', 'users[0].role', 'neither a built-in role'],

@@ -88,8 +88,9 @@ describe('routing', () => {
     }
   });
 
-  it('answers the REST root with its version, without a token', async () => {
-    expect(json(await send(`${emulator.url}?f=json`))).toEqual({ currentVersion: '11.3' });
+  it('answers the REST root with its versions, without a token', async () => {
+    // An 11.3 answers as the Root resource page shows: the API version and the release.
+    expect(json(await send(`${emulator.url}?f=json`))).toEqual({ currentVersion: '2024.1', enterpriseVersion: '11.3.0', enterpriseBuild: '51526' });
   });
 
   it('accepts POST only on write routes', async () => {

@@ -1,0 +1,29 @@
+/**
+ * `portalctl config [PATH...] [--env NAME]`: prints the effective config, the base with the
+ * environment's portal block and overlays merged in and its values substituted, each value
+ * followed by the file and line it was written at. An invalid config is printed too (its
+ * problems go to stderr, exit 1): seeing the merge is how an overlay's mistake is found.
+ */
+import { loadConfig, validateConfig } from '../../engine/config/index.js';
+import { renderEffectiveJson, renderEffectiveYaml } from '../../engine/config/effective.js';
+import { UsageError } from '../../core/errors.js';
+import { registry } from '../../registry.js';
+import { renderDiagnostics } from '../diagnostics.js';
+import { chooseEnvironmentMessage, isFleet, requestedEnvironments, singleEnvironment, type EnvironmentOptions } from '../environments.js';
+import type { CommandIO } from '../io.js';
+
+export interface ConfigOptions extends EnvironmentOptions {
+  format: 'yaml' | 'json';
+}
+
+export async function configCommand(paths: readonly string[], options: ConfigOptions, io: CommandIO): Promise<number> {
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError('config prints one environment: name it with --env NAME.');
+  const environment = singleEnvironment(request);
+  const loaded = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
+  if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments));
+  io.stdout(options.format === 'json' ? renderEffectiveJson(loaded) : renderEffectiveYaml(loaded));
+  const diagnostics = validateConfig(loaded);
+  if (diagnostics.length > 0) io.stderr(renderDiagnostics(diagnostics, io));
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? 1 : 0;
+}

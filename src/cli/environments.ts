@@ -1,0 +1,57 @@
+/**
+ * Which environments a command runs in (README "Environments"): `--env NAME`, `--env a,b`,
+ * `--all-envs`, or PORTALCTL_ENV (the flag wins). None: the config alone, which must then
+ * declare no environments (a config that declares them must say which portal it means).
+ */
+import { UsageError } from '../core/errors.js';
+import { readEnvironments, ConfigError } from '../engine/config/index.js';
+import type { CommandIO } from './io.js';
+
+export interface EnvironmentOptions {
+  env?: string;
+  allEnvs?: boolean;
+  envParallelism?: string;
+}
+
+export type EnvironmentRequest = { kind: 'none' } | { kind: 'names'; names: string[] } | { kind: 'all' };
+
+export function requestedEnvironments(options: EnvironmentOptions, env: NodeJS.ProcessEnv): EnvironmentRequest {
+  if (options.env !== undefined && options.allEnvs) throw new UsageError('--env and --all-envs cannot be combined: name the environments, or take them all.');
+  if (options.allEnvs) return { kind: 'all' };
+  const text = options.env ?? env['PORTALCTL_ENV'];
+  if (text === undefined || text.trim() === '') {
+    if (options.env !== undefined) throw new UsageError('--env takes an environment name, or several separated by commas.');
+    return { kind: 'none' };
+  }
+  const names = [...new Set(text.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+  return { kind: 'names', names };
+}
+
+/** One environment (or none) runs as a plain command; several (or --all-envs) as a fleet. */
+export function isFleet(request: EnvironmentRequest): boolean {
+  return request.kind === 'all' || (request.kind === 'names' && request.names.length > 1);
+}
+
+/** The single environment a request names, if it names exactly one. */
+export function singleEnvironment(request: EnvironmentRequest): string | undefined {
+  return request.kind === 'names' && request.names.length === 1 ? request.names[0] : undefined;
+}
+
+/** `--state-name` names one state; in a fleet each environment has its own (its `state:`). */
+export function refuseOneStateName(options: { stateName?: string }): void {
+  if (options.stateName !== undefined) throw new UsageError('--state-name names one state, but each environment of a fleet has its own (environments.<name>.state); leave it out.');
+}
+
+/** The names a fleet runs over: those given, or every declared one for --all-envs (unknown names fail in their own run). */
+export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd'>, options: { stateName?: string } = {}): Promise<string[]> {
+  refuseOneStateName(options);
+  if (request.kind === 'names') return request.names;
+  const declared = await readEnvironments(paths, { cwd: io.cwd });
+  if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
+  if (declared.names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
+  return declared.names;
+}
+
+export function chooseEnvironmentMessage(names: readonly string[]): string {
+  return `The config declares environments (${names.join(', ')}): choose one with --env NAME (or PORTALCTL_ENV), several with --env ${names.slice(0, 2).join(',')} or all with --all-envs.`;
+}

@@ -1,0 +1,104 @@
+/**
+ * Environments (README "Environments"): the portals one repository's config is applied to,
+ * declared once in the base files under `environments:`, each with its portal, state name,
+ * credential variable names, values and overlay files. This module finds the declaration in the
+ * parsed base documents and reads one environment from it; the schema check reports every shape
+ * problem later with the rest of the document, so here anything malformed is simply left out.
+ */
+import { dirname, resolve } from 'node:path';
+import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
+import type { ParsedSource } from './source.js';
+
+/** Which variables hold an environment's credentials (their names, never their values). */
+export interface CredentialVariableNames {
+  token?: string;
+  username?: string;
+  password?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+const CREDENTIAL_FIELDS = ['token', 'username', 'password', 'clientId', 'clientSecret'] as const;
+
+/** One declared environment, as the CLI and the loader use it. */
+export interface Environment {
+  name: string;
+  /** Its state: the name in a PostgreSQL database, the part added to a state file's name (default: the environment's name). */
+  state: string;
+  credentials?: CredentialVariableNames;
+  /** Overlay files or directories, absolute, in merge order. */
+  overlays: string[];
+  /** Its values for `${var:name}` (unresolved: references inside are resolved by the loader). */
+  values: JsonObject;
+  /** Where it is declared. */
+  source: SourceLocation;
+}
+
+/** The `environments:` block of the base, found in one of its documents. */
+export interface EnvironmentsDeclaration {
+  /** The document that declares them (overlay paths are relative to its directory). */
+  document: ParsedSource;
+  /** Its absolute path. */
+  file: string;
+  names: string[];
+}
+
+/** Finds the `environments:` block; declared in two files, the second is an error. */
+export function findEnvironments(documents: readonly { source: ParsedSource; file: string }[]): { declaration?: EnvironmentsDeclaration; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  let declaration: EnvironmentsDeclaration | undefined;
+  for (const { source, file } of documents) {
+    const block = isObject(source.data) ? source.data['environments'] : undefined;
+    if (!isObject(block)) continue;
+    if (declaration) {
+      const first = declaration.document.locate(['environments'], { key: true });
+      diagnostics.push({
+        severity: 'error',
+        code: 'config/duplicate-environments',
+        message: `The environments block is declared twice: first at ${first.file}:${first.line}:${first.column}.`,
+        location: source.locate(['environments'], { key: true }),
+        expected: 'one environments block across the base files',
+      });
+      continue;
+    }
+    declaration = { document: source, file, names: Object.keys(block) };
+  }
+  return declaration ? { declaration, diagnostics } : { diagnostics };
+}
+
+const textOf = (value: JsonValue | undefined): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The environment `name` of a declaration (its data as parsed: overlay paths are plain texts). */
+export function environmentOf(declaration: EnvironmentsDeclaration, name: string): Environment | undefined {
+  const block = isObject(declaration.document.data) ? declaration.document.data['environments'] : undefined;
+  const entry = isObject(block) && Object.prototype.hasOwnProperty.call(block, name) ? block[name] : undefined;
+  if (entry === undefined) return undefined;
+  const declared = isObject(entry) ? entry : {};
+  const credentials: CredentialVariableNames = {};
+  const credentialBlock = isObject(declared['credentials']) ? declared['credentials'] : {};
+  for (const field of CREDENTIAL_FIELDS) {
+    const variable = textOf(credentialBlock[field]);
+    if (variable !== undefined) credentials[field] = variable;
+  }
+  const overlays = Array.isArray(declared['overlays']) ? declared['overlays'].flatMap((path) => (typeof path === 'string' && path !== '' ? [resolve(dirname(declaration.file), path)] : [])) : [];
+  return {
+    name,
+    state: textOf(declared['state']) ?? name,
+    ...(Object.keys(credentials).length > 0 ? { credentials } : {}),
+    overlays,
+    values: isObject(declared['values']) ? declared['values'] : {},
+    source: declaration.document.locate(['environments', name], { key: true }),
+  };
+}
+
+/** Every variable an environment names for its credentials: none of them may be referenced from the config. */
+export function credentialVariablesOf(declaration: EnvironmentsDeclaration | undefined): Set<string> {
+  const names = new Set<string>();
+  if (!declaration) return names;
+  for (const name of declaration.names) {
+    const environment = environmentOf(declaration, name);
+    for (const variable of Object.values(environment?.credentials ?? {})) names.add(variable);
+  }
+  return names;
+}

@@ -1,0 +1,259 @@
+/**
+ * Stage 2 of loading, with environments (README "Environments"): the base documents' references
+ * resolved, and, when an environment is selected, its portal block and overlay files merged over
+ * them (overlay.ts). In order:
+ *
+ * 1. the `environments:` block is found in the base documents and the selected one read;
+ * 2. references inside `values:` and `environments:` are resolved on their own (they may use
+ *    `${env:}` and `${file:}`, not `${var:}`): the values `${var:name}` stands for are then the
+ *    top-level `values:` with the environment's over them;
+ * 3. every other reference of the base documents and of the overlay files is resolved, in the
+ *    file that holds it (a `${file:}` is relative to that file, an error is located there);
+ * 4. the environment's `portal:` block, then its overlays in order, are merged over the base.
+ *
+ * Without environments this is what loading always did: each document's references resolved.
+ */
+import { realpathSync } from 'node:fs';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
+import type { ConfigPath } from '../../kinds/contract.js';
+import type { KindSet } from '../registry.js';
+import { credentialVariablesOf, environmentOf, findEnvironments, type Environment, type EnvironmentsDeclaration } from './environments.js';
+import { layeredSource, Origin, OverlayMerge, PATCH_KEY, type BaseDocument } from './overlay.js';
+import { resolveReferences, type ResolvedReference } from './references.js';
+import { schemaTypesAt } from './schema-types.js';
+import { configSchema } from './config-schema.js';
+import type { ParsedSource } from './source.js';
+
+/** A document whose references are resolved (`data` defined). */
+export type ResolvedDocument = ParsedSource & { data: JsonValue };
+
+/** One file read: its source and its absolute path. */
+export interface ReadFile {
+  source: ParsedSource;
+  file: string;
+}
+
+export interface LayerOptions {
+  env: NodeJS.ProcessEnv;
+  kinds: KindSet;
+  /** The environment to load (`--env`); absent: the base alone. */
+  environment?: string;
+  /** Reads the overlay files an environment names (files as given, directories' own YAML files). */
+  readOverlays(paths: readonly string[]): Promise<{ files: ReadFile[]; diagnostics: Diagnostic[] }>;
+}
+
+export interface Layered {
+  /** The documents to check and extract: the base documents, merged with the environment's layers. */
+  documents: ResolvedDocument[];
+  resolved: ResolvedReference[];
+  diagnostics: Diagnostic[];
+  /** Overlay files read, as diagnostics show them. */
+  overlays: string[];
+  /** The environment loaded. */
+  environment?: Environment;
+  /** Every declared environment's name. */
+  environments: string[];
+  /** Variables environments name for their credentials (none may be referenced). */
+  credentialVariables: ReadonlySet<string>;
+}
+
+/** Blocks resolved before the rest (they declare what `${var:}` stands for). */
+const DECLARING_BLOCKS = new Set(['values', 'environments']);
+/** Top-level blocks an overlay may not hold: they are declared once, in the base. */
+const BASE_ONLY = ['environments', 'values'];
+
+export async function layerDocuments(base: readonly ReadFile[], options: LayerOptions): Promise<Layered> {
+  const diagnostics: Diagnostic[] = [];
+  const resolved: ResolvedReference[] = [];
+  const found = findEnvironments(base);
+  diagnostics.push(...found.diagnostics);
+  const declaration = found.declaration;
+  const credentialVariables = credentialVariablesOf(declaration);
+  const schema = configSchema(options.kinds);
+  const typesAt = (path: ConfigPath) => schemaTypesAt(schema, path);
+  const context = (source: ParsedSource, file: string, prefix: ConfigPath = []) => ({
+    file,
+    env: options.env,
+    credentialVariables,
+    locate: (path: ConfigPath) => source.locate([...prefix, ...path]),
+    typesAt: (path: ConfigPath) => typesAt([...prefix, ...path]),
+  });
+
+  // 2. `values:` and the selected environment's block first, without `${var:}`. Other
+  // environments' references are theirs: an unset variable of production is no error in test.
+  for (const { source, file } of base) {
+    if (!isObject(source.data) || source.mayHoldReferences === false) continue;
+    const blocks: [ConfigPath, JsonValue | undefined][] = [[['values'], source.data['values']]];
+    const environments = source.data['environments'];
+    if (options.environment !== undefined && isObject(environments) && Object.prototype.hasOwnProperty.call(environments, options.environment)) {
+      blocks.push([['environments', options.environment], environments[options.environment]]);
+    }
+    for (const [prefix, value] of blocks) {
+      if (typeof value !== 'object' || value === null) continue;
+      const result = resolveReferences(value, context(source, file, prefix));
+      resolved.push(...result.resolved);
+      diagnostics.push(...result.diagnostics);
+    }
+  }
+
+  let environment: Environment | undefined;
+  if (options.environment !== undefined) {
+    environment = declaration ? environmentOf(declaration, options.environment) : undefined;
+    if (!environment) diagnostics.push(unknownEnvironment(options.environment, declaration));
+  }
+  const values = valuesOf(base, environment, diagnostics);
+
+  // 3. Everything else, with the values.
+  const documents: ResolvedDocument[] = [];
+  for (const { source, file } of base) {
+    if (source.data === undefined) continue;
+    if (source.mayHoldReferences === false) {
+      documents.push({ ...source, data: source.data });
+      continue;
+    }
+    const result = resolveReferences(source.data, { ...context(source, file), values, skip: DECLARING_BLOCKS });
+    resolved.push(...result.resolved);
+    diagnostics.push(...result.diagnostics);
+    documents.push({ ...source, data: result.data });
+  }
+  const layered: Layered = { documents, resolved, diagnostics, overlays: [], environments: declaration?.names ?? [], credentialVariables, ...(environment ? { environment } : {}) };
+  if (!environment || !declaration) return layered;
+
+  // 4. The environment's portal block and overlays over the base.
+  const read = await options.readOverlays(environment.overlays);
+  diagnostics.push(...read.diagnostics);
+  const layers: { data: JsonObject; origin: Origin }[] = [];
+  const entry = environmentEntry(declaration, environment.name);
+  if (isObject(entry?.['portal'])) layers.push({ data: { portal: entry['portal'] }, origin: new Origin(declaration.document, ['environments', environment.name]) });
+  const baseFiles = new Set(base.map(({ file }) => realPath(file)));
+  for (const { source, file } of read.files) {
+    layered.overlays.push(source.file);
+    diagnostics.push(...source.diagnostics);
+    if (baseFiles.has(realPath(file))) {
+      diagnostics.push({ severity: 'error', code: 'overlay/is-base', message: `${source.file} is a base file and an overlay of ${environment.name}; an overlay lives outside the base directories (e.g. in a subdirectory).`, location: { file: source.file, line: 1, column: 1 }, expected: 'overlay files outside the base' });
+      continue;
+    }
+    if (source.data === undefined) continue;
+    if (!isObject(source.data)) {
+      diagnostics.push({ severity: 'error', code: 'overlay/not-a-mapping', message: 'An overlay is a mapping of the config\'s sections, like a base file.', location: source.locate([]), expected: 'a YAML mapping' });
+      continue;
+    }
+    const result = source.mayHoldReferences === false ? { data: source.data, resolved: [], diagnostics: [] } : resolveReferences(source.data, { ...context(source, file), values });
+    resolved.push(...result.resolved);
+    diagnostics.push(...result.diagnostics);
+    if (!isObject(result.data)) continue;
+    const data: JsonObject = { ...result.data };
+    for (const block of BASE_ONLY) {
+      if (data[block] === undefined) continue;
+      diagnostics.push({
+        severity: 'error',
+        code: `overlay/${block}`,
+        message: `An overlay may not declare ${block}: it is declared once, in the base${block === 'values' ? " (an environment's own values go under environments." + environment.name + '.values)' : ''}.`,
+        location: source.locate([block], { key: true }),
+        expected: `no ${block} block in an overlay`,
+      });
+      delete data[block];
+    }
+    layers.push({ data, origin: new Origin(source, []) });
+  }
+  const merge = new OverlayMerge(options.kinds.containers);
+  const bases: BaseDocument[] = [];
+  const merged: ResolvedDocument[] = [];
+  for (const document of documents) {
+    if (!isObject(document.data)) {
+      merged.push(document);
+      continue;
+    }
+    const origin = new Origin(document, []);
+    bases.push({ data: document.data, origin });
+    merged.push(layeredSource(document, origin));
+  }
+  diagnostics.push(...patchMarkersIn(base));
+  for (const layer of layers) merge.apply(bases, layer);
+  diagnostics.push(...merge.diagnostics);
+  layered.documents = merged;
+  return layered;
+}
+
+function environmentEntry(declaration: EnvironmentsDeclaration, name: string): JsonObject | undefined {
+  const block = isObject(declaration.document.data) ? declaration.document.data['environments'] : undefined;
+  const entry = isObject(block) ? block[name] : undefined;
+  return isObject(entry) ? entry : undefined;
+}
+
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The top-level `values:` (declared once across the base), with the environment's over them. */
+function valuesOf(base: readonly ReadFile[], environment: Environment | undefined, diagnostics: Diagnostic[]): Map<string, JsonValue> {
+  const values = new Map<string, JsonValue>();
+  let first: ParsedSource | undefined;
+  for (const { source } of base) {
+    const declared = isObject(source.data) ? source.data['values'] : undefined;
+    if (!isObject(declared)) continue;
+    if (first) {
+      const at = first.locate(['values'], { key: true });
+      diagnostics.push({
+        severity: 'error',
+        code: 'config/duplicate-values',
+        message: `The values block is declared twice: first at ${at.file}:${at.line}:${at.column}.`,
+        location: source.locate(['values'], { key: true }),
+        expected: "one values block across the base files (an environment's own go under environments.<name>.values)",
+      });
+      continue;
+    }
+    first = source;
+    for (const [name, value] of Object.entries(declared)) values.set(name, value);
+  }
+  for (const [name, value] of Object.entries(environment?.values ?? {})) values.set(name, value);
+  return values;
+}
+
+function unknownEnvironment(name: string, declaration: EnvironmentsDeclaration | undefined): Diagnostic {
+  if (!declaration) {
+    return { severity: 'error', code: 'environment/none-declared', message: `--env ${name}: the config declares no environments.`, expected: 'an environments: block in the base config, or no --env' };
+  }
+  return {
+    severity: 'error',
+    code: 'environment/unknown',
+    message: `No environment named ${name}; declared: ${declaration.names.join(', ') || 'none'}.`,
+    location: declaration.document.locate(['environments'], { key: true }),
+    value: name,
+    expected: `one of ${declaration.names.join(', ')}`,
+  };
+}
+
+/** `$patch` belongs in overlays; in a base file it would silently mean nothing. */
+function patchMarkersIn(base: readonly ReadFile[]): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const { source } of base) {
+    const path: (string | number)[] = [];
+    const walk = (value: JsonValue | undefined): void => {
+      if (Array.isArray(value)) {
+        value.forEach((child, index) => {
+          path.push(index);
+          walk(child);
+          path.pop();
+        });
+      } else if (isObject(value)) {
+        for (const [key, child] of Object.entries(value)) {
+          path.push(key);
+          if (key === PATCH_KEY) {
+            found.push({ severity: 'error', code: 'overlay/patch-in-base', message: '$patch is an overlay marker; a base file declares values as they are.', location: source.locate([...path], { key: true }), expected: 'no $patch in a base file' });
+          } else {
+            walk(child);
+          }
+          path.pop();
+        }
+      }
+    };
+    walk(source.data);
+  }
+  return found;
+}

@@ -1,0 +1,78 @@
+/**
+ * A fleet run (`plan`, `drift` or `apply` over several environments): one summary table
+ * (environment, changes, drift, outcome, time) and one report with a section per environment,
+ * as text, markdown or JSON. The sections are each environment's own rendering.
+ */
+import { MARKDOWN_LIMIT } from './markdown.js';
+
+/** One environment's run, as the summary shows it. */
+export interface FleetEntry {
+  environment: string;
+  /** Its portal's REST root, when it got as far as knowing it. */
+  url?: string;
+  /** `no changes`, `changes`, `in sync`, `pending`, `drift`, `applied`, `failed`, `interrupted`, `not run`. */
+  outcome: string;
+  exitCode: number;
+  /** Operations planned (plan, drift: pending) or applied (apply); undefined when it failed before counting. */
+  changes?: number;
+  /** Objects changed outside portalctl; undefined when unknown. */
+  drift?: number;
+  ms: number;
+  /** The failure, in one line, when it failed. */
+  error?: string;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const count = (value: number | undefined): string => (value === undefined ? '-' : String(value));
+
+function rows(entries: readonly FleetEntry[]): string[][] {
+  return entries.map((entry) => [entry.environment, count(entry.changes), count(entry.drift), entry.error ? `${entry.outcome}: ${entry.error}` : entry.outcome, seconds(entry.ms)]);
+}
+
+const HEADER = ['environment', 'changes', 'drift', 'outcome', 'time'];
+
+/** The summary table for a terminal: aligned columns; a failure's message in its outcome. */
+export function renderFleetTable(entries: readonly FleetEntry[]): string {
+  const body = rows(entries).map((row) => row.map((cell) => cell.replace(/\s+/g, ' ')));
+  const widths = HEADER.map((title, index) => Math.max(title.length, ...body.map((row) => Math.min(60, (row[index] ?? '').length))));
+  const line = (cells: readonly string[]) => cells.map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ').trimEnd();
+  return `${[line(HEADER), ...body.map(line)].join('\n')}\n`;
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+/** A line that names what the fleet did: "3 environments: 2 with changes, 1 failed." */
+export function fleetSummaryLine(command: string, entries: readonly FleetEntry[]): string {
+  const outcomes = new Map<string, number>();
+  for (const entry of entries) outcomes.set(entry.outcome, (outcomes.get(entry.outcome) ?? 0) + 1);
+  const parts = [...outcomes.entries()].map(([outcome, number]) => `${outcome} ${number}`);
+  return `portalctl ${command} over ${entries.length} environment${entries.length === 1 ? '' : 's'} (${parts.join(', ')}).`;
+}
+
+/**
+ * One markdown report: the summary table, then a section per environment with its own report
+ * (its first heading replaced by the environment's), each given an equal share of the limit.
+ */
+export function renderFleetMarkdown(command: string, entries: readonly FleetEntry[], sections: ReadonlyMap<string, string>): string {
+  const head = [
+    `### portalctl ${command}: ${entries.length} environment${entries.length === 1 ? '' : 's'}`,
+    '',
+    `**${fleetSummaryLine(command, entries)}**`,
+    '',
+    `| ${HEADER.join(' | ')} |`,
+    `|${HEADER.map(() => '---').join('|')}|`,
+    ...rows(entries).map((row) => `| ${row.map(cell).join(' | ')} |`),
+  ];
+  const body: string[] = [];
+  for (const entry of entries) {
+    const section = sections.get(entry.environment) ?? '';
+    const withoutHeading = section.replace(/^### portalctl [a-z]+\n+/, '');
+    body.push('', `#### ${entry.environment}${entry.url ? ` — ${entry.url}` : ''}`, '', withoutHeading.trimEnd());
+  }
+  return `${[...head, ...body].join('\n')}\n`;
+}
+
+/** The share of the markdown limit each environment's section may use. */
+export function sectionLimit(environments: number): number {
+  return Math.max(2_000, Math.floor((MARKDOWN_LIMIT - 2_000 - environments * 200) / Math.max(1, environments)));
+}

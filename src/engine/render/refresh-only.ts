@@ -1,0 +1,66 @@
+/**
+ * `apply --refresh-only` output: what will be recorded from the portal (shown before asking),
+ * then what was recorded. Values come redacted (redactRecords), like every plan value shown.
+ */
+import { counted } from '../../core/words.js';
+import type { LiveRecord } from '../record-live.js';
+import type { Plan } from '../plan.js';
+import { valueLines } from './diff.js';
+import type { Redactor } from './redact.js';
+import { painter } from './style.js';
+import { named, textLines, valueStyle, type TextOptions } from './text.js';
+
+/** The records with their values through the config's redactor: no resolved secret is shown. */
+export function redactRecords(records: readonly LiveRecord[], redact: Redactor): LiveRecord[] {
+  return records.map((record) => ({ ...record, before: record.before === undefined ? undefined : redact(record.before), after: redact(record.after) }));
+}
+
+export const NOTHING_TO_RECORD = 'No changes to record: the state already holds what the portal has.';
+
+/** What will be recorded, recorded value against the portal's, one block per address. */
+export function renderRefreshOnlyPlan(records: readonly LiveRecord[], plan: Plan, options: TextOptions): string {
+  if (records.length === 0) return `${NOTHING_TO_RECORD}\n`;
+  const paint = painter(options.color);
+  const style = valueStyle(plan, options.width);
+  const drift = records.filter((record) => record.reason === 'drift').length;
+  const lines = [
+    paint('bold', `Refresh-only: ${counted(records.length, 'object')} to record from the portal (${drift} changed outside portalctl, ${records.length - drift} not recorded yet). Nothing is sent to the portal.`),
+  ];
+  for (const record of records) {
+    const mark = record.reason === 'drift' ? '!' : '+';
+    lines.push(`  ${paint(record.reason === 'drift' ? 'yellow' : 'green', mark)} ${named(record.address, record.label)}${record.reason === 'new' ? '  (not recorded yet)' : ''}`);
+    const changes = valueLines(record.before ?? null, record.after, style).map((change) => (change.change ? { ...change, mark: ' ' as const } : change));
+    lines.push(...textLines(changes, paint, '    ', (from, to) => `recorded ${from}, now ${to}`));
+    if (!record.matchesConfig) lines.push(paint('dim', '      the configuration asks for another value: `portalctl plan` will show it as a change until the configuration matches'));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export interface RefreshOnlyOutcome {
+  records: readonly LiveRecord[];
+  plan: Plan;
+  state: { lineage: string; serial: number } | undefined;
+  /** Where the state lives, as the store describes itself. */
+  where: string;
+}
+
+/** The result: what was recorded, and what the configuration still asks for. */
+export function renderRefreshOnlyResult({ records, plan, state, where }: RefreshOnlyOutcome, format: 'text' | 'json'): string {
+  if (format === 'json') {
+    return `${JSON.stringify(
+      {
+        refreshOnly: true,
+        recorded: records.map(({ address, kind, reason, before, after, matchesConfig }) => ({ address, kind, reason, matchesConfig, before: before ?? null, after })),
+        pending: plan.operations.length,
+        state: state ? { lineage: state.lineage, serial: state.serial } : null,
+        portal: plan.portal,
+        ...(plan.about ? { about: plan.about } : {}),
+      },
+      null,
+      2,
+    )}\n`;
+  }
+  const lines = records.length === 0 ? [] : [`Recorded ${counted(records.length, 'object')} in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`];
+  if (plan.operations.length) lines.push(`The configuration still differs from the portal in ${counted(plan.operations.length, 'operation')}: \`portalctl plan\` shows them.`);
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}

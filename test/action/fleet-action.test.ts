@@ -1,0 +1,84 @@
+/**
+ * The GitHub Action and the GitLab template over several environments (input `env` /
+ * PORTALCTL_CI_ENV): one comment with a section per environment, the counts summed over them,
+ * a failed environment counted and shown while the others still run.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFleet, type Fleet } from '../support/fleet.js';
+import { startForgeStub, type ForgeStub } from './forge-stub.js';
+import { readKeyValues, runScript } from './run-script.js';
+
+const GITHUB_TOKEN = 'ghs_stubtoken0123456789';
+let fleet: Fleet;
+let forge: ForgeStub;
+
+beforeEach(async () => {
+  fleet = await startFleet();
+  forge = await startForgeStub({ token: GITHUB_TOKEN });
+  await writeFile(join(fleet.dir, 'event.json'), JSON.stringify({ pull_request: { number: 7 } }));
+});
+afterEach(async () => {
+  await fleet.dispose();
+  await forge.close();
+});
+
+function githubEnv(inputs: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {
+    ...fleet.env,
+    GITHUB_API_URL: forge.url,
+    GITHUB_REPOSITORY: 'acme/portal-settings',
+    GITHUB_EVENT_PATH: join(fleet.dir, 'event.json'),
+    GITHUB_OUTPUT: join(fleet.dir, 'output'),
+    GITHUB_STEP_SUMMARY: join(fleet.dir, 'summary.md'),
+    GITHUB_TOKEN,
+    INPUT_CONFIG: 'config',
+  };
+  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value;
+  return env;
+}
+
+describe('the GitHub Action over several environments', () => {
+  it('plans all of them into one comment and sums the counts; applies them; a portal down fails alone', async () => {
+    const plan = await runScript('github.mjs', githubEnv({ command: 'plan', env: 'all' }), fleet.dir);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const outputs = await readKeyValues(join(fleet.dir, 'output'));
+    expect(outputs).toMatchObject({ 'exit-code': '2', create: '0', update: '15', delete: '0', environments: '3', failed: '0', 'has-changes': 'true' });
+    expect(forge.comments).toHaveLength(1);
+    const comment = forge.comments[0]?.body ?? '';
+    expect(comment).toContain('<!-- portalctl-comment: plan:config:all -->');
+    expect(comment).toContain('### portalctl plan: 3 environments');
+    for (const [name, portal] of Object.entries(fleet.portals)) expect(comment).toContain(`#### ${name} — ${portal.url}`);
+    const saved = JSON.parse(await readFile(join(fleet.dir, 'portalctl-plan.json'), 'utf8')) as { fleet: { environment: string; plan: { environment: string } }[] };
+    expect(saved.fleet.map((entry) => [entry.environment, entry.plan.environment])).toEqual([
+      ['development', 'development'],
+      ['test', 'test'],
+      ['production', 'production'],
+    ]);
+
+    // As for one portal, an apply without the reviewed plans applies nothing.
+    const unreviewed = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'all' }), fleet.dir);
+    expect(unreviewed.code).toBe(1);
+    expect(await readFile(join(fleet.dir, 'portalctl-apply.md'), 'utf8')).toContain('**Not applied: no reviewed plan was downloaded.** Nothing was sent to any portal.');
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
+
+    await fleet.portals.test.close();
+    const apply = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'development,test,production', 'reviewed-plan': 'false' }), fleet.dir);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(1);
+    const applied = await readKeyValues(join(fleet.dir, 'output'));
+    expect(applied).toMatchObject({ 'exit-code': '1', applied: '10', failed: '1', environments: '3' });
+    const report = await readFile(join(fleet.dir, 'portalctl-apply.md'), 'utf8');
+    expect(report).toMatch(/\| test \| - \| failed: .*could not reach the portal/);
+    expect(report).toContain('#### production');
+  });
+});
+
+describe('the GitLab template over several environments', () => {
+  it('PORTALCTL_CI_ENV names them; the dotenv report holds the sums', async () => {
+    const result = await runScript('gitlab.mjs', { ...fleet.env, PORTALCTL_CI_COMMAND: 'drift', PORTALCTL_CI_CONFIG: 'config', PORTALCTL_CI_ENV: 'test,production' }, fleet.dir);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(await readKeyValues(join(fleet.dir, 'portalctl.env'))).toMatchObject({ PORTALCTL_EXIT_CODE: '2', PORTALCTL_PENDING: '11', PORTALCTL_DRIFT: '0', PORTALCTL_ENVIRONMENTS: '2' });
+    expect(await readFile(join(fleet.dir, 'portalctl-drift.md'), 'utf8')).toContain('### portalctl drift: 2 environments');
+  });
+});

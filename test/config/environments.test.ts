@@ -1,0 +1,262 @@
+/**
+ * Environments, overlays and typed values at the loader (README "Environments"): the merge
+ * rules, each with the file:line:column of the winning value, and `${var:}`/`${env:}` typed by
+ * the schema with errors at the reference.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig, validateConfig, type LoadedConfig } from '../../src/engine/config/index.js';
+import { registry } from '../../src/registry.js';
+
+let directory: string | undefined;
+afterEach(() => {
+  if (directory) rmSync(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+/** Writes the files (relative name -> text) into a fresh directory and loads `config/` (with `environment`). */
+async function load(files: Record<string, string>, options: { environment?: string; env?: Record<string, string>; paths?: string[] } = {}): Promise<LoadedConfig> {
+  directory = mkdtempSync(join(tmpdir(), 'portalctl-environments-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(directory, name)), { recursive: true });
+    writeFileSync(join(directory, name), text);
+  }
+  return loadConfig(options.paths ?? ['config'], { cwd: directory, env: options.env ?? {}, kinds: registry, ...(options.environment ? { environment: options.environment } : {}) });
+}
+
+const ENVIRONMENTS = `version: 1
+environments:
+  test:
+    portal: { url: "https://test.example.com/portal/sharing/rest" }
+    overlays: [overlays/test.yaml]
+    values: { min_length: 10 }
+  production:
+    portal:
+      url: https://gis.example.com/portal/sharing/rest
+      version: "11.3"
+    state: prod
+    credentials: { token: PROD_TOKEN }
+    overlays: [overlays/production.yaml]
+    values:
+      min_length: 14
+      note: Production
+`;
+
+const BASE = `version: 1
+portal:
+  url: https://dev.example.com/portal/sharing/rest
+  edition: self-managed
+  version: "11.1"
+values:
+  min_length: 8
+  note: Development
+organization:
+  securityPolicy:
+    minLength: \${var:min_length}
+    minDigit: 1
+    historySize: 5
+  categorySchema:
+    - title: Themes
+      categories:
+        - title: Roads
+        - title: Water
+roles:
+  - id: r1
+    name: Analyst
+    description: \${var:note} analysts
+  - id: r2
+    name: Viewer
+    description: Views
+items:
+  - { id: i1, status: deprecated }
+  - { id: i2, status: org_authoritative }
+`;
+
+const byAddress = (loaded: LoadedConfig) => Object.fromEntries(loaded.objects.map((obj) => [obj.address, obj]));
+
+describe('environments', () => {
+  it('without --env the base is loaded with the top-level values; the environments are listed', async () => {
+    const loaded = await load({ 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': BASE });
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(loaded.environments).toEqual(['test', 'production']);
+    expect(loaded.environment).toBeUndefined();
+    expect(byAddress(loaded)['organization.securityPolicy']?.value).toEqual({ minLength: 8, minDigit: 1, historySize: 5 });
+    expect(byAddress(loaded)['role[r1]']?.value).toEqual({ name: 'Analyst', description: 'Development analysts' });
+  });
+
+  it('an environment gives its portal block, state name, credential variables and values', async () => {
+    const loaded = await load(
+      { 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': BASE, 'config/overlays/production.yaml': 'version: 1\n' },
+      { environment: 'production' },
+    );
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(loaded.portal).toMatchObject({ url: 'https://gis.example.com/portal/sharing/rest', edition: 'self-managed', version: '11.3' });
+    // The winning portal fields were written in the environment's block.
+    expect(loaded.portal.source).toEqual({ file: 'config/base.yaml', line: 2, column: 1 });
+    expect(loaded.environment).toMatchObject({ name: 'production', state: 'prod', credentials: { token: 'PROD_TOKEN' } });
+    expect(loaded.sources).toEqual(['config/base.yaml', 'config/environments.yaml', 'config/overlays/production.yaml']);
+    expect(loaded.baseSources).toEqual(['config/base.yaml', 'config/environments.yaml']);
+    expect(byAddress(loaded)['organization.securityPolicy']?.value).toEqual({ minLength: 14, minDigit: 1, historySize: 5 });
+    expect(byAddress(loaded)['role[r1]']?.value).toEqual({ name: 'Analyst', description: 'Production analysts' });
+  });
+
+  it('an unknown environment is an error naming the declared ones', async () => {
+    const loaded = await load({ 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': BASE }, { environment: 'staging' });
+    expect(validateConfig(loaded)).toEqual([
+      expect.objectContaining({ code: 'environment/unknown', message: 'No environment named staging; declared: test, production.', location: { file: 'config/environments.yaml', line: 2, column: 1 } }),
+    ]);
+  });
+
+  it('the credential variables an environment names cannot be referenced from the config', async () => {
+    const loaded = await load(
+      { 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': BASE.replace('description: Views', 'description: ${env:PROD_TOKEN}'), 'config/overlays/test.yaml': 'version: 1\n' },
+      { environment: 'test', env: { PROD_TOKEN: 'secret-token' } },
+    );
+    const diagnostics = validateConfig(loaded);
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'reference/credential', location: { file: 'config/base.yaml', line: 25, column: 18 } })]);
+    expect(JSON.stringify(diagnostics)).not.toContain('secret-token');
+  });
+});
+
+describe('overlays: the merge, each value located where it won', () => {
+  const overlay = (text: string) => load({ 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': BASE, 'config/overlays/production.yaml': text }, { environment: 'production' });
+
+  it('maps merge: a field replaced keeps its siblings, and a rule broken by the overlay is reported in the overlay', async () => {
+    const loaded = await overlay('version: 1\norganization:\n  securityPolicy:\n    minLength: 5\n');
+    expect(byAddress(loaded)['organization.securityPolicy']?.value).toEqual({ minLength: 5, minDigit: 1, historySize: 5 });
+    const diagnostics = validateConfig(loaded);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ address: 'organization.securityPolicy', location: { file: 'config/overlays/production.yaml', line: 4, column: 16 } });
+  });
+
+  it('a schema error in an overlay is located in the overlay', async () => {
+    const loaded = await overlay('version: 1\nroles:\n  - id: r2\n    description: 7\n');
+    expect(validateConfig(loaded)).toEqual([expect.objectContaining({ code: 'schema/wrong-type', location: { file: 'config/overlays/production.yaml', line: 4, column: 18 } })]);
+  });
+
+  it('lists of keyed objects merge by key: one field changed, one entry added, the rest kept where it was', async () => {
+    const loaded = await overlay('version: 1\nroles:\n  - id: r2\n    description: Views production\n  - id: r3\n    name: Auditor\n    description: ""\n');
+    const objects = byAddress(loaded);
+    expect(objects['role[r2]']?.value).toEqual({ name: 'Viewer', description: 'Views production' });
+    expect(objects['role[r3]']?.value).toEqual({ name: 'Auditor', description: '' });
+    expect(objects['role[r1]']?.source).toEqual({ file: 'config/base.yaml', line: 20, column: 3 });
+    expect(loaded.locate(objects['role[r2]'] as never, ['description'])).toEqual({ file: 'config/overlays/production.yaml', line: 4, column: 18 });
+    expect(loaded.locate(objects['role[r2]'] as never, ['name'])).toEqual({ file: 'config/base.yaml', line: 24, column: 11 });
+    expect(objects['role[r3]']?.source).toEqual({ file: 'config/overlays/production.yaml', line: 5, column: 3 });
+  });
+
+  it('lists inside a field merge by their elements\' key (category trees by title)', async () => {
+    const loaded = await overlay('version: 1\norganization:\n  categorySchema:\n    - title: Themes\n      categories:\n        - title: Parks\n');
+    expect(byAddress(loaded)['organization.categorySchema']?.value).toEqual([{ title: 'Themes', categories: [{ title: 'Roads' }, { title: 'Water' }, { title: 'Parks' }] }]);
+  });
+
+  it('scalars replace, and so does a list of texts', async () => {
+    const loaded = await overlay('version: 1\nitems:\n  - { id: i1, status: none }\norganization:\n  resources: { absent: [b.png] }\n');
+    const objects = byAddress(loaded);
+    expect(objects['item[i1].status']?.value).toBeNull();
+    expect(objects['item[i1].status']?.source).toEqual({ file: 'config/overlays/production.yaml', line: 3, column: 23 });
+    expect(objects['organization.resource[b.png]']).toBeDefined();
+  });
+
+  it('$patch: delete removes a list element and a map key; $patch: replace replaces a map', async () => {
+    const loaded = await overlay(`version: 1
+items:
+  - { id: i1, $patch: delete }
+organization:
+  categorySchema: { $patch: delete }
+  securityPolicy:
+    $patch: replace
+    minLength: 16
+`);
+    expect(validateConfig(loaded)).toEqual([]);
+    const objects = byAddress(loaded);
+    expect(objects['item[i1].status']).toBeUndefined();
+    expect(objects['organization.categorySchema']).toBeUndefined();
+    expect(objects['organization.securityPolicy']?.value).toEqual({ minLength: 16 });
+    // The item after the removed one keeps its own place.
+    expect(objects['item[i2].status']?.source).toEqual({ file: 'config/base.yaml', line: 28, column: 23 });
+  });
+
+  it('{ $patch: replace } in a list replaces the whole list', async () => {
+    const loaded = await overlay('version: 1\norganization:\n  categorySchema:\n    - $patch: replace\n    - title: Audience\n');
+    expect(byAddress(loaded)['organization.categorySchema']?.value).toEqual([{ title: 'Audience' }]);
+    expect(loaded.locate(byAddress(loaded)['organization.categorySchema'] as never, [0])).toEqual({ file: 'config/overlays/production.yaml', line: 5, column: 5 });
+  });
+
+  it('removing what the base does not declare is a warning; a wrong marker an error; markers in the base are refused', async () => {
+    const loaded = await overlay('version: 1\nitems:\n  - { id: i9, $patch: delete }\nroles:\n  - { id: r1, $patch: remove }\n');
+    expect(validateConfig(loaded).map((d) => [d.severity, d.code, d.location?.file, d.location?.line])).toEqual([
+      ['warning', 'overlay/nothing-to-delete', 'config/overlays/production.yaml', 3],
+      ['error', 'overlay/patch-value', 'config/overlays/production.yaml', 5],
+    ]);
+    const inBase = await load({ 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': `${BASE}groups:\n  - { id: g1, $patch: delete }\n`, 'config/overlays/production.yaml': 'version: 1\n' }, { environment: 'production' });
+    expect(validateConfig(inBase).map((d) => d.code)).toContain('overlay/patch-in-base');
+  });
+
+  it('an overlay may not declare environments or values', async () => {
+    const loaded = await overlay('version: 1\nvalues: { min_length: 3 }\n');
+    expect(validateConfig(loaded)).toEqual([expect.objectContaining({ code: 'overlay/values', location: { file: 'config/overlays/production.yaml', line: 2, column: 1 } })]);
+  });
+
+  it('with the base split over files, an overlay changes each field in the file that declares it', async () => {
+    const loaded = await load(
+      {
+        'config/environments.yaml': ENVIRONMENTS,
+        'config/a.yaml': 'version: 1\nportal: { url: "https://x.example.com/portal/sharing/rest" }\nusers:\n  - username: jsmith\n    tasks: [{ id: t1, enabled: true }]\n',
+        'config/b.yaml': 'version: 1\nusers:\n  - username: jsmith\n    level: 2\n',
+        'config/overlays/test.yaml': 'version: 1\nusers:\n  - username: jsmith\n    level: 1\n    tasks: [{ id: t2, enabled: true }]\n',
+      },
+      { environment: 'test' },
+    );
+    expect(validateConfig(loaded).filter((d) => d.severity === 'error')).toEqual([]);
+    const objects = byAddress(loaded);
+    expect(objects['user[jsmith].level']?.value).toBe(1);
+    expect(objects['user[jsmith].level']?.source).toEqual({ file: 'config/overlays/test.yaml', line: 4, column: 12 });
+    expect(Object.keys(objects).filter((address) => address.startsWith('user[jsmith].task'))).toEqual(['user[jsmith].task[t1]', 'user[jsmith].task[t2]']);
+    expect(objects['user[jsmith].task[t2]']?.source.file).toBe('config/overlays/test.yaml');
+  });
+});
+
+describe('typed values', () => {
+  const typed = (policy: string, env: Record<string, string> = {}) =>
+    load({ 'config/base.yaml': `version: 1\nvalues:\n  len: 12\n  text_len: "13"\n  trees: [{ title: A }, { title: B }]\n  name: Ops\norganization:\n  securityPolicy:\n${policy}` }, { env });
+
+  it('a field that is one ${var:} takes the value with its type; inside a text it is text', async () => {
+    const loaded = await typed('    minLength: ${var:len}\n    minDigit: ${var:text_len}\n  categorySchema: ${var:trees}\nroles:\n  - { id: r1, description: "${var:name} team ${var:len}" }\n');
+    expect(validateConfig(loaded)).toEqual([]);
+    const objects = byAddress(loaded);
+    expect(objects['organization.securityPolicy']?.value).toEqual({ minLength: 12, minDigit: 13 });
+    expect(objects['organization.categorySchema']?.value).toEqual([{ title: 'A' }, { title: 'B' }]);
+    expect(objects['role[r1]']?.value).toEqual({ description: 'Ops team 12' });
+  });
+
+  it('a field that is one ${env:} becomes the integer, number or boolean the schema asks for', async () => {
+    const loaded = await typed('    minLength: ${env:MIN_LEN}\n    minOther: ${env:MIN_OTHER}\n', { MIN_LEN: '12', MIN_OTHER: '' });
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(byAddress(loaded)['organization.securityPolicy']?.value).toEqual({ minLength: 12, minOther: null });
+  });
+
+  it('a value of the wrong type is an error at the reference, without the value', async () => {
+    const loaded = await typed('    minLength: ${env:MIN_LEN}\n    minDigit: ${var:name}\n', { MIN_LEN: 'twelve' });
+    const diagnostics = validateConfig(loaded);
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([
+      ['schema/wrong-type', 9, 16],
+      ['schema/wrong-type', 10, 15],
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toContain('twelve');
+  });
+
+  it('an unknown value is an error at the reference naming the declared ones', async () => {
+    const loaded = await typed('    minLength: ${var:length}\n');
+    expect(validateConfig(loaded)).toEqual([
+      expect.objectContaining({ code: 'reference/unknown-var', message: 'No value named length is declared (declared: len, name, text_len, trees).', location: { file: 'config/base.yaml', line: 9, column: 16 } }),
+    ]);
+  });
+
+  it('a list or mapping value inside a longer text is an error; values may not refer to values', async () => {
+    const loaded = await load({ 'config/base.yaml': 'version: 1\nvalues:\n  trees: [a]\n  other: ${var:trees}\nroles:\n  - { id: r1, description: "x ${var:trees}" }\n' });
+    expect(validateConfig(loaded).map((d) => d.code)).toEqual(['reference/var-here', 'reference/not-text']);
+  });
+});

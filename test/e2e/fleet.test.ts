@@ -1,0 +1,184 @@
+/**
+ * Fleet runs through the real CLI (README "Environments"): plan, drift and apply over the three
+ * portals of examples/environments, each environment with its own portal, credentials (the
+ * variables it names) and state file; one summary table, one report; a failure in one
+ * environment never stops the others; the exit code is the worst of all.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFleet, stateFiles, type Fleet } from '../support/fleet.js';
+
+let fleet: Fleet;
+beforeEach(async () => {
+  fleet = await startFleet();
+});
+afterEach(async () => {
+  await fleet.dispose();
+});
+
+/** A summary row of the text table: environment, changes, drift, outcome. */
+const row = (environment: string, changes: string, drift: string, outcome: string) => new RegExp(`^${environment} +${changes} +${drift} +${outcome}`, 'm');
+
+/** A change made on the portal behind portalctl's back. */
+async function changePolicy(url: string, token: string, minLength: number): Promise<void> {
+  const response = await fetch(`${url}/portals/self/securityPolicy/update`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-esri-authorization': `Bearer ${token}` },
+    body: `minLength=${minLength}&f=json`,
+  });
+  expect(await response.json()).toMatchObject({ success: true });
+}
+
+describe('a fleet run', () => {
+  it('plans every environment in one command with one summary, exit 2 for changes', async () => {
+    const result = await fleet.run(['plan', 'config', '--all-envs', '--detailed-exitcode']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toContain('portalctl plan over 3 environments (changes 3).');
+    expect(result.stdout).toMatch(row('development', '4', '0', 'changes'));
+    expect(result.stdout).toMatch(row('test', '5', '0', 'changes'));
+    expect(result.stdout).toMatch(row('production', '6', '0', 'changes'));
+    // Each environment's own plan, under its name, in the order they were declared.
+    const sections = [...result.stdout.matchAll(/^=== (\w+) \(/gm)].map((match) => match[1]);
+    expect(sections).toEqual(['development', 'test', 'production']);
+    expect(await stateFiles(fleet.dir)).toEqual([]);
+  });
+
+  it('applies the environments whose portal answers when one is down, naming the one that failed', async () => {
+    await fleet.portals.production.close();
+    const result = await fleet.run(['apply', 'config', '--all-envs', '--auto-approve']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(row('development', '4', '0', 'applied'));
+    expect(result.stdout).toMatch(row('test', '5', '0', 'applied'));
+    expect(result.stdout).toMatch(/^production +- +- +failed: .*could not reach the portal/m);
+    expect(result.stderr).toMatch(/^production: failed \(.*could not reach the portal/m);
+    expect((await fleet.portals.development.requests({ writesOnly: true })).length).toBe(4);
+    expect((await fleet.portals.test.requests({ writesOnly: true })).length).toBe(5);
+    // Each environment its own state file (production's state name is `prod`); none for the one that failed.
+    expect(await stateFiles(fleet.dir)).toEqual(['portalctl.development.state.json', 'portalctl.test.state.json']);
+    const again = await fleet.run(['plan', 'config', '--env', 'development,test', '--detailed-exitcode']);
+    expect(again.code, again.stdout).toBe(0);
+  });
+
+  it('exits with the worst outcome: drift in one environment wins over the others in sync', async () => {
+    expect((await fleet.run(['apply', 'config', '--all-envs', '--auto-approve'])).code).toBe(0);
+    await changePolicy(fleet.portals.test.url, 'test-token', 30);
+    const result = await fleet.run(['drift', 'config', '--all-envs']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(row('development', '0', '0', 'in sync'));
+    expect(result.stdout).toMatch(row('test', '1', '1', 'drift'));
+    expect(result.stdout).toMatch(row('production', '0', '0', 'in sync'));
+  });
+
+  it('writes one markdown report with a section per environment, and one JSON report', async () => {
+    const markdown = await fleet.run(['plan', 'config', '--env', 'development,production', '--format', 'markdown']);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout).toMatch(/^### portalctl plan: 2 environments$/m);
+    expect(markdown.stdout).toMatch(/^\| development \| 4 \| 0 \| changes \| [\d.]+ s \|$/m);
+    expect(markdown.stdout).toContain(`#### development — ${fleet.portals.development.url}`);
+    expect(markdown.stdout).toContain(`#### production — ${fleet.portals.production.url}`);
+    expect(markdown.stdout).not.toContain('#### test');
+
+    const json = await fleet.run(['drift', 'config', '--all-envs', '--format', 'json']);
+    expect(json.code).toBe(2);
+    const report = JSON.parse(json.stdout) as { command: string; exitCode: number; environments: { environment: string; outcome: string; report: { status: string; pending: unknown[] } }[] };
+    expect(report.command).toBe('drift');
+    expect(report.exitCode).toBe(2);
+    expect(report.environments.map((entry) => [entry.environment, entry.outcome, entry.report.status, entry.report.pending.length])).toEqual([
+      ['development', 'pending', 'pending', 4],
+      ['test', 'pending', 'pending', 5],
+      ['production', 'pending', 'pending', 6],
+    ]);
+  });
+
+  it('takes each environment\'s credentials from the variables it names: one unset fails that environment alone, naming the variable', async () => {
+    const result = await fleet.run(['plan', 'config', '--all-envs'], { drop: ['TEST_PORTAL_TOKEN'], env: { PORTALCTL_TOKEN: 'dev-token' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^test +- +- +failed: Environment test takes its token from TEST_PORTAL_TOKEN, which is not set\./m);
+    expect(result.stdout).toMatch(row('development', '4', '0', 'changes'));
+    expect(result.stdout).toMatch(row('production', '6', '0', 'changes'));
+    for (const token of ['dev-token', 'prod-token']) expect(result.stdout + result.stderr).not.toContain(token);
+  });
+
+  it('a config with environments needs one chosen; PORTALCTL_ENV chooses; an unknown name fails alone', async () => {
+    const none = await fleet.run(['plan', 'config']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('The config declares environments (development, test, production): choose one with --env NAME');
+
+    const chosen = await fleet.run(['plan', 'config', '--detailed-exitcode'], { env: { PORTALCTL_ENV: 'test' } });
+    expect(chosen.code).toBe(2);
+    expect(chosen.stdout).toMatch(/^Plan: 0 to create, 5 to update, 0 to delete\.$/m);
+    expect(chosen.stdout).toContain('role[tStA11] — Field Analyst');
+    expect(chosen.stdout).not.toContain('environment  changes');
+
+    const unknown = await fleet.run(['plan', 'config', '--env', 'development,staging']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toMatch(row('development', '4', '0', 'changes'));
+    expect(unknown.stdout).toMatch(/^staging +- +- +failed: Invalid configuration: .*No environment named staging; declared: development, test, production\./m);
+  });
+
+  it('saves every environment\'s plan in one file, and applies the reviewed plans from it', async () => {
+    const planned = await fleet.run(['plan', 'config', '--all-envs', '--out', 'plan.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toContain('Saved the plans of 3 environment(s) to plan.json; apply them with: portalctl apply --plan plan.json');
+    const saved = JSON.parse(await readFile(join(fleet.dir, 'plan.json'), 'utf8')) as { fleet: { environment: string; plan: { environment: string; sources: string[]; summary: { update: number } } }[] };
+    expect(saved.fleet.map((entry) => [entry.environment, entry.plan.environment, entry.plan.summary.update])).toEqual([
+      ['development', 'development', 4],
+      ['test', 'test', 5],
+      ['production', 'production', 6],
+    ]);
+    expect(saved.fleet[2]?.plan.sources).toEqual(['config/content.yaml', 'config/environments.yaml', 'config/organization.yaml']);
+    const shown = await fleet.run(['show', 'plan.json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect([...shown.stdout.matchAll(/^=== (\w+) ===$/gm)].map((match) => match[1])).toEqual(['development', 'test', 'production']);
+    expect(shown.stdout).toContain('role[r7HkQ2] — Field Analyst  (by name: role "Field Analyst" → r7HkQ2)');
+
+    // A reviewed plan that went stale is refused in its environment alone.
+    await changePolicy(fleet.portals.development.url, 'dev-token', 20);
+    const applied = await fleet.run(['apply', '--plan', 'plan.json']);
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toMatch(/^development +- +- +failed: The saved plan is stale: the portal changed since the plan was made/m);
+    expect(applied.stdout).toMatch(row('test', '5', '0', 'applied'));
+    expect(applied.stdout).toMatch(row('production', '6', '0', 'applied'));
+    expect(await fleet.portals.development.requests({ writesOnly: true })).toHaveLength(1);
+    // One environment's plan out of the file, named with --env.
+    const one = await fleet.run(['apply', '--plan', 'plan.json', '--env', 'test']);
+    expect(one.code).toBe(1);
+    expect(one.stdout).toMatch(/^test +- +- +failed: The saved plan is stale/m);
+    expect(one.stdout).not.toMatch(/^production /m);
+  });
+
+  it('validate checks every environment; config prints one environment\'s effective config; state reads an environment\'s state', async () => {
+    await writeFile(join(fleet.config, 'overlays', 'test.yaml'), 'version: 1\norganization:\n  securityPolicy:\n    minLength: 2\n');
+    const validated = await fleet.run(['validate', 'config', '--format', 'json']);
+    expect(validated.code).toBe(1);
+    const report = JSON.parse(validated.stdout) as { valid: boolean; environments: { environment: string; valid: boolean; diagnostics: { location: { file: string; line: number } }[] }[] };
+    expect(report.environments.map((entry) => [entry.environment, entry.valid])).toEqual([
+      ['development', true],
+      ['test', false],
+      ['production', true],
+    ]);
+    expect(report.environments[1]?.diagnostics[0]?.location).toMatchObject({ file: 'config/overlays/test.yaml', line: 4 });
+
+    const config = await fleet.run(['config', 'config', '--env', 'production']);
+    expect(config.code).toBe(0);
+    expect(config.stdout).toContain('minLength: 14 # config/organization.yaml:5');
+    expect(config.stdout).toContain('historySize: 5 # config/overlays/production.yaml:5');
+    expect(config.stdout).toContain('url: ${env:PROD_PORTAL_URL} # config/environments.yaml:33');
+    expect(config.stdout).not.toContain(fleet.portals.production.url);
+
+    expect((await fleet.run(['apply', 'config', '--env', 'production', '--auto-approve'])).code).toBe(0);
+    expect(existsSync(join(fleet.dir, 'portalctl.prod.state.json'))).toBe(true);
+    const listed = await fleet.run(['state', 'list', '--env', 'production', '--config', 'config']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('role[r7HkQ2]');
+  });
+
+  it('a fleet apply asks no questions: it needs --auto-approve', async () => {
+    const result = await fleet.run(['apply', 'config', '--all-envs']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Applying to several environments asks no questions');
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests()).toEqual([]);
+  });
+});

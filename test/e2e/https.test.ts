@@ -1,0 +1,155 @@
+/**
+ * HTTPS as real portals speak it: the emulator serves a certificate signed by a test authority (as
+ * an organization's own authority signs a self-managed portal's), portalctl plans and applies over
+ * it with that authority trusted through NODE_EXTRA_CA_CERTS, and without it stops with a clear
+ * error that says how to trust it, having sent nothing (never a silent switch to no verification).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateTls, type GeneratedTls } from '../../src/emulator/index.js';
+import { CLI, THREE_CHANGES, startCliPortal } from '../support/cli.js';
+
+let tls: GeneratedTls;
+let authorityFile: string;
+
+beforeAll(async () => {
+  tls = await generateTls();
+  authorityFile = join(await mkdtemp(join(tmpdir(), 'portalctl-tls-')), 'authority.pem');
+  await writeFile(authorityFile, tls.authority);
+});
+
+describe('plan and apply over HTTPS', () => {
+  it('trusts the portal through NODE_EXTRA_CA_CERTS: plan, apply, and a second plan that is empty', async () => {
+    const portal = await startCliPortal({ tls });
+    try {
+      expect(portal.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest$/);
+      const dir = await portal.writeConfig(THREE_CHANGES);
+      const trusted = { env: { NODE_EXTRA_CA_CERTS: authorityFile } };
+      const plan = await portal.run(['plan', dir, '--detailed-exitcode'], trusted);
+      expect(plan.stderr).toBe('');
+      expect(plan.code).toBe(2);
+      const apply = await portal.run(['apply', dir, '--auto-approve'], trusted);
+      expect(apply.stderr).toBe('');
+      expect(apply.code).toBe(0);
+      expect(await portal.requests({ writesOnly: true })).toHaveLength(3);
+      const after = await portal.run(['plan', dir, '--detailed-exitcode'], trusted);
+      expect(after.code).toBe(0);
+    } finally {
+      await portal.dispose();
+    }
+  });
+
+  it('an untrusted certificate stops plan and apply with how to trust it; nothing reaches the portal, nothing is retried or recorded', async () => {
+    const portal = await startCliPortal({ tls });
+    try {
+      const dir = await portal.writeConfig(THREE_CHANGES);
+      for (const args of [['plan', dir], ['apply', dir, '--auto-approve']]) {
+        const run = await portal.run(args);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain("GET /portals/self failed: the portal's TLS certificate was not accepted (UNABLE_TO_VERIFY_LEAF_SIGNATURE");
+        expect(run.stderr).toContain('nothing was sent');
+        expect(run.stderr).toContain('export NODE_EXTRA_CA_CERTS=/path/to/authority.pem');
+        expect(run.stderr).toContain('portalctl never turns certificate verification off');
+        expect(run.stderr).not.toMatch(/retry/i);
+      }
+      // The handshake failed before any request: the portal saw none, and no state was written.
+      expect(await portal.requests()).toEqual([]);
+      expect(await portal.recorded()).toBeUndefined();
+    } finally {
+      await portal.dispose();
+    }
+  });
+});
+
+interface EmulatorRun {
+  child: ChildProcessWithoutNullStreams;
+  stdout: string;
+  stderr: string;
+  exited: Promise<number | null>;
+}
+
+function startEmulatorCli(args: string[], cwd: string): EmulatorRun {
+  const child = spawn(process.execPath, [CLI, 'emulator', '--port', '0', ...args], { cwd, stdio: 'pipe' });
+  const run: EmulatorRun = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('close', (code) => resolve(code))) };
+  child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString('utf8')));
+  return run;
+}
+
+/** Resolves when the banner is printed, or with the exit code when the emulator stopped first. */
+function banner(run: EmulatorRun): Promise<'banner' | number | null> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (run.stdout.includes('Press Ctrl+C')) resolve('banner');
+    };
+    run.child.stdout.on('data', check);
+    check();
+    void run.exited.then(resolve);
+  });
+}
+
+async function rootOver(url: string, authority: string): Promise<unknown> {
+  const agent = new Agent({ connect: { ca: authority } });
+  try {
+    return await (await fetch(`${url}?f=json`, { dispatcher: agent })).json();
+  } finally {
+    await agent.close();
+  }
+}
+
+describe('portalctl emulator --tls', () => {
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'portalctl-emulator-tls-'));
+  });
+
+  it('--tls makes a test authority, writes its certificate to --tls-ca-out and says how to trust it', async () => {
+    const run = startEmulatorCli(['--tls', '--tls-ca-out', 'ca.pem'], cwd);
+    expect(await banner(run)).toBe('banner');
+    try {
+      const url = /REST URL: +(\S+)/.exec(run.stdout)?.[1] ?? '';
+      expect(url).toMatch(/^https:\/\//);
+      expect(run.stdout).toContain(`export NODE_EXTRA_CA_CERTS=${join(cwd, 'ca.pem')}`);
+      expect(run.stdout).toContain('Plays:        self-managed 11.3 (REST API version 2024.1)');
+      expect(await rootOver(url, await readFile(join(cwd, 'ca.pem'), 'utf8'))).toMatchObject({ currentVersion: '2024.1', enterpriseVersion: '11.3.0' });
+    } finally {
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    }
+  });
+
+  it('--tls-cert and --tls-key serve a given certificate', async () => {
+    await writeFile(join(cwd, 'server.pem'), tls.cert);
+    await writeFile(join(cwd, 'server.key'), tls.key);
+    const run = startEmulatorCli(['--tls-cert', 'server.pem', '--tls-key', 'server.key'], cwd);
+    expect(await banner(run)).toBe('banner');
+    try {
+      const url = /REST URL: +(\S+)/.exec(run.stdout)?.[1] ?? '';
+      expect(run.stdout).toContain('TLS:          the certificate of --tls-cert');
+      expect(await rootOver(url, tls.authority)).toMatchObject({ currentVersion: '2024.1' });
+    } finally {
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    }
+  });
+
+  it.each([
+    [['--tls-cert', 'server.pem'], '--tls-cert and --tls-key go together'],
+    [['--tls-cert', 'missing.pem', '--tls-key', 'server.key'], '--tls-cert missing.pem:'],
+    [['--tls-cert', 'notes.txt', '--tls-key', 'server.key'], '--tls-cert notes.txt is not a PEM file'],
+    [['--tls-cert', 'server.pem', '--tls-key', 'other.key'], 'cannot serve HTTPS with --tls-cert server.pem and --tls-key other.key'],
+  ])('refuses %j with a clear error and serves nothing', async (args, message) => {
+    await writeFile(join(cwd, 'server.pem'), tls.cert);
+    await writeFile(join(cwd, 'server.key'), tls.key);
+    await writeFile(join(cwd, 'notes.txt'), 'not a certificate\n');
+    await writeFile(join(cwd, 'other.key'), (await generateTls()).key);
+    const run = startEmulatorCli(args, cwd);
+    expect(await banner(run)).toBe(1);
+    expect(run.stderr).toContain(message);
+    expect(run.stdout).not.toContain('REST URL');
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Names instead of ids (README "Names instead of ids"), end to end against the emulator: a name
+ * found (the plan keeps the id-based address and shows the id beside the name), not found (the
+ * closest candidates listed, at the name), ambiguous (every match listed; the optional field
+ * tells them apart), renamed on the portal after an apply; resolving costs no request beyond the
+ * list reads a plan by id makes; `import --by-name` writes names that plan empty.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/engine/config/index.js';
+import { renderPlanText } from '../../src/engine/render/text.js';
+import { HEADER, portalPerTest } from '../support/portal.js';
+import { sampleOrg } from '../kinds/settings-support.js';
+import { startCliPortal } from '../support/cli.js';
+
+const portal = portalPerTest();
+
+async function refusal(promise: Promise<unknown>): Promise<ConfigError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+  return error;
+}
+
+describe('names instead of ids', () => {
+  it('found: the plan addresses the object by its id and shows the name beside it; state and convergence as by id', async () => {
+    const config = await portal.config(`${HEADER}roles:
+  - id: { name: Field Analyst }
+    description: Collects field data
+collaborations:
+  - id: { name: Regional basemap exchange }
+    workspaces:
+      - id: { name: Emergency response }
+        description: Incidents
+groups:
+  - id: { title: Planning Department }
+    categorySchema: [{ title: Zoning }]
+items:
+  - id: { title: Parcels 2019, type: Web Map, owner: publisher1 }
+    status: deprecated
+federations:
+  - id: { name: Campus federation }
+    signUpMode: Automatic
+`);
+    const { plan } = await portal.plan(config);
+    expect(plan.operations.map((op) => [op.address, op.names?.map((name) => `${name.noun} ${JSON.stringify(name.name)} = ${name.id}`)])).toEqual([
+      ['collaboration[c0ffee].workspace[w2]', ['collaboration {"name":"Regional basemap exchange"} = c0ffee', 'workspace {"name":"Emergency response"} = w2']],
+      ['federation[J55ajJJ7MsY1QoQs]', ['federation {"name":"Campus federation"} = J55ajJJ7MsY1QoQs']],
+      ['group[b4850fb244bf4fbc8b918c96f267b2cf].categorySchema', ['group {"title":"Planning Department"} = b4850fb244bf4fbc8b918c96f267b2cf']],
+      ['item[1105a1562c9c4dd98e557595bf8a2617].status', ['item {"title":"Parcels 2019","type":"Web Map","owner":"publisher1"} = 1105a1562c9c4dd98e557595bf8a2617']],
+      ['role[r7HkQ2]', ['role {"name":"Field Analyst"} = r7HkQ2']],
+    ]);
+    expect(renderPlanText(plan, { color: false })).toContain('~ role[r7HkQ2] — Field Analyst  (by name: role "Field Analyst" → r7HkQ2)  (E10 Update role)');
+    const applied = await portal.apply(config);
+    expect(applied.result.failed).toEqual([]);
+    expect(applied.after.plan.operations).toEqual([]);
+    expect(Object.keys(applied.state?.resources ?? {})).toContain('role[r7HkQ2]');
+    // The same objects by id: the same addresses, nothing to do.
+    const byId = await portal.config(`${HEADER}roles:\n  - id: r7HkQ2\n    description: Collects field data\n`);
+    expect((await portal.plan(byId)).plan.operations).toEqual([]);
+  });
+
+  it('costs no request beyond the reads a plan by id makes', async () => {
+    const byId = await portal.config(`${HEADER}roles:\n  - { id: r7HkQ2, description: A }\n  - { id: vW3rLv, description: B }\ngroups:\n  - { id: b4850fb244bf4fbc8b918c96f267b2cf, categorySchema: [{ title: Zoning }] }\n`);
+    await portal.clearRequests();
+    await portal.plan(byId);
+    const idReads = (await portal.requests()).map((entry) => entry.path).sort();
+    const byName = await portal.config(`${HEADER}roles:\n  - { id: { name: Field Analyst }, description: A }\n  - { id: { name: Viewer }, description: B }\ngroups:\n  - { id: { title: Planning Department }, categorySchema: [{ title: Zoning }] }\n`);
+    await portal.clearRequests();
+    await portal.plan(byName);
+    const nameReads = (await portal.requests()).map((entry) => entry.path).sort();
+    expect(nameReads).toEqual(idReads);
+  });
+
+  it('not found: an error at the name listing the closest candidates; nothing is read beyond the lists, nothing sent', async () => {
+    const config = await portal.config(`${HEADER}roles:\n  - id: { name: Field Analysts }\n    description: x\n`);
+    const error = await refusal(portal.plan(config));
+    expect(error.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'names/not-found',
+        message: 'No role named "Field Analysts" on the portal; the closest: "Field Analyst" = r7HkQ2; "Viewer" = vW3rLv; "Category Steward" = cAt5Ad.',
+        location: expect.objectContaining({ line: 7, column: 5 }),
+        expected: "the role's name as the portal shows it, or its id",
+      }),
+    ]);
+    expect((await portal.requests()).filter((entry) => entry.access === 'write')).toEqual([]);
+  });
+
+  it('ambiguous: every match listed with the field that tells them apart; giving it resolves the name', async () => {
+    await portal.restart({
+      data: sampleOrg((state) => {
+        state.groups.push({ ...(state.groups[1] as (typeof state.groups)[number]), id: 'c0c0c0c0c0c04fbc8b918c96f267b2cf', owner: 'jsmith' });
+      }),
+    });
+    const ambiguous = await portal.config(`${HEADER}groups:\n  - id: { title: Planning Department }\n    categorySchema: [{ title: Zoning }]\n`);
+    const error = await refusal(portal.plan(ambiguous));
+    expect(error.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'names/ambiguous',
+        message: '2 groups are named "Planning Department": "Planning Department" (owner admin) = b4850fb244bf4fbc8b918c96f267b2cf; "Planning Department" (owner jsmith) = c0c0c0c0c0c04fbc8b918c96f267b2cf.',
+        expected: 'add owner to tell them apart, or give the id',
+      }),
+    ]);
+    const narrowed = await portal.config(`${HEADER}groups:\n  - id: { title: Planning Department, owner: jsmith }\n    categorySchema: [{ title: Zoning }]\n`);
+    expect((await portal.plan(narrowed)).plan.operations.map((op) => op.address)).toEqual(['group[c0c0c0c0c0c04fbc8b918c96f267b2cf].categorySchema']);
+  });
+
+  it('renamed on the portal after an apply: the next plan stops at the name and offers the new one', async () => {
+    const config = await portal.config(`${HEADER}roles:\n  - id: { name: Viewer }\n    description: Reads everything\n`);
+    expect((await portal.apply(config)).after.plan.operations).toEqual([]);
+    const state = await portal.state();
+    const viewer = state.roles.find((role) => role.id === 'vW3rLv');
+    if (!viewer) throw new Error('the sample organization has the Viewer role');
+    viewer.name = 'Readers';
+    await portal.replaceState(state);
+    const error = await refusal(portal.plan(config));
+    expect(error.diagnostics[0]).toMatchObject({ code: 'names/not-found' });
+    expect(error.diagnostics[0]?.message).toContain('"Readers" = vW3rLv');
+  });
+
+  it('one object by id and by name is declared twice; --refresh=false cannot resolve names', async () => {
+    const twice = await portal.config(`${HEADER}roles:\n  - { id: r7HkQ2, description: A }\n  - { id: { name: Field Analyst }, name: Field Analyst }\n`);
+    const error = await refusal(portal.plan(twice));
+    expect(error.diagnostics).toEqual([expect.objectContaining({ code: 'config/duplicate-object', address: 'role[r7HkQ2]' })]);
+
+    const named = await portal.config(`${HEADER}roles:\n  - { id: { name: Field Analyst }, description: A }\n`);
+    const offline = await refusal(portal.plan(named, { refresh: false }));
+    expect(offline.diagnostics).toEqual([expect.objectContaining({ code: 'names/needs-refresh', location: expect.objectContaining({ line: 7 }) })]);
+  });
+});
+
+describe('import --by-name', () => {
+  it('writes names that tell the objects apart, and the import plans empty', async () => {
+    const cli = await startCliPortal();
+    try {
+      const imported = await cli.run(['import', '--by-name', '--out', 'imported.yaml']);
+      expect(imported.code, imported.stderr).toBe(0);
+      const text = await (await import('node:fs/promises')).readFile(`${cli.dir}/imported.yaml`, 'utf8');
+      expect(text).toContain('- id: { name: Field Analyst }');
+      expect(text).toContain('- id: { title: Planning Department }');
+      expect(text).toContain('- id: { title: Road Centerlines, type: Web Map, owner: publisher1 }');
+      expect(text).toContain('- id: { name: Regional basemap exchange }');
+      expect(text).not.toMatch(/^ *- id: r7HkQ2$/m);
+      const plan = await cli.run(['plan', 'imported.yaml', '--detailed-exitcode']);
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    } finally {
+      await cli.dispose();
+    }
+  });
+});
