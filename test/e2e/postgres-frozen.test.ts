@@ -94,7 +94,7 @@ describe('a PostgreSQL server that stops answering', () => {
     await portal.latency(0);
     const again = await portal.run(args, { state: bounded });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain(`Recorded 1 operation(s) kept in the recovery file ${recoveryFile}`);
+    expect(again.stderr).toContain(`Recorded 1 operation kept in the recovery file ${recoveryFile}`);
     // Every item's write was sent exactly once.
     const writes = await portal.requests({ writesOnly: true });
     expect(writes).toHaveLength(ITEMS);
