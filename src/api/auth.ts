@@ -68,20 +68,19 @@ export interface CredentialVariables {
  * (never its value) and the environment.
  */
 export function credentialsFromVariables(names: CredentialVariables, env: Readonly<Record<string, string | undefined>>, owner: string): Credentials {
-  const read = (role: keyof CredentialVariables): string => {
-    const variable = names[role] as string;
+  const read = (role: keyof CredentialVariables, variable: string): string => {
     const text = env[variable];
     if (text === undefined || text === '') throw new CredentialsError(`${owner} takes its ${role} from ${variable}, which is not set.`);
     return text;
   };
-  if (names.token) return { type: 'token', token: read('token') };
+  if (names.token) return { type: 'token', token: read('token', names.token) };
   if (names.username || names.password) {
     if (!names.username || !names.password) throw new CredentialsError(`${owner} names a variable for its ${names.username ? 'username but not its password' : 'password but not its username'}; name both.`);
-    return { type: 'password', username: read('username'), password: read('password') };
+    return { type: 'password', username: read('username', names.username), password: read('password', names.password) };
   }
   if (names.clientId || names.clientSecret) {
     if (!names.clientId || !names.clientSecret) throw new CredentialsError(`${owner} names a variable for its ${names.clientId ? 'clientId but not its clientSecret' : 'clientSecret but not its clientId'}; name both.`);
-    return { type: 'client', clientId: read('clientId'), clientSecret: read('clientSecret') };
+    return { type: 'client', clientId: read('clientId', names.clientId), clientSecret: read('clientSecret', names.clientSecret) };
   }
   return credentialsFromEnv(env);
 }

@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import contentDisposition from 'content-disposition';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { isObject } from '../core/json.js';
+import { isObject, parseJson } from '../core/json.js';
 import type { ApiErrorFields } from './errors.js';
 import type { RawAnswer } from './transport.js';
 
@@ -37,7 +37,7 @@ export function interpretAnswer(
 ): Interpretation {
   const contentType = headerValue(answer.headers['content-type']);
   const text = answer.body.toString('utf8');
-  const parsed = looksLikeJson(contentType, text) ? parseJson(text) : undefined;
+  const parsed = looksLikeJson(contentType, text) ? parseJsonOrUndefined(text) : undefined;
   const retryAfterMs = parseRetryAfter(headerValue(answer.headers['retry-after']), now);
   const base = { method: request.method, path: request.path, httpStatus: answer.status, retryAfterMs };
   const fail = (fields: Omit<ApiErrorFields, keyof typeof base>): Interpretation => ({ ok: false, error: { ...base, ...fields } });
@@ -80,9 +80,9 @@ function looksLikeJson(contentType: string | undefined, text: string): boolean {
   return first === '{' || first === '[';
 }
 
-function parseJson(text: string): JsonValue | undefined {
+function parseJsonOrUndefined(text: string): JsonValue | undefined {
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJson(text);
   } catch {
     return undefined;
   }

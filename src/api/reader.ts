@@ -27,15 +27,17 @@ export interface LiveReaderOptions {
 }
 
 export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveReaderOptions = {}): LiveReader {
-  const cache = new Map<string, Promise<unknown>>();
+  // One cache per kind of answer, so each keeps its own type.
+  const objects = new Map<string, Promise<JsonObject | undefined>>();
+  const lists = new Map<string, Promise<JsonObject[] | undefined>>();
   const limit = pLimit(Math.max(1, options.concurrency ?? DEFAULT_READ_CONCURRENCY));
   const get = (path: string, params?: Params): Promise<JsonObject> => limit(() => client.get(path, params));
 
-  function memo<T>(key: string, load: () => Promise<T>): Promise<T> {
+  function memo<T>(cache: Map<string, Promise<T | undefined>>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const known = cache.get(key);
-    if (known) return known as Promise<T>;
+    if (known) return known;
     const pending = load().catch((error: unknown) => {
-      if (isNotFound(error)) return undefined as T;
+      if (isNotFound(error)) return undefined;
       // Only answers are memoised: a failure may be retried by a later caller.
       cache.delete(key);
       throw error;
@@ -45,12 +47,12 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
   }
 
   const firstPageKey = (path: string): string => `page1\u0000${path}`;
-  const firstPage = (path: string): Promise<JsonObject | undefined> => memo<JsonObject | undefined>(firstPageKey(path), () => get(path, { start: 1, num: PAGE_SIZE }));
+  const firstPage = (path: string): Promise<JsonObject | undefined> => memo(objects, firstPageKey(path), () => get(path, { start: 1, num: PAGE_SIZE }));
 
   return {
-    get: (path) => memo<JsonObject | undefined>(`get\u0000${path}`, () => get(path)),
+    get: (path) => memo(objects, `get\u0000${path}`, () => get(path)),
     list: (path, itemsField) =>
-      memo<JsonObject[] | undefined>(`list\u0000${path}\u0000${itemsField}`, async () => {
+      memo(lists, `list\u0000${path}\u0000${itemsField}`, async () => {
         // An owner that does not exist answers the first page with "not found": the list is undefined.
         if ((await firstPage(path)) === undefined) return undefined;
         return readAllPagesAhead(
@@ -60,7 +62,7 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
               if (params['start'] === 1 && reread) {
                 // A list read again (it changed while it was read) starts from a fresh first page, which `total` then reports too.
                 page = await get(path, params);
-                cache.set(firstPageKey(path), Promise.resolve(page));
+                objects.set(firstPageKey(path), Promise.resolve(page));
               } else {
                 page = params['start'] === 1 ? await firstPage(path) : await get(path, params);
               }

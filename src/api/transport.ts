@@ -81,7 +81,7 @@ function errorCodes(error: unknown): string[] {
   const codes: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const code = (current as Error & { code?: unknown }).code;
+    const code = 'code' in current ? current.code : undefined;
     if (typeof code === 'string') codes.push(code);
     current = current.cause;
   }

@@ -63,7 +63,7 @@ export function selects(target: string, address: string): boolean {
   const steps = parseAddress(address);
   if (!wanted || !steps || wanted.length > steps.length) return false;
   return wanted.every((step, index) => {
-    const actual = steps[index] as AddressStep;
-    return step.name === actual.name && (step.id === undefined || step.id === actual.id);
+    const actual = steps[index];
+    return actual !== undefined && step.name === actual.name && (step.id === undefined || step.id === actual.id);
   });
 }

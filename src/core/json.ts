@@ -9,6 +9,11 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** JSON.parse, typed as what it gives: a JSON text only ever holds JSON values. Throws SyntaxError as JSON.parse does. */
+export function parseJson(text: string): JsonValue {
+  const value: JsonValue = JSON.parse(text);
+  return value;
+}
 
 /*
  * Written out by hand rather than with a JSON.stringify replacer or by comparing texts: plans
@@ -17,8 +22,12 @@ export function isObject(value: unknown): value is JsonObject {
  * omitted, undefined array items and non-finite numbers as null).
  */
 
-/** JSON text with object keys sorted, so equal values always give equal text. */
-export function canonicalJson(value: JsonValue | undefined): string {
+/**
+ * JSON text with object keys sorted, so equal values always give equal text. Any value, as
+ * JSON.stringify takes any: records of our own types (plan operations, state entries) are
+ * written without first being converted to JsonValue.
+ */
+export function canonicalJson(value: unknown): string {
   return canonical(value ?? null) ?? 'null';
 }
 
@@ -35,10 +44,10 @@ function canonical(value: unknown): string | undefined {
         for (let index = 0; index < value.length; index++) items[index] = canonical(value[index]) ?? 'null';
         return `[${items.join(',')}]`;
       }
-      const record = value as Record<string, unknown>;
+      if (!isObject(value)) return undefined;
       const members: string[] = [];
-      for (const key of sortedKeys(record)) {
-        const text = canonical(record[key]);
+      for (const key of sortedKeys(value)) {
+        const text = canonical(value[key]);
         if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
       }
       return `{${members.join(',')}}`;
@@ -57,7 +66,10 @@ function canonical(value: unknown): string | undefined {
 function sortedKeys(record: Record<string, unknown>): string[] {
   const keys = Object.keys(record);
   let integers = 0;
-  while (integers < keys.length && isArrayIndex(keys[integers] as string)) integers++;
+  for (const key of keys) {
+    if (!isArrayIndex(key)) break;
+    integers++;
+  }
   if (integers === 0) return keys.sort();
   return [...keys.slice(0, integers), ...keys.slice(integers).sort()];
 }
@@ -66,8 +78,11 @@ function isArrayIndex(key: string): boolean {
   return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
 }
 
-/** Equal as JSON: key order does not matter, an undefined property is an absent one. */
-export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+/**
+ * Equal as JSON: key order does not matter, an undefined property is an absent one. Any values
+ * (state documents, plans), compared as JSON.stringify would write them.
+ */
+export function deepEqual(a: unknown, b: unknown): boolean {
   return same(a ?? null, b ?? null);
 }
 
@@ -81,21 +96,19 @@ function same(left: unknown, right: unknown): boolean {
   const a = asJson(left);
   const b = asJson(right);
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     for (let index = 0; index < a.length; index++) if (!same(a[index], b[index])) return false;
     return true;
   }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
+  if (!isObject(a) || !isObject(b)) return false;
   let defined = 0;
-  for (const key of Object.keys(x)) {
-    if (!present(x[key])) continue;
+  for (const key of Object.keys(a)) {
+    if (!present(a[key])) continue;
     defined++;
-    if (!Object.prototype.hasOwnProperty.call(y, key) || !present(y[key]) || !same(x[key], y[key])) return false;
+    if (!Object.prototype.hasOwnProperty.call(b, key) || !present(b[key]) || !same(a[key], b[key])) return false;
   }
-  for (const key of Object.keys(y)) if (present(y[key])) defined--;
+  for (const key of Object.keys(b)) if (present(b[key])) defined--;
   return defined === 0;
 }
 

@@ -14,7 +14,7 @@
  *                                shifts it, `{}` returns to real time
  */
 import { EmulatorDataError, parseEmulatorState } from './data.js';
-import { isRecord } from './json.js';
+import { isList, isRecord } from './json.js';
 import type { EmulatorState } from './model.js';
 import type { EmulatorClock, EmulatorStore } from './store.js';
 
@@ -154,9 +154,9 @@ function parseFaultError(value: unknown, bad: (field: string, expected: string) 
 }
 
 function stringArray(value: unknown): string[] | false {
-  if (!Array.isArray(value)) return false;
+  if (!isList(value)) return false;
   const out: string[] = [];
-  for (const entry of value as unknown[]) {
+  for (const entry of value) {
     if (typeof entry !== 'string') return false;
     out.push(entry);
   }
@@ -393,9 +393,10 @@ function ok(body: unknown): ControlAnswer {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch (error) {
-    throw new ControlError(400, `The body is not valid JSON: ${(error as Error).message}`);
+    throw new ControlError(400, `The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -68,13 +68,13 @@ export function loadDataFile(path: string): EmulatorState {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new EmulatorDataError(path, '', `cannot read the data file (${(error as Error).message})`);
+    throw new EmulatorDataError(path, '', `cannot read the data file (${error instanceof Error ? error.message : String(error)})`);
   }
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new EmulatorDataError(path, '', `not valid YAML or JSON: ${(error as Error).message}`);
+    throw new EmulatorDataError(path, '', `not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   return parseEmulatorState(document, path);
 }
@@ -477,7 +477,7 @@ class Field {
   }
 
   integer(): number {
-    return Number.isInteger(this.value) ? (this.value as number) : this.expected('an integer');
+    return typeof this.value === 'number' && Number.isInteger(this.value) ? this.value : this.expected('an integer');
   }
 
   boolean(): boolean {

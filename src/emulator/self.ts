@@ -46,7 +46,7 @@ export function portalSelf(state: EmulatorState, caller: Caller): Record<string,
             privileges: [...caller.app.privileges],
           },
         }
-      : { user: userSummary(state, caller.user as EmulatorState['users'][number]) }),
+      : { user: userSummary(state, caller.user) }),
   };
 }
 

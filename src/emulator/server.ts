@@ -88,7 +88,10 @@ function listen(server: Server | HttpsServer, port: number, host: string): Promi
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      resolve(server.address() as AddressInfo);
+      const address = server.address();
+      // A server listening on a port always has an AddressInfo (a string is a pipe's path).
+      if (address === null || typeof address === 'string') reject(new Error(`The emulator is not listening on a port (${String(address)}).`));
+      else resolve(address);
     });
   });
 }

@@ -3,12 +3,15 @@
  * the draft only when its handler returns, so a rejected or crashed request leaves the state
  * exactly as it was.
  */
+import { isRecord } from './json.js';
 import type { EmulatorState } from './model.js';
 
 /**
  * A deep copy of JSON-shaped data (the state holds nothing else: model.ts), written out rather
  * than structuredClone, which is far slower on the parts a request copies: the emulator must not
- * set the pace of a benchmark of the client.
+ * set the pace of a benchmark of the client. A spread of a `T` is a `T`, so objects keep their
+ * type; an array does not (Array.isArray narrows to any[], and Object.assign, which would keep
+ * the type, copies a small array several times slower than this loop): its copy is asserted.
  */
 export function copyState<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
@@ -17,9 +20,9 @@ export function copyState<T>(value: T): T {
     for (let index = 0; index < value.length; index++) copy[index] = copyState(value[index]);
     return copy as T;
   }
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = copyState((value as Record<string, unknown>)[key]);
-  return copy as T;
+  const copy = { ...value };
+  for (const key in copy) copy[key] = copyState(copy[key]);
+  return copy;
 }
 
 export class EmulatorStore {
@@ -114,70 +117,106 @@ export interface StoreWork {
  * copies that element only, so an indexed lookup costs O(1) whatever the organization's size.
  * A structural change (push, splice, a new length) materialises the whole list once. Commit puts
  * the touched elements back into the committed list in place (so its indexes stay valid) unless
- * the list was materialised, in which case the new list replaces it.
+ * the list was materialised, in which case the new list replaces it. Assigning a part replaces it.
  */
 function lazyDraft(current: EmulatorState, work: StoreWork): { draft: EmulatorState; commit(): EmulatorState } {
-  const source = current as unknown as Record<string | symbol, unknown>;
-  const copies: Record<string | symbol, unknown> = {};
-  const lists = new Map<string | symbol, CopyOnWriteList>();
-  const removed = new Set<string | symbol>();
-  const has = (key: string | symbol): boolean => !removed.has(key) && (key in copies || Object.prototype.hasOwnProperty.call(source, key));
-  const value = (key: string | symbol): unknown => {
-    if (removed.has(key)) return undefined;
-    if (!(key in copies) && Object.prototype.hasOwnProperty.call(source, key)) {
-      const original = source[key];
-      if (Array.isArray(original)) {
-        const list = new CopyOnWriteList(original, work);
-        lists.set(key, list);
-        copies[key] = list.proxy;
-      } else {
-        copies[key] = copyState(original);
-      }
-    }
-    return copies[key];
+  const organization = plainPart(current.organization);
+  const roles = listPart(current.roles, work);
+  const users = listPart(current.users, work);
+  const tokens = listPart(current.tokens, work);
+  const oauthClients = listPart(current.oauthClients, work);
+  const groups = listPart(current.groups, work);
+  const items = listPart(current.items, work);
+  const federation = plainPart(current.federation);
+  const collaborations = listPart(current.collaborations, work);
+  const draft: EmulatorState = {
+    get organization() { return organization.value; },
+    set organization(next) { organization.value = next; },
+    get roles() { return roles.value; },
+    set roles(next) { roles.value = next; },
+    get users() { return users.value; },
+    set users(next) { users.value = next; },
+    get tokens() { return tokens.value; },
+    set tokens(next) { tokens.value = next; },
+    get oauthClients() { return oauthClients.value; },
+    set oauthClients(next) { oauthClients.value = next; },
+    get groups() { return groups.value; },
+    set groups(next) { groups.value = next; },
+    get items() { return items.value; },
+    set items(next) { items.value = next; },
+    get federation() { return federation.value; },
+    set federation(next) { federation.value = next; },
+    get collaborations() { return collaborations.value; },
+    set collaborations(next) { collaborations.value = next; },
   };
-  const keys = (): (string | symbol)[] => [...new Set([...Reflect.ownKeys(source), ...Reflect.ownKeys(copies)])].filter(has);
-  const draft = new Proxy(copies, {
-    get: (_target, key) => value(key),
-    set: (_target, key, next) => {
-      removed.delete(key);
-      lists.delete(key);
-      copies[key] = next;
-      return true;
-    },
-    deleteProperty: (_target, key) => {
-      removed.add(key);
-      lists.delete(key);
-      delete copies[key];
-      return true;
-    },
-    has: (_target, key) => has(key),
-    ownKeys: () => keys(),
-    getOwnPropertyDescriptor: (_target, key) => (has(key) ? { value: value(key), writable: true, enumerable: true, configurable: true } : undefined),
-  }) as unknown as EmulatorState;
-  const commit = (): EmulatorState => {
-    const next: Record<string | symbol, unknown> = {};
-    for (const key of keys()) {
-      const list = lists.get(key);
-      next[key] = list ? list.commit() : key in copies ? copies[key] : source[key];
-    }
-    return next as unknown as EmulatorState;
-  };
+  const commit = (): EmulatorState => ({
+    organization: organization.commit(),
+    roles: roles.commit(),
+    users: users.commit(),
+    tokens: tokens.commit(),
+    oauthClients: oauthClients.commit(),
+    groups: groups.commit(),
+    items: items.commit(),
+    federation: federation.commit(),
+    collaborations: collaborations.commit(),
+  });
   return { draft, commit };
 }
 
-const listTargets = new WeakMap<object, CopyOnWriteList>();
-
-/** See lazyDraft. */
-class CopyOnWriteList {
-  readonly proxy: unknown[];
-  private readonly touched = new Map<number, unknown>();
-  /** Elements pushed onto the end: committed by appending, so the list's indexes stay valid. */
-  private readonly appended: unknown[] = [];
-  private materialised: unknown[] | undefined;
+/** One top-level part of a draft: opened on first read (a copy, or a copy-on-write list); an assignment replaces it. */
+class DraftPart<T> {
+  private opened: { value: T; commit: () => T } | undefined;
 
   constructor(
-    readonly original: unknown[],
+    private readonly original: T,
+    private readonly open: (original: T) => { value: T; commit: () => T },
+  ) {}
+
+  get value(): T {
+    return (this.opened ??= this.open(this.original)).value;
+  }
+
+  set value(next: T) {
+    this.opened = { value: next, commit: () => next };
+  }
+
+  commit(): T {
+    return this.opened ? this.opened.commit() : this.original;
+  }
+}
+
+function plainPart<T>(original: T): DraftPart<T> {
+  return new DraftPart(original, (value) => {
+    const copy = copyState(value);
+    return { value: copy, commit: () => copy };
+  });
+}
+
+function listPart<E>(original: E[], work: StoreWork): DraftPart<E[]> {
+  return new DraftPart(original, (list) => {
+    const draft = new CopyOnWriteList(list, work);
+    return { value: draft.proxy, commit: () => draft.commit() };
+  });
+}
+
+/** What the indexes need to know of a draft list: the committed list it reads, and whether it left it. */
+interface DraftList {
+  readonly original: readonly unknown[];
+  readonly isMaterialised: boolean;
+}
+
+const listTargets = new WeakMap<object, DraftList>();
+
+/** See lazyDraft. */
+class CopyOnWriteList<E> implements DraftList {
+  readonly proxy: E[];
+  private readonly touched = new Map<number, E>();
+  /** Elements pushed onto the end: committed by appending, so the list's indexes stay valid. */
+  private readonly appended: E[] = [];
+  private materialised: E[] | undefined;
+
+  constructor(
+    readonly original: E[],
     private readonly work: StoreWork,
   ) {
     this.proxy = new Proxy(original, {
@@ -186,7 +225,7 @@ class CopyOnWriteList {
         if (key === 'length') return this.length;
         const index = arrayIndex(key);
         // Array methods run on the proxy (`this`), so their element reads come back through here.
-        return index === undefined ? (Reflect.get(target, key, receiver) as unknown) : this.element(index);
+        return index === undefined ? Reflect.get(target, key, receiver) : this.element(index);
       },
       set: (_target, key, next) => {
         if (!this.materialised) {
@@ -222,33 +261,36 @@ class CopyOnWriteList {
     return this.materialised !== undefined;
   }
 
-  /** Elements pushed in this draft (not in the committed list's indexes yet). */
-  get appendedElements(): readonly unknown[] {
-    return this.appended;
-  }
-
   private get length(): number {
     return this.original.length + this.appended.length;
   }
 
-  private element(index: number): unknown {
+  private element(index: number): E | undefined {
     if (index >= this.original.length) return this.appended[index - this.original.length];
-    if (!this.touched.has(index)) {
-      this.work.elementCopies += 1;
-      this.touched.set(index, copyState(this.original[index]));
-    }
-    return this.touched.get(index);
+    const touched = this.touched.get(index);
+    if (touched !== undefined) return touched;
+    const original = this.original[index];
+    if (original === undefined) return undefined;
+    this.work.elementCopies += 1;
+    const copy = copyState(original);
+    this.touched.set(index, copy);
+    return copy;
   }
 
-  private materialise(): unknown[] {
+  private materialise(): E[] {
     if (!this.materialised) {
-      this.materialised = [...this.original.map((_, index) => this.element(index)), ...this.appended];
+      const elements: E[] = [];
+      this.original.forEach((_, index) => {
+        const element = this.element(index);
+        if (element !== undefined) elements.push(element);
+      });
+      this.materialised = [...elements, ...this.appended];
     }
     return this.materialised;
   }
 
   /** The committed list: the original with touched elements written back and appends added, or the new list. */
-  commit(): unknown[] {
+  commit(): E[] {
     if (this.materialised) return this.materialised;
     let keysChanged = false;
     for (const [index, element] of this.touched) {
@@ -270,73 +312,114 @@ function arrayIndex(key: string | symbol): number | undefined {
   return Number(key);
 }
 
+/** A field of a list element (elements are records: model.ts). */
+function fieldOf(element: unknown, key: string): unknown {
+  return isRecord(element) ? element[key] : undefined;
+}
+
 /** The fields indexes are built on; an element whose fields change invalidates its list's indexes. */
 const INDEXED_FIELDS = ['id', 'username', 'token', 'clientId', 'owner', 'access'] as const;
 
 function sameIndexedKeys(before: unknown, after: unknown): boolean {
-  const a = before as Record<string, unknown>;
-  const b = after as Record<string, unknown>;
-  return INDEXED_FIELDS.every((field) => a[field] === b[field]);
+  return INDEXED_FIELDS.every((field) => fieldOf(before, field) === fieldOf(after, field));
 }
 
-const indexCache = new WeakMap<readonly unknown[], Map<string, unknown>>();
+/** findBy's positions of each committed list, by key: extended by appends, dropped when an indexed field changes. */
+const positionIndexes = new WeakMap<readonly unknown[], Map<string, Map<string, number>>>();
+
+/** How often each committed list's other indexes (ListIndex) were invalidated; an index built at an older version is rebuilt. */
+const listVersions = new WeakMap<readonly unknown[], number>();
+
+function invalidateListIndexes(list: readonly unknown[]): void {
+  listVersions.set(list, (listVersions.get(list) ?? 0) + 1);
+}
 
 function dropIndexes(list: readonly unknown[]): void {
-  indexCache.delete(list);
+  positionIndexes.delete(list);
+  invalidateListIndexes(list);
 }
 
-/** After appends from position `from`: lookup indexes (`by:<key>`) take the new elements; other indexes are rebuilt when next used. */
+/** After appends from position `from`: findBy's positions take the new elements; other indexes are rebuilt when next used. */
 function extendIndexes(list: readonly unknown[], from: number): void {
-  const cache = indexCache.get(list);
-  if (!cache) return;
-  for (const [name, index] of cache) {
-    if (!name.startsWith('by:') || !(index instanceof Map)) {
-      cache.delete(name);
-      continue;
-    }
-    const key = name.slice(3);
+  invalidateListIndexes(list);
+  for (const [key, positions] of positionIndexes.get(list) ?? []) {
     for (let position = from; position < list.length; position += 1) {
-      const id = (list[position] as Record<string, unknown>)[key];
-      if (typeof id === 'string' && !index.has(id)) index.set(id, position);
+      const id = fieldOf(list[position], key);
+      if (typeof id === 'string' && !positions.has(id)) positions.set(id, position);
     }
   }
 }
 
 /**
- * An index of a committed list, built once and kept until the list changes structurally (a new
- * list) or an element's indexed field changes. `list` may be a draft list: its committed list is
- * indexed, and positions stay valid because element order only changes by materialising.
+ * The committed list a list's indexes are built on: the list itself, or the committed list a
+ * draft list reads. Undefined for a materialised draft list, whose element order may have
+ * changed: its indexes are built afresh each time.
  */
-export function listIndex<T>(list: readonly unknown[], name: string, build: (committed: readonly unknown[]) => T): { index: T; positional: boolean } {
-  const wrapper = listTargets.get(list);
-  if (wrapper?.isMaterialised) return { index: build(list), positional: false };
-  const committed = wrapper ? wrapper.original : list;
-  let cache = indexCache.get(committed);
-  if (!cache) {
-    cache = new Map();
-    indexCache.set(committed, cache);
+function committedOf(list: readonly unknown[]): readonly unknown[] | undefined {
+  const draft = listTargets.get(list);
+  if (!draft) return list;
+  return draft.isMaterialised ? undefined : draft.original;
+}
+
+/**
+ * An index of committed lists (one per kind of index, e.g. the items each owner sees), built
+ * once per list and kept until the list changes structurally (a new list) or an element's
+ * indexed field changes. `build` reads the committed list's elements as stored (not copied):
+ * it must not change them. Positions stay valid for a draft list, because element order only
+ * changes by materialising.
+ */
+export class ListIndex<T> {
+  private readonly built = new WeakMap<readonly unknown[], { version: number; index: T }>();
+
+  constructor(private readonly build: (committed: readonly unknown[]) => T) {}
+
+  of(list: readonly unknown[]): T {
+    const committed = committedOf(list);
+    if (!committed) return this.build(list);
+    const version = listVersions.get(committed) ?? 0;
+    const known = this.built.get(committed);
+    if (known && known.version === version) return known.index;
+    const index = this.build(committed);
+    this.built.set(committed, { version, index });
+    return index;
   }
-  if (!cache.has(name)) cache.set(name, build(committed));
-  return { index: cache.get(name) as T, positional: true };
 }
 
 /** Position of each element by `key` (its first occurrence). */
-export function findBy<T>(list: readonly T[], key: keyof T & string, value: string): T | undefined {
-  const { index } = listIndex(list as readonly unknown[], `by:${key}`, (committed) => {
-    const positions = new Map<string, number>();
-    committed.forEach((element, position) => {
-      const id = (element as Record<string, unknown>)[key];
-      if (typeof id === 'string' && !positions.has(id)) positions.set(id, position);
-    });
-    return positions;
+function positionsOf(list: readonly unknown[], key: string): Map<string, number> {
+  const positions = new Map<string, number>();
+  list.forEach((element, position) => {
+    const id = fieldOf(element, key);
+    if (typeof id === 'string' && !positions.has(id)) positions.set(id, position);
   });
-  const position = index.get(value);
+  return positions;
+}
+
+function positionsBy(list: readonly unknown[], key: string): Map<string, number> {
+  const committed = committedOf(list);
+  if (!committed) return positionsOf(list, key);
+  let byKey = positionIndexes.get(committed);
+  if (!byKey) positionIndexes.set(committed, (byKey = new Map()));
+  let positions = byKey.get(key);
+  if (!positions) byKey.set(key, (positions = positionsOf(committed, key)));
+  return positions;
+}
+
+/** The first element whose `key` is `value`, through an index of the committed list. */
+export function findBy<T extends object>(list: readonly T[], key: keyof T & string, value: string): T | undefined {
+  const position = positionsBy(list, key).get(value);
   if (position === undefined) {
-    const pushed = listTargets.get(list)?.appendedElements ?? [];
-    return pushed.find((candidate) => (candidate as Record<string, unknown>)[key] === value) as T | undefined;
+    // Elements pushed in this draft are not in the committed list's index yet.
+    const draft = listTargets.get(list);
+    if (!draft || draft.isMaterialised) return undefined;
+    for (let index = draft.original.length; index < list.length; index++) {
+      const candidate = list[index];
+      if (candidate !== undefined && candidate[key] === value) return candidate;
+    }
+    return undefined;
   }
   const element = list[position];
   // A materialised draft list may have moved elements: confirm, and fall back to a scan.
-  if (element !== undefined && (element as Record<string, unknown>)[key] === value) return element;
-  return list.find((candidate) => (candidate as Record<string, unknown>)[key] === value);
+  if (element !== undefined && element[key] === value) return element;
+  return list.find((candidate) => candidate[key] === value);
 }

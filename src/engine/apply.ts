@@ -112,7 +112,7 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
 export async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
   if (!request.recoveryFile) return recorded;
   const found = await readRecovery(request.recoveryFile).catch((error: unknown) => {
-    throw new PortalctlError((error as Error).message, { cause: error });
+    throw new PortalctlError(error instanceof Error ? error.message : String(error), { cause: error });
   });
   if (!found) return recorded;
   const { path, document } = found;
@@ -275,8 +275,10 @@ function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value
   const observedAt = new Date().toISOString();
   const resources = { ...state.resources };
   for (const obj of after.objects) {
-    if (!after.basis.has(obj.address) || !isTargeted(obj.address, after.plan.targets)) continue;
-    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(after.basis.get(obj.address) as JsonValue), observedAt);
+    // A read object's basis value is never undefined (a missing object is null).
+    const observed = after.basis.get(obj.address);
+    if (observed === undefined || !isTargeted(obj.address, after.plan.targets)) continue;
+    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(observed), observedAt);
   }
   return { ...state, resources };
 }

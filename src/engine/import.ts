@@ -319,8 +319,8 @@ function addComment(node: Node, lines: readonly string[]): void {
 }
 
 function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplaced: readonly string[]): string {
-  const doc = new Document(new YAMLMap());
-  const top = doc.contents as YAMLMap;
+  const top = new YAMLMap();
+  const doc = new Document(top);
   const { name, id } = request.organization;
   doc.commentBefore = [
     ...(request.schema === undefined ? [] : [` yaml-language-server: $schema=${request.schema}`]),
@@ -354,14 +354,15 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
       if (parent === undefined) key.spaceBefore = true;
       addComment(key, slot.notes);
       if (container.shape === 'object') {
-        const entry = slot.entries.get('') as EntryNode;
+        // An object container's one entry is keyed ''.
+        const entry = slot.entries.get('');
+        if (!entry) continue;
         addComment(key, [...(entry.name ? [entry.name] : []), ...entry.notes]);
         into.add(new Pair(key, renderEntry(entry)));
       } else {
         const list = new YAMLSeq();
-        const keys = [...slot.entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-        for (const entryKey of keys) {
-          const entry = slot.entries.get(entryKey) as EntryNode;
+        const entries = [...slot.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        for (const [, entry] of entries) {
           const map = renderEntry(entry);
           addComment(map, [...(entry.name ? [entry.name] : []), ...entry.notes]);
           list.items.push(map);

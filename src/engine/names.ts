@@ -94,13 +94,19 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
   const resolveOne = async (named: NamedKey, ids: Readonly<Record<string, string>>): Promise<string | undefined> => {
     const lookup = lookups.get(named.container);
     if (!lookup) throw new Error(`No kind declares names for ${named.container}.`);
-    const parent = Object.fromEntries(enclosingIdNames(kinds, named.container).flatMap((idName) => (ids[idName] === undefined ? [] : [[idName, ids[idName] as string]])));
+    const parent = Object.fromEntries(
+      enclosingIdNames(kinds, named.container).flatMap((idName) => {
+        const id = ids[idName];
+        return id === undefined ? [] : [[idName, id]];
+      }),
+    );
     const listKey = `${named.container}|${JSON.stringify(parent)}`;
     let list = candidateLists.get(listKey);
     if (!list) candidateLists.set(listKey, (list = lookup.candidates(reader, parent)));
     const candidates = await list;
     const found = candidates.filter((candidate) => matches(candidate, named.fields));
-    if (found.length === 1) return (found[0] as NameCandidate).id;
+    const [only] = found;
+    if (only !== undefined && found.length === 1) return only.id;
     const where = `${named.source.file}:${named.source.line}:${named.source.column}`;
     if (problems.has(where)) return undefined;
     const shown = describeName(named.fields);

@@ -32,8 +32,7 @@ export function orderByDependencies<T extends Orderable>(items: readonly T[]): T
   }
   const ready = items.filter((item) => waitingOn.get(item.address) === 0).sort(byAddress);
   const ordered: T[] = [];
-  while (ready.length > 0) {
-    const next = ready.shift() as T;
+  for (let next = ready.shift(); next !== undefined; next = ready.shift()) {
     ordered.push(next);
     let added = false;
     for (const dependent of dependents.get(next.address) ?? []) {

@@ -5,7 +5,7 @@
  */
 import { createLiveReader, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
-import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateEntry, type StateStore } from '../state/index.js';
+import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateStore } from '../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from './config/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DesiredObject, PortalFacts, PruneDeclaration } from '../kinds/contract.js';
@@ -181,7 +181,9 @@ function recordedBasis(state: StateDocument | undefined, objects: readonly Desir
   const resources = state.resources;
   const mayHold = mayHoldFingerprint(state);
   for (const address in resources) {
-    const value = (resources[address] as StateEntry).value;
+    const entry = resources[address];
+    if (entry === undefined) continue;
+    const value = entry.value;
     if (!mayHold(address)) {
       basis.set(address, value);
       continue;

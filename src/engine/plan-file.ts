@@ -4,7 +4,6 @@
  * recorded state and the same live values: the reviewed plan is exactly what runs.
  */
 import { PortalctlError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
 import { canonicalJson } from '../core/json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
 import { redactPlan, type Redactor } from './render/redact.js';
@@ -59,7 +58,7 @@ export function parsePlanFile(text: string, file: string): Plan {
 }
 
 const operationsText = (plan: Plan): string =>
-  canonicalJson(plan.operations.map((op) => ({ ...op })) as unknown as JsonValue);
+  canonicalJson(plan.operations);
 
 /** Throws StalePlanError naming what changed since the plan was saved. */
 export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): void {

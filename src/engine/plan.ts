@@ -194,7 +194,7 @@ export function buildPlan(input: PlanInput): Plan {
     // organization every lookup by address counts.
     const basisValue = input.basis.get(obj.address);
     const known = basisValue !== undefined || input.basis.has(obj.address);
-    const live = known ? (basisValue as JsonValue) : null;
+    const live = basisValue ?? null;
 
     // Whether the desired value is what the portal has; asked once, only where it is needed.
     let inSync: boolean | undefined;

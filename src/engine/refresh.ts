@@ -30,24 +30,20 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
   const values = new Map<string, JsonValue>();
   const labels = new Map<string, string>();
   const missing: Diagnostic[] = [];
-  const contexts = new Map<string, ReadContext>();
-  const byKind = new Map<string, DesiredObject[]>();
+  // Each kind's reads, all sharing the kind's one context.
+  const byKind = new Map<string, { context: ReadContext; reads: { obj: DesiredObject; context: ReadContext }[] }>();
   for (const obj of objects) {
-    const context = contexts.get(obj.kind);
-    if (context) context.declared += 1;
-    else contexts.set(obj.kind, { declared: 1 });
-    const ofKind = byKind.get(obj.kind);
-    if (ofKind) ofKind.push(obj);
-    else byKind.set(obj.kind, [obj]);
+    let group = byKind.get(obj.kind);
+    if (!group) byKind.set(obj.kind, (group = { context: { declared: 0 }, reads: [] }));
+    group.context.declared += 1;
+    group.reads.push({ obj, context: group.context });
   }
-  const order = roundRobin([...byKind.values()]);
-  let next = 0;
+  // One iterator shared by the workers: each takes the next read when it is free.
+  const pending = roundRobin([...byKind.values()].map((group) => group.reads)).values();
   const worker = async (): Promise<void> => {
-    while (next < order.length) {
-      const obj = order[next++] as DesiredObject;
+    for (const { obj, context } of pending) {
       const kind = kinds.get(obj.kind);
       if (!kind) throw new Error(`No kind named "${obj.kind}" is registered.`);
-      const context = contexts.get(obj.kind) as ReadContext;
       try {
         values.set(obj.address, await kind.read(obj, reader, context));
         const label = await kind.label?.(obj, reader, context);
@@ -67,7 +63,7 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(OBJECTS_IN_PROGRESS, order.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(OBJECTS_IN_PROGRESS, objects.length)) }, worker));
   if (missing.length) throw new ConfigError(missing.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
   return { values, labels };
 }
@@ -77,8 +73,8 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
  * starts at once, instead of a kind waiting behind a thousand objects of the one before it.
  */
 function roundRobin<T>(groups: readonly (readonly T[])[]): T[] {
-  const out: T[] = [];
-  const longest = Math.max(0, ...groups.map((group) => group.length));
-  for (let index = 0; index < longest; index++) for (const group of groups) if (index < group.length) out.push(group[index] as T);
-  return out;
+  // rounds[i] holds the i-th object of every kind that has one, in the kinds' order.
+  const rounds: T[][] = [];
+  for (const group of groups) group.forEach((item, index) => (rounds[index] ??= []).push(item));
+  return rounds.flat();
 }

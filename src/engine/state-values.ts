@@ -45,8 +45,8 @@ export function revealRecorded(recorded: JsonValue, candidates: readonly (JsonVa
   const known = new Map<string, string>();
   for (const candidate of candidates) collectStrings(candidate, known);
   return mapStrings(recorded, (text) => {
-    const match = FINGERPRINT.exec(text);
-    return match ? (known.get(match[1] as string) ?? text) : text;
+    const hash = FINGERPRINT.exec(text)?.[1];
+    return hash === undefined ? text : (known.get(hash) ?? text);
   });
 }
 
@@ -54,14 +54,14 @@ export function revealRecorded(recorded: JsonValue, candidates: readonly (JsonVa
  * Whether any string inside `value` may be a fingerprint. Asked of every recorded value of every
  * plan, and almost always false: a plain loop with a cheap prefix test, no arrays built.
  */
-function containsFingerprint(value: JsonValue): boolean {
+function containsFingerprint(value: JsonValue | undefined): boolean {
   if (typeof value === 'string') return value.startsWith('sha256:') && FINGERPRINT.test(value);
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) if (containsFingerprint(value[index] as JsonValue)) return true;
+    for (let index = 0; index < value.length; index++) if (containsFingerprint(value[index])) return true;
     return false;
   }
-  for (const key in value) if (containsFingerprint(value[key] as JsonValue)) return true;
+  for (const key in value) if (containsFingerprint(value[key])) return true;
   return false;
 }
 

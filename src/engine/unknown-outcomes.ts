@@ -44,9 +44,11 @@ export function checkUnknownOutcomes(
   return Object.entries(recorded.unknownOutcomes).map(([address, mark]) => {
     const object = byAddress.get(address);
     if (!object) return { address, mark, verdict: 'unchecked' };
-    if (!plan.refreshed || !basis.has(address)) return { address, mark, verdict: 'unchecked', object };
+    // A read object's basis value is never undefined (a missing object is null).
+    const live = plan.refreshed ? basis.get(address) : undefined;
+    if (live === undefined) return { address, mark, verdict: 'unchecked', object };
     if (planned.has(address)) return { address, mark, verdict: 'retry', object };
-    return { address, mark, verdict: 'performed', object, live: basis.get(address) as JsonValue };
+    return { address, mark, verdict: 'performed', object, live };
   });
 }
 

@@ -86,13 +86,12 @@ export function categorySchemaSchema(description: string, limits: CategoryLimits
  */
 export function normaliseCategories(nodes: JsonValue[]): JsonValue[] {
   let copy: JsonValue[] | undefined;
-  for (let index = 0; index < nodes.length; index += 1) {
-    const node = nodes[index] as JsonValue;
+  nodes.forEach((node, index) => {
     if (isObject(node) && !isNormalNode(node)) {
       copy ??= nodes.slice(0, index);
       copy.push(normaliseNode(node));
     } else copy?.push(node);
-  }
+  });
   return copy ?? nodes;
 }
 
@@ -147,23 +146,20 @@ export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limit
   let categories = 0;
   // Iterative walk in declaration order, so hostile nesting cannot exhaust the stack: one frame
   // per level (its list and the next position) and one shared path, copied only for a diagnostic.
-  const lists: JsonValue[][] = [trees];
-  const positions: number[] = [0];
+  const frames: { nodes: JsonValue[]; next: number }[] = [{ nodes: trees, next: 0 }];
   const path: (string | number)[] = [];
-  while (lists.length > 0) {
-    const depth = lists.length - 1;
-    const nodes = lists[depth] as JsonValue[];
-    const index = positions[depth] as number;
-    if (index >= nodes.length) {
-      lists.pop();
-      positions.pop();
+  for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
+    const depth = frames.length - 1;
+    const index = frame.next;
+    if (index >= frame.nodes.length) {
+      frames.pop();
       continue;
     }
-    positions[depth] = index + 1;
+    frame.next = index + 1;
     // The node's path: its ancestors' positions, each followed by 'categories', then its own.
     path.length = 2 * depth;
     path.push(index);
-    const node = nodes[index] ?? null;
+    const node = frame.nodes[index] ?? null;
     const level = depth + 1;
     if (!isObject(node)) continue;
     if (level > 1) {
@@ -193,8 +189,7 @@ export function checkCategorySchema(obj: DesiredObject, ctx: CheckContext, limit
     const children = node['categories'];
     if (Array.isArray(children)) {
       path.push('categories');
-      lists.push(children);
-      positions.push(0);
+      frames.push({ nodes: children, next: 0 });
     }
   }
   return diagnostics;
@@ -280,11 +275,10 @@ export function comparableCategories(nodes: JsonValue[]): JsonValue[] {
  */
 export function sameComparableCategories(a: readonly JsonValue[], b: readonly JsonValue[]): boolean {
   if (a.length !== b.length) return false;
-  for (let index = 0; index < a.length; index += 1) if (!sameComparableNode(a[index] as JsonValue, b[index] as JsonValue)) return false;
-  return true;
+  return a.every((node, index) => sameComparableNode(node, b[index]));
 }
 
-function sameComparableNode(a: JsonValue, b: JsonValue): boolean {
+function sameComparableNode(a: JsonValue, b: JsonValue | undefined): boolean {
   if (!isObject(a) || !isObject(b)) return !isObject(a) && !isObject(b) && deepEqual(a, b);
   const left = a['title'] ?? null;
   const right = b['title'] ?? null;

@@ -20,12 +20,10 @@ export function liveVersionBelow(portal: PortalFacts, minimum: string): boolean 
 /** `fn` over `items`, at most DISCOVERY_CONCURRENCY at once, results in the order of `items`. */
 export async function mapLimited<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item when it is free.
+  const pending = items.entries();
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
+    for (const [index, item] of pending) results[index] = await fn(item);
   };
   await Promise.all(Array.from({ length: Math.min(DISCOVERY_CONCURRENCY, items.length) }, worker));
   return results;

@@ -17,6 +17,7 @@ import { nameField, namesFromList } from './names.js';
 export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;
 
 const authoritative: ReadonlySet<JsonValue> = new Set(['org_authoritative', 'public_authoritative']);
+const statuses: ReadonlySet<string> = new Set(itemStatusValues);
 
 /** `contentStatus` as read: absent and "" both mean no status. */
 function liveStatus(value: JsonValue | undefined): JsonValue {
@@ -97,7 +98,7 @@ async function discoverItemStatuses(reader: LiveReader, portal: PortalFacts): Pr
   return items.flatMap((item): DiscoveredObject[] => {
     const id = textOf(item['id']);
     const status = liveStatus(item['contentStatus']);
-    if (id === undefined || typeof status !== 'string' || !(itemStatusValues as readonly string[]).includes(status)) return [];
+    if (id === undefined || typeof status !== 'string' || !statuses.has(status)) return [];
     const name = ownedName(item);
     if (status === 'public_authoritative' && publicAuthoritativeUnavailable) {
       // The kind's own rule rejects it for this organization: name it instead of writing invalid config.

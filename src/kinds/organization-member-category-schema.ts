@@ -19,10 +19,15 @@ export const organizationMemberCategorySchema = defineKind({
   // Without a schema the portal omits the property, answers an empty list, or answers 404
   // (the documented shape is not known): all mean already absent.
   live: { one: async (_obj, reader) => existingSchema(await reader.get('/portals/self/memberCategorySchema')) },
-  removal: { view: (record) => normaliseCategories(record['memberCategorySchema'] as JsonValue[]) },
+  removal: { view: (record) => viewOf(record['memberCategorySchema']) },
   request: { path: () => '/portals/self/deleteMemberCategorySchema', form: () => ({}) },
   discover: discoverMemberCategorySchema,
 });
+
+/** The schema as shown before its removal; the live read only gives records that hold one (null: none). */
+function viewOf(schema: JsonValue | undefined): JsonValue {
+  return Array.isArray(schema) ? normaliseCategories(schema) : null;
+}
 
 /** The answer when it holds a non-empty schema, else undefined (no schema). */
 function existingSchema(answer: JsonObject | undefined): JsonObject | undefined {

@@ -71,7 +71,7 @@ export const organizationSecurityPolicy = defineKind({
         type: 'object',
         additionalProperties: false,
         description: 'E8: password rules for members with platform accounts (10.4 or later). Omitted rules are unmanaged; null clears a rule.',
-        properties: Object.fromEntries(ruleNames.map((name) => [name, ruleSchema(securityPolicyBounds[name] as Bounds)])),
+        properties: Object.fromEntries(Object.entries(securityPolicyBounds).map(([name, bounds]) => [name, ruleSchema(bounds)])),
       },
       (policy) => (isObject(policy) ? pick(policy, ruleNames) : undefined),
     ),
@@ -118,9 +118,8 @@ async function discoverSecurityPolicy(reader: LiveReader, portal: PortalFacts): 
   const policy = (await reader.get('/portals/self/securityPolicy'))?.['passwordPolicy'];
   if (!isObject(policy)) return [];
   const rules: JsonObject = {};
-  for (const name of ruleNames) {
+  for (const [name, bounds] of Object.entries(securityPolicyBounds)) {
     const value = policy[name];
-    const bounds = securityPolicyBounds[name] as Bounds;
     if (typeof value !== 'number' || !Number.isInteger(value)) continue;
     if (value < bounds.min || (bounds.max !== undefined && value > bounds.max)) continue;
     rules[name] = value;

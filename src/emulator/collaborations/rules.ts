@@ -1,6 +1,6 @@
 /** collaborations: the portal's rules (checks that refuse a request before anything changes). */
 import type { AccessMode, Collaboration } from '../model.js';
-import { badRequest, checkEnum, invalidJsonShape, isRecord, parseJson, parseNumber } from '../routes/params.js';
+import { badRequest, checkEnum, invalidJsonShape, isList, isRecord, parseJson, parseNumber } from '../routes/params.js';
 
 export const COLLABORATION_OPERATIONS_SINCE = '10.5';
 
@@ -38,11 +38,13 @@ export function parseGuestUrl(text: string): URL {
 export function parseWorkspaceModes(collaboration: Collaboration, text: string, name = 'collaborationWorkspacesParticipantConfigJSON'): Record<string, AccessMode> {
   const parsed = parseJson(name, text);
   const shape = 'a non-empty JSON array of one-key objects such as [{"<workspaceId>":"sendAndReceive"}]';
-  if (!Array.isArray(parsed) || parsed.length === 0) throw invalidJsonShape(name, shape);
+  if (!isList(parsed) || parsed.length === 0) throw invalidJsonShape(name, shape);
   const modes: Record<string, AccessMode> = {};
-  for (const entry of parsed as unknown[]) {
-    if (!isRecord(entry) || Object.keys(entry).length !== 1) throw invalidJsonShape(name, shape);
-    const [workspaceId, mode] = Object.entries(entry)[0] as [string, unknown];
+  for (const entry of parsed) {
+    const members = isRecord(entry) ? Object.entries(entry) : [];
+    const member = members.length === 1 ? members[0] : undefined;
+    if (!member) throw invalidJsonShape(name, shape);
+    const [workspaceId, mode] = member;
     if (!collaboration.workspaces.some((workspace) => workspace.id === workspaceId)) {
       throw badRequest(`Unknown workspace '${workspaceId}'.`, [
         `Collaboration ${collaboration.id} has workspaces: ${collaboration.workspaces.map((workspace) => workspace.id).join(', ')}.`,

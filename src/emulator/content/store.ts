@@ -2,8 +2,10 @@
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Item } from '../model.js';
 import { compileSearch, conjunction, containsText, sameKeyword, type SearchFields } from '../routes/search.js';
+import type { Listing } from '../routes/paging.js';
 import type { Caller } from '../routes/types.js';
-import { findBy, listIndex } from '../store.js';
+import { isRecord } from '../json.js';
+import { findBy, ListIndex } from '../store.js';
 
 export const UPDATE_ITEMS_PRIVILEGE = 'portal:admin:updateItems';
 
@@ -72,18 +74,16 @@ export function itemView(state: EmulatorState, item: Item): Record<string, unkno
 }
 
 /** Positions of the items everyone in the organization sees, and of each owner's other items. */
-export function visibilityIndex(items: readonly Item[]): { shared: number[]; ownOnly: Map<string, number[]> } {
-  return listIndex(items, 'visibility', (committed) => {
-    const shared: number[] = [];
-    const ownOnly = new Map<string, number[]>();
-    committed.forEach((element, position) => {
-      const item = element as Item;
-      if (item.access === 'public' || item.access === 'org') shared.push(position);
-      else ownOnly.set(item.owner, [...(ownOnly.get(item.owner) ?? []), position]);
-    });
-    return { shared, ownOnly };
-  }).index;
-}
+const visibility = new ListIndex((committed) => {
+  const shared: number[] = [];
+  const ownOnly = new Map<string, number[]>();
+  committed.forEach((item, position) => {
+    if (!isRecord(item)) return;
+    if (item.access === 'public' || item.access === 'org') shared.push(position);
+    else if (typeof item.owner === 'string') ownOnly.set(item.owner, [...(ownOnly.get(item.owner) ?? []), position]);
+  });
+  return { shared, ownOnly };
+});
 
 /**
  * The search fields of items (Search reference: `id`, `owner`, `orgid`, `accountid`, `type`,
@@ -116,29 +116,28 @@ export function itemSearchFields(state: EmulatorState): SearchFields<Item> {
  * through an index of what the caller may see (O(page) per request); any other query filters the
  * organization's items (O(n)).
  */
-export function searchList(state: EmulatorState, caller: Caller, q: string): readonly Item[] {
+export function searchList(state: EmulatorState, caller: Caller, q: string): Listing<Item> {
   const { node, matches } = compileSearch(q, itemSearchFields(state));
   const terms = conjunction(node);
   const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || (term.field === undefined && term.value === '*'));
   if (terms && organizationWide) {
     if (terms.some((term) => term.field !== undefined && term.value !== '*' && term.value !== state.organization.id)) return [];
     if (caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE)) return state.items;
-    const { shared, ownOnly } = visibilityIndex(state.items);
+    const { shared, ownOnly } = visibility.of(state.items);
     const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
     return lazyList(positions, (position) => state.items[position]);
   }
   return state.items.filter((item) => maySee(caller, item) && matches(item));
 }
 
-/** A read-only array view that fetches elements by position on demand (slice reads only its range). */
-export function lazyList<T>(positions: readonly number[], at: (position: number) => T | undefined): readonly T[] {
-  return new Proxy(positions as unknown as T[], {
-    get(target, key, receiver) {
-      if (typeof key === 'string' && /^\d+$/.test(key)) {
-        const position = positions[Number(key)];
-        return position === undefined ? undefined : at(position);
-      }
-      return Reflect.get(target, key, receiver) as unknown;
-    },
-  });
+/** A listing that fetches elements by position on demand (slice reads only its range). */
+export function lazyList<T>(positions: readonly number[], at: (position: number) => T | undefined): Listing<T> {
+  return {
+    length: positions.length,
+    slice: (start, end) =>
+      positions.slice(start, end).flatMap((position) => {
+        const element = at(position);
+        return element === undefined ? [] : [element];
+      }),
+  };
 }

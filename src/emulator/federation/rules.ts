@@ -1,7 +1,7 @@
 /** federation: the portal's rules (checks that refuse a request before anything changes). */
 import { groupNotFound } from '../groups/store.js';
 import type { EmulatorState } from '../model.js';
-import { badRequest, invalidJsonShape, parseJson } from '../routes/params.js';
+import { badRequest, invalidJsonShape, isList, parseJson } from '../routes/params.js';
 import { findBy } from '../store.js';
 
 export function checkUrl(name: string, text: string): string {
@@ -35,10 +35,11 @@ export function parseGroups(state: EmulatorState, text: string): string[] {
   let ids: string[];
   if (trimmed.startsWith('[')) {
     const parsed = parseJson('groups', trimmed);
-    if (!Array.isArray(parsed) || parsed.some((id) => typeof id !== 'string')) {
-      throw invalidJsonShape('groups', 'a JSON array of group ids');
-    }
-    ids = parsed as string[];
+    if (!isList(parsed)) throw invalidJsonShape('groups', 'a JSON array of group ids');
+    ids = parsed.map((id) => {
+      if (typeof id !== 'string') throw invalidJsonShape('groups', 'a JSON array of group ids');
+      return id;
+    });
   } else {
     ids = trimmed.split(',');
   }

@@ -13,7 +13,9 @@ export const BOOLEAN_FIELDS = [
   'useSHA256',
 ] as const;
 
-export type OptionalTextField = 'discoveryServiceUrl' | 'metadataServiceUrl' | 'certificate' | 'entityId' | 'roleId' | 'level' | 'userLicenseType';
+const OPTIONAL_TEXT_FIELDS = ['discoveryServiceUrl', 'metadataServiceUrl', 'certificate', 'entityId', 'roleId', 'level', 'userLicenseType'] as const;
+
+export type OptionalTextField = (typeof OPTIONAL_TEXT_FIELDS)[number];
 
 export function updateFederation(state: EmulatorState, federation: Federation, params: Params): void {
   const name = optionalParam(params, 'name');
@@ -37,7 +39,7 @@ export function updateFederation(state: EmulatorState, federation: Federation, p
     level: (text) => checkEnum('level', text, ['1', '2'] as const),
     userLicenseType: (text) => text,
   };
-  for (const field of Object.keys(validators) as OptionalTextField[]) {
+  for (const field of OPTIONAL_TEXT_FIELDS) {
     const text = optionalParam(params, field);
     if (text === undefined) continue;
     if (text.trim() === '') delete federation[field];

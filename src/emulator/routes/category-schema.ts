@@ -17,7 +17,7 @@
  */
 import { PortalApiError } from '../errors.js';
 import type { CategoryNode } from '../model.js';
-import { isRecord } from './params.js';
+import { isList, isRecord } from './params.js';
 
 export const MAX_TREES = 5;
 export const MAX_LEVELS = 4;
@@ -48,12 +48,12 @@ const NODE_FIELDS = new Set(['title', 'description', 'categories']);
 export function parseCategorySchema(text: string, limits: CategoryLimits): CategoryNode[] {
   let document: unknown;
   try {
-    document = JSON.parse(text) as unknown;
+    document = JSON.parse(text);
   } catch {
     throw invalidSchema();
   }
-  if (!isRecord(document) || !Array.isArray(document.categorySchema)) throw invalidSchema();
-  const trees = document.categorySchema as unknown[];
+  const trees = isRecord(document) ? document.categorySchema : undefined;
+  if (!isList(trees)) throw invalidSchema();
   // Shape first, so that a malformed schema is always "invalid" whatever its size.
   const parsed = trees.map((tree) => parseNode(tree));
   if (parsed.length === 0 || parsed.length > MAX_TREES) {

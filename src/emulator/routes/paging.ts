@@ -17,11 +17,14 @@ function pagingInteger(params: Params, name: string, fallback: number): number {
   return Number.parseInt(text, 10);
 }
 
+/** What paging reads of a list: an array, or a view that fetches only the entries asked for (content/store.ts lazyList). */
+export type Listing<T> = Pick<readonly T[], 'length' | 'slice'>;
+
 /**
  * One page of `all`; only the page's entries are viewed (a draft list copies only what it hands
  * out), so paging through a large list costs O(page) per request, not O(list).
  */
-export function page<T>(params: Params, all: readonly T[], key: string, view: (entry: T) => unknown = (entry) => entry): Record<string, unknown> {
+export function page<T>(params: Params, all: Listing<T>, key: string, view: (entry: T) => unknown = (entry) => entry): Record<string, unknown> {
   const start = pagingInteger(params, 'start', 1);
   const num = Math.min(pagingInteger(params, 'num', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
   const entries = all.slice(start - 1, start - 1 + num).map(view);

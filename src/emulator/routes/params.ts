@@ -86,9 +86,10 @@ export function checkEnum<T extends string>(name: string, text: string, allowed:
 
 export function parseJson(name: string, text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch (error) {
-    throw badRequest(`Parameter '${name}' is not valid JSON.`, [(error as Error).message]);
+    throw badRequest(`Parameter '${name}' is not valid JSON.`, [error instanceof Error ? error.message : String(error)]);
   }
 }
 
@@ -103,7 +104,7 @@ export function checkMaxLength(name: string, value: string, max: number): string
   return value;
 }
 
-export { isRecord } from '../json.js';
+export { isList, isRecord } from '../json.js';
 
 export const success = (extra: Record<string, unknown> = {}): { type: 'json'; body: Record<string, unknown> } => ({
   type: 'json',

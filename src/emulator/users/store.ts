@@ -5,7 +5,8 @@ import type { EmulatorState, Task, User } from '../model.js';
 import { badRequest } from '../routes/params.js';
 import { containsText, sameKeyword, type SearchFields } from '../routes/search.js';
 import type { Caller } from '../routes/types.js';
-import { findBy, listIndex } from '../store.js';
+import { isList, isRecord } from '../json.js';
+import { findBy, ListIndex } from '../store.js';
 
 export const BUILT_IN_ROLE_IDS: readonly string[] = ['org_admin', 'org_publisher', 'org_user'];
 
@@ -43,7 +44,7 @@ export function idFor(name: string): string {
 }
 
 /** The fields `portals/self` `user` shares with the full user profile. */
-export function userSummary(state: EmulatorState, user: User): Record<string, unknown> {
+export function userSummary(state: EmulatorState, user: Readonly<User>): Record<string, unknown> {
   return {
     username: user.username,
     id: idFor(user.username),
@@ -104,9 +105,10 @@ export function userSearchFields(state: EmulatorState): SearchFields<User> {
 
 /** `community/users/{u}/update`: the profile fields the emulator keeps; any other is refused (not silently dropped). */
 export const UPDATABLE_PROFILE_FIELDS = ['fullName', 'firstName', 'lastName', 'tags'] as const;
+const updatableProfileFields: ReadonlySet<string> = new Set(UPDATABLE_PROFILE_FIELDS);
 
 export function updateProfile(user: User, params: Readonly<Record<string, string>>): void {
-  const unknown = Object.keys(params).filter((name) => !(UPDATABLE_PROFILE_FIELDS as readonly string[]).includes(name));
+  const unknown = Object.keys(params).filter((name) => !updatableProfileFields.has(name));
   if (unknown.length > 0) {
     throw badRequest(`The emulator cannot update the user's ${unknown.map((name) => `'${name}'`).join(', ')}.`, [
       `It keeps ${UPDATABLE_PROFILE_FIELDS.join(', ')} of a user profile.`,
@@ -121,19 +123,22 @@ export function updateProfile(user: User, params: Readonly<Record<string, string
   if (params['tags'] !== undefined) user.tags = params['tags'].split(',').map((tag) => tag.trim()).filter((tag) => tag !== '');
 }
 
+/** Positions of the groups each user belongs to (owner, manager or member). */
+const membership = new ListIndex((committed) => {
+  const byUser = new Map<string, number[]>();
+  const names = (value: unknown): readonly unknown[] => (isList(value) ? value : []);
+  committed.forEach((group, position) => {
+    if (!isRecord(group)) return;
+    for (const name of new Set([group.owner, ...names(group.managers), ...names(group.members)])) {
+      if (typeof name === 'string') byUser.set(name, [...(byUser.get(name) ?? []), position]);
+    }
+  });
+  return byUser;
+});
+
 /** Groups a user belongs to (owner, manager or member), from an index over the committed groups. */
 export function groupsOf(state: EmulatorState, username: string): Record<string, unknown>[] {
-  const { index } = listIndex(state.groups, 'members', (committed) => {
-    const byUser = new Map<string, number[]>();
-    committed.forEach((element, position) => {
-      const group = element as EmulatorState['groups'][number];
-      for (const name of new Set([group.owner, ...group.managers, ...group.members])) {
-        byUser.set(name, [...(byUser.get(name) ?? []), position]);
-      }
-    });
-    return byUser;
-  });
-  return (index.get(username) ?? []).flatMap((position) => {
+  return (membership.of(state.groups).get(username) ?? []).flatMap((position) => {
     const group = state.groups[position];
     if (!group) return [];
     const memberType = group.owner === username ? 'owner' : group.managers.includes(username) ? 'admin' : 'member';
@@ -209,9 +214,18 @@ export function findTask(user: User, taskId: string): Task {
   return task;
 }
 
+const ownersIndex = new ListIndex((committed) => {
+  const found = new Set<string>();
+  for (const element of committed) {
+    const owner = isRecord(element) ? element.owner : undefined;
+    if (typeof owner === 'string') found.add(owner);
+  }
+  return found;
+});
+
 /** Everyone who owns an element of `list` (an index over the committed list). */
 export function owners(list: readonly { owner: string }[]): Set<string> {
-  return listIndex(list, 'owners', (committed) => new Set(committed.map((element) => (element as { owner: string }).owner))).index;
+  return ownersIndex.of(list);
 }
 
 export function changeLevel(state: EmulatorState, user: User, level: 1 | 2): void {
