@@ -80,7 +80,8 @@ export function concealPreviousValues(plan: Plan, state: StateDocument | undefin
     const fingerprints = new Map<string, string>();
     mapStrings(recorded, (text) => {
       const match = FINGERPRINT.exec(text);
-      if (match) fingerprints.set(match[1] as string, text.slice(match[0].length));
+      const hash = match?.[1];
+      if (match && hash !== undefined) fingerprints.set(hash, text.slice(match[0].length));
       return text;
     });
     return fingerprints;
