@@ -196,6 +196,22 @@ function precompiledValidatorInBundle() {
   };
 }
 
+/**
+ * The config parser's worker thread (src/engine/config/off-thread.ts) runs positions-worker.cjs,
+ * bundled beside the CLI: the module naming it from import.meta (empty in CommonJS) is replaced.
+ */
+function positionsWorkerBesideBundle() {
+  return {
+    name: 'positions-worker-beside-bundle',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]engine[\\/]config[\\/]positions-worker-file\.js$/ }, () => ({
+        contents: "export const positionsWorkerFile = require('node:path').join(__dirname, 'positions-worker.cjs');",
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** The version is written into the bundle, in place of the module that reads package.json at run time. */
 function versionWrittenIn(version) {
   return {
@@ -242,6 +258,7 @@ await build({
     commanderWithoutChildProcess(),
     versionWrittenIn(version),
     precompiledValidatorInBundle(),
+    positionsWorkerBesideBundle(),
     yamlOnFirstUse(yamlExports),
     emulatorOnFirstUse(emulatorExports),
     besideTheBundle(['undici', 'pg']),
@@ -258,6 +275,9 @@ await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: r
 await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs'), plugins: [http2OnFirstUse()] });
 // pg's optional native binding and its Cloudflare socket are required only where they are used.
 await build({ ...onFirstUseFile, entryPoints: { pg: 'pg' }, absWorkingDir: root, external: ['pg-native', 'pg-cloudflare'] });
+await build({ ...onFirstUseFile, entryPoints: { 'positions-worker': join(root, 'dist', 'engine', 'config', 'positions-worker.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
+// The escaping of untrusted text (src/engine/render/escape.ts) for the CI scripts' own markdown (scripts/action/).
+await build({ ...onFirstUseFile, entryPoints: { escape: join(root, 'dist', 'engine', 'render', 'escape.js') } });
 
 /**
  * The bin (src/cli/launcher.ts): compiles the bundles with V8 cached data kept per user, written

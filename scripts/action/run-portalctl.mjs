@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -132,11 +133,17 @@ export function outputArgs(command, planFile = 'portalctl-plan.json') {
   return [['--format', 'json']];
 }
 
-const fence = (text) => ['```', text.trimEnd().replace(/```/g, "'''"), '```'].join('\n');
+/**
+ * The CLI's own escaping of untrusted text (src/engine/render/escape.ts, bundled beside the CLI):
+ * the portal's messages and names in this script's markdown go through it too.
+ */
+const { fencedLine, markdownCode, markdownText, terminalText } = createRequire(import.meta.url)('../../dist/bin/escape.cjs');
+
+const fence = (text) => ['```', ...text.trimEnd().split('\n').map(fencedLine), '```'].join('\n');
 
 /** Text from the portal or the config inside markdown: nothing in it may open HTML or break a line or a table. */
-const inline = (text) => String(text).replace(/[\r\n]+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/([\\`*_[\]|@#])/g, '\\$1');
-const code = (text) => `\`${String(text).replace(/[\r\n]+/g, ' ').replace(/`/g, "'")}\``;
+const inline = (text) => markdownText(String(text));
+const code = (text) => markdownCode(String(text));
 
 function failureMarkdown(command, result) {
   const lines = [`### portalctl ${command}`, '', `**Failed (exit ${result.code}).**`];
@@ -180,9 +187,10 @@ export function applyMarkdown(report, { reviewed } = {}) {
 /** The apply result for the job log, as plain lines. */
 function applyLog(report) {
   const lines = [`portalctl apply: ${report.applied.length} applied, ${report.failed.length} failed, ${report.skipped.length} skipped; ${report.converged ? 'converged' : 'did not converge'}.`];
-  for (const address of report.applied) lines.push(`  applied  ${address}`);
-  for (const entry of report.failed) lines.push(`  FAILED   ${entry.address}: ${entry.error}`);
-  for (const entry of report.skipped) lines.push(`  skipped  ${entry.address}: ${entry.reason}`);
+  // The job log is read in a terminal-like view: the portal's text gets no say in it.
+  for (const address of report.applied) lines.push(`  applied  ${terminalText(String(address))}`);
+  for (const entry of report.failed) lines.push(`  FAILED   ${terminalText(String(entry.address))}: ${terminalText(String(entry.error))}`);
+  for (const entry of report.skipped) lines.push(`  skipped  ${terminalText(String(entry.address))}: ${terminalText(String(entry.reason))}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import { counted } from '../core/words.js';
+import { terminalText } from '../engine/render/escape.js';
 import { renderDiagnostics } from './diagnostics.js';
 import type { CommandIO } from './io.js';
 
@@ -70,6 +71,9 @@ export interface DescribedError {
   summary: string;
 }
 
+/** An error's text may quote the portal (an API error's message): its lines kept, nothing the terminal would act on. */
+const shown = (text: string): string => terminalText(text, { lines: true });
+
 /** The text of a failure (stderr), its exit code and its message. */
 export function describeError(error: unknown, io: Pick<CommandIO, 'cwd' | 'color'>, verbose: boolean): DescribedError {
   const failure = error instanceof FailureWithResult ? error.failure : error;
@@ -78,12 +82,12 @@ export function describeError(error: unknown, io: Pick<CommandIO, 'cwd' | 'color
     const errors = failure.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
     return { code: 1, text: `${renderDiagnostics(failure.diagnostics, io)}Error: invalid configuration (${counted(errors, 'error')} above); nothing was sent to the portal.\n`, summary };
   }
-  if (failure instanceof InterruptedError) return { code: 130, text: `${failure.message}\n`, summary };
-  let text = `Error: ${summary}\n`;
+  if (failure instanceof InterruptedError) return { code: 130, text: `${shown(failure.message)}\n`, summary };
+  let text = `Error: ${shown(summary)}\n`;
   if (failure instanceof PortalctlError) {
-    if (verbose && failure.cause) text += `Caused by: ${String(failure.cause)}\n`;
+    if (verbose && failure.cause) text += `Caused by: ${shown(String(failure.cause))}\n`;
   } else if (failure instanceof Error && verbose && failure.stack) {
-    text += `${failure.stack}\n`;
+    text += `${shown(failure.stack)}\n`;
   }
   return { code: 1, text, summary };
 }

@@ -24,6 +24,9 @@ export class InterruptHandling {
   private graceful: (() => void) | undefined;
   private note = 'nothing was changed';
   private readonly held = new Set<HeldLock>();
+  /** Lock attempts not finished yet: an interrupt stops their wait, and releases what they took. */
+  private readonly attempts = new Set<{ store: StateStore; lock: Promise<StateLock> }>();
+  private readonly stopWaiting = new AbortController();
   private installed = false;
 
   constructor(
@@ -61,6 +64,8 @@ export class InterruptHandling {
   /** The store with its locks remembered, so that an interrupt can release them. */
   trackLocks(store: StateStore): StateStore {
     const held = this.held;
+    const attempts = this.attempts;
+    const signal = this.stopWaiting.signal;
     return {
       describe: () => store.describe(),
       read: () => store.read(),
@@ -69,9 +74,15 @@ export class InterruptHandling {
       history: () => store.history(),
       readSerial: (serial) => store.readSerial(serial),
       lock: async (request) => {
-        const lock = await store.lock(request);
-        held.add({ store, lock });
-        return lock;
+        const attempt = { store, lock: store.lock({ ...request, signal }) };
+        attempts.add(attempt);
+        try {
+          const lock = await attempt.lock;
+          held.add({ store, lock });
+          return lock;
+        } finally {
+          attempts.delete(attempt);
+        }
       },
       unlock: async (lock) => {
         for (const entry of held) if (entry.lock === lock) held.delete(entry);
@@ -108,18 +119,31 @@ export class InterruptHandling {
   }
 
   private async releaseLocks(): Promise<void> {
-    const releases = [...this.held].map(async ({ store, lock }) => {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_LIMIT_MS)));
+    const release = async ({ store, lock }: HeldLock): Promise<void> => {
       try {
         await store.unlock(lock);
         this.stderr(`Released the state lock on ${store.describe()}.\n`);
       } catch (error) {
         this.stderr(`Could not release the state lock on ${store.describe()} (${(error as Error).message}); remove it with: portalctl state unlock ${lock.info.id}\n`);
       }
-    });
+    };
+    const releases = [...this.held].map(release);
     this.held.clear();
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_LIMIT_MS)));
-    await Promise.race([Promise.all(releases), limit]);
+    // A lock taken just now, before this interrupt could know of it, is released too; one still waited for is not waited for any more.
+    this.stopWaiting.abort();
+    const taken = [...this.attempts].map(async ({ store, lock }) => {
+      const got = await lock.catch(() => undefined);
+      if (got) await release({ store, lock: got });
+    });
+    const finished = await Promise.race([Promise.all([...releases, ...taken]).then(() => true), limit.then(() => false)]);
     clearTimeout(timer);
+    if (!finished) {
+      this.stderr(
+        `The state did not answer within ${RELEASE_LIMIT_MS / 1000} s to release its lock: a database releases it when this process's session ends (now); ` +
+          'a lock file is taken over by the next run, which says so.\n',
+      );
+    }
   }
 }

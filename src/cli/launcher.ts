@@ -16,7 +16,7 @@
  * A cache never decides whether a command works: any failure to find, read, check or write it
  * just means compiling as usual. A cache file is named after its bundle's digest, the V8 version
  * and the architecture, so an upgrade never meets an old cache; V8 itself refuses data made with
- * other flags. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
+ * other flags; a checksum keyed by the bundle keeps data made for another bundle from running. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -76,21 +76,34 @@ interface CacheFile {
 
 interface CacheHeader {
   commands?: unknown;
-  crc32?: unknown;
+  bundle?: unknown;
+  checksum?: unknown;
 }
 
 /**
- * A cache file: one JSON line (the commands it covers, the data's CRC-32), then V8's cached
- * data. V8 checks the data's versions, flags and length but, in release builds, not its bytes:
- * the CRC keeps a damaged file from ever being run.
+ * The data's checksum, keyed by its bundle: a CRC-32 of the data seeded with one of the bundle's
+ * text, itself seeded with the bundle's build digest. V8 checks cached data's versions, flags
+ * and the source's *length* only, and in release builds not the data's bytes: data made for
+ * another bundle (a cache restored by CI, a bundle changed in place with the file name's digest
+ * unchanged) or damaged bytes would run as code. With the checksum they never do. (A CRC does
+ * not stop a forger; only the user can write the directory, which safeCacheDirectory checks.)
  */
-function readCache(file: string): CacheFile {
+function checksum(data: Uint8Array, digest: string, bundleText: string): number {
+  return crc32(data, crc32(bundleText, crc32(digest)));
+}
+
+/**
+ * A cache file: one JSON line (the commands it covers, the bundle's digest, the keyed checksum),
+ * then V8's cached data. Any doubt (another bundle, a checksum that does not match, a header
+ * that does not parse) means no data: a normal start.
+ */
+function readCache(file: string, digest: string, bundleText: string): CacheFile {
   try {
     const bytes = readFileSync(file);
     const newline = bytes.indexOf(10);
     const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as CacheHeader;
     const data = bytes.subarray(newline + 1);
-    if (newline < 0 || header.crc32 !== crc32(data)) return { commands: [], data: undefined };
+    if (newline < 0 || header.bundle !== digest || header.checksum !== checksum(data, digest, bundleText)) return { commands: [], data: undefined };
     const commands = Array.isArray(header.commands) ? header.commands.filter((name): name is string => typeof name === 'string') : [];
     return { commands, data };
   } catch {
@@ -103,10 +116,10 @@ function readCache(file: string): CacheFile {
  * Caches of other builds of the bundle are of no further use and go; past MAX_COMMANDS files for
  * this build (mistyped commands make theirs too), no more are added.
  */
-function writeCache(directory: string, file: string, prefix: string, commands: string[], data: Buffer): void {
+function writeCache(directory: string, file: string, prefix: string, digest: string, commands: string[], data: Buffer, bundleText: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    const thisBuild = `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[`${prefix}.cjs`] ?? ''}.`;
+    const thisBuild = `${prefix}-${digest}.`;
     let kept = 0;
     for (const name of readdirSync(directory)) {
       if (!name.startsWith(`${prefix}-`)) continue;
@@ -114,7 +127,8 @@ function writeCache(directory: string, file: string, prefix: string, commands: s
       else rmSync(join(directory, name), { force: true });
     }
     if (kept >= MAX_COMMANDS) return;
-    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify({ commands, crc32: crc32(data) })}\n`), data]), { mode: 0o600 });
+    const header = { commands, bundle: digest, checksum: checksum(data, digest, bundleText) };
+    writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
   } catch {
     rmSync(temporary, { force: true });
@@ -153,9 +167,10 @@ function loadBundle(directory: string, name: string): unknown {
   const prefix = name.replace(/\.cjs$/, '');
   const command = commandName(process.argv);
   // One file per command: V8 deserializes all of a cache, and a command's own holds only its code.
-  const cacheFile = join(directory, `${prefix}-${PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown'}.${command || 'none'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
-  const cached = readCache(cacheFile);
+  const digest = PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown';
+  const cacheFile = join(directory, `${prefix}-${digest}.${command || 'none'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
   const source = readFileSync(file, 'utf8');
+  const cached = readCache(cacheFile, digest, source);
   // CommonJS's own wrapper, on the bundle's first line so that line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -163,7 +178,7 @@ function loadBundle(directory: string, name: string): unknown {
     importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cached.data === undefined || script.cachedDataRejected) {
-    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, [command], script.createCachedData()));
+    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, digest, [command], script.createCachedData(), source));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} };

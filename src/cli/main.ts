@@ -45,7 +45,8 @@ export function buildProgram(): Command {
 Credentials come from the environment, never from a flag or the YAML:
   PORTALCTL_TOKEN, or PORTALCTL_USERNAME + PORTALCTL_PASSWORD, or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET
   (or the variables an environment names under environments.<name>.credentials)
-A PostgreSQL state's password comes from its URL or PGPASSWORD and is never printed.
+A PostgreSQL state's password comes from PGPASSWORD, ~/.pgpass (PGPASSFILE) or its URL, and is never printed;
+its URL's connect_timeout and query_timeout (seconds) bound every call to the database.
 
 Exit codes: 0 success / no changes / in sync; 1 error; 2 changes present (plan --detailed-exitcode)
 or Git ahead of the portal (drift); 3 the portal changed outside portalctl (drift); 130 interrupted.

@@ -186,7 +186,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
   const result = await executePlan(prepared.plan.operations, {
     ...request,
-    client,
+    client: scrubbing(client, prepared.config.redact),
     recorder: writer,
     idsOf: (address) => byAddress.get(address)?.ids,
     onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
@@ -219,6 +219,20 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   });
   await writer.update((state) => withObserved(state, after, conceal));
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
+}
+
+/**
+ * The client, its errors' messages with every referenced value replaced by its reference: the
+ * portal may quote what it was sent (a description, a certificate) in the error it answers.
+ */
+function scrubbing(client: ApiClient, redact: <T>(value: T) => T): Pick<ApiClient, 'send'> {
+  return {
+    send: (request) =>
+      client.send(request).catch((error: unknown) => {
+        if (error instanceof Error) error.message = redact(error.message);
+        throw error;
+      }),
+  };
 }
 
 /** The addresses an execution wrote or tried to write, and the objects that depend on them. */
@@ -279,12 +293,12 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
       : unrecorded.length
         ? ' No recovery file could be written either: the next apply reads the portal and finds them applied.'
         : '';
-    return new NotRecordedError(
+    const message =
       `The state could not be written (${cause}), so no further write was sent.` +
-        (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
-        ' Fix the cause (free space, the database) and run apply again.',
-      { cause: result.recordingFailure },
-    );
+      (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+      ' Fix the cause (free space, the database) and run apply again.';
+    // Interrupted meanwhile: the interrupt's exit code, with what it left behind.
+    return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {

@@ -19,7 +19,8 @@
  *
  * `parallelism` bounds the requests in flight. An answered operation frees its place at once
  * and its record finishes in the background (its dependents still wait for it), so the pace is
- * the portal's, not the state's commits'.
+ * the portal's, not the state's commits'; and no new write is sent while `parallelism` answered
+ * operations still wait for their record (RecordBacklog).
  */
 import { ApiNetworkError, isNotFound, type ApiClient } from '../api/index.js';
 import { PortalctlError } from '../core/errors.js';
@@ -61,6 +62,12 @@ export type OperationOutcome =
 /** The request was sent and no answer came: the portal may or may not have performed it. */
 export class UnknownOutcomeError extends PortalctlError {}
 
+/**
+ * The portal performed the operation, but its answer (an invitation file) could not be kept:
+ * like an unknown outcome, the mark stays, and the next run gets the answer again from the portal.
+ */
+export class AnswerNotKeptError extends PortalctlError {}
+
 export interface ExecuteResult {
   applied: PlannedOperation[];
   failed: { op: PlannedOperation; error: unknown }[];
@@ -73,9 +80,6 @@ export interface ExecuteResult {
   /** Saved invitation files, by address. */
   invitations: Record<string, string>;
 }
-
-/** At most this many answered operations wait for their record before new writes wait too (or `parallelism`, when larger). */
-const MAX_UNRECORDED = 16;
 
 /** Why the operations left were not sent, when the execution stopped starting new ones. */
 const INTERRUPTED = 'apply was interrupted';
@@ -102,9 +106,11 @@ class RecordingHealth {
 
 /**
  * Answered operations whose record is not yet written. Records are group-committed in the
- * background, so an answered operation frees its place at once; but a state that cannot be
- * written (full disk, database gone) must stop the apply after a bounded number of unrecorded
- * writes, so new writes wait while the backlog is full.
+ * background, so an answered operation frees its place at once; but no new write is sent while
+ * `parallelism` of them wait: a state that keeps up has far fewer waiting, and one that stopped
+ * taking records (full disk, a database that does not answer) must not be sent more writes than
+ * it could not record. An answer is counted before its place is freed, so the next write
+ * already waits for it.
  */
 class RecordBacklog {
   private size = 0;
@@ -115,8 +121,12 @@ class RecordBacklog {
     return this.size < this.limit;
   }
 
-  async around<T>(record: () => Promise<T>): Promise<T> {
+  /** An answered operation, from before its place is freed until its record is written (or failed). */
+  answered(): void {
     this.size += 1;
+  }
+
+  async recorded<T>(record: () => Promise<T>): Promise<T> {
     try {
       return await record();
     } finally {
@@ -131,7 +141,7 @@ export async function executePlan(operations: readonly PlannedOperation[], optio
     options,
     result: { applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} },
     recording: new RecordingHealth(),
-    backlog: new RecordBacklog(Math.max(options.parallelism, MAX_UNRECORDED)),
+    backlog: new RecordBacklog(Math.max(1, options.parallelism)),
   };
   const walker = new Walker<PlannedOperation>(operations, {
     parallelism: options.parallelism,
@@ -160,7 +170,9 @@ async function runOperation(op: PlannedOperation, release: () => void, run: Exec
       return { status: 'skipped', op, reason: `not sent: the state could not record that it was in flight (${describeError(run.recording.firstError)})` };
     }
     invitation = await send(op, run.options);
+    run.backlog.answered();
   } catch (error) {
+    if (error instanceof AnswerNotKeptError) return answerNotKept(op, error, run);
     return outcomeUnknown(error) ? markNoAnswer(op, error, run) : refused(op, error, run);
   } finally {
     release();
@@ -202,6 +214,25 @@ async function markNoAnswer(op: PlannedOperation, error: ApiNetworkError, run: E
   };
 }
 
+/** Performed, its file lost: the mark (set before sending) stays, saying why, for the next run to recover the file. */
+async function answerNotKept(op: PlannedOperation, error: AnswerNotKeptError, run: Execution): Promise<OperationOutcome> {
+  const marking = run.options.recorder.markUnknown?.(op.address, unknownMark(op, run.options, `performed, but its file could not be saved: ${error.message}`));
+  const kept = marking
+    ? await marking.then(
+        () => true,
+        (recordError: unknown) => (run.recording.fail(recordError), false),
+      )
+    : false;
+  const advice = kept
+    ? 'It is recorded as an unknown outcome: the next apply finds it on the portal and saves its file from there, without sending it again.'
+    : 'Check the portal for the invitation before running apply again.';
+  return {
+    status: 'failed',
+    op,
+    error: new AnswerNotKeptError(`the portal performed it, but its invitation file could not be saved (${error.message.replace(/\.$/, '')}). ${advice}`, { cause: error }),
+  };
+}
+
 /** The portal answered with a refusal: nothing was done, so an in-flight mark is cleared. */
 async function refused(op: PlannedOperation, error: unknown, run: Execution): Promise<OperationOutcome> {
   if (op.request.idempotent === false) await run.options.recorder.clearUnknown?.(op.address).catch((clearError: unknown) => run.recording.fail(clearError));
@@ -212,7 +243,7 @@ async function refused(op: PlannedOperation, error: unknown, run: Execution): Pr
 async function recordApplied(op: PlannedOperation, run: Execution): Promise<OperationOutcome> {
   const entry = entryOf(op, run.options);
   try {
-    await run.backlog.around(() => run.options.recorder.record(op.address, entry));
+    await run.backlog.recorded(() => run.options.recorder.record(op.address, entry));
     return { status: 'applied', op };
   } catch (error) {
     run.recording.fail(error);
@@ -238,8 +269,12 @@ async function send(op: PlannedOperation, options: ExecuteOptions): Promise<stri
     throw error;
   });
   if (response?.type !== 'file') return undefined;
-  if (!options.saveInvitation) throw new PortalctlError(`${op.address} answered with an invitation file, and no place to save it was given.`);
-  return options.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
+  try {
+    if (!options.saveInvitation) throw new PortalctlError('no place to save it was given');
+    return await options.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
+  } catch (error) {
+    throw new AnswerNotKeptError(describeError(error), { cause: error });
+  }
 }
 
 function entryOf(op: PlannedOperation, options: ExecuteOptions): StateEntry {

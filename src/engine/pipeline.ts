@@ -20,7 +20,7 @@ import { ConfigError } from './config/errors.js';
 import { learnRelease, releaseFrom, type PortalRelease } from './release.js';
 import { compareVersions } from '../core/version.js';
 import type { LiveReader } from '../core/request.js';
-import { revealRecorded } from './state-values.js';
+import { concealPreviousValues, revealRecorded } from './state-values.js';
 import { PhaseTracker, type ProgressObserver } from './progress.js';
 
 export interface LivePortal {
@@ -294,7 +294,8 @@ async function planWith(
     ...(request.digest === undefined ? {} : { digest: request.digest }),
   });
   // Operations whose outcome is unknown are judged against the live portal before anything else.
-  const checked = withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded));
+  // A reference's previous value (rotated since the last apply) is never shown in clear.
+  const checked = concealPreviousValues(withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded)), recorded, config.redact);
   const unknownRelease = releaseWarning(config, portal, url);
   const warned = unknownRelease ? { ...checked, warnings: [unknownRelease, ...checked.warnings] } : checked;
   // What apply would refuse is part of the plan, so the reviewed plan says it (safety.ts).

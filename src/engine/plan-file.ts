@@ -64,6 +64,8 @@ const operationsText = (plan: Plan): string =>
 export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): void {
   const reasons: string[] = [];
   if (saved.portal.url !== fresh.portal.url) reasons.push(`it was made for ${saved.portal.url}, not ${fresh.portal.url}`);
+  // The organization, not only its URL: another organization can answer at the same URL (a restored or replaced portal).
+  if (saved.portal.id !== fresh.portal.id) reasons.push(`it was made for the organization ${saved.portal.id ?? '(not read)'}, and ${fresh.portal.url} is now the organization ${fresh.portal.id ?? '(not read)'}`);
   const was = saved.state ? `${saved.state.lineage} serial ${saved.state.serial}` : 'no recorded state';
   const now = fresh.state ? `${fresh.state.lineage} serial ${fresh.state.serial}` : 'no recorded state';
   if (was !== now) reasons.push(`the recorded state changed (${was} -> ${now})`);

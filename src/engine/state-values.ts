@@ -9,6 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../core/json.js';
+import { mayHoldFingerprint, type StateDocument } from '../state/index.js';
+import type { Plan } from './plan.js';
+import { previousReferenceValue } from './render/values.js';
 
 const FINGERPRINT = /^sha256:([0-9a-f]{64}):/;
 
@@ -60,4 +63,48 @@ function containsFingerprint(value: JsonValue | undefined): boolean {
   }
   for (const key in value) if (containsFingerprint(value[key])) return true;
   return false;
+}
+
+/**
+ * The plan with every live string that is the previous value of a reference (rotated since the
+ * last apply: its sha256 is a fingerprint the state recorded) shown as that reference, marked as
+ * changed, never in clear: in the text, markdown and JSON plans and in a saved plan. A string
+ * that is a reference's current value is left to the redactor, which shows the reference.
+ */
+export function concealPreviousValues(plan: Plan, state: StateDocument | undefined, redact: <T>(value: T) => T): Plan {
+  if (!state) return plan;
+  const mayHold = mayHoldFingerprint(state);
+  const previous = (address: string): Map<string, string> | undefined => {
+    const recorded = mayHold(address) ? state.resources[address]?.value : undefined;
+    if (recorded === undefined || !containsFingerprint(recorded)) return undefined;
+    const fingerprints = new Map<string, string>();
+    mapStrings(recorded, (text) => {
+      const match = FINGERPRINT.exec(text);
+      const hash = match?.[1];
+      if (match && hash !== undefined) fingerprints.set(hash, text.slice(match[0].length));
+      return text;
+    });
+    return fingerprints;
+  };
+  const conceal = (value: JsonValue, fingerprints: Map<string, string>): JsonValue =>
+    mapStrings(value, (text) => {
+      if (redact(text) !== text) return text;
+      const hash = hashOf(text);
+      const template = fingerprints.get(hash);
+      return template === undefined ? text : previousReferenceValue(template, hash);
+    });
+  let changed = false;
+  const operations = plan.operations.map((op) => {
+    const fingerprints = previous(op.address);
+    if (!fingerprints) return op;
+    changed = true;
+    return { ...op, before: conceal(op.before, fingerprints) };
+  });
+  const drift = plan.drift.map((entry) => {
+    const fingerprints = previous(entry.address);
+    if (!fingerprints) return entry;
+    changed = true;
+    return { ...entry, before: conceal(entry.before, fingerprints), after: conceal(entry.after, fingerprints) };
+  });
+  return changed ? { ...plan, operations, drift } : plan;
 }

@@ -9,16 +9,22 @@
  *   command, how many addresses changed, and what the write changed (journal.ts), from which
  *   `readSerial` rebuilds it. Files of earlier releases hold the whole state instead. The last
  *   100 by default.
- * - Lock: `<file>.lock` created with O_EXCL holding LockInfo as JSON. A lock past its expiry,
- *   or whose process is gone on this host, may be taken over (the StateLock says so).
+ * - Lock: `<file>.lock` holding LockInfo as JSON, written whole under a temporary name and
+ *   linked into place (which fails when the lock exists), so that it appears whole or not at
+ *   all: a kill never leaves an empty lock, and a run that finds the lock always reads its
+ *   holder. A lock past its expiry, or whose process is gone on this host, is taken over, and
+ *   the run says so (the StateLock and `onNotice`).
+ * - Temporary files: named after the host and process that writes them; the lock's holder
+ *   removes those of processes gone from this host (a run killed while it wrote).
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
+import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
-import { describeHolder, formatWait } from './lock.js';
+import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { readStateLines } from './state-file.js';
 import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange } from './journal.js';
@@ -184,7 +190,7 @@ export class FileStateStore implements StateStore {
    * leaves as the only one. Where the file system has no hard links, it is copied.
    */
   private async keepBackup(): Promise<void> {
-    const temp = join(dirname(this.backupPath), `.${basename(this.backupPath)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const temp = temporaryName(this.backupPath, this.identity.host, this.identity.pid);
     try {
       try {
         await link(this.path, temp);
@@ -307,6 +313,7 @@ export class FileStateStore implements StateStore {
       const info = this.identity.lockInfo(request, this.command, created, created + (request.ttlMs ?? DEFAULT_LOCK_TTL_MS));
       if (await this.tryCreateLock(info)) {
         if (takenOver) this.onNotice?.(`Took over the state lock of ${describeHolder(takenOver.lock)}: ${takenOver.reason}.`, 'takeover');
+        await this.removeAbandonedTemporaries();
         return takenOver ? { info, takenOver } : { info };
       }
 
@@ -316,6 +323,8 @@ export class FileStateStore implements StateStore {
       if (staleReason !== undefined) {
         const removed = await this.removeLockIf(held.state === 'held' ? held.lock.id : undefined, held.raw);
         if (removed && held.state === 'held') takenOver = { lock: held.lock, reason: staleReason };
+        // A lock file without a record (an earlier release's, or not portalctl's): no holder to name, but said all the same.
+        else if (removed) this.onNotice?.(`Took over the state lock ${this.lockPath}: ${staleReason}.`, 'takeover');
         continue;
       }
       if (this.now() >= deadline) {
@@ -330,6 +339,7 @@ export class FileStateStore implements StateStore {
         toldWaiting = true;
         this.onNotice?.(`The state ${this.path} is locked by ${describeHolder(held.lock)}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
       }
+      if (request.signal?.aborted) throw stoppedWaiting(this.path);
       await this.sleep(Math.min(pollMs, Math.max(1, deadline - this.now())));
     }
   }
@@ -365,21 +375,48 @@ export class FileStateStore implements StateStore {
     return held.state === 'held' ? held.lock : undefined;
   }
 
+  /** The lock's record written whole, then linked to the lock's name: false when the lock exists. */
   private async tryCreateLock(info: LockInfo): Promise<boolean> {
-    let handle;
+    const temporary = temporaryName(this.lockPath, this.identity.host, this.identity.pid);
     try {
-      handle = await open(this.lockPath, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
+      const handle = await open(temporary, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
+      try {
+        await handle.writeFile(`${JSON.stringify(info, null, 2)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await link(temporary, this.lockPath);
+      await syncDirectory(dirname(this.lockPath));
+      return true;
     } catch (error) {
       if (errorCode(error) === 'EEXIST') return false;
-      throw new StateError(`Cannot create the state lock ${this.lockPath}: ${(error as Error).message}`, { cause: error });
-    }
-    try {
-      await handle.writeFile(`${JSON.stringify(info, null, 2)}\n`);
-      await handle.sync();
+      throw new StateError(`Cannot create the state lock ${this.lockPath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     } finally {
-      await handle.close();
+      await unlinkIfExists(temporary).catch(() => undefined);
     }
-    return true;
+  }
+
+  /** Temporary files of the state, its backup, history and lock that a process gone from this host left behind. */
+  private async removeAbandonedTemporaries(): Promise<void> {
+    const prefix = `.${basename(this.path)}.`;
+    await this.removeAbandonedIn(dirname(this.path), (name) => name.startsWith(prefix));
+    await this.removeAbandonedIn(this.historyDir, () => true);
+  }
+
+  private async removeAbandonedIn(directory: string, belongs: (name: string) => boolean): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch {
+      return;
+    }
+    const host = hostInName(this.identity.host);
+    for (const name of names) {
+      const writer = temporaryWriter(name);
+      if (!writer || !belongs(name) || writer.host !== host || writer.pid === this.identity.pid || processAlive(writer.pid)) continue;
+      await unlinkIfExists(join(directory, name)).catch(() => undefined);
+    }
   }
 
   private async readLock(): Promise<
@@ -396,8 +433,9 @@ export class FileStateStore implements StateStore {
       () => undefined,
     );
     if (modified === undefined) return { state: 'gone' };
-    const abandoned = this.now() - modified > UNREADABLE_LOCK_GRACE_MS;
-    return { state: 'unreadable', raw, staleReason: abandoned ? 'the lock file is unreadable and old' : undefined };
+    const age = this.now() - modified;
+    const abandoned = age > UNREADABLE_LOCK_GRACE_MS;
+    return { state: 'unreadable', raw, staleReason: abandoned ? `it held no readable lock record and was last written ${formatWait(age)} ago` : undefined };
   }
 
   private staleReason(lock: LockInfo): string | undefined {
@@ -413,7 +451,7 @@ export class FileStateStore implements StateStore {
    * only one taker gets it), check its content, and put it back if it changed meanwhile.
    */
   private async removeLockIf(expectedId: string | undefined, expectedRaw: string): Promise<boolean> {
-    const aside = join(dirname(this.lockPath), `.${basename(this.lockPath)}.${randomBytes(6).toString('hex')}`);
+    const aside = temporaryName(this.lockPath, this.identity.host, this.identity.pid);
     try {
       await rename(this.lockPath, aside);
     } catch (error) {
@@ -457,13 +495,30 @@ async function statIfExists(path: string): Promise<BigIntStats | undefined> {
 }
 
 /**
+ * A temporary name beside `target` that says who writes it: `.<name>.tmp-<host>-<pid>-<random>`,
+ * so that a later run can tell one a process gone from this host left behind.
+ */
+function temporaryName(target: string, host = osHostname(), pid = process.pid): string {
+  return join(dirname(target), `.${basename(target)}.tmp-${hostInName(host)}-${pid}-${randomBytes(6).toString('hex')}`);
+}
+
+const hostInName = (host: string): string => host.replace(/[^A-Za-z0-9.-]/g, '_');
+
+/** Who writes a temporary file named by temporaryName. */
+function temporaryWriter(name: string): { host: string; pid: number } | undefined {
+  const match = /\.tmp-(.+)-(\d+)-[0-9a-f]{12}$/.exec(name);
+  const [, host, pid] = match ?? [];
+  return host !== undefined && pid !== undefined ? { host, pid: Number(pid) } : undefined;
+}
+
+/**
  * Write `text` to `target` through a temp file in the same directory, fsync and rename. Returns
  * the identity of the file written (taken before the rename, so no other writer's file is
  * mistaken for it).
  */
 export async function writeFileAtomic(target: string, text: string): Promise<FileIdentity> {
   const directory = dirname(target);
-  const temp = join(directory, `.${basename(target)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const temp = temporaryName(target);
   const handle = await open(temp, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
   let written: FileIdentity;
   try {

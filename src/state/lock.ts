@@ -29,6 +29,13 @@ export interface LockRequest {
   ttlMs?: number;
   /** Poll interval while waiting. Default 100 ms. */
   pollMs?: number;
+  /** Stops waiting for a held lock (an interrupt): the attempt fails, or ends with the lock it already took. */
+  signal?: AbortSignal;
+}
+
+/** The error of a lock attempt stopped by its `signal` while it waited. */
+export function stoppedWaiting(where: string): Error {
+  return new Error(`Stopped waiting for the state lock of ${where}.`);
 }
 
 export interface StateLock {

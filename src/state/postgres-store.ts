@@ -13,11 +13,17 @@
  *   naming the real holder. When the holder dies or loses its connection, the database ends
  *   its session and the lock with it. Writes of the lock holder run on that same connection, so
  *   a run that lost its lock cannot write.
+ * - Every call is bounded: connecting by `connect_timeout`, each statement (the lock's, a
+ *   commit's) by `query_timeout` (URL parameters, in seconds). A server that stops answering
+ *   fails the command with a message naming the bound; the connection that waited is destroyed
+ *   (its late answers would be read as the next statement's), which for the lock's connection
+ *   means the lock is lost, and every socket this store opened is closed when it closes.
  */
 import { createHash } from 'node:crypto';
+import { Socket } from 'node:net';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
 import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
-import { describeHolder, formatWait } from './lock.js';
+import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { validateState, type StateDocument } from './format.js';
 import { carryWriterChanges, hasWriterChanges } from './journal.js';
 import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
@@ -126,6 +132,8 @@ export class PostgresStateStore implements StateStore {
    * state copied in at the same serial must have the same content).
    */
   private known: (StoredState & { shared: boolean }) | undefined;
+  /** Every socket this store opened and that is still open: closed, whatever the server does, when the store closes. */
+  private readonly sockets = new Set<Socket>();
 
   constructor(options: PostgresStateStoreOptions) {
     this.target = parsePostgresUrl(options.url, options.env ?? process.env);
@@ -146,11 +154,30 @@ export class PostgresStateStore implements StateStore {
 
   // ---- connections -------------------------------------------------------------------------
 
-  private clientConfig(purpose: string): ClientConfig {
+  /**
+   * The connection string node-postgres gets, with the password from a password file (~/.pgpass,
+   * PGPASSFILE) when neither the URL nor PGPASSWORD gave one: read here, as libpq would, since
+   * node-postgres's own lookup prints a deprecation warning.
+   */
+  private connection: Promise<{ connectionString: string; password?: string }> | undefined;
+  /** The password in use, whichever place it came from: never in a message. */
+  private password: string | undefined;
+
+  private async clientConfig(purpose: string): Promise<ClientConfig> {
+    this.connection ??= withPasswordFromFile(this.target);
+    const { connectionString, password } = await this.connection;
+    this.password = password ?? this.target.password;
     return {
-      connectionString: this.target.connectionString,
+      connectionString,
       application_name: `portalctl ${purpose}`.slice(0, 63),
-      connectionTimeoutMillis: 15_000,
+      connectionTimeoutMillis: this.target.connectTimeoutMs,
+      query_timeout: this.target.queryTimeoutMs,
+      stream: () => {
+        const socket = new Socket();
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        return socket;
+      },
     };
   }
 
@@ -158,14 +185,36 @@ export class PostgresStateStore implements StateStore {
   private backendError(error: unknown, doing: string): StateError {
     if (error instanceof StateError) return error;
     const message = error instanceof Error ? error.message : String(error);
-    const safe = this.target.password ? message.split(this.target.password).join('***') : message;
+    const password = this.password ?? this.target.password;
+    const safe = password ? message.split(password).join('***') : message;
+    if (isQueryTimeout(error)) {
+      return new StateBackendError(
+        `The PostgreSQL state at ${this.describe()} did not answer within ${seconds(this.target.queryTimeoutMs)} while trying to ${doing} it ` +
+          '(the query_timeout=SECONDS parameter of the state URL sets this bound).',
+        { cause: error },
+      );
+    }
+    if (isConnectTimeout(error)) {
+      return new StateBackendError(
+        `Could not connect to the PostgreSQL state at ${this.describe()} within ${seconds(this.target.connectTimeoutMs)} to ${doing} it ` +
+          '(the connect_timeout=SECONDS parameter of the state URL, or PGCONNECT_TIMEOUT, sets this bound).',
+        { cause: error },
+      );
+    }
+    if (/client password must be a string/.test(message)) {
+      return new StateBackendError(
+        `Cannot ${doing} the PostgreSQL state at ${this.describe()}: the server asks for a password and none was given. ` +
+          'Set PGPASSWORD, or put it in a password file (~/.pgpass, or the file PGPASSFILE names).',
+        { cause: error },
+      );
+    }
     return new StateBackendError(`Cannot ${doing} the PostgreSQL state at ${this.describe()}: ${safe}`, { cause: error });
   }
 
   private async getPool(): Promise<Pool> {
     if (this.pool) return this.pool;
     const pg = await loadPg();
-    const pool = new pg.Pool({ ...this.clientConfig('state'), max: 4, allowExitOnIdle: true, idleTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({ ...(await this.clientConfig('state')), max: 4, allowExitOnIdle: true, idleTimeoutMillis: 5_000 });
     // An idle connection dropped by the server is not an error of any command.
     pool.on('error', () => undefined);
     this.pool = pool;
@@ -178,11 +227,18 @@ export class PostgresStateStore implements StateStore {
    */
   private async withClient<T>(doing: string, action: (client: ClientBase) => Promise<T>, options: { pooled?: boolean } = {}): Promise<T> {
     if (this.held && !options.pooled) {
-      if (this.held.lost) throw this.lostLockError(this.held.lost);
+      const held = this.held;
+      if (held.lost) throw this.lostLockError(held.lost);
       try {
-        return await action(this.held.client);
+        return await action(held.client);
       } catch (error) {
-        if (this.held.lost) throw this.lostLockError(this.held.lost);
+        if (isQueryTimeout(error) || error instanceof CommitTimeoutError) {
+          // A late answer would be taken for the next statement's: the connection, and the lock with it, is given up.
+          held.lost ??= error instanceof Error ? error : new Error(String(error));
+          held.client.connection.stream.destroy();
+          throw this.backendError(error, doing);
+        }
+        if (held.lost) throw this.lostLockError(held.lost);
         throw this.backendError(error, doing);
       }
     }
@@ -192,12 +248,16 @@ export class PostgresStateStore implements StateStore {
     } catch (error) {
       throw this.backendError(error, doing);
     }
+    let failed: unknown;
     try {
       return await action(client);
     } catch (error) {
+      failed = error;
       throw this.backendError(error, doing);
     } finally {
-      client.release();
+      if (isQueryTimeout(failed) || failed instanceof CommitTimeoutError) client.connection.stream.destroy();
+      // A connection that failed is not reused.
+      client.release(failed !== undefined);
     }
   }
 
@@ -211,14 +271,25 @@ export class PostgresStateStore implements StateStore {
 
   private async transaction<T>(client: ClientBase, action: () => Promise<T>): Promise<T> {
     await client.query('BEGIN');
+    let result: T;
     try {
-      const result = await action();
-      await client.query('COMMIT');
-      return result;
+      result = await action();
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A server that did not answer will not answer a rollback either: its connection is given up instead.
+      if (!isQueryTimeout(error)) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
+    try {
+      await client.query('COMMIT');
+    } catch (error) {
+      if (!isQueryTimeout(error)) throw error;
+      throw new CommitTimeoutError(
+        `The PostgreSQL state at ${this.describe()} did not answer the commit of a write within ${seconds(this.target.queryTimeoutMs)}; ` +
+          'the write may or may not have been committed (the query_timeout=SECONDS parameter of the state URL sets this bound).',
+        { cause: error },
+      );
+    }
+    return result;
   }
 
   // ---- schema ------------------------------------------------------------------------------
@@ -381,7 +452,7 @@ export class PostgresStateStore implements StateStore {
 
   async lock(request: LockRequest): Promise<StateLock> {
     const pg = await loadPg();
-    const client = new pg.Client(this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`));
+    const client = new pg.Client(await this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`));
     const held: HeldLock = { client, info: this.identity.lockInfo(request, this.command, Date.now()) };
     // A dropped connection must not crash the process: the next use reports it.
     client.on('error', (error: Error) => (held.lost ??= error));
@@ -389,7 +460,7 @@ export class PostgresStateStore implements StateStore {
       await client.connect();
       await this.ensureSchema(client, true);
     } catch (error) {
-      await client.end().catch(() => undefined);
+      await endClient(client, true, this.target.queryTimeoutMs);
       throw this.backendError(error, 'lock');
     }
     const timeoutMs = request.timeoutMs ?? 0;
@@ -423,10 +494,11 @@ export class PostgresStateStore implements StateStore {
           toldWaiting = true;
           this.onNotice?.(`The state ${this.where()} is locked by ${describeHolder(await this.holder(client))}; waiting up to ${formatWait(timeoutMs)} (--lock-timeout).`, 'waiting');
         }
+        if (request.signal?.aborted) throw stoppedWaiting(this.where());
         await this.sleep(Math.min(request.pollMs ?? DEFAULT_POLL_MS, Math.max(1, deadline - Date.now())));
       }
     } catch (error) {
-      await client.end().catch(() => undefined);
+      await endClient(client, true, this.target.queryTimeoutMs);
       throw this.backendError(error, 'lock');
     }
   }
@@ -485,6 +557,7 @@ export class PostgresStateStore implements StateStore {
     const held = this.held;
     if (!held || held.info.id !== lock.info.id) return;
     this.held = undefined;
+    let abandon = held.lost !== undefined;
     try {
       if (!held.lost) {
         await held.client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1 AND lock_id = $2`, [this.name, held.info.id]);
@@ -492,8 +565,9 @@ export class PostgresStateStore implements StateStore {
       }
     } catch {
       // Closing the session below releases the lock in any case.
+      abandon = true;
     } finally {
-      await held.client.end().catch(() => undefined);
+      await endClient(held.client, abandon, this.target.queryTimeoutMs);
     }
   }
 
@@ -546,7 +620,10 @@ export class PostgresStateStore implements StateStore {
     if (this.held) await this.unlock({ info: this.held.info });
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.end().catch(() => undefined);
+    // A server that stopped answering never ends a session politely: its sockets are closed here.
+    await withinBound(pool?.end().catch(() => undefined), this.target.queryTimeoutMs);
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
   }
 }
 
@@ -578,4 +655,57 @@ export async function migrateSchema(client: ClientBase, schema: string, upTo: nu
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/** The connection string with the password of the password file's first matching line, if any (https://www.postgresql.org/docs/current/libpq-pgpass.html). */
+async function withPasswordFromFile(target: PostgresTarget): Promise<{ connectionString: string; password?: string }> {
+  const key = target.passwordFileKey;
+  if (!key) return { connectionString: target.connectionString };
+  // It comes with pg; where a package manager keeps it out of reach, there is no password file lookup.
+  const pgpass = await import('pgpass').then(
+    (module) => module.default,
+    () => undefined,
+  );
+  if (!pgpass) return { connectionString: target.connectionString };
+  const password = await new Promise<string | undefined>((resolve) => pgpass(key, resolve));
+  if (password === undefined || password === '') return { connectionString: target.connectionString };
+  const url = new URL(target.connectionString);
+  url.password = encodeURIComponent(password);
+  return { connectionString: url.toString(), password };
+}
+
+/** A commit that got no answer in time: it may or may not have been committed. */
+export class CommitTimeoutError extends StateBackendError {}
+
+/** node-postgres's error for a statement whose answer did not come within query_timeout. */
+function isQueryTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
+}
+
+/** node-postgres's errors for a connection not made within connectionTimeoutMillis. */
+function isConnectTimeout(error: unknown): boolean {
+  return error instanceof Error && /timeout expired|connection timeout/i.test(error.message);
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/** Waits for `work`, at most `ms`. */
+async function withinBound(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * Ends a client's session: politely, or by closing its socket when `abandon` is set (its server
+ * did not answer) or when the polite end is not answered within `patienceMs`.
+ */
+async function endClient(client: Client, abandon: boolean, patienceMs: number): Promise<void> {
+  if (abandon) client.connection.stream.destroy();
+  const ended = client.end().catch(() => undefined);
+  const timer = setTimeout(() => client.connection.stream.destroy(), patienceMs);
+  await ended;
+  clearTimeout(timer);
 }

@@ -7,37 +7,58 @@ import { UsageError } from '../core/errors.js';
 export const DEFAULT_STATE_SCHEMA = 'portalctl';
 export const DEFAULT_STATE_NAME = 'default';
 
+/**
+ * Whether a `--state` value is meant as a database URL: anything that starts with `postgres:` or
+ * `postgresql:`, also mistyped (`postgres:/user:pw@host/db`), so that it is parsed and refused
+ * with a clear message instead of being taken for a file path (and printed, password and all).
+ */
 export function isPostgresUrl(spec: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(spec);
+  return /^postgres(ql)?:/i.test(spec);
 }
 
-/** The URL without its password (also a `password=` query parameter); safe to print. */
+/** The URL without its password (also a `password=` query parameter); safe to print, parseable or not. */
 export function redactPostgresUrl(spec: string): string {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(spec);
   } catch {
-    // Not parseable: drop anything between "//user:" and "@".
-    return spec.replace(/(\/\/[^/:@]*):[^@/]*@/, '$1@');
+    url = undefined;
   }
-  url.password = '';
-  if (url.searchParams.has('password')) url.searchParams.delete('password');
-  return url.toString();
+  if (url && url.host !== '') {
+    url.password = '';
+    if (url.searchParams.has('password')) url.searchParams.delete('password');
+    return url.toString();
+  }
+  // Not a URL with a host: drop whatever stands between "user:" and "@" after the scheme, and any password= parameter.
+  return spec.replace(/^(postgres(?:ql)?:\/*[^/:@?#]*):[^@]*@/i, '$1@').replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
 /** Any postgres URL inside a text (a command line, an error message) shown without its password. */
 export function redactPostgresUrlsIn(text: string): string {
-  return text.replace(/postgres(?:ql)?:\/\/[^\s"']+/gi, (match) => redactPostgresUrl(match));
+  return text.replace(/postgres(?:ql)?:[^\s"']+/gi, (match) => redactPostgresUrl(match));
 }
 
 export interface PostgresTarget {
-  /** For node-postgres only (it holds the password): the URL without our own `schema` parameter. */
+  /** For node-postgres only (it holds the password): the URL without our own parameters. */
   connectionString: string;
   password: string | undefined;
   schema: string;
   /** The URL to show. */
   shown: string;
+  /** What a password file (~/.pgpass, PGPASSFILE) is searched for, when neither the URL nor PGPASSWORD gives a password. */
+  passwordFileKey?: { host: string; port: string; database: string; user: string };
+  /** How long connecting may take (`connect_timeout`, seconds, as libpq reads it; else PGCONNECT_TIMEOUT). */
+  connectTimeoutMs: number;
+  /** How long any one statement, commits included, may wait for the server's answer (`query_timeout`, seconds). */
+  queryTimeoutMs: number;
 }
+
+/** Default bounds: a database that stops answering fails the command instead of holding it forever. */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
+export const DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
+
+/** libpq's sslmode values (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNECT-SSLMODE). */
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
 
 const SCHEMA_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -49,24 +70,72 @@ export function checkStateName(name: string): string {
   return name;
 }
 
+/** A timeout parameter in seconds (a positive number), from the URL or else the environment. */
+function seconds(url: URL, parameter: string, fallback: string | undefined, defaultSeconds: number, shown: string): number {
+  const text = url.searchParams.get(parameter) ?? fallback;
+  url.searchParams.delete(parameter);
+  if (text === undefined || text === '') return defaultSeconds * 1000;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`The state URL ${shown} sets ${parameter}=${text}; it takes a number of seconds greater than 0 (default ${defaultSeconds}).`);
+  }
+  return Math.round(value * 1000);
+}
+
+/** The password from the URL, decoded; a broken %-escape is named, never shown. */
+function urlPassword(url: URL, shown: string): string | undefined {
+  if (!url.password) return undefined;
+  try {
+    return decodeURIComponent(url.password);
+  } catch {
+    const escape = /%(?![0-9A-Fa-f]{2})/.exec(url.password) ? 'a "%" not followed by two hexadecimal digits' : 'a %-escape that is not UTF-8';
+    throw new UsageError(`The password in the state URL ${shown} holds ${escape}. Write "%" as %25 (and other reserved characters %-encoded), or leave the password out of the URL and set PGPASSWORD or a .pgpass file instead.`);
+  }
+}
+
 /** Parse a state URL; the password comes from the URL or, failing that, from PGPASSWORD. */
 export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): PostgresTarget {
-  let url: URL;
+  const shown = redactPostgresUrl(spec);
+  let url: URL | undefined;
   try {
     url = new URL(spec);
   } catch {
-    throw new UsageError(`--state ${redactPostgresUrl(spec)} is not a valid postgres:// URL.`);
+    url = undefined;
+  }
+  // `postgres:/user@host/db` parses as a URL without a host: refused like one that does not parse.
+  if (!url || !/^postgres(ql)?:\/\//i.test(spec) || url.hostname === '') {
+    throw new UsageError(`--state ${shown} is not a valid PostgreSQL URL; write it as postgres://user@host:port/database (the password in PGPASSWORD or .pgpass).`);
   }
   const schema = url.searchParams.get('schema') ?? DEFAULT_STATE_SCHEMA;
   if (!SCHEMA_PATTERN.test(schema)) throw new UsageError(`The state URL's schema "${schema}" must be a plain SQL name (letters, digits, "_").`);
-  const password = url.password ? decodeURIComponent(url.password) : url.searchParams.get('password') ?? env['PGPASSWORD'] ?? undefined;
-  const shown = redactPostgresUrl(spec);
+  const sslmode = url.searchParams.get('sslmode');
+  if (sslmode !== null && !SSL_MODES.includes(sslmode)) {
+    throw new UsageError(`The state URL ${shown} sets sslmode=${sslmode}; it takes one of ${SSL_MODES.join(', ')} (as libpq reads it).`);
+  }
+  const password = urlPassword(url, shown) ?? url.searchParams.get('password') ?? env['PGPASSWORD'] ?? undefined;
+  const connectTimeoutMs = seconds(url, 'connect_timeout', env['PGCONNECT_TIMEOUT'], DEFAULT_CONNECT_TIMEOUT_SECONDS, shown);
+  const queryTimeoutMs = seconds(url, 'query_timeout', undefined, DEFAULT_QUERY_TIMEOUT_SECONDS, shown);
   // node-postgres takes settings from the connection string over separate ones: the password
   // goes in it (this string is never shown).
   url.password = password ? encodeURIComponent(password) : '';
   url.searchParams.delete('password');
   url.searchParams.delete('schema');
   // sslmode means what it means to libpq (require: encrypted, verify-full: also checks the certificate and host).
-  if (url.searchParams.has('sslmode') && !url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
-  return { connectionString: url.toString(), password: password === '' ? undefined : password, schema, shown };
+  if (sslmode !== null && !url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
+  const user = decodeURIComponent(url.username) || env['PGUSER'] || env['USER'] || env['USERNAME'] || '';
+  const passwordFileKey = {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port || env['PGPORT'] || '5432',
+    database: decodeURIComponent(url.pathname.slice(1)) || env['PGDATABASE'] || user,
+    user,
+  };
+  return {
+    connectionString: url.toString(),
+    password: password === '' ? undefined : password,
+    schema,
+    shown,
+    connectTimeoutMs,
+    queryTimeoutMs,
+    ...(password ? {} : { passwordFileKey }),
+  };
 }

@@ -2,8 +2,9 @@
 import { mkdtempSync, writeFileSync, rmSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { configFileLimit, largestConfigFileLimit, loadConfig, maxConfigFileBytes, validateConfig } from '../../src/engine/config/index.js';
+import { Alias } from 'yaml';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { configFileLimit, largestConfigFileLimit, loadConfig, maxConfigFileBytes, maxExpandedNodes, validateConfig } from '../../src/engine/config/index.js';
 import { registry } from '../../src/registry.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-'));
@@ -33,7 +34,8 @@ describe('hostile input', () => {
       rows.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]`);
     }
     const diagnostics = await diagnosticsOf('laughs.yaml', `version: 1\n${rows.join('\n')}\n`);
-    expect(diagnostics.map((d) => [d.code, d.location?.line])).toEqual([['yaml/alias-limit', 3]]);
+    // 9^7 nodes at line 8 pass the limit: refused at the alias that crosses it, before anything is built of it.
+    expect(diagnostics.map((d) => [d.code, d.location?.line])).toEqual([['yaml/alias-limit', 8]]);
   });
 
   it.each([
@@ -122,5 +124,59 @@ describe('hostile input', () => {
   it('an empty file', async () => {
     const diagnostics = await diagnosticsOf('empty.yaml', '');
     expect(diagnostics.map((d) => d.code)).toEqual(['schema/wrong-type']);
+  });
+});
+
+/** The issue's file: a list of `words` words under an anchor, then 99 category trees that each alias it. */
+function aliasedWords(words: number): string {
+  const list = Array.from({ length: words }, (_, index) => `  - word${index}`).join('\n');
+  const trees = Array.from({ length: 99 }, (_, index) => `  { title: T${index}, categories: *a }`).join(',\n');
+  return `version: 1\nx-anchor: &a\n${list}\norganization: { categorySchema: [\n${trees} ] }\n`;
+}
+
+describe('aliases are bounded by the size of the expanded document, not by their number', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('1,000 words aliased 99 times: every problem found, each alias resolved once, never by scanning the document', async () => {
+    // The yaml package's Alias.resolve scans the whole document; called once per diagnostic it made validation quadratic.
+    const resolve = vi.spyOn(Alias.prototype, 'resolve');
+    const diagnostics = await diagnosticsOf('aliased-words.yaml', aliasedWords(1_000));
+    expect(resolve).not.toHaveBeenCalled();
+    // 99 x 1,000 category entries that are words, not mappings, beside the unknown top-level key
+    // and too many trees: the first thousand are described and located, the rest counted.
+    expect(diagnostics).toHaveLength(1_001);
+    const wrongType = diagnostics.filter((d) => d.code === 'schema/wrong-type');
+    expect(wrongType.length).toBeGreaterThan(990);
+    // Each located in the anchored list the alias names (lines 3 to 1,002).
+    for (const diagnostic of wrongType) {
+      expect(diagnostic.location?.line).toBeGreaterThanOrEqual(3);
+      expect(diagnostic.location?.line).toBeLessThanOrEqual(1002);
+    }
+    expect(diagnostics.find((d) => d.code === 'schema/too-many-problems')?.message).toMatch(
+      /^The file has 99,00\d schema problems; the first 1,000 are listed, and nothing else of the file is checked\.$/,
+    );
+  });
+
+  it('a list aliased past the limit is refused at the alias that crosses it, before validation walks it', async () => {
+    // Each tree adds 20,005 nodes (its alias 20,001): the 49th passes 1,000,000 (with the anchored list and the rest).
+    const words = 20_000;
+    expect(maxExpandedNodes).toBe(1_000_000);
+    const diagnostics = await diagnosticsOf('over-limit.yaml', aliasedWords(words));
+    expect(diagnostics).toHaveLength(1);
+    const [refusal] = diagnostics;
+    expect(refusal).toMatchObject({ severity: 'error', code: 'yaml/alias-limit', location: { file: 'over-limit.yaml' } });
+    expect(refusal?.message).toContain('1,000,000');
+    expect(refusal?.location).toMatchObject({ line: words + 4 + 48, column: 29 });
+  });
+
+  it('an alias inside the node it names is refused, not expanded forever', async () => {
+    const diagnostics = await diagnosticsOf('recursive.yaml', 'version: 1\nx-loop: &loop\n  - a\n  - *loop\n');
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['yaml/recursive-alias', 4, 5]]);
+  });
+
+  it('many aliases of small values are fine: their number is not the limit', async () => {
+    const users = Array.from({ length: 500 }, (_, index) => `  - { username: u${index}, level: ${index === 0 ? '&level 2' : '*level'} }`).join('\n');
+    const diagnostics = await diagnosticsOf('many-aliases.yaml', `version: 1\nportal: { url: https://gis.example.com/portal/sharing/rest, edition: self-managed, version: "10.6" }\nusers:\n${users}\n`);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { parseDocument, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseYamlSource } from '../../src/engine/config/source.js';
 import { yamlDataOnly } from '../../src/engine/config/yaml-data.js';
+import { expandYamlDocument } from '../../src/engine/config/yaml-expand.js';
 
 /** What the positioned path reads: the `yaml` package with the options source.ts uses. */
 function positioned(text: string): { data?: unknown; errors: string[]; warnings: string[] } {
@@ -133,18 +134,45 @@ describe('documents the fast path leaves to the yaml package', () => {
     ]);
   });
 
-  it('the alias limit still holds (the fast path never expands aliases)', () => {
+  it('the expanded-size limit still holds (the fast path never expands aliases)', () => {
+    // Each level holds ten aliases of the one before: the sixth (line 6) stands for 1.1 million nodes, from 70 written.
     const rows = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (const [index, name] of ['b', 'c', 'd', 'e'].entries()) rows.push(`${name}: &${name} [${Array(10).fill(`*${String.fromCharCode(97 + index)}`).join(', ')}]`);
+    for (const [index, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries()) rows.push(`${name}: &${name} [${Array(10).fill(`*${String.fromCharCode(97 + index)}`).join(', ')}]`);
     const source = parseYamlSource('laughs.yaml', `${rows.join('\n')}\n`);
     expect(source.data).toBeUndefined();
-    expect(source.diagnostics.map((d) => [d.code, d.location?.line])).toEqual([['yaml/alias-limit', 2]]);
+    expect(source.diagnostics.map((d) => [d.code, d.location?.line])).toEqual([['yaml/alias-limit', 6]]);
   });
 
   it('a few aliases are expanded as the yaml package does', () => {
     const source = parseYamlSource('aliases.yaml', 'base: &base {a: 1}\ncopy: *base\n');
     expect(source.diagnostics).toEqual([]);
     expect(source.data).toStrictEqual({ base: { a: 1 }, copy: { a: 1 } });
+  });
+});
+
+describe('aliases expanded under the size bound give what the yaml package gives', () => {
+  it.each([
+    ['an alias of a mapping', 'base: &base {a: 1, b: [x, y]}\ncopy: *base\n'],
+    ['an alias of a scalar, also as a key', 'name: &n field\nother: *n\n*n : 3\n'],
+    ['an anchor defined again: an alias takes the latest', 'a: &x 1\nb: *x\nc: &x 2\nd: *x\n'],
+    ['anchors inside anchors', 'outer: &o {inner: &i [1, 2], more: *i}\ncopy: *o\nagain: *i\n'],
+    ['merge keys in a YAML 1.1 document', '%YAML 1.1\n---\nbase: &b {a: 1, b: 2}\nother: &c {c: 3}\nm: {<<: [*b, *c], a: 9}\nn: {<<: *b}\n'],
+    ['a merge key in YAML 1.2 is a plain key', 'base: &b {a: 1}\nm: {<<: *b}\n'],
+    ['__proto__ and inherited names as keys', '__proto__: &p {a: 1}\ntoString: *p\nconstructor: 2\n'],
+    ['a null key and an empty value', '~: &e\nk: *e\n'],
+    ['collection keys', '[a, b]: 1\n{x: 1, y: [z]}: 2\n'],
+    ['an aliased list in a list', 'l: &l [1, [2, 3]]\nm: [*l, *l]\n'],
+  ])('%s', (_name, text) => {
+    const doc = parseDocument(text, { uniqueKeys: true, strict: true, stringKeys: false });
+    expect(doc.errors).toEqual([]);
+    expect(expandYamlDocument(doc, 1_000)).toStrictEqual(doc.toJS({ maxAliasCount: -1 }));
+  });
+
+  it('counts each alias as the nodes it stands for, and refuses past the limit', () => {
+    // base: 1 mapping + 2 keys + 2 values = 5 nodes; the document: its mapping, then a key and 5 nodes three times.
+    const doc = parseDocument('base: &b {a: 1, c: 2}\nx: *b\ny: *b\n');
+    expect(() => expandYamlDocument(doc, 19)).not.toThrow();
+    expect(() => expandYamlDocument(doc, 18)).toThrow(/more than 18 nodes/);
   });
 });
 

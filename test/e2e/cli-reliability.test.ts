@@ -63,6 +63,15 @@ describe('CLI reliability', () => {
     expect(again.code, again.stderr).toBe(0);
   });
 
+  it('a mistyped database URL (one slash) is refused before anything is read, its password never printed', async () => {
+    const result = await portal.run(['plan', config], { state: 'postgres:/ci:S3cretPw@db.example.com/portalctl' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: --state postgres:/ci@db.example.com/portalctl is not a valid PostgreSQL URL');
+    expect(result.stdout + result.stderr).not.toContain('S3cretPw');
+    noStackTrace(result);
+    expect(await portal.requests()).toEqual([]);
+  });
+
   it('Ctrl-C while plan reads the portal says so and exits 130', async () => {
     await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', delayMs: 30_000, count: 1 });
     const running = portal.start(['plan', config]);
@@ -182,5 +191,34 @@ describe('interrupts with the state in PostgreSQL', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('the PostgreSQL password kept out of the URL', () => {
+  const url = inject('postgresUrl');
+  let portal: CliPortal;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+  });
+  afterEach(async () => portal.dispose());
+
+  it('comes from PGPASSWORD, or from a password file (PGPASSFILE, ~/.pgpass) without any warning', async () => {
+    const config = await portal.writeConfig(THREE_CHANGES);
+    const parsed = new URL(url);
+    const password = decodeURIComponent(parsed.password);
+    parsed.password = '';
+    const bare = parsed.toString();
+    const passwordFile = join(portal.dir, 'pgpass');
+    await writeFile(passwordFile, `# host:port:database:user:password\n${parsed.hostname}:${parsed.port}:*:${parsed.username}:${password}\n`, { mode: 0o600 });
+    const environments: Record<string, string>[] = [{ PGPASSWORD: password }, { PGPASSFILE: passwordFile }];
+    for (const env of environments) {
+      const result = await portal.run(['plan', config, '--state-name', `password-${Object.keys(env)[0]}`, '--detailed-exitcode'], { state: bare, env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toBe('');
+    }
+    // Without either, the message says where a password goes (and the command ends).
+    const refused = await portal.run(['plan', config], { state: bare, env: { PGPASSFILE: join(portal.dir, 'none') } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the server asks for a password and none was given. Set PGPASSWORD, or put it in a password file (~/.pgpass, or the file PGPASSFILE names).');
   });
 });

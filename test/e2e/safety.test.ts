@@ -4,7 +4,7 @@
  * into any output, log line, error, plan file or state file.
  */
 import { networkInterfaces } from 'node:os';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -79,6 +79,30 @@ describe('safety guards through the CLI', () => {
     expect(apply.code).toBe(1);
     expect(apply.stderr).toMatch(/The saved plan is stale: .*the recorded state changed \(no recorded state -> [0-9a-f-]+ serial \d+\)/);
     expect(await portal.requests({ writesOnly: true })).toHaveLength(0);
+  });
+
+  it('refuses a saved plan for another organization at the same URL, and one whose organization id was edited', async () => {
+    expect((await portal.run(['plan', config, '--out', 'saved.json'])).code).toBe(0);
+    // The same data, another organization behind the same URL; a state of its own, new.
+    const live = await portal.state();
+    await portal.replaceState({ ...live, organization: { ...live.organization, id: 'FEDCBA9876543210' } });
+    await portal.clearRequests();
+    const other = await portal.run(['apply', '--plan', 'saved.json'], { state: 'other.state.json' });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/The saved plan is stale: it was made for the organization 0123456789ABCDEF, and http:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest is now the organization FEDCBA9876543210\./);
+    expect(await portal.requests({ writesOnly: true })).toHaveLength(0);
+
+    // Back to the organization it was made for, but the plan says another.
+    await portal.replaceState(live);
+    const saved = JSON.parse(await readFile(join(portal.dir, 'saved.json'), 'utf8')) as { portal: { id: string } };
+    await writeFile(join(portal.dir, 'edited.json'), JSON.stringify({ ...saved, portal: { ...saved.portal, id: 'FEDCBA9876543210' } }));
+    const edited = await portal.run(['apply', '--plan', 'edited.json'], { state: 'other.state.json' });
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain('it was made for the organization FEDCBA9876543210, and');
+    expect(await portal.requests({ writesOnly: true })).toHaveLength(0);
+    // The plan as it was saved still applies.
+    const applied = await portal.run(['apply', '--plan', 'saved.json'], { state: 'other.state.json' });
+    expect(applied.code, applied.stderr).toBe(0);
   });
 
   it('refuses plain http to a host that is not loopback unless --insecure, without sending anything', async () => {

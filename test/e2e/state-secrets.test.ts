@@ -65,4 +65,43 @@ describe('referenced values in the state', () => {
     const drifted = await portal.run(['drift', config], { env });
     expect(drifted.code, drifted.stdout).toBe(3);
   });
+
+  it('rotated: the previous value is shown as the reference, changed, with fingerprints; never in clear, in any plan or output', async () => {
+    const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Field Analyst, description: "\${env:ROLE_NOTE}" }\n` });
+    expect((await portal.run(['apply', config, '--auto-approve'], { env: { ROLE_NOTE: NOTE } })).code).toBe(0);
+    const rotated = { ROLE_NOTE: 'rotated-value-do-not-show' };
+    const outputs: string[] = [];
+    for (const format of ['text', 'markdown', 'json']) {
+      const plan = await portal.run(['plan', config, '--format', format, '--detailed-exitcode', '--no-color'], { env: rotated });
+      expect(plan.code, plan.stderr).toBe(2);
+      outputs.push(plan.stdout, plan.stderr);
+    }
+    const text = outputs[0] ?? '';
+    expect(text).toMatch(/~ description: \$\{env:ROLE_NOTE\} \(previous value, changed; sha256 [0-9a-f]{4}…\) -> \$\{env:ROLE_NOTE\} \(25 bytes, sha256 [0-9a-f]{4}…\)/);
+    const saved = await portal.run(['plan', config, '--out', 'rotated.plan.json'], { env: rotated });
+    expect(saved.code, saved.stderr).toBe(0);
+    outputs.push(await readFile(`${portal.dir}/rotated.plan.json`, 'utf8'));
+    const drift = await portal.run(['drift', config, '--format', 'markdown'], { env: rotated });
+    outputs.push(drift.stdout, drift.stderr);
+    const applied = await portal.run(['apply', '--plan', 'rotated.plan.json', '--auto-approve'], { env: rotated });
+    expect(applied.code, applied.stderr).toBe(0);
+    outputs.push(applied.stdout, applied.stderr);
+    for (const output of outputs) {
+      expect(output).not.toContain(NOTE);
+      expect(output).not.toContain('rotated-value-do-not-show');
+    }
+    expect(outputs[4]).toMatch(/"before": \{[^}]*"description": "\$\{env:ROLE_NOTE\} \(previous value, changed; sha256 [0-9a-f]{4}…\)"/);
+  });
+
+  it("a portal error that echoes a referenced value is shown with the reference in its place", async () => {
+    const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Field Analyst, description: "Edits \${env:ROLE_NOTE} data" }\n` });
+    await portal.fault({ path: '/roles/r7HkQ2/update', error: { code: 400, message: `Description "Edits ${NOTE} data" is not allowed.` }, count: 0 });
+    for (const format of ['text', 'json']) {
+      const applied = await portal.run(['apply', config, '--auto-approve', '--format', format], { env: { ROLE_NOTE: NOTE } });
+      expect(applied.code).toBe(1);
+      expect(applied.stdout + applied.stderr).not.toContain(NOTE);
+      expect(applied.stdout).toContain(format === 'json' ? 'Description \\"Edits ${env:ROLE_NOTE} data\\" is not allowed.' : 'Description "Edits ${env:ROLE_NOTE} data" is not allowed.');
+    }
+  });
 });
+

@@ -82,6 +82,50 @@ describe('unknown outcomes through the CLI', () => {
     expect(after.code).toBe(0);
   });
 
+  it('its file could not be written: the invitation is kept as an unknown outcome, no empty file is left, the next run saves the file from the portal', async () => {
+    // Every name the file could take is taken (by directories): the invitation is made, its file cannot be written.
+    const invitesDir = join(portal.dir, 'invites');
+    await mkdir(invitesDir, { mode: 0o700 });
+    const names = ['collaboration-partner.example.org.invite', ...Array.from({ length: 999 }, (_, n) => `collaboration-partner.example.org-${n + 1}.invite`)];
+    for (const name of names) await mkdir(join(invitesDir, name));
+    const first = await portal.run(['apply', config, '--auto-approve']);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(/FAILED {3}collaboration\[c0ffee\]\.invitation\[https:\/\/partner\.example\.org\/portal\] {2}\(E13\): the portal performed it, but its invitation file could not be saved \(Could not find a free file name for collaboration-partner\.example\.org\.invite in .*invites\)\. It is recorded as an unknown outcome/);
+    expect(first.stdout).toContain('the next apply finds it on the portal and saves its file from there, without sending it again');
+    expect(await invites()).toHaveLength(1);
+    expect((await portal.recorded())?.unknownOutcomes?.[ADDRESS]?.reason).toMatch(/^performed, but its file could not be saved/);
+    // Nothing but the blockers: no file, empty or not, and no temporary one.
+    for (const name of await readdir(invitesDir)) expect((await stat(join(invitesDir, name))).isDirectory(), name).toBe(true);
+
+    for (const name of names) await rm(join(invitesDir, name), { recursive: true });
+    const second = await portal.run(['apply', config, '--auto-approve']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/Recovered its invitation file from the portal: .*invites\/collaboration-partner\.example\.org\.invite/);
+    expect(await readdir(invitesDir)).toEqual(['collaboration-partner.example.org.invite']);
+    expect(await invites()).toHaveLength(1);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+  });
+
+  it('killed after the file was saved but before it was recorded: the next run recovers it into the same file, never a second one', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    const invitesDir = join(portal.dir, 'invites');
+    expect(await readdir(invitesDir)).toEqual(['collaboration-partner.example.org.invite']);
+    // What such a kill leaves: the in-flight mark, no record, and the file. And a temporary file of a process long gone.
+    const recorded = await portal.recorded();
+    if (!recorded) throw new Error('no state');
+    const { [ADDRESS]: entry, ...others } = recorded.resources;
+    if (!entry) throw new Error('not recorded');
+    const mark = { kind: entry.kind, ids: entry.ids, operation: 'E13 Invite collaboration participant', value: entry.value, reason: 'in flight', since: new Date().toISOString() };
+    await portal.store.write({ ...recorded, resources: others, unknownOutcomes: { [ADDRESS]: mark } });
+    await writeFile(join(invitesDir, '.collaboration-partner.example.org.invite.tmp-999999999-0a1b2c'), '');
+
+    const again = await portal.run(['apply', config, '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Recovered its invitation file from the portal: .*invites\/collaboration-partner\.example\.org\.invite\./);
+    expect(await readdir(invitesDir)).toEqual(['collaboration-partner.example.org.invite']);
+    expect(await invites()).toHaveLength(1);
+  });
+
   it('a dropped connection: recorded as unknown, planned again as a retry, sent once more, one invitation in the end', async () => {
     await portal.fault({ path: '*/inviteParticipant', drop: true });
     const first = await portal.run(['apply', config, '--auto-approve']);

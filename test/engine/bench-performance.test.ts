@@ -79,13 +79,13 @@ describe('canonicalJson and deepEqual', () => {
 
 
 describe('executePlan places', () => {
-  it('frees a place when the request is answered, not when its record is written', async () => {
+  it('frees a place when the request is answered, and holds new writes only while `parallelism` records wait', async () => {
     const records: (() => void)[] = [];
     const sent: string[] = [];
     let inFlight = 0;
     let peak = 0;
     const execution = run(
-      ['a', 'b', 'c', 'd'].map((address) => op(address)),
+      ['a', 'b', 'c', 'd', 'e'].map((address) => op(address)),
       {
         send: async (o) => {
           sent.push(o.address);
@@ -97,15 +97,30 @@ describe('executePlan places', () => {
         // Records stay pending until released below.
         record: () => new Promise<void>((resolve) => records.push(resolve)),
       },
-      1,
+      2,
     );
-    while (records.length < 4) await new Promise((resolve) => setImmediate(resolve));
-    // Every request went out although no record has finished; never more than one at a time.
-    expect(sent).toEqual(['a', 'b', 'c', 'd']);
-    expect(peak).toBe(1);
-    for (const release of records) release();
+    const turns = async (): Promise<void> => {
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // a answered (its place freed, its record waiting), so c went out beside b; once b was
+    // answered too, two records waited: a state that takes no record is sent no more writes.
+    while (records.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    await turns();
+    expect(sent).toEqual(['a', 'b', 'c']);
+    // Three waiting, then two: still the limit. One more written: the next writes go out.
+    records.shift()?.();
+    await turns();
+    expect(sent).toEqual(['a', 'b', 'c']);
+    records.shift()?.();
+    while (sent.length < 5) await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual(['a', 'b', 'c', 'd', 'e']);
+    while (sent.length < 5 || records.length > 0) {
+      records.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const result = await execution;
-    expect(result.applied.map((o) => o.address)).toEqual(['a', 'b', 'c', 'd']);
+    expect(peak).toBeLessThanOrEqual(2);
+    expect(result.applied.map((o) => o.address)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('still starts a dependent only after its dependency is recorded', async () => {
@@ -127,7 +142,7 @@ describe('executePlan places', () => {
               })
             : Promise.resolve(),
       },
-      1,
+      2,
     );
     while (!releaseRole || !events.includes('send item')) await new Promise((resolve) => setImmediate(resolve));
     expect(events).toEqual(['send role', 'send item']);

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -168,6 +168,26 @@ describe('the code cache of the bin', () => {
 
     for (const file of filesBelow(directory)) writeFileSync(join(directory, file), readFileSync(join(directory, file)).subarray(0, 40));
     expect(portalctl(['validate', example, '--format', 'json'])).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
+  });
+
+  it('data made for another bundle is never run, though its name, its length and its own CRC match', () => {
+    // The cache of the bundle as built.
+    const built = portalctl(['validate', example]);
+    expect(built.stdout).toMatch(/^Valid: /);
+    // The same bin beside a bundle changed in place, to a text of the same length: V8 would
+    // take the data (it checks the source's length) and run the code of the bundle it was made from.
+    const copy = join(home, 'bin');
+    cpSync(join(REPO_ROOT, 'dist/bin'), copy, { recursive: true });
+    const bundle = readFileSync(join(copy, 'cli.cjs'), 'utf8');
+    expect(bundle.includes('Valid: ')).toBe(true);
+    writeFileSync(join(copy, 'cli.cjs'), bundle.replaceAll('Valid: ', 'Vxlid: '));
+    const { NODE_DISABLE_COMPILE_CACHE: _disabled, NODE_COMPILE_CACHE: _elsewhere, ...inherited } = process.env;
+    const changed = spawnSync(process.execPath, [join(copy, 'portalctl.js'), 'validate', example], {
+      encoding: 'utf8',
+      env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache') },
+    });
+    expect(changed.stderr).toBe('');
+    expect(changed.stdout).toMatch(/^Vxlid: /);
   });
 
   it('a cache directory that cannot be made, or that others can write to, is not used and breaks nothing', () => {

@@ -92,6 +92,8 @@ describe('the npm package', () => {
         'dist/bin/package.json',
         'dist/bin/cli.cjs',
         'dist/bin/emulator.cjs',
+        'dist/bin/positions-worker.cjs',
+        'dist/bin/escape.cjs',
         'dist/types/emulator/index.d.ts',
         'schemas/portalctl.schema.json',
         'examples/full/portal.yaml',

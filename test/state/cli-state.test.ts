@@ -3,7 +3,7 @@
  * versions that exist, an empty lock file reads the same to `apply` and to `state unlock`,
  * history and surgery work as on PostgreSQL, and --state-name is refused for a file.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
 
@@ -49,6 +49,30 @@ describe('file state through the CLI', () => {
     expect((await portal.run(['state', 'unlock'])).stdout).toBe('The state is not locked.\n');
     const again = await portal.run(['apply', config, '--auto-approve']);
     expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('a lock file without a record, long abandoned, is taken over and the run says so', async () => {
+    const lockFile = `${portal.statePath}.lock`;
+    await writeFile(lockFile, '');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(lockFile, hourAgo, hourAgo);
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stderr).toMatch(new RegExp(`Took over the state lock ${lockFile.replace(/[.*+?^$()|[\]\\]/g, '\\$&')}: it held no readable lock record and was last written 60m ago\\.`));
+  });
+
+  it('concurrent applies on one file state: one applies, every other one names the holder', async () => {
+    await portal.latency(200);
+    const changes = CONFIG.replace('minLength: 12', 'minLength: 13');
+    const contender = await portal.writeConfig(changes, 'concurrent');
+    const runs = await Promise.all(Array.from({ length: 8 }, () => portal.run(['apply', contender, '--auto-approve'])));
+    await portal.latency(0);
+    const winners = runs.filter((run) => run.code === 0);
+    expect(winners).toHaveLength(1);
+    for (const loser of runs.filter((run) => run.code !== 0)) {
+      expect(loser.stderr).toMatch(/The state .* is locked by \S+@\S+ \(pid \d+ on .*, running "portalctl apply .*"\) since .*; lock id [0-9a-f-]+\./);
+      expect(loser.stderr).not.toContain('no readable lock record');
+    }
   });
 
   it('history, show --serial, rm and mv with --dry-run on a file; --state-name is for PostgreSQL only', async () => {

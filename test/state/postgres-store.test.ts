@@ -146,6 +146,31 @@ describe('PostgresStateStore', () => {
     expect(redactPostgresUrl('postgresql://u:p%40ss@db.example.com:5432/x?sslmode=require&password=q')).toBe('postgresql://u@db.example.com:5432/x?sslmode=require');
   });
 
+  it('refuses what looks like a database URL but does not parse, without showing its password', () => {
+    const open = (spec: string, env: NodeJS.ProcessEnv = {}) => () => openStateStore(spec, { cwd: '/tmp', env });
+    // One slash: a URL without a host, once taken for a file path and printed whole.
+    for (const spec of ['postgres:/user:Hunter2pw@db.example.com/prod', 'postgresql:user:Hunter2pw@db.example.com/prod', 'postgres://user:Hunter2pw@/prod']) {
+      expect(open(spec)).toThrow(/is not a valid PostgreSQL URL; write it as postgres:\/\/user@host:port\/database/);
+      expect(open(spec)).not.toThrow(/Hunter2pw/);
+    }
+    expect(open('postgres:/user:Hunter2pw@db.example.com/prod')).toThrow('--state postgres:/user@db.example.com/prod is not a valid PostgreSQL URL');
+    // The same through PORTALCTL_STATE.
+    expect(() => openStateStore(undefined, { cwd: '/tmp', env: { PORTALCTL_STATE: 'postgres:/u:Hunter2pw@h/db' } })).toThrow(/not a valid PostgreSQL URL/);
+    expect(redactPostgresUrl('postgres:/user:Hunter2pw@db.example.com/prod?password=x')).toBe('postgres:/user@db.example.com/prod?password=***');
+  });
+
+  it('refuses an sslmode libpq does not know, and names a bad %-escape in the password without showing it', () => {
+    const open = (spec: string) => () => openStateStore(spec, { cwd: '/tmp', env: {} });
+    expect(open('postgres://u@db.example.com/x?sslmode=bogus')).toThrow(
+      'The state URL postgres://u@db.example.com/x?sslmode=bogus sets sslmode=bogus; it takes one of disable, allow, prefer, require, verify-ca, verify-full (as libpq reads it).',
+    );
+    expect(open('postgres://u:pa%zzss@db.example.com/x')).toThrow(/The password in the state URL postgres:\/\/u@db\.example\.com\/x holds a "%" not followed by two hexadecimal digits\. Write "%" as %25/);
+    expect(open('postgres://u:pa%zzss@db.example.com/x')).not.toThrow(/pa%zzss|URI malformed/);
+    expect(open('postgres://u:%C3%28@db.example.com/x')).toThrow(/holds a %-escape that is not UTF-8/);
+    expect(open('postgres://u@db.example.com/x?query_timeout=soon')).toThrow(/sets query_timeout=soon; it takes a number of seconds greater than 0 \(default 30\)/);
+    expect(open('postgres://u@db.example.com/x?connect_timeout=0')).toThrow(/sets connect_timeout=0; it takes a number of seconds greater than 0 \(default 10\)/);
+  });
+
   it('honours sslmode: require fails clearly on a server without TLS, disable connects', async () => {
     const requireTls = new URL(url);
     requireTls.searchParams.set('sslmode', 'require');

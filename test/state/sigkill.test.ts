@@ -50,16 +50,35 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+/** A child that takes and releases the state lock in a loop (and writes the state while it holds it). */
+async function lockerScript(): Promise<string> {
+  const script = join(work, 'locker.js');
+  await writeFile(
+    script,
+    `import { FileStateStore, StateWriter, newState } from './lib/state/index.js';
+const store = new FileStateStore({ path: process.argv[2] });
+for (let index = 0; ; index++) {
+  const lock = await store.lock({ operation: 'apply' });
+  process.stdout.write('locked ' + index + '\\n');
+  const writer = new StateWriter(store, (await store.read()) ?? newState({ url: 'https://gis.example.com/rest' }));
+  await writer.record('role[r' + (index % 5) + ']', { kind: 'role', ids: { roleId: 'r' + index }, value: { index } });
+  await store.unlock(lock);
+}
+`,
+  );
+  return script;
+}
+
 /** Run the writer until it has reported `writes` writes, then SIGKILL it `delayMs` later (mid-write, likely). */
-function runAndKill(stateFile: string, writes: number, delayMs: number): Promise<void> {
+function runAndKill(stateFile: string, writes: number, delayMs: number, script = join(work, 'writer.js'), marker = 'wrote'): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(work, 'writer.js'), stateFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, stateFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     let seen = 0;
     let killing = false;
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
-      seen += chunk.toString().split('\n').filter((line) => line.startsWith('wrote')).length;
+      seen += chunk.toString().split('\n').filter((line) => line.startsWith(marker)).length;
       if (seen >= writes && !killing) {
         killing = true;
         setTimeout(() => child.kill('SIGKILL'), delayMs);
@@ -88,3 +107,31 @@ describe('SIGKILL during writes', () => {
     }
   });
 });
+
+describe('SIGKILL while the lock is taken or released', () => {
+  it('leaves the lock whole or absent, the next run takes a dead holder\'s lock over and says so, and removes what the killed run left', { timeout: 60_000 }, async () => {
+    const { FileStateStore } = await import('../../src/state/index.js');
+    const stateFile = join(work, 'locked.state.json');
+    const script = await lockerScript();
+    const rounds: Array<[number, number]> = [[1, 0], [2, 1], [3, 0], [1, 2], [5, 0], [2, 3], [4, 1], [1, 5], [3, 8], [6, 0]];
+    for (const [locks, delayMs] of rounds) {
+      await runAndKill(stateFile, locks, delayMs, script, 'locked');
+      let lockText: string | undefined;
+      try {
+        lockText = await readFile(`${stateFile}.lock`, 'utf8');
+      } catch {
+        lockText = undefined;
+      }
+      // Whole or absent: never an empty or half-written record.
+      if (lockText !== undefined) expect(JSON.parse(lockText)).toMatchObject({ id: expect.any(String), pid: expect.any(Number), operation: 'apply' });
+      const notices: string[] = [];
+      const store = new FileStateStore({ path: stateFile, onNotice: (message) => notices.push(message) });
+      const lock = await store.lock({ operation: 'apply' });
+      if (lockText !== undefined) expect(notices).toEqual([expect.stringMatching(/^Took over the state lock of .*: its process \d+ on .* is no longer running\.$/)]);
+      // Nothing the killed run was writing is left beside the state.
+      expect((await readdir(work)).filter((name) => name.startsWith('.locked.state.json.'))).toEqual([]);
+      await store.unlock(lock);
+    }
+  });
+});
+

@@ -284,3 +284,21 @@ describe('FileStateStore locks', () => {
     expect(new FileStateStore({ path: file }).describe()).toBe(`file ${file}`);
   });
 });
+
+describe('file lock taken by many at once', () => {
+  it('every run that does not get it names the one that did, never "no readable lock record"', async () => {
+    for (let round = 0; round < 5; round++) {
+      // Runs of this one process: a holder never looks dead to the others.
+      const stores = Array.from({ length: 20 }, () => new FileStateStore({ path: file }));
+      const outcomes = await Promise.allSettled(stores.map((store) => store.lock({ operation: 'apply' })));
+      const won = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+      expect(won).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (outcome.status === 'fulfilled') continue;
+        expect(outcome.reason).toBeInstanceOf(StateLockedError);
+        expect(String(outcome.reason)).toContain(`lock id ${won[0]?.info.id}`);
+      }
+      await rm(`${file}.lock`);
+    }
+  });
+});

@@ -10,7 +10,7 @@
  * temporary directory it can read.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants as fsConstants, cpSync, existsSync, mkdirSync, mkdtempSync, chownSync, rmSync, readFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, cpSync, existsSync, mkdirSync, mkdtempSync, chownSync, rmSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,6 +21,9 @@ import { dirname, join } from 'node:path';
  * @property {() => Promise<void>} stop stops the server (fast shutdown); `start()` brings it back on the same port and data
  * @property {() => Promise<void>} start
  * @property {() => Promise<void>} dispose stops it and removes its data directory
+ * @property {() => number | undefined} pid the server's (postmaster's) process id, while it runs
+ * @property {() => void} freeze stops the server and every session process with SIGSTOP: it then accepts TCP connections and answers nothing
+ * @property {() => void} thaw resumes them (SIGCONT); call it in the test's cleanup
  */
 
 const PASSWORD = 'portalctl-test-password';
@@ -68,6 +71,30 @@ function reachableBinaries(binaries, account) {
   }
   accessSync(join(copy, 'bin', 'postgres'), fsConstants.X_OK);
   return { initdb: join(copy, 'bin', 'initdb'), postgres: join(copy, 'bin', 'postgres') };
+}
+
+/**
+ * The process and its descendants (PostgreSQL's sessions and workers are children of the server), from /proc.
+ * @param {number} root @returns {number[]}
+ */
+function processTree(root) {
+  /** @type {Map<number, number[]>} */
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // The parent's pid is the second field after the command, which is in parentheses and may hold spaces.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const tree = [root];
+  for (let index = 0; index < tree.length; index += 1) tree.push(...(children.get(tree[index] ?? -1) ?? []));
+  return tree;
 }
 
 /** @returns {Promise<number>} */
@@ -143,10 +170,35 @@ export async function startEmbeddedPostgres(options = {}) {
     });
   };
   await start();
+  /** @type {number[]} */
+  let frozen = [];
   return {
     url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
     stop,
     start,
+    pid: () => server?.pid,
+    freeze() {
+      if (!server?.pid) throw new Error('The server is not running.');
+      // The server first, so that it starts no new session process while its sessions are stopped.
+      frozen = processTree(server.pid);
+      for (const pid of frozen) {
+        try {
+          process.kill(pid, 'SIGSTOP');
+        } catch {
+          // A session that ended meanwhile.
+        }
+      }
+    },
+    thaw() {
+      for (const pid of frozen.reverse()) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      frozen = [];
+    },
     async dispose() {
       await stop();
       rmSync(base, { recursive: true, force: true });
@@ -160,6 +212,11 @@ export async function startEmbeddedPostgres(options = {}) {
  */
 export async function sharedPostgres() {
   const external = process.env['PORTALCTL_TEST_PG'];
-  if (external) return { url: external, stop: async () => undefined, start: async () => undefined, dispose: async () => undefined };
+  if (external) {
+    const cannot = () => {
+      throw new Error('PORTALCTL_TEST_PG names a server these tests do not run: it cannot be frozen.');
+    };
+    return { url: external, stop: async () => undefined, start: async () => undefined, dispose: async () => undefined, pid: () => undefined, freeze: cannot, thaw: () => undefined };
+  }
   return startEmbeddedPostgres();
 }

@@ -4,6 +4,7 @@ import { loadConfig, throwIfInvalid, validateConfig, type Environment, type Load
 import type { PortalSession } from '../../engine/pipeline.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
+import { terminalText } from '../../engine/render/escape.js';
 import { registry } from '../../registry.js';
 import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, stateSpec, type StateStore } from '../../state/index.js';
 import { chooseEnvironmentMessage, type EnvironmentOptions } from '../environments.js';
@@ -111,7 +112,7 @@ export function parsePositiveInt(text: string, flag: string): number {
 export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): void {
   for (const warning of warnings) {
     const where = warning.location ? `${warning.location.file}:${warning.location.line}:${warning.location.column}: ` : '';
-    io.stderr(`${where}warning: ${warning.message}${warning.address ? ` [${warning.address}]` : ''}\n`);
+    io.stderr(`${terminalText(where)}warning: ${terminalText(warning.message)}${warning.address ? ` [${terminalText(warning.address)}]` : ''}\n`);
   }
 }
 
@@ -136,6 +137,7 @@ export async function withSession<T>(
     const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version, ...(config.environment ? { environment: config.environment.name } : {}) };
     return await withClient(client, () => action({ config, url, store, client, about }));
   } finally {
+    // Closes the database's connections, also one that failed half-way (it would keep the process alive).
     await store.close();
   }
 }

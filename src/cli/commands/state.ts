@@ -3,6 +3,7 @@
  * | push SOURCE | pull DESTINATION`, on a file or a PostgreSQL state alike.
  */
 import { addressShape, parseAddress } from '../../core/address.js';
+import { terminalText } from '../../engine/render/escape.js';
 import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { counted } from '../../core/words.js';
@@ -85,7 +86,7 @@ async function runAction(action: string, args: readonly string[], options: State
       }
       io.stdout(`# ${store.describe()}: ${counted(entries.length, 'serial')} kept, newest first\n`);
       io.stdout('serial\twritten at\tresources\tchanged\tcommand\n');
-      for (const entry of entries) io.stdout(`${entry.serial}\t${entry.writtenAt}\t${entry.resources}\t${entry.changed}\t${entry.command}\n`);
+      for (const entry of entries) io.stdout(`${entry.serial}\t${entry.writtenAt}\t${entry.resources}\t${entry.changed}\t${terminalText(entry.command)}\n`);
       return 0;
     }
     case 'show': {
@@ -126,11 +127,12 @@ async function runAction(action: string, args: readonly string[], options: State
       }
       io.stdout(`# ${store.describe()}: lineage ${state.lineage}, serial ${state.serial}, portal ${state.portal.url}; ${counted(resources.length, 'resource')}\n`);
       io.stdout('address\tkind\tstatus\tlast applied or seen\n');
+      // Addresses and reasons may hold the portal's text: shown, never acted on by the terminal.
       for (const [address, entry] of resources) {
-        io.stdout(`${address}\t${entry.kind}\t${entry.status ?? 'present'}\t${entry.appliedAt ?? entry.observedAt ?? ''}\n`);
+        io.stdout(`${terminalText(address)}\t${entry.kind}\t${entry.status ?? 'present'}\t${entry.appliedAt ?? entry.observedAt ?? ''}\n`);
       }
       for (const [address, mark] of unknown) {
-        io.stdout(`${address}\t${mark.kind}\toutcome unknown (${mark.reason})\t${mark.since}\n`);
+        io.stdout(`${terminalText(address)}\t${mark.kind}\toutcome unknown (${terminalText(mark.reason)})\t${mark.since}\n`);
       }
       return 0;
     }

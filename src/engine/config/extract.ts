@@ -29,6 +29,8 @@ export interface CheckedSource {
   diagnostics: Diagnostic[];
   /** JSON pointers of the nodes with a schema problem (and their ancestors). */
   tainted: ReadonlySet<string>;
+  /** More schema problems than are reported: nothing of the document is extracted. */
+  overwhelmed?: boolean;
 }
 
 export interface DocumentDeclarations {
@@ -126,9 +128,24 @@ function taintOf(errors: readonly SchemaError[], schema: JsonSchema): Set<string
   return tainted;
 }
 
-export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet): CheckedSource {
-  const errors = validate(source.data);
-  return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors, configSchema(kinds)) };
+/**
+ * Schema problems reported per document. Aliases (or a long list) can repeat one mistake a
+ * million times; past this many, the rest are counted, not located and described, so the
+ * cost of a broken document stays that of reading it.
+ */
+export const maxSchemaProblems = 1000;
+
+export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet, errors = validate(source.data)): CheckedSource {
+  if (errors.length <= maxSchemaProblems) return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors, configSchema(kinds)) };
+  const diagnostics = schemaDiagnostics(errors.slice(0, maxSchemaProblems), source, kinds);
+  diagnostics.push({
+    severity: 'error',
+    code: 'schema/too-many-problems',
+    message: `The file has ${errors.length.toLocaleString('en-US')} schema problems; the first ${maxSchemaProblems.toLocaleString('en-US')} are listed, and nothing else of the file is checked.`,
+    location: { file: source.file, line: 1, column: 1 },
+    expected: 'fix the problems listed, then validate again',
+  });
+  return { source, diagnostics, tainted: new Set(), overwhelmed: true };
 }
 
 /**
@@ -212,6 +229,7 @@ function isTainted(tainted: ReadonlySet<string>, path: ConfigPath, contribution:
 export function extractDeclarations(checked: CheckedSource, kinds: KindSet): DocumentDeclarations {
   const { source, tainted } = checked;
   const found: DocumentDeclarations = { objects: [], prunes: [] };
+  if (checked.overwhelmed) return found;
   if (isObject(source.data) && isObject(source.data['portal']) && !tainted.has('/portal')) found.portal = { value: source.data['portal'], source };
   if (isObject(source.data) && isObject(source.data['safety']) && !tainted.has('/safety')) found.safety = { value: source.data['safety'], source };
   // One collector per document, not per entry: the entry it serves is set before each extract.

@@ -5,4 +5,4 @@ export { validateConfig, sortDiagnostics } from './validate.js';
 export { ConfigError, throwIfInvalid } from './errors.js';
 export { configSchema, configSchemaText } from './config-schema.js';
 export { compareVersions } from '../../core/version.js';
-export { configFileLimit, largestConfigFileLimit, maxConfigFileBytes, maxConfigDepth, maxAliasCount } from './source.js';
+export { configFileLimit, largestConfigFileLimit, maxConfigFileBytes, maxConfigDepth, maxExpandedNodes } from './source.js';

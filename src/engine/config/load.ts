@@ -16,7 +16,8 @@ import { environmentOf, findEnvironments, type Environment } from './environment
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import type { SafetySettings } from '../safety.js';
-import { configFileLimit, readConfigSource, sourceProblem, type ParsedSource } from './source.js';
+import { readConfigSourceOffThread } from './off-thread.js';
+import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
 
@@ -65,7 +66,7 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
 
 /** One file read and parsed, its locations naming the file as diagnostics show it. */
 export async function readSource(file: string, cwd: string, limitBytes?: number): Promise<ParsedSource> {
-  const source = await readConfigSource(file, limitBytes);
+  const source = await readConfigSourceOffThread(file, limitBytes);
   const shown = displayName(file, cwd);
   const locate = source.locate;
   return {
@@ -74,6 +75,7 @@ export async function readSource(file: string, cwd: string, limitBytes?: number)
     diagnostics: source.diagnostics.map((diagnostic) => (diagnostic.location ? { ...diagnostic, location: { ...diagnostic.location, file: shown } } : diagnostic)),
     locate: (path, options) => ({ ...locate(path, options), file: shown }),
     ...(source.mayHoldReferences === undefined ? {} : { mayHoldReferences: source.mayHoldReferences }),
+    ...(source.prepareLocate ? { prepareLocate: source.prepareLocate } : {}),
   };
 }
 
@@ -277,7 +279,10 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
   diagnostics.push(...layered.diagnostics);
   const documents: DocumentDeclarations[] = [];
   for (const document of layered.documents) {
-    const checked = checkSchema(document, validate, kinds);
+    const errors = validate(document.data);
+    // Its problems are located next: a large file is positioned off the main thread first.
+    if (errors.length > 0) await document.prepareLocate?.();
+    const checked = checkSchema(document, validate, kinds, errors);
     diagnostics.push(...checked.diagnostics);
     documents.push(extractDeclarations(checked, kinds));
   }

@@ -9,13 +9,14 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { constants, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Document, type Node } from 'yaml';
+import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
 import { yamlDataOnly } from './yaml-data.js';
+import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias } from './yaml-expand.js';
 
 /**
  * Larger config files are refused while they are read (README "Configuration limits"): a guard
@@ -47,8 +48,14 @@ export function configFileLimit(env: NodeJS.ProcessEnv): number {
 
 /** Deeper documents are refused; a valid config is about 15 levels deep. */
 export const maxConfigDepth = 64;
-/** Aliases a YAML document may expand, against "billion laughs" documents. */
-export const maxAliasCount = 100;
+/**
+ * Nodes a YAML document that uses aliases may stand for once they are expanded (each scalar,
+ * key, list and mapping one; an alias as many as the node it names), against "billion laughs"
+ * documents: everything after parsing is linear in the expanded size, so this bounds the work a
+ * small file can cause. It is near the largest organization of the benchmark written out in one
+ * file (1.15 million nodes); a document without aliases is bounded by its size in bytes alone.
+ */
+export const maxExpandedNodes = 1_000_000;
 
 export interface ParsedSource {
   file: string;
@@ -67,6 +74,11 @@ export interface ParsedSource {
    * references need not walk the data.
    */
   mayHoldReferences?: boolean;
+  /**
+   * Builds what locating needs off the main thread (a large file's positioned document), so that
+   * many locations asked afterwards are quick; absent where locating is cheap enough here.
+   */
+  prepareLocate?(): Promise<void>;
 }
 
 export function sourceProblem(file: string, code: string, message: string, location?: SourceLocation, expected?: string): Diagnostic {
@@ -80,8 +92,17 @@ export function sourceProblem(file: string, code: string, message: string, locat
 }
 
 export async function readConfigSource(file: string, limitBytes = maxConfigFileBytes): Promise<ParsedSource> {
+  const read = await readConfigText(file, limitBytes);
+  return 'text' in read ? parseConfigText(file, read.text, read.again) : read.source;
+}
+
+/**
+ * A config file's text, with a way to read it again for positions (see textAgain), or what
+ * makes it unreadable as one (a device, binary data, not UTF-8, over the size limit).
+ */
+export async function readConfigText(file: string, limitBytes = maxConfigFileBytes): Promise<{ text: string; again: () => string | undefined } | { source: ParsedSource }> {
   const start = { file, line: 1, column: 1 };
-  const unreadable = (diagnostic: Diagnostic): ParsedSource => ({ file, data: undefined, diagnostics: [diagnostic], locate: () => start });
+  const unreadable = (diagnostic: Diagnostic): { source: ParsedSource } => ({ source: { file, data: undefined, diagnostics: [diagnostic], locate: () => start } });
   const read = await readRegularFile(file, limitBytes);
   if ('problem' in read) return unreadable(read.problem);
   const { bytes, stats } = read;
@@ -89,14 +110,30 @@ export async function readConfigSource(file: string, limitBytes = maxConfigFileB
   if (nul !== -1) {
     return unreadable(sourceProblem(file, 'source/binary', `The file contains binary data (a NUL byte at offset ${nul}); a config file is YAML or JSON text.`, positionOf(bytes.subarray(0, nul).toString('utf8'), start), 'UTF-8 YAML or JSON text'));
   }
-  let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes), again: textAgain(file, stats) };
   } catch {
     return unreadable(sourceProblem(file, 'source/encoding', 'The file is not valid UTF-8 text.', start, 'UTF-8 YAML or JSON text'));
   }
-  const again = textAgain(file, stats);
-  return file.toLowerCase().endsWith('.json') ? parseJsonSource(file, text, again) : parseYamlSource(file, text, again);
+}
+
+export function isJsonFile(file: string): boolean {
+  return file.toLowerCase().endsWith('.json');
+}
+
+/** A config file's text parsed on this thread: JSON by its name, YAML otherwise. */
+export function parseConfigText(file: string, text: string, again?: () => string | undefined): ParsedSource {
+  return isJsonFile(file) ? parseJsonSource(file, text, again) : parseYamlSource(file, text, again);
+}
+
+/**
+ * The text parsed without building its positioned document (JSON, or YAML the fast path reads
+ * exactly), located by `locate`; undefined for YAML that needs the positioned parse.
+ */
+export function parseWithoutPositions(file: string, text: string, locate: ParsedSource['locate']): ParsedSource | undefined {
+  if (isJsonFile(file)) return parseJsonData(file, text, locate);
+  const fast = yamlDataOnly(text);
+  return fast ? withDepthCheck({ file, data: fast.data, diagnostics: [], locate }, text) : undefined;
 }
 
 /**
@@ -192,7 +229,7 @@ function locationAt(file: string, text: string, offset: number): SourceLocation 
  * A `locate` that builds the positioned document on first use only, from the text `source`
  * gives (undefined when the file changed since it was read: positions are then 1:1).
  */
-function lazyLocate(file: string, source: () => string | undefined): ParsedSource['locate'] {
+export function lazyLocate(file: string, source: () => string | undefined): ParsedSource['locate'] {
   let document: PositionedDocument | null | undefined;
   return (path, options) => {
     if (document === undefined) {
@@ -204,12 +241,15 @@ function lazyLocate(file: string, source: () => string | undefined): ParsedSourc
 }
 
 /** The text kept as it is, when there is no file to read it again from. (A function of its own, so that no other closure keeps the text.) */
-function kept(text: string): () => string {
+export function kept(text: string): () => string {
   return () => text;
 }
 
 export function parseJsonSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
-  const locate = lazyLocate(file, again ?? kept(text));
+  return parseJsonData(file, text, lazyLocate(file, again ?? kept(text)));
+}
+
+function parseJsonData(file: string, text: string, locate: ParsedSource['locate']): ParsedSource {
   let data: JsonValue;
   try {
     data = JSON.parse(text) as JsonValue;
@@ -223,7 +263,11 @@ export function parseJsonSource(file: string, text: string, again?: () => string
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
   if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, again ?? kept(text)) }, text);
+  return parsePositionedYaml(file, text);
+}
 
+/** YAML the fast path declines (anchors, tags, errors...), read by the `yaml` package with positions. */
+export function parsePositionedYaml(file: string, text: string): ParsedSource {
   let document: PositionedDocument;
   try {
     document = positionedDocument(file, text);
@@ -235,10 +279,30 @@ export function parseYamlSource(file: string, text: string, again?: () => string
   if (document.exhausted) return tooDeepSource(file, text);
   if (document.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return source;
   try {
-    source.data = (document.doc.toJS({ maxAliasCount }) ?? null) as JsonValue;
+    source.data = expandYamlDocument(document.doc, maxExpandedNodes);
   } catch (error) {
+    if (error instanceof ExpandedSizeExceeded) {
+      source.diagnostics.push(
+        sourceProblem(
+          file,
+          'yaml/alias-limit',
+          `The document's aliases expand it to more than ${maxExpandedNodes.toLocaleString('en-US')} nodes (its values, keys, lists and mappings, each alias counted as the nodes it stands for); refusing to expand it further.`,
+          document.at(error.offset),
+          `at most ${maxExpandedNodes.toLocaleString('en-US')} nodes once aliases are expanded: write the values out, or use fewer aliases`,
+        ),
+      );
+      return source;
+    }
+    if (error instanceof RecursiveAlias) {
+      source.diagnostics.push(sourceProblem(file, 'yaml/recursive-alias', `The alias *${error.aliasName} stands inside the node it names; its expansion would never end.`, document.at(error.offset), 'an alias of a node that is complete before the alias'));
+      return source;
+    }
+    if (error instanceof MergeSourceError) {
+      source.diagnostics.push(sourceProblem(file, 'yaml/merge-source', error.message, document.at(error.offset), 'a mapping, an alias of one, or a list of them'));
+      return source;
+    }
     if (error instanceof ReferenceError) {
-      source.diagnostics.push(sourceProblem(file, 'yaml/alias-limit', `The document expands too many aliases (more than ${maxAliasCount}); refusing a possible "billion laughs" document.`, document.firstAlias(), 'fewer aliases; write the values out'));
+      source.diagnostics.push(sourceProblem(file, 'yaml/unresolved-alias', `Invalid YAML: ${error.message}`, document.firstAlias()));
       return source;
     }
     if (error instanceof RangeError) return tooDeepSource(file, text);
@@ -312,6 +376,7 @@ interface PositionedDocument {
   exhausted: boolean;
   locate: ParsedSource['locate'];
   firstAlias(): SourceLocation;
+  at(offset: number): SourceLocation;
 }
 
 function kebab(code: string): string {
@@ -355,15 +420,42 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     })),
   ];
 
+  // Built on first use, so that locating is O(path length) however many diagnostics there are:
+  // the yaml package's Alias.resolve scans the whole document, and a key search the whole mapping.
+  let aliasTargets: Map<Alias, unknown> | undefined;
+  const resolveAlias = (alias: Alias): unknown => {
+    if (!aliasTargets) {
+      const targets = new Map<Alias, unknown>();
+      const anchors = new Map<string, unknown>();
+      visit(doc, {
+        Node(_key, node) {
+          if (isAlias(node)) targets.set(node, anchors.get(node.source));
+          else if (node.anchor !== undefined) anchors.set(node.anchor, node);
+        },
+      });
+      aliasTargets = targets;
+    }
+    return aliasTargets.get(alias);
+  };
+  const pairsByKey = new WeakMap<YAMLMap, Map<string, Pair>>();
+  const pairOf = (map: YAMLMap, step: string): Pair | undefined => {
+    let byKey = pairsByKey.get(map);
+    if (!byKey) {
+      byKey = new Map();
+      for (const candidate of map.items) if (isPair(candidate) && !byKey.has(keyText(candidate.key))) byKey.set(keyText(candidate.key), candidate);
+      pairsByKey.set(map, byKey);
+    }
+    return byKey.get(step);
+  };
   const locate: ParsedSource['locate'] = (path, options) => {
     let node: unknown = doc.contents;
     let offset = 0;
     for (let index = 0; index < path.length; index += 1) {
       const step = path[index];
       const last = index === path.length - 1;
-      if (isAlias(node)) node = node.resolve(doc);
+      if (isAlias(node)) node = resolveAlias(node);
       if (isMap(node)) {
-        const pair = node.items.find((candidate) => isPair(candidate) && keyText(candidate.key) === String(step));
+        const pair = pairOf(node, String(step));
         if (!pair) break;
         const key = pair.key as Node | null;
         const value = pair.value as Node | null;
@@ -394,7 +486,7 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     });
     return at(found ?? 0);
   };
-  return { doc, diagnostics, exhausted, locate, firstAlias };
+  return { doc, diagnostics, exhausted, locate, firstAlias, at };
 }
 
 /** An opening `[`, `{` or quote that is never closed, found in the parser's concrete syntax tree. */

@@ -2,19 +2,21 @@
 import type { ApplyResult } from '../apply-result.js';
 import type { OperationOutcome } from '../execute.js';
 import type { LiveRecord } from '../record-live.js';
+import { terminalText } from './escape.js';
 import { redactPlan } from './redact.js';
 import { NO_CHANGES, named, nameOf } from './text.js';
 import { counted } from '../../core/words.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** One finished operation, on one terminal line: its name and the portal's messages are not ours. */
 export function renderOutcomeLine(outcome: OperationOutcome, invitation: string | undefined): string {
   const { op } = outcome;
-  const name = nameOf(op);
-  if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${invitation}` : ''}\n`;
-  if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${message(outcome.error)}\n`;
-  if (outcome.status === 'unrecorded') return `applied  ${name}  (${op.operation.id}), NOT RECORDED: ${message(outcome.error)}\n`;
-  return `skipped  ${name}: ${outcome.reason}\n`;
+  const name = terminalText(nameOf(op));
+  if (outcome.status === 'applied') return `applied  ${name}  (${op.operation.id})${invitation ? `  invitation saved to ${terminalText(invitation)}` : ''}\n`;
+  if (outcome.status === 'failed') return `FAILED   ${name}  (${op.operation.id}): ${terminalText(message(outcome.error))}\n`;
+  if (outcome.status === 'unrecorded') return `applied  ${name}  (${op.operation.id}), NOT RECORDED: ${terminalText(message(outcome.error))}\n`;
+  return `skipped  ${name}: ${terminalText(outcome.reason)}\n`;
 }
 
 /**
@@ -28,7 +30,7 @@ export function renderAdopted(adopted: readonly LiveRecord[]): string {
   const lines: string[] = [];
   if (drift.length) {
     lines.push(`Drift resolved by adopting the portal's value, which the configuration now asks for (recorded, nothing sent): ${drift.length}`);
-    for (const record of drift) lines.push(`adopted  ${named(record.address, record.label)}`);
+    for (const record of drift) lines.push(`adopted  ${terminalText(named(record.address, record.label))}`);
   }
   if (fresh) lines.push(`Recorded the live value of ${counted(fresh, 'object')} not recorded before, which the configuration matches.`);
   return lines.length ? `${lines.join('\n')}\n` : '';

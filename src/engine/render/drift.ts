@@ -8,6 +8,7 @@ import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSect
 import { painter } from './style.js';
 import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
+import { markdownText, terminalText } from './escape.js';
 import { MARK_TONE } from './style.js';
 
 export type DriftStatus = 'inSync' | 'pending' | 'drift';
@@ -39,7 +40,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
   if (plan.operations.length) {
     lines.push('', `Pending: ${counted(plan.operations.length, 'operation')} the configuration asks for.`);
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${nameOf(op)}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${terminalText(nameOf(op))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
@@ -60,7 +61,7 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
     const kinds = [...new Set([...plan.drift.map((d) => d.kind), ...plan.operations.map((op) => op.kind)])].sort();
     body.push('', '| kind | drift (changed in the portal) | pending (configuration ahead) |', '|---|---|---|');
     for (const kind of kinds) {
-      body.push(`| ${kind} | ${plan.drift.filter((d) => d.kind === kind).length} | ${plan.operations.filter((op) => op.kind === kind).length} |`);
+      body.push(`| ${markdownText(kind)} | ${plan.drift.filter((d) => d.kind === kind).length} | ${plan.operations.filter((op) => op.kind === kind).length} |`);
     }
   }
   if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));

@@ -4,6 +4,7 @@
  */
 import { counted } from '../../core/words.js';
 import type { Plan, PlannedOperation } from '../plan.js';
+import { dotLabel, mermaidLabel } from './escape.js';
 import { SYMBOL, nameOf } from './text.js';
 
 export interface PlanGraph {
@@ -29,24 +30,20 @@ export function planGraph(plan: Plan): PlanGraph {
 
 const nodeText = (op: PlannedOperation): string => `${SYMBOL[op.action]} ${nameOf(op)}`;
 
-/** Mermaid's quoted labels take entity codes for quotes and markup characters. */
-const mermaidText = (text: string): string => text.replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;');
-
 export function renderMermaid(graph: PlanGraph): string {
   const lines = ['flowchart LR'];
-  for (const { id, op } of graph.nodes) lines.push(`  ${id}["${mermaidText(nodeText(op))}"]:::${op.action}`);
+  for (const { id, op } of graph.nodes) lines.push(`  ${id}["${mermaidLabel(nodeText(op))}"]:::${op.action}`);
   for (const { from, to } of graph.edges) lines.push(`  ${from} --> ${to}`);
   lines.push('  classDef create stroke:#1a7f37,stroke-width:2px', '  classDef update stroke:#9a6700,stroke-width:2px', '  classDef delete stroke:#cf222e,stroke-width:2px');
   if (graph.unconnected) lines.push(`  %% ${counted(graph.unconnected, 'operation')} without dependencies ${graph.unconnected === 1 ? 'is' : 'are'} not drawn`);
   return `${lines.join('\n')}\n`;
 }
 
-const dotText = (text: string): string => text.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 const DOT_COLOUR = { create: '#1a7f37', update: '#9a6700', delete: '#cf222e' } as const;
 
 export function renderDot(graph: PlanGraph): string {
   const lines = ['digraph plan {', '  rankdir=LR;', '  node [shape=box, fontname="Helvetica"];'];
-  for (const { id, op } of graph.nodes) lines.push(`  ${id} [label="${dotText(nodeText(op))}", color="${DOT_COLOUR[op.action]}"];`);
+  for (const { id, op } of graph.nodes) lines.push(`  ${id} [label="${dotLabel(nodeText(op))}", color="${DOT_COLOUR[op.action]}"];`);
   for (const { from, to } of graph.edges) lines.push(`  ${from} -> ${to};`);
   if (graph.unconnected) lines.push(`  // ${counted(graph.unconnected, 'operation')} without dependencies ${graph.unconnected === 1 ? 'is' : 'are'} not drawn`);
   lines.push('}');

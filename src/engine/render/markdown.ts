@@ -9,6 +9,7 @@ import { counted } from '../../core/words.js';
 import type { Action } from '../../kinds/contract.js';
 import type { DriftEntry, DriftResolution, Plan, PlannedOperation } from '../plan.js';
 import { valueLines } from './diff.js';
+import { fencedLine, htmlText, markdownCode, markdownText } from './escape.js';
 import { fieldChanges } from './fields.js';
 import { planGraph, renderMermaid } from './graph.js';
 import type { DiffLine } from './lines.js';
@@ -19,12 +20,11 @@ export const MARKDOWN_LIMIT = 60_000;
 
 const ACTION_LABEL = { create: '➕ create', update: '✏️ update', delete: '🗑️ delete' } as const;
 
-/** Markdown table cells: pipes and newlines would break the row. */
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-const code = (text: string): string => `\`${cell(text).replace(/`/g, "'")}\``;
-const html = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-/** A line inside a fenced block may not close the fence. */
-const fenced = (text: string): string => text.replace(/```/g, "'''");
+// Every text that is not our own goes through escape.ts for its medium.
+const cell = markdownText;
+const code = markdownCode;
+const html = htmlText;
+const fenced = fencedLine;
 
 function operationRow(op: PlannedOperation): string {
   return `| ${ACTION_LABEL[op.action]} | ${code(op.address)} | ${op.label ? cell(op.label) : ''}${cell(namesNote(op.names))} | ${op.operation.id} ${cell(op.operation.name)} | ${op.destructive ? '**yes**' : ''} |`;

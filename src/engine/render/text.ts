@@ -3,6 +3,7 @@ import type { Action } from '../../kinds/contract.js';
 import type { DriftResolution, Plan, PlannedOperation } from '../plan.js';
 import { describeName, type ResolvedName } from '../names.js';
 import { valueLines } from './diff.js';
+import { terminalText } from './escape.js';
 import type { DiffLine } from './lines.js';
 import type { ShownPlan } from './redact.js';
 import { MARK_TONE, painter, type Paint } from './style.js';
@@ -63,7 +64,7 @@ export function textLines(lines: readonly DiffLine[], paint: Paint, indent: stri
   return lines.map((entry) => {
     const text = entry.change ? `${entry.change.key}: ${phrase(entry.change.from, entry.change.to)}` : entry.mark === '#' ? `# ${entry.text}` : entry.text;
     const mark = entry.mark === '#' ? ' ' : entry.mark;
-    const body = `${'  '.repeat(entry.depth)}${text}`;
+    const body = `${'  '.repeat(entry.depth)}${terminalText(text)}`;
     const tone = MARK_TONE[entry.mark];
     return `${indent}${tone ? paint(tone, mark) : mark} ${tone && entry.mark !== '~' ? paint(tone, body) : body}`;
   });
@@ -71,18 +72,18 @@ export function textLines(lines: readonly DiffLine[], paint: Paint, indent: stri
 
 function operationLine(op: PlannedOperation, paint: Paint): string {
   const mark = paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action]);
-  const flags = [op.destructive ? 'DESTRUCTIVE' : '', op.dependsOn.length ? `after ${op.dependsOn.join(', ')}` : '']
+  const flags = [op.destructive ? 'DESTRUCTIVE' : '', op.dependsOn.length ? `after ${op.dependsOn.map((address) => terminalText(address)).join(', ')}` : '']
     .filter(Boolean)
     .join('; ');
-  return `  ${mark} ${nameOf(op)}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
+  return `  ${mark} ${terminalText(nameOf(op))}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
 }
 
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
-  const lines: string[] = [paint('bold', summaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', text))];
+  const lines: string[] = [paint('bold', summaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', terminalText(text)))];
   if (!plan.refreshed) lines.push('Planned against the recorded state (--refresh=false): the portal was not read.');
-  if (plan.targets.length) lines.push(`Targets: ${plan.targets.join(', ')}`);
+  if (plan.targets.length) lines.push(`Targets: ${terminalText(plan.targets.join(', '))}`);
 
   if (plan.operations.length) {
     const kinds = Object.entries(plan.summary.byKind).sort(([a], [b]) => (a < b ? -1 : 1));
@@ -90,14 +91,14 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     lines.push('', 'Operations, in order:', ...plan.operations.map((op) => operationLine(op, paint)));
     lines.push('', 'Changes:');
     for (const op of plan.operations) {
-      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', nameOf(op))}`);
+      lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${paint('bold', terminalText(nameOf(op)))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
 
   const warnings = plan.warnings ?? [];
   if (warnings.length) {
-    lines.push('', `Warnings (${warnings.length}):`, ...warnings.map((warning) => `  ${paint('yellow', '!')} ${warning.address}: ${warning.message}`));
+    lines.push('', `Warnings (${warnings.length}):`, ...warnings.map((warning) => `  ${paint('yellow', '!')} ${terminalText(`${warning.address}: ${warning.message}`)}`));
   }
 
   if (plan.drift.length) {
@@ -111,7 +112,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 export function driftTextLines(plan: Plan, paint: Paint, style: ValueStyle): string[] {
   const lines: string[] = [];
   for (const entry of plan.drift) {
-    lines.push(`  ${paint('yellow', '!')} ${named(entry.address, entry.label)}`);
+    lines.push(`  ${paint('yellow', '!')} ${terminalText(named(entry.address, entry.label))}`);
     const changes = valueLines(entry.before, entry.after, style).map((change) => (change.change ? { ...change, mark: ' ' as const } : change));
     lines.push(...textLines(changes, paint, '    ', (from, to) => `recorded ${from}, now ${to}`));
     if (entry.resolution) lines.push(`      ${paint('dim', `→ ${RESOLUTION[entry.resolution]}`)}`);

@@ -1,0 +1,174 @@
+/**
+ * Large config files parsed so that the main thread stays free for signals (README "Exit
+ * codes": an interrupt ends any command at once). Node runs a signal handler only when the
+ * event loop turns, and the `yaml` package needs seconds for the positioned document of a file
+ * of a few megabytes, during which neither Ctrl-C nor SIGTERM could be answered. Node has no
+ * other way to act on SIGTERM during synchronous work (vm's breakOnSigint covers SIGINT only),
+ * so the slow part moves to a worker thread and the main thread awaits it:
+ *
+ * - a large YAML file that the fast path declines (anchors, tags, syntax errors) is parsed in
+ *   the worker, which keeps its positioned document and answers where a path is declared;
+ * - a large file that the fast path reads (its data in a second or less) is positioned in the
+ *   worker when its locations are first needed in bulk (`prepareLocate`, awaited before its
+ *   schema problems are located); other locations in it are built here as before.
+ *
+ * Everything else a file can cause is bounded: aliases by the expanded size, schema problems by
+ * their number (extract.ts). Small files (most configs) never start the worker, and without the
+ * worker's script (running from source) everything is parsed on this thread, as before.
+ */
+import { existsSync } from 'node:fs';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import type { JsonValue } from '../../core/json.js';
+import type { ConfigPath } from '../../kinds/contract.js';
+import { positionsWorkerFile } from './positions-worker-file.js';
+import { lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
+
+/** Files of this many characters or more are positioned off the main thread (about a second of `yaml` parsing). */
+export const offThreadChars = 1 << 20;
+
+/** How long a location may take to come back before it is given as the file's start (a worker that died). */
+const LOCATE_WAIT_MS = 10_000;
+
+export type ToWorker =
+  | { type: 'parse'; id: number; file: string; text: string }
+  | { type: 'prepare'; id: number; file: string; text: string }
+  | { type: 'locate'; id: number; path: ConfigPath; key: boolean };
+
+export type FromWorker =
+  | { type: 'parsed'; id: number; data: JsonValue | undefined; diagnostics: Diagnostic[]; mayHoldReferences?: boolean }
+  | { type: 'prepared'; id: number }
+  | { type: 'failed'; id: number; message: string };
+
+interface Pending {
+  resolve: (message: FromWorker) => void;
+  reject: (error: Error) => void;
+}
+
+/** The one worker of the process, started on first need and never keeping the process alive by itself. */
+class PositionsWorker {
+  private static started: PositionsWorker | undefined;
+  private static unavailable = false;
+  private readonly pending = new Map<number, Pending>();
+  private lastId = 0;
+  private dead: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly flag: Int32Array,
+    private readonly port: MessagePort,
+  ) {
+    worker.unref();
+    worker.on('message', (message: FromWorker) => this.settle(message));
+    worker.on('error', (error: Error) => this.stop(error));
+    worker.on('exit', (code: number) => this.stop(new Error(`the parsing thread ended (exit code ${code})`)));
+  }
+
+  static get(): PositionsWorker | undefined {
+    if (PositionsWorker.started && !PositionsWorker.started.dead) return PositionsWorker.started;
+    if (PositionsWorker.unavailable || !existsSync(positionsWorkerFile)) return undefined;
+    try {
+      const flag = new Int32Array(new SharedArrayBuffer(4));
+      const { port1, port2 } = new MessageChannel();
+      const worker = new Worker(positionsWorkerFile, { workerData: { flag, port: port2 }, transferList: [port2] });
+      return (PositionsWorker.started = new PositionsWorker(worker, flag, port1));
+    } catch {
+      PositionsWorker.unavailable = true;
+      return undefined;
+    }
+  }
+
+  nextId(): number {
+    return (this.lastId += 1);
+  }
+
+  /** Sends a request and waits for its answer, keeping the process alive meanwhile. */
+  request(message: Extract<ToWorker, { type: 'parse' | 'prepare' }>): Promise<FromWorker> {
+    if (this.dead) return Promise.reject(this.dead);
+    return new Promise((resolve, reject) => {
+      this.pending.set(message.id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage(message);
+    });
+  }
+
+  /** Where `path` is declared in a document the worker has positioned; undefined when it cannot tell. */
+  locate(id: number, path: ConfigPath, key: boolean): SourceLocation | undefined {
+    if (this.dead) return undefined;
+    Atomics.store(this.flag, 0, 0);
+    const message: ToWorker = { type: 'locate', id, path: [...path], key };
+    this.worker.postMessage(message);
+    // Immediate once the document is positioned: the worker looks the path up in memory.
+    if (Atomics.wait(this.flag, 0, 0, LOCATE_WAIT_MS) === 'timed-out') return undefined;
+    const reply: { message: SourceLocation | null } | undefined = receiveMessageOnPort(this.port);
+    return reply?.message ?? undefined;
+  }
+
+  private settle(message: FromWorker): void {
+    const waiting = this.pending.get(message.id);
+    if (!waiting) return;
+    this.pending.delete(message.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (message.type === 'failed') waiting.reject(new Error(message.message));
+    else waiting.resolve(message);
+  }
+
+  private stop(error: Error): void {
+    this.dead ??= error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+  }
+}
+
+/**
+ * A document's `locate`: on this thread until the worker has positioned it, then asking the
+ * worker. The text comes from `source` when needed (read again from the file: a large file's
+ * text is not kept beside its data).
+ */
+function workerLocator(worker: PositionsWorker, id: number, file: string, source: () => string | undefined, positioned: boolean) {
+  let where: 'here' | 'worker' = positioned ? 'worker' : 'here';
+  let here: ParsedSource['locate'] | undefined;
+  const start: SourceLocation = { file, line: 1, column: 1 };
+  const locate: ParsedSource['locate'] = (path, options) =>
+    where === 'worker' ? (worker.locate(id, path, options?.key === true) ?? start) : (here ??= lazyLocate(file, source))(path, options);
+  const prepareLocate = async (): Promise<void> => {
+    if (where === 'worker' || here) return;
+    const text = source();
+    if (text === undefined) return;
+    try {
+      await worker.request({ type: 'prepare', id, file, text });
+      where = 'worker';
+    } catch {
+      // Positioned here on first use, as for a small file.
+    }
+  };
+  return { locate, prepareLocate };
+}
+
+/** One config file read and parsed, its large positioned parts built off the main thread. */
+export async function readConfigSourceOffThread(file: string, limitBytes = maxConfigFileBytes): Promise<ParsedSource> {
+  const read = await readConfigText(file, limitBytes);
+  if (!('text' in read)) return read.source;
+  const { text, again } = read;
+  const worker = text.length >= offThreadChars ? PositionsWorker.get() : undefined;
+  if (!worker) return parseConfigText(file, text, again);
+  const id = worker.nextId();
+  const fast = workerLocator(worker, id, file, again, false);
+  const source = parseWithoutPositions(file, text, fast.locate);
+  if (source) return { ...source, prepareLocate: fast.prepareLocate };
+  try {
+    const parsed = await worker.request({ type: 'parse', id, file, text });
+    if (parsed.type !== 'parsed') throw new Error(`unexpected answer ${parsed.type}`);
+    const positioned = workerLocator(worker, id, file, again, true);
+    return {
+      file,
+      data: parsed.data,
+      diagnostics: parsed.diagnostics,
+      locate: positioned.locate,
+      ...(parsed.mayHoldReferences === undefined ? {} : { mayHoldReferences: parsed.mayHoldReferences }),
+    };
+  } catch (error) {
+    const start = { file, line: 1, column: 1 };
+    return { file, data: undefined, diagnostics: [sourceProblem(file, 'source/unparsable', `The file could not be parsed: ${error instanceof Error ? error.message : String(error)}.`, start)], locate: () => start };
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The worker thread of off-thread.ts: it builds the positioned documents (the `yaml` package's
+ * located nodes) of large config files, which takes seconds for a file of megabytes, and answers
+ * where a path is declared. Messages in off-thread.ts's `ToWorker`; answers to `locate` go through
+ * the synchronous channel (a port and a shared flag), the others to the parent port.
+ */
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { SourceLocation } from '../../core/diagnostics.js';
+import type { ToWorker, FromWorker } from './off-thread.js';
+import { kept, lazyLocate, parsePositionedYaml, type ParsedSource } from './source.js';
+
+interface SyncChannel {
+  flag: Int32Array;
+  port: MessagePort;
+}
+
+function isSyncChannel(value: unknown): value is SyncChannel {
+  return typeof value === 'object' && value !== null && 'flag' in value && value.flag instanceof Int32Array && 'port' in value;
+}
+
+const channel: unknown = workerData;
+const parent = parentPort;
+if (!parent || !isSyncChannel(channel)) throw new Error('positions-worker runs as the worker of off-thread.ts');
+const sync = channel;
+const locators = new Map<number, ParsedSource['locate']>();
+
+function answer(message: FromWorker): void {
+  parent?.postMessage(message);
+}
+
+function answerLocate(location: SourceLocation | undefined): void {
+  sync.port.postMessage(location ?? null);
+  Atomics.store(sync.flag, 0, 1);
+  Atomics.notify(sync.flag, 0);
+}
+
+parent.on('message', (message: ToWorker) => {
+  try {
+    switch (message.type) {
+      case 'parse': {
+        const source = parsePositionedYaml(message.file, message.text);
+        locators.set(message.id, source.locate);
+        answer({ type: 'parsed', id: message.id, data: source.data, diagnostics: source.diagnostics, ...(source.mayHoldReferences === undefined ? {} : { mayHoldReferences: source.mayHoldReferences }) });
+        break;
+      }
+      case 'prepare': {
+        const locate = lazyLocate(message.file, kept(message.text));
+        // Locating the root builds the whole positioned document now, not on the first real question.
+        locate([]);
+        locators.set(message.id, locate);
+        answer({ type: 'prepared', id: message.id });
+        break;
+      }
+      case 'locate': {
+        const locate = locators.get(message.id);
+        answerLocate(locate?.(message.path, message.key ? { key: true } : undefined));
+        break;
+      }
+    }
+  } catch (error) {
+    if (message.type === 'locate') answerLocate(undefined);
+    else answer({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
+  }
+});
