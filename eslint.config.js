@@ -25,8 +25,8 @@ export const boundaries = [
     room: 'engine',
     forbidden: others('engine', 'kinds', 'api', 'state', 'core'),
     message: 'the engine never imports the CLI, the emulator or the registry: the kind set is passed in.',
-    kindsAllowed: ['contract', 'containers'],
-    kindsMessage: 'the engine knows the Kind contract, never a particular kind or the registry (src/kinds/index.ts).',
+    kindsAllowed: ['toolkit/contract', 'toolkit/containers'],
+    kindsMessage: 'the engine knows the Kind contract and the containers (src/kinds/toolkit/), never a particular kind or the registry (src/kinds/index.ts).',
   },
   { room: 'emulator', forbidden: others('emulator'), message: 'the emulator imports nothing from the rest of src/.' },
   { room: '.', forbidden: ['cli', 'emulator'], message: 'the composition root sits below the CLI.' },
@@ -39,8 +39,8 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * no-restricted-imports blocks for one room: one per folder depth, because which relative
  * specifier leaves the room depends on how deep the importing file sits (from
- * src/engine/config/, '../registry.js' is the engine's own registry.ts, '../../registry.js' the
- * composition root).
+ * src/engine/config/, '../kind-set.js' is the engine's own, '../../registry.js' the composition
+ * root).
  */
 function restrictedImportBlocks({ room, forbidden, message, kindsAllowed, kindsMessage }) {
   const blocks = [];

@@ -3,7 +3,7 @@
  * kind set the engine is given. Only the CLI (and the build step, and test helpers) import
  * it; the engine receives it as an argument.
  */
-import { createKindSet, type KindSet } from './engine/registry.js';
+import { createKindSet, type KindSet } from './engine/kind-set.js';
 import { containers, kinds } from './kinds/index.js';
 
 export const registry: KindSet = createKindSet(kinds, containers);

@@ -211,7 +211,7 @@ const planCounts = (plan) => ({
 });
 
 /**
- * What made `apply --plan` refuse a stale plan (src/engine/plan-file.ts), from its JSON error
+ * What made `apply --plan` refuse a stale plan (src/engine/plan/saved-plan.ts), from its JSON error
  * document's `stale-plan` diagnostic; undefined for any other failure. Decided by the code, never
  * by the message text.
  */

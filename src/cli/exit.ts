@@ -1,5 +1,5 @@
 import { ConfigError } from '../engine/config/errors.js';
-import { StalePlanError } from '../engine/plan-file.js';
+import { StalePlanError } from '../engine/plan/saved-plan.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';

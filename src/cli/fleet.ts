@@ -8,11 +8,11 @@
  */
 import pLimit from 'p-limit';
 import { UsageError } from '../core/errors.js';
-import type { Plan } from '../engine/plan.js';
+import type { Plan } from '../engine/plan/plan.js';
 import { fleetSummaryLine, renderFleetMarkdown, renderFleetTable, type FleetEntry } from '../engine/render/fleet.js';
 import { describeError, errorDocument, worstExitCode } from './exit.js';
 import type { CommandIO } from './io.js';
-import { parsePositiveInt } from './commands/common.js';
+import { parsePositiveInt } from './flag-values.js';
 
 /** What one environment's run produced. */
 export interface MemberResult {

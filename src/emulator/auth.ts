@@ -4,9 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PortalApiError } from './errors.js';
-import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type Token, type User } from './model.js';
-import { findBy } from './store.js';
-import type { Caller } from './routes/types.js';
+import { LEVEL_1_PRIVILEGES, type EmulatorState, type Role, type Token, type User } from './state/model.js';
+import { findBy } from './state/store.js';
+import type { Caller } from './shared/types.js';
 
 /** What a default administrator (org_admin) holds; `hasPrivilege` is true for anything else as well. */
 export const ADMIN_PRIVILEGES: readonly string[] = [

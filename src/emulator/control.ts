@@ -13,10 +13,10 @@
  *   GET|POST /_emulator/clock    `{now}` freezes the clock (epoch ms or ISO date), `{offsetMs}`
  *                                shifts it, `{}` returns to real time
  */
-import { EmulatorDataError, parseEmulatorState } from './data.js';
-import { isList, isRecord } from './json.js';
-import type { EmulatorState } from './model.js';
-import type { EmulatorClock, EmulatorStore } from './store.js';
+import { EmulatorDataError, parseEmulatorState } from './state/data-file.js';
+import { isList, isRecord } from './state/json.js';
+import type { EmulatorState } from './state/model.js';
+import type { EmulatorClock, EmulatorStore } from './state/store.js';
 
 export interface FaultSpec {
   /** Substring of the request path, or a glob with `*` matched against the whole path. */

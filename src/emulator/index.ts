@@ -4,12 +4,12 @@
  * key, e.g. from `generateTls()`) and the control API at `/_emulator/`.
  * See server.ts for wire choices, control.ts for the control API and model.ts for the data file.
  */
-import { applyAutomaticTransitions, routes as portalRoutes } from './routes/index.js';
-import type { Route } from './routes/types.js';
+import { applyAutomaticTransitions, routes as portalRoutes } from './route-table.js';
+import type { Route } from './shared/types.js';
 import { startEmulatorServer, type EmulatorServerOptions, type RunningEmulator } from './server.js';
 
 export interface EmulatorOptions extends Omit<EmulatorServerOptions, 'routes'> {
-  /** Defaults to the portal's routes (src/emulator/routes/index.ts). */
+  /** Defaults to the portal's routes (src/emulator/route-table.ts). */
   routes?: readonly Route[];
 }
 
@@ -23,7 +23,7 @@ export function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmu
 }
 
 export { CONTROL_ROOT, MAX_BODY_BYTES, REST_ROOT, type RunningEmulator } from './server.js';
-export { EmulatorDataError, loadDataFile, minimalState, parseEmulatorState } from './data.js';
-export { generateTls, type GeneratedTls, type TlsMaterial } from './tls.js';
+export { EmulatorDataError, loadDataFile, minimalState, parseEmulatorState } from './state/data-file.js';
+export { generateTls, type GeneratedTls, type TlsMaterial } from './http/tls.js';
 export type { Fault, FaultSpec, LoggedRequest } from './control.js';
-export type { EmulatorState } from './model.js';
+export type { EmulatorState } from './state/model.js';

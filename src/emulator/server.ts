@@ -17,18 +17,18 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { authenticate, generateToken, oauthToken } from './auth.js';
 import { ControlError, FaultList, HeldRequests, RequestLog, handleControl, redactParams, redactTokens, type ControlContext, type Fault, type LoggedRequest } from './control.js';
-import { loadDataFile, minimalState, parseEmulatorState } from './data.js';
-import { renderJson, type HttpAnswer } from './formats.js';
+import { loadDataFile, minimalState, parseEmulatorState } from './state/data-file.js';
+import { renderJson, type HttpAnswer } from './http/formats.js';
 import { answerForFault, bodyTooLarge, finish, internalError, invalidUrl, methodNotAllowed, renderError, renderResult, rewriteAnswer, send } from './http/answers.js';
 import { CONTROL_ROOT, REST_ROOT, MAX_BODY_BYTES, hasAuthorization, isControlPath, parseRequest, readBody, splitUrl, type ParsedRequest, type RequestBody } from './http/request.js';
 import { compileRoutes, matchRoute, type CompiledRoute, type RouteMatch } from './http/router.js';
 import { Timers } from './http/timers.js';
-import type { EmulatorState } from './model.js';
-import type { Caller, Route, RouteResult } from './routes/types.js';
-import { PORTAL_ADMIN_ROOT, portalAdministrationRoot, restRoot } from './roots.js';
-import { portalSelfRoute } from './self.js';
-import { EmulatorClock, EmulatorStore } from './store.js';
-import type { TlsMaterial } from './tls.js';
+import type { EmulatorState } from './state/model.js';
+import type { Caller, Route, RouteResult } from './shared/types.js';
+import { PORTAL_ADMIN_ROOT, portalAdministrationRoot, restRoot } from './portal/roots.js';
+import { portalSelfRoute } from './portal/self.js';
+import { EmulatorClock, EmulatorStore } from './state/store.js';
+import type { TlsMaterial } from './http/tls.js';
 
 export { CONTROL_ROOT, MAX_BODY_BYTES, REST_ROOT } from './http/request.js';
 

@@ -3,11 +3,11 @@
  * `{ guestPortalUrl, workspaces: { <workspaceId>: send|receive|sendAndReceive }, expirationHours? }`.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { Change, DesiredObject, DiscoveredObject, Kind, PortalFacts, RecoveredAnswer } from './contract.js';
+import type { Change, DesiredObject, DiscoveredObject, Kind, PortalFacts, RecoveredAnswer } from './toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { deepEqual } from '../core/json.js';
-import { collaborationVersionGate } from './collaboration-gates.js';
+import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
 import {
   INVITATIONS_FIELD,
   accessModesOf,
@@ -22,9 +22,9 @@ import {
   samePortalUrl,
   workspaceAddress,
   workspacesPath,
-} from './collaboration-live.js';
-import { isObject, pick, problem } from './support.js';
-import { collaborationsSeen, liveVersionBelow, oneLine } from './discover.js';
+} from './toolkit/collaboration-live.js';
+import { isObject, pick, problem } from './toolkit/support.js';
+import { collaborationsSeen, liveVersionBelow, oneLine } from './toolkit/discover.js';
 
 export const accessModes = ['send', 'receive', 'sendAndReceive'] as const;
 

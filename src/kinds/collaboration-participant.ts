@@ -3,14 +3,14 @@
  * `{ portalId }` alone keeps a participant; it matters only with the collaboration's
  * `pruneParticipants: true`, whose prune declaration lists every declared portal id and guest URL.
  */
-import type { ConfigContribution, DesiredObject, DiscoveredObject, PortalFacts, PruneDeclaration } from './contract.js';
-import { defineKind } from './define.js';
+import type { ConfigContribution, DesiredObject, DiscoveredObject, PortalFacts, PruneDeclaration } from './toolkit/contract.js';
+import { defineKind } from './toolkit/define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
-import { collaborationVersionGate } from './collaboration-gates.js';
-import { collaborationPath, isHostParticipant, participantIdentity, participantsPath, samePortalUrl, segment } from './collaboration-live.js';
-import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './discover.js';
-import { isObject } from './support.js';
+import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
+import { collaborationPath, isHostParticipant, participantIdentity, participantsPath, samePortalUrl, segment } from './toolkit/collaboration-live.js';
+import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './toolkit/discover.js';
+import { isObject } from './toolkit/support.js';
 
 function declaredKeys(participants: JsonValue | undefined): string[] {
   if (!Array.isArray(participants)) return [];

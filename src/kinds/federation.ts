@@ -3,16 +3,16 @@
  * (the certificate usually comes from `${file:...}`).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, JsonSchema, NameCandidate, PortalFacts } from './contract.js';
-import { entryFields } from './config-entries.js';
-import { defineKind, type ManagedField } from './define.js';
+import type { DiscoveredObject, JsonSchema, NameCandidate, PortalFacts } from './toolkit/contract.js';
+import { entryFields } from './toolkit/config-entries.js';
+import { defineKind, type ManagedField } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { pathId } from './live.js';
-import { isObject, problem } from './support.js';
-import { oneLine, textOf } from './discover.js';
-import { nameField } from './names.js';
+import { pathId } from './toolkit/live.js';
+import { isObject, problem } from './toolkit/support.js';
+import { oneLine, textOf } from './toolkit/discover.js';
+import { nameField } from './toolkit/names.js';
 
 const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
 

@@ -1,8 +1,8 @@
 /**
  * E1: a group's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { DiscoveredObject, PortalFacts } from './contract.js';
-import { defineKind } from './define.js';
+import type { DiscoveredObject, PortalFacts } from './toolkit/contract.js';
+import { defineKind } from './toolkit/define.js';
 import { type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import {
@@ -12,12 +12,12 @@ import {
   comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
-} from './category-schema.js';
-import { pathId } from './live.js';
-import { problem, selfManagedVersionBelow } from './support.js';
-import { liveVersionBelow, mapLimited, ownedName, textOf } from './discover.js';
-import { organizationQuery } from './collaboration-live.js';
-import { nameField, namesFromList } from './names.js';
+} from './toolkit/category-schema.js';
+import { pathId } from './toolkit/live.js';
+import { problem, selfManagedVersionBelow } from './toolkit/support.js';
+import { liveVersionBelow, mapLimited, ownedName, textOf } from './toolkit/discover.js';
+import { organizationQuery } from './toolkit/collaboration-live.js';
+import { nameField, namesFromList } from './toolkit/names.js';
 
 export const groupCategorySchema = defineKind({
   name: 'group.categorySchema',

@@ -1,5 +1,5 @@
 /** The registry of kinds: one line per kind. */
-import type { Kind } from './contract.js';
+import type { Kind } from './toolkit/contract.js';
 import { collaborationInvitation } from './collaboration-invitation.js';
 import { collaborationParticipant } from './collaboration-participant.js';
 import { federation } from './federation.js';
@@ -15,7 +15,7 @@ import { userTask } from './user-task.js';
 import { workspace } from './workspace.js';
 import { workspacePortalGroupLink } from './workspace-portal-group-link.js';
 
-export { containers, type ContainerDefinition } from './containers.js';
+export { containers, type ContainerDefinition } from './toolkit/containers.js';
 
 export const kinds: readonly Kind[] = [
   groupCategorySchema,

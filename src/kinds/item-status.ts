@@ -3,16 +3,16 @@
  * live half clears it with an empty status and clearEmptyFields=true).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, PortalFacts } from './contract.js';
-import { entryProperty } from './config-entries.js';
-import { defineKind } from './define.js';
+import type { DiscoveredObject, PortalFacts } from './toolkit/contract.js';
+import { entryProperty } from './toolkit/config-entries.js';
+import { defineKind } from './toolkit/define.js';
 import { type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { pathId } from './live.js';
-import { problem } from './support.js';
-import { ownedName, textOf } from './discover.js';
-import { organizationQuery } from './collaboration-live.js';
-import { nameField, namesFromList } from './names.js';
+import { pathId } from './toolkit/live.js';
+import { problem } from './toolkit/support.js';
+import { ownedName, textOf } from './toolkit/discover.js';
+import { organizationQuery } from './toolkit/collaboration-live.js';
+import { nameField, namesFromList } from './toolkit/names.js';
 
 export const itemStatusValues = ['org_authoritative', 'public_authoritative', 'deprecated', 'none'] as const;
 

@@ -1,8 +1,8 @@
 /**
  * E2: the organization's category schema. Value: the declared trees, normalised (normaliseCategories).
  */
-import type { DiscoveredObject } from './contract.js';
-import { defineKind } from './define.js';
+import type { DiscoveredObject } from './toolkit/contract.js';
+import { defineKind } from './toolkit/define.js';
 import type { LiveReader } from '../core/request.js';
 import {
   categorySchemaForm,
@@ -11,7 +11,7 @@ import {
   comparableCategories,
   checkCategorySchema,
   liveCategorySchema,
-} from './category-schema.js';
+} from './toolkit/category-schema.js';
 
 export const organizationCategorySchema = defineKind({
   name: 'organization.categorySchema',

@@ -2,14 +2,14 @@
  * E5: removal of the organization's member category schema. The API has no assign operation,
  * so `absent` is the only value. Value: null (absent).
  */
-import type { DiscoveredObject } from './contract.js';
+import type { DiscoveredObject } from './toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { absentProperty } from './config-entries.js';
-import { defineKind } from './define.js';
+import { absentProperty } from './toolkit/config-entries.js';
+import { defineKind } from './toolkit/define.js';
 import type { LiveReader } from '../core/request.js';
-import { normaliseCategories } from './category-schema.js';
-import { oneLine, textOf } from './discover.js';
-import { isObject } from './support.js';
+import { normaliseCategories } from './toolkit/category-schema.js';
+import { oneLine, textOf } from './toolkit/discover.js';
+import { isObject } from './toolkit/support.js';
 
 export const organizationMemberCategorySchema = defineKind({
   name: 'organization.memberCategorySchema',

@@ -3,12 +3,12 @@
  * absent); `resources.keep` lists keys that stay; `prune: true` removes every other resource
  * (a prune declaration whose keys are keep + absent).
  */
-import type { DesiredObject, DiscoveredObject, PruneDeclaration } from './contract.js';
-import { defineKind } from './define.js';
+import type { DesiredObject, DiscoveredObject, PruneDeclaration } from './toolkit/contract.js';
+import { defineKind } from './toolkit/define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
-import { oneLine, textOf } from './discover.js';
-import { requiredId } from './live.js';
+import { oneLine, textOf } from './toolkit/discover.js';
+import { requiredId } from './toolkit/live.js';
 
 const keyList = (description: string) => ({
   type: 'array',

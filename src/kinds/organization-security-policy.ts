@@ -3,13 +3,13 @@
  * `{ minLength: 12, minOther: null }`; a declared null clears the rule.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, JsonSchema, PortalFacts } from './contract.js';
-import { entryProperty } from './config-entries.js';
-import { defineKind, type ManagedField } from './define.js';
+import type { DiscoveredObject, JsonSchema, PortalFacts } from './toolkit/contract.js';
+import { entryProperty } from './toolkit/config-entries.js';
+import { defineKind, type ManagedField } from './toolkit/define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
-import { isObject, pick, problem, selfManagedVersionBelow } from './support.js';
-import { liveVersionBelow } from './discover.js';
+import { isObject, pick, problem, selfManagedVersionBelow } from './toolkit/support.js';
+import { liveVersionBelow } from './toolkit/discover.js';
 
 interface Bounds {
   min: number;

@@ -1,14 +1,14 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
  */
-import type { DiscoveredObject } from './contract.js';
+import type { DiscoveredObject } from './toolkit/contract.js';
 import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
-import { defineKind } from './define.js';
-import { pathId } from './live.js';
-import { entryFields } from './config-entries.js';
-import { oneLine, textOf } from './discover.js';
-import { nameField, namesFromList } from './names.js';
+import { defineKind } from './toolkit/define.js';
+import { pathId } from './toolkit/live.js';
+import { entryFields } from './toolkit/config-entries.js';
+import { oneLine, textOf } from './toolkit/discover.js';
+import { nameField, namesFromList } from './toolkit/names.js';
 
 /** The API treats a missing description like an empty one. */
 const emptyAsBlank = { compare: (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value) };

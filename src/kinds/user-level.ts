@@ -3,14 +3,14 @@
  * self-managed edition at 10.6.1 or earlier.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, PortalFacts } from './contract.js';
-import { entryProperty } from './config-entries.js';
-import { defineKind } from './define.js';
+import type { DiscoveredObject, PortalFacts } from './toolkit/contract.js';
+import { entryProperty } from './toolkit/config-entries.js';
+import { defineKind } from './toolkit/define.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { pathId, requiredId } from './live.js';
-import { problem } from './support.js';
-import { oneLine, textOf } from './discover.js';
+import { pathId, requiredId } from './toolkit/live.js';
+import { problem } from './toolkit/support.js';
+import { oneLine, textOf } from './toolkit/discover.js';
 
 export const userLevel = defineKind({
   name: 'user.level',

@@ -3,13 +3,13 @@
  * `enabled: false` is an error.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, FieldComment, PortalFacts } from './contract.js';
-import { defineKind } from './define.js';
+import type { DiscoveredObject, FieldComment, PortalFacts } from './toolkit/contract.js';
+import { defineKind } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { pathId, requiredId } from './live.js';
-import { isObject, problem, selfManagedVersionBelow } from './support.js';
-import { liveVersionBelow, mapLimited, oneLine, textOf } from './discover.js';
+import { pathId, requiredId } from './toolkit/live.js';
+import { isObject, problem, selfManagedVersionBelow } from './toolkit/support.js';
+import { liveVersionBelow, mapLimited, oneLine, textOf } from './toolkit/discover.js';
 
 /** A task as read: `active`, or failing that `taskState`, says whether it is enabled. */
 function liveTask(task: JsonObject): JsonValue {

@@ -1,14 +1,14 @@
 /**
  * E14: removal of a workspace's portal group link. `absent` is the only value; value: null.
  */
-import type { DiscoveredObject, PortalFacts } from './contract.js';
-import { absentProperty } from './config-entries.js';
-import { defineKind } from './define.js';
+import type { DiscoveredObject, PortalFacts } from './toolkit/contract.js';
+import { absentProperty } from './toolkit/config-entries.js';
+import { defineKind } from './toolkit/define.js';
 import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
-import { collaborationVersionGate } from './collaboration-gates.js';
-import { organizationQuery, ownGroupLink, workspacePath } from './collaboration-live.js';
-import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
+import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
+import { organizationQuery, ownGroupLink, workspacePath } from './toolkit/collaboration-live.js';
+import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './toolkit/discover.js';
 
 export const workspacePortalGroupLink = defineKind({
   name: 'collaboration.workspace.portalGroupLink',

@@ -3,16 +3,16 @@
  * maxItemSizeInMB, maxReplicationPackageSizeInMB and copyByRefIfCopyFail.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, PortalFacts } from './contract.js';
-import { entryFields } from './config-entries.js';
-import { defineKind, type ManagedField } from './define.js';
+import type { DiscoveredObject, PortalFacts } from './toolkit/contract.js';
+import { entryFields } from './toolkit/config-entries.js';
+import { defineKind, type ManagedField } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { collaborationVersionGate } from './collaboration-gates.js';
-import { workspacePath, workspacesPath } from './collaboration-live.js';
-import { characterCount, isObject, problem, selfManagedVersionBelow } from './support.js';
-import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './discover.js';
-import { nameField, namesFromList } from './names.js';
+import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
+import { workspacePath, workspacesPath } from './toolkit/collaboration-live.js';
+import { characterCount, isObject, problem, selfManagedVersionBelow } from './toolkit/support.js';
+import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './toolkit/discover.js';
+import { nameField, namesFromList } from './toolkit/names.js';
 
 const sizeSettings = ['maxItemSizeInMB', 'maxReplicationPackageSizeInMB', 'copyByRefIfCopyFail'];
 const nameLimit = 100;

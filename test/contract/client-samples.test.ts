@@ -16,18 +16,18 @@ import {
 } from '../../src/api/index.js';
 import type { JsonObject, JsonValue } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
-import { NotOnPortalError, type DesiredObject, type Kind } from '../../src/kinds/contract.js';
+import { NotOnPortalError, type DesiredObject, type Kind } from '../../src/kinds/toolkit/contract.js';
 import { kinds } from '../../src/kinds/index.js';
-import { callerFromSelf } from '../../src/engine/authority.js';
+import { callerFromSelf } from '../../src/engine/read/authority.js';
 import {
   INVITATIONS_FIELD,
   invitationAccess,
   invitationGuestUrl,
   ownCollaborationPortalId,
   participantAccess,
-} from '../../src/kinds/collaboration-live.js';
-import { collaborationsSeen } from '../../src/kinds/discover.js';
-import { factsFromSelf } from '../../src/engine/pipeline.js';
+} from '../../src/kinds/toolkit/collaboration-live.js';
+import { collaborationsSeen } from '../../src/kinds/toolkit/discover.js';
+import { factsFromSelf } from '../../src/engine/plan/prepare.js';
 import { IDS, documented, sampleFiles, startReplayServer, type ReplayServer } from '../support/wire-samples.js';
 
 let server: ReplayServer;

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import type { EmulatorState } from '../../src/emulator/index.js';
-import { applyConfig } from '../../src/engine/apply.js';
+import { applyConfig } from '../../src/engine/apply/apply.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
 import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, whilePaused, type CliPortal } from '../support/cli.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';

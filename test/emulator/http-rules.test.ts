@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
-import type { CategoryNode, EmulatorState } from '../../src/emulator/model.js';
+import type { CategoryNode, EmulatorState } from '../../src/emulator/state/model.js';
 import { emulatorPerFile, SAMPLE_DATA } from './server/helpers.js';
 
 

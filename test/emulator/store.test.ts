@@ -4,8 +4,8 @@
  * draft's own appends.
  */
 import { describe, expect, it } from 'vitest';
-import { parseEmulatorState } from '../../src/emulator/data.js';
-import { EmulatorStore, findBy } from '../../src/emulator/store.js';
+import { parseEmulatorState } from '../../src/emulator/state/data-file.js';
+import { EmulatorStore, findBy } from '../../src/emulator/state/store.js';
 
 function store(): EmulatorStore {
   return new EmulatorStore(

@@ -1,6 +1,6 @@
 /** Who may call an operation: the spec's Authentication table as data on the kinds, checked against portals/self. */
 import { describe, expect, it } from 'vitest';
-import { callerFromSelf, mayCall, missingAuthority } from '../../src/engine/authority.js';
+import { callerFromSelf, mayCall, missingAuthority } from '../../src/engine/read/authority.js';
 import { kinds } from '../../src/kinds/index.js';
 
 const authorityOf = (operationId: string) => kinds.find((kind) => kind.operation.id === operationId)?.authority;

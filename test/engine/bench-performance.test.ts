@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson, deepEqual } from '../../src/core/json.js';
 import type { JsonValue } from '../../src/core/json.js';
-import { basisDigest } from '../../src/engine/plan.js';
+import { basisDigest } from '../../src/engine/plan/plan.js';
 import { FileStateStore, StateWriter, newState } from '../../src/state/index.js';
 import { executeWithFakes as run, plannedOperation as op } from './fake-kind.js';
 

@@ -1,8 +1,8 @@
-import type { Change, DesiredObject, Kind } from '../../src/kinds/contract.js';
+import type { Change, DesiredObject, Kind } from '../../src/kinds/toolkit/contract.js';
 import type { JsonValue } from '../../src/core/json.js';
 import { deepEqual } from '../../src/core/json.js';
-import { executePlan } from '../../src/engine/execute.js';
-import type { PlannedOperation } from '../../src/engine/plan.js';
+import { executePlan } from '../../src/engine/apply/execute.js';
+import type { PlannedOperation } from '../../src/engine/plan/plan.js';
 
 /** A minimal kind for engine tests: a value set with one request, removal with another. */
 export function fakeKind(name = 'fake', deps: (obj: DesiredObject) => string[] = () => []): Kind {

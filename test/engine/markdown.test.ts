@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlan } from '../../src/engine/plan.js';
+import { buildPlan } from '../../src/engine/plan/plan.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import type { JsonValue } from '../../src/core/json.js';
-import type { Kind } from '../../src/kinds/contract.js';
+import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from './fake-kind.js';
 
 function plan(objects: ReturnType<typeof desired>[], basis: [string, JsonValue][] = [], recorded = {}) {

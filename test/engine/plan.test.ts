@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlan, type PlanInput } from '../../src/engine/plan.js';
-import { orderByDependencies, DependencyCycleError } from '../../src/engine/order.js';
+import { buildPlan, type PlanInput } from '../../src/engine/plan/plan.js';
+import { orderByDependencies, DependencyCycleError } from '../../src/engine/plan/order.js';
 import { renderPlanText } from '../../src/engine/render/text.js';
-import { redactPlan } from '../../src/engine/render/redact.js';
+import { redactPlan } from '../../src/engine/plan/redact.js';
 import type { JsonValue } from '../../src/core/json.js';
-import type { Kind } from '../../src/kinds/contract.js';
+import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from './fake-kind.js';
 
 function input(overrides: Partial<PlanInput>): PlanInput {

@@ -3,8 +3,8 @@
  * place, so the reader's bound on requests is what limits the reads.
  */
 import { describe, expect, it } from 'vitest';
-import { readLive } from '../../src/engine/refresh.js';
-import type { Kind } from '../../src/kinds/contract.js';
+import { readLive } from '../../src/engine/read/read-live.js';
+import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import type { LiveReader } from '../../src/core/request.js';
 import { desired, fakeKind } from './fake-kind.js';
 

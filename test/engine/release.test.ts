@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
-import { factsFromSelf } from '../../src/engine/pipeline.js';
-import { API_VERSION_RELEASES, apiVersionRow, releaseFrom, releaseName, type Read } from '../../src/engine/release.js';
+import { factsFromSelf } from '../../src/engine/plan/prepare.js';
+import { API_VERSION_RELEASES, apiVersionRow, releaseFrom, releaseName, type Read } from '../../src/engine/read/release.js';
 import { documented } from '../support/wire-samples.js';
 
 /** wire-samples/portals-self.json: an ArcGIS Online organization (isPortal false, currentVersion "2024.1"). */

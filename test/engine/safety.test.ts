@@ -7,8 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredObject } from '../../src/kinds/contract.js';
-import type { Plan, PlannedOperation } from '../../src/engine/plan.js';
+import type { DesiredObject } from '../../src/kinds/toolkit/contract.js';
+import type { Plan, PlannedOperation } from '../../src/engine/plan/plan.js';
 import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
 import {
   DEFAULT_SAFETY_LIMITS,
@@ -17,7 +17,7 @@ import {
   exceededThresholds,
   limitsFor,
   refuseOverThresholds,
-} from '../../src/engine/safety.js';
+} from '../../src/engine/plan/safety.js';
 import { registry } from '../../src/registry.js';
 
 function operation(kind: string, index: number, action: PlannedOperation['action']): PlannedOperation {

@@ -4,7 +4,7 @@
  * the event it needs (a visit started), never for time.
  */
 import { describe, expect, it } from 'vitest';
-import { Walker, type Vertex, type VisitResult, type WalkHandlers } from '../../src/engine/walker.js';
+import { Walker, type Vertex, type VisitResult, type WalkHandlers } from '../../src/engine/apply/walker.js';
 
 const vertex = (address: string, dependsOn: string[] = []): Vertex => ({ address, dependsOn });
 

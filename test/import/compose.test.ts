@@ -1,10 +1,10 @@
 /** The pure half of import: placing discovered objects and notes, and the kinds' gates on live facts. */
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import type { DiscoveredObject, PortalFacts } from '../../src/kinds/contract.js';
+import type { DiscoveredObject, PortalFacts } from '../../src/kinds/toolkit/contract.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
-import { composeImport, ImportPlacementError } from '../../src/engine/import.js';
+import { composeImport, ImportPlacementError } from '../../src/engine/import/import-portal.js';
 import { containers } from '../../src/kinds/index.js';
 import { federation } from '../../src/kinds/federation.js';
 import { itemStatus } from '../../src/kinds/item-status.js';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { createApiClient, ApiNetworkError } from '../../src/api/index.js';
 import { loadConfig, validateConfig, type LoadedConfig } from '../../src/engine/config/index.js';
-import { importPortal, type ImportResult } from '../../src/engine/import.js';
+import { importPortal, type ImportResult } from '../../src/engine/import/import-portal.js';
 import { startTestPortal, type TestPortal } from '../support/portal.js';
 import { registry } from '../../src/registry.js';
 

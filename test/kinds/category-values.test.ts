@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deepEqual, type JsonObject, type JsonValue } from '../../src/core/json.js';
-import { checkCategorySchema, comparableCategories, normaliseCategories, sameComparableCategories } from '../../src/kinds/category-schema.js';
-import type { CheckContext, DesiredObject } from '../../src/kinds/contract.js';
+import { checkCategorySchema, comparableCategories, normaliseCategories, sameComparableCategories } from '../../src/kinds/toolkit/category-schema.js';
+import type { CheckContext, DesiredObject } from '../../src/kinds/toolkit/contract.js';
 import { isCategoryForest } from '../../src/engine/render/tree.js';
 
 /** normaliseCategories as it was: always a copy. */

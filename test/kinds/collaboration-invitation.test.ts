@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import { collaborationInvitation } from '../../src/kinds/collaboration-invitation.js';
 import type { LiveReader } from '../../src/core/request.js';
-import { buildPlan } from '../../src/engine/plan.js';
+import { buildPlan } from '../../src/engine/plan/plan.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import { renderPlanText } from '../../src/engine/render/text.js';
 import { HEADER, portalPerTest } from '../support/portal.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
 import type { LiveReader } from '../../src/core/request.js';
-import { DestructiveRefusedError } from '../../src/engine/apply.js';
+import { DestructiveRefusedError } from '../../src/engine/apply/apply.js';
 import { collaborationParticipant } from '../../src/kinds/collaboration-participant.js';
 import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, formBody, planned, sentWrites, withoutToken } from './live-half-helpers.js';

@@ -4,8 +4,8 @@
  * rules). Shown on a made-up 15th kind, read through a fake reader that counts its reads.
  */
 import { describe, expect, it } from 'vitest';
-import { defineKind } from '../../src/kinds/define.js';
-import { NotOnPortalError, type DesiredObject } from '../../src/kinds/contract.js';
+import { defineKind } from '../../src/kinds/toolkit/define.js';
+import { NotOnPortalError, type DesiredObject } from '../../src/kinds/toolkit/contract.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
 

@@ -10,13 +10,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isObject } from '../../src/core/json.js';
-import type { Route } from '../../src/emulator/routes/types.js';
-import { callerFromSelf, mayCall } from '../../src/engine/authority.js';
+import type { Route } from '../../src/emulator/shared/types.js';
+import { callerFromSelf, mayCall } from '../../src/engine/read/authority.js';
 import { standaloneValidatorSource } from '../../src/engine/config/build-schema.js';
 import { configSchema, loadConfig, validateConfig, type LoadedConfig } from '../../src/engine/config/index.js';
 import { compileSchemaValidator } from '../../src/engine/config/schema-validator.js';
-import { importPortal } from '../../src/engine/import.js';
-import type { KindSet } from '../../src/engine/registry.js';
+import { importPortal } from '../../src/engine/import/import-portal.js';
+import type { KindSet } from '../../src/engine/kind-set.js';
 import { startTestPortal, type TestPortal } from '../support/portal.js';
 
 /** An example config, with the emulator data it is written against. */

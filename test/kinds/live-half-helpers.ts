@@ -4,9 +4,9 @@
  */
 import { expect } from 'vitest';
 import type { LoadedConfig } from '../../src/engine/config/index.js';
-import type { DesiredObject } from '../../src/kinds/contract.js';
+import type { DesiredObject } from '../../src/kinds/toolkit/contract.js';
 import type { JsonValue } from '../../src/core/json.js';
-import type { PreparedPlan } from '../../src/engine/pipeline.js';
+import type { PreparedPlan } from '../../src/engine/plan/prepare.js';
 import type { TestPortal } from '../support/portal.js';
 
 export interface PlannedSummary {

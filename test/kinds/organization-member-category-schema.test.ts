@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { organizationMemberCategorySchema } from '../../src/kinds/organization-member-category-schema.js';
-import { applyPlan } from '../../src/engine/apply.js';
+import { applyPlan } from '../../src/engine/apply/apply.js';
 import { HEADER, portalPerTest } from '../support/portal.js';
 import { applyAndConverge, desired, expectNothingToSend, planned, sampleOrg, writes } from './settings-support.js';
 

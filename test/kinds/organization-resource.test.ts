@@ -4,7 +4,7 @@
  * without network.
  */
 import { describe, expect, it } from 'vitest';
-import { DestructiveRefusedError } from '../../src/engine/apply.js';
+import { DestructiveRefusedError } from '../../src/engine/apply/apply.js';
 import { organizationResource } from '../../src/kinds/organization-resource.js';
 import { HEADER, portalPerTest } from '../support/portal.js';
 import { declared, expectConverged, expectNothingToDo, planned, sentWrites, withoutToken } from './live-half-helpers.js';

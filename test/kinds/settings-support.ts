@@ -5,9 +5,9 @@
 import { expect } from 'vitest';
 import { loadDataFile, type EmulatorState } from '../../src/emulator/index.js';
 import { ConfigError, type LoadedConfig } from '../../src/engine/config/index.js';
-import type { DesiredObject } from '../../src/kinds/contract.js';
+import type { DesiredObject } from '../../src/kinds/toolkit/contract.js';
 import type { JsonValue } from '../../src/core/json.js';
-import type { PreparedPlan } from '../../src/engine/pipeline.js';
+import type { PreparedPlan } from '../../src/engine/plan/prepare.js';
 import { SAMPLE_ORG, type TestPortal } from '../support/portal.js';
 
 /** The config header without a declared version: the plan's gates then use the live portal's version. */

@@ -1,4 +1,4 @@
-import { NotOnPortalError } from '../../src/kinds/contract.js';
+import { NotOnPortalError } from '../../src/kinds/toolkit/contract.js';
 /**
  * E4 end to end against the emulator. User levels exist only on self-managed 10.6.1 or earlier,
  * so these tests run the sample organization at 10.6.1: mlopez (custom role, level 2, owns

@@ -1,4 +1,4 @@
-import { NotOnPortalError } from '../../src/kinds/contract.js';
+import { NotOnPortalError } from '../../src/kinds/toolkit/contract.js';
 /**
  * E7 end to end against the emulator. Sample tasks: jsmith a1b2c3 (disabled), d4e5f6 (enabled);
  * mlopez 9f8e7d (disabled).

@@ -25,7 +25,7 @@ const wrongImports = [
   ['the engine importing the registry of kinds', 'src/engine/bad.ts', "import { kinds } from '../kinds/index.js';\nexport const n = kinds.length;\n"],
   ['the engine importing a particular kind', 'src/engine/bad.ts', "import { role } from '../kinds/role.js';\nexport const n = role.name;\n"],
   ['the engine importing the composition root', 'src/engine/bad.ts', "import { registry } from '../registry.js';\nexport const n = registry.kinds.length;\n"],
-  ['a kind importing the engine', 'src/kinds/bad.ts', "import { planSession } from '../engine/pipeline.js';\nexport const f = planSession;\n"],
+  ['a kind importing the engine', 'src/kinds/bad.ts', "import { planSession } from '../engine/plan/prepare.js';\nexport const f = planSession;\n"],
   ['the API client importing the state', 'src/api/bad.ts', "import { newState } from '../state/index.js';\nexport const f = newState;\n"],
   ['the state importing the API client', 'src/state/bad.ts', "import { createApiClient } from '../api/index.js';\nexport const f = createApiClient;\n"],
   ['core importing anything of ours', 'src/core/bad.ts', "import { newState } from '../state/index.js';\nexport const f = newState;\n"],
@@ -68,26 +68,26 @@ describe('lint', () => {
 
   it('fails on an import circle, direct or through other files, type-only included', () => {
     // order.ts importing plan.ts, which imports order.ts.
-    const direct = cycleWith('src/engine/order.ts', "import { buildPlan } from './plan.js';\nexport const f = buildPlan;\n");
-    expect(direct).toMatch(/^src\/engine\/(order|plan)\.ts -> src\/engine\/(order|plan)\.ts -> src\/engine\/(order|plan)\.ts$/);
-    expect(direct).toContain('src/engine/order.ts -> src/engine/plan.ts');
-    // plan.ts importing apply.ts closes apply -> pipeline -> plan -> apply (and apply -> execute -> plan -> apply).
-    const through = cycleWith('src/engine/plan.ts', "import { applyConfig } from './apply.js';\nexport const f = applyConfig;\n");
-    expect(through).toMatch(/^(src\/engine\/[\w-]+\.ts) -> .* -> \1$/);
-    expect(through).toContain('src/engine/plan.ts -> src/engine/apply.ts');
+    const direct = cycleWith('src/engine/plan/order.ts', "import { buildPlan } from './plan.js';\nexport const f = buildPlan;\n");
+    expect(direct).toMatch(/^src\/engine\/plan\/(order|plan)\.ts -> src\/engine\/plan\/(order|plan)\.ts -> src\/engine\/plan\/(order|plan)\.ts$/);
+    expect(direct).toContain('src/engine/plan/order.ts -> src/engine/plan/plan.ts');
+    // plan.ts importing apply.ts closes apply -> prepare -> plan -> apply (and apply -> execute -> plan -> apply).
+    const through = cycleWith('src/engine/plan/plan.ts', "import { applyConfig } from '../apply/apply.js';\nexport const f = applyConfig;\n");
+    expect(through).toMatch(/^(src\/engine\/[\w/-]+\.ts) -> .* -> \1$/);
+    expect(through).toContain('src/engine/plan/plan.ts -> src/engine/apply/apply.ts');
     // A type-only import closes a circle just the same (import-x/no-cycle used to let it through).
-    const typeOnly = cycleWith('src/engine/order.ts', `${readSource('src/engine/order.ts')}\nimport type { Plan } from './plan.js';\nexport type P = Plan;\n`);
-    expect(typeOnly).toContain('src/engine/order.ts -> src/engine/plan.ts');
-    expect(typeOnly).toContain('src/engine/plan.ts -> src/engine/order.ts');
+    const typeOnly = cycleWith('src/engine/plan/order.ts', `${readSource('src/engine/plan/order.ts')}\nimport type { Plan } from './plan.js';\nexport type P = Plan;\n`);
+    expect(typeOnly).toContain('src/engine/plan/order.ts -> src/engine/plan/plan.ts');
+    expect(typeOnly).toContain('src/engine/plan/plan.ts -> src/engine/plan/order.ts');
   });
 
   it('allows what runs downward', async () => {
-    const engineSource = "import type { Kind } from '../kinds/contract.js';\nimport { canonicalJson } from '../core/json.js';\nexport type K = Kind;\nexport const f = canonicalJson;\n";
+    const engineSource = "import type { Kind } from '../kinds/toolkit/contract.js';\nimport { canonicalJson } from '../core/json.js';\nexport type K = Kind;\nexport const f = canonicalJson;\n";
     const cliSource = "import { registry } from '../registry.js';\nexport const n = registry.kinds.length;\n";
     expect(await rulesBrokenBy('src/engine/ok.ts', engineSource)).toEqual([]);
     expect(await rulesBrokenBy('src/cli/ok.ts', cliSource)).toEqual([]);
-    // Within a room, a deeper file may import its room's own files named like another room's.
-    expect(await rulesBrokenBy('src/engine/config/ok.ts', "import { buildPlan } from '../plan.js';\nimport type { KindSet } from '../registry.js';\nexport const f = buildPlan;\nexport type S = KindSet;\n")).toEqual([]);
+    // Within a room, a deeper file may import its room's own files in other folders.
+    expect(await rulesBrokenBy('src/engine/config/ok.ts', "import { buildPlan } from '../plan/plan.js';\nimport type { KindSet } from '../kind-set.js';\nexport const f = buildPlan;\nexport type S = KindSet;\n")).toEqual([]);
     expect(boundaryViolations(importGraph(root, { 'src/engine/ok.ts': engineSource, 'src/cli/ok.ts': cliSource }))).toEqual([]);
   });
 });

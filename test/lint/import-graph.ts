@@ -18,7 +18,7 @@ export interface Boundary {
 }
 export const boundaries = configuredBoundaries as Boundary[];
 
-/** Files as paths relative to the project root ('src/engine/plan.ts'), each with the files it imports. */
+/** Files as paths relative to the project root ('src/engine/plan/plan.ts'), each with the files it imports. */
 export interface ImportGraph {
   edges: Map<string, string[]>;
   /** Relative specifiers that name no file of ours: 'src/x.ts: ./gone.js'. */

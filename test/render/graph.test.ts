@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
-import { buildPlan, type Plan } from '../../src/engine/plan.js';
+import { buildPlan, type Plan } from '../../src/engine/plan/plan.js';
 import { planGraph, renderDot, renderGraph, renderMermaid } from '../../src/engine/render/graph.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
-import type { Kind } from '../../src/kinds/contract.js';
+import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from '../engine/fake-kind.js';
 
 /** `after` names, per id, the ids it waits for. */

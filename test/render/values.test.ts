@@ -6,15 +6,15 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { redactor, resolveReferences } from '../../src/engine/config/references.js';
-import { buildPlan } from '../../src/engine/plan.js';
+import { buildPlan } from '../../src/engine/plan/plan.js';
 import { renderOutcomeLine } from '../../src/engine/render/apply.js';
 import { valueLines } from '../../src/engine/render/diff.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
-import { redactPlan } from '../../src/engine/render/redact.js';
+import { redactPlan } from '../../src/engine/plan/redact.js';
 import { painter } from '../../src/engine/render/style.js';
 import { renderPlanText, textLines } from '../../src/engine/render/text.js';
 import { DEFAULT_VALUE_STYLE, inlineValue, yamlLines } from '../../src/engine/render/values.js';
-import type { Kind } from '../../src/kinds/contract.js';
+import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from '../engine/fake-kind.js';
 
 // One line: the fake kind sends its value as JSON, where a newline would be escaped.

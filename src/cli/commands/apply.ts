@@ -1,14 +1,14 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../engine/apply.js';
-import type { PreparedPlan } from '../../engine/pipeline.js';
-import { parseFleetPlans, parsePlanFile } from '../../engine/plan-file.js';
-import type { Plan } from '../../engine/plan.js';
+import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../engine/apply/apply.js';
+import type { PreparedPlan } from '../../engine/plan/prepare.js';
+import { parseFleetPlans, parsePlanFile } from '../../engine/plan/saved-plan.js';
+import type { Plan } from '../../engine/plan/plan.js';
 import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
 import { FailureWithResult } from '../exit.js';
 import { counted } from '../../core/words.js';
-import { redactPlan } from '../../engine/render/redact.js';
+import { redactPlan } from '../../engine/plan/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
 import { UsageError } from '../../core/errors.js';
@@ -20,10 +20,11 @@ import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';
-import { environmentStateOptions, parseDuration, parsePositiveInt, printWarnings, withSession, type SharedOptions } from './common.js';
+import { environmentStateOptions, printWarnings, withSession, type SharedOptions } from './common.js';
+import { parseDuration, parsePositiveInt } from '../flag-values.js';
 import type { Environment } from '../../engine/config/index.js';
 
-export { ApplyCancelledError } from '../../engine/apply.js';
+export { ApplyCancelledError } from '../../engine/apply/apply.js';
 
 export interface ApplyOptions extends SharedOptions {
   plan?: string;

@@ -1,7 +1,7 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
 import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
 import { loadConfig, throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
-import type { PortalSession } from '../../engine/pipeline.js';
+import type { PortalSession } from '../../engine/plan/prepare.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { terminalText } from '../../engine/render/escape.js';
@@ -92,21 +92,6 @@ export function connect(url: string, options: SharedOptions, io: CommandIO, envi
         }
       : {}),
   });
-}
-
-/** `30s`, `5m`, `1h`, `500ms`, or a plain number of seconds. */
-export function parseDuration(text: string | undefined, flag: string): number {
-  if (text === undefined) return 0;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new UsageError(`${flag} takes a duration such as 30s, 5m or 1h, not "${text}".`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  return Math.round(Number(match[1]) * unit);
-}
-
-export function parsePositiveInt(text: string, flag: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}".`);
-  return value;
 }
 
 export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): void {

@@ -4,9 +4,9 @@
  * 2 pending only, 3 drift (drift wins). It never writes and never takes the lock. Over several
  * environments, each is checked on its own and the exit code is the worst of them.
  */
-import { planSession } from '../../engine/pipeline.js';
+import { planSession } from '../../engine/plan/prepare.js';
 import { driftStatus, renderDrift } from '../../engine/render/drift.js';
-import { redactPlan } from '../../engine/render/redact.js';
+import { redactPlan } from '../../engine/plan/redact.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import type { CommandIO } from '../io.js';

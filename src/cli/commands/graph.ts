@@ -2,9 +2,9 @@
  * `portalctl graph`: the operations of the plan and their dependencies, as Mermaid or DOT. The
  * same plan value as `plan` (and the same graph its markdown shows); read-only.
  */
-import { planSession } from '../../engine/pipeline.js';
+import { planSession } from '../../engine/plan/prepare.js';
 import { renderGraph } from '../../engine/render/graph.js';
-import { redactPlan } from '../../engine/render/redact.js';
+import { redactPlan } from '../../engine/plan/redact.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../targets.js';

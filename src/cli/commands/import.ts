@@ -1,7 +1,7 @@
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileErrorReason } from '../files.js';
-import { importPortal } from '../../engine/import.js';
+import { importPortal } from '../../engine/import/import-portal.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan-file.js';
-import { planSession } from '../../engine/pipeline.js';
+import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan/saved-plan.js';
+import { planSession } from '../../engine/plan/prepare.js';
 import { renderPlanMarkdown } from '../../engine/render/markdown.js';
-import { renderPlan } from '../../engine/render/plan.js';
+import { renderPlan } from '../../engine/render/plan-output.js';
 import { sectionLimit } from '../../engine/render/fleet.js';
-import { redactPlan } from '../../engine/render/redact.js';
+import { redactPlan } from '../../engine/plan/redact.js';
 import { UsageError } from '../../core/errors.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';

@@ -4,8 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseFleetPlans, parsePlanFile } from '../../engine/plan-file.js';
-import { renderPlan, renderPlanHeading } from '../../engine/render/plan.js';
+import { parseFleetPlans, parsePlanFile } from '../../engine/plan/saved-plan.js';
+import { renderPlan, renderPlanHeading } from '../../engine/render/plan-output.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 
@@ -34,7 +34,7 @@ export async function showCommand(planFile: string, options: ShowOptions, io: Co
     return 0;
   }
   const plan = parsePlanFile(text, planFile);
-  // Saved plans are already redacted (plan-file.ts): shown as they are.
+  // Saved plans are already redacted (plan/saved-plan.ts): shown as they are.
   if (options.format === 'text') io.stdout(renderPlanHeading(plan));
   io.stdout(renderPlan(plan, options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), savedTo: planFile }));
   return 0;

@@ -20,7 +20,8 @@ import {
 import type { CommandIO } from '../io.js';
 import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { readEnvironments, ConfigError, type Environment } from '../../engine/config/index.js';
-import { commandLine, parseDuration, stateStore, type SharedOptions } from './common.js';
+import { commandLine, stateStore, type SharedOptions } from './common.js';
+import { parseDuration } from '../flag-values.js';
 
 export interface StateOptions extends SharedOptions {
   serial?: string;

@@ -38,12 +38,12 @@
  * (the file again, expiry 72 h from now) and invitations/:id/invalidate.
  */
 import { PortalApiError, notFound } from '../errors.js';
-import type { Collaboration, Invitation, Workspace } from '../model.js';
-import { requireDefaultAdmin, requireHostAdmin } from '../routes/auth.js';
-import { page } from '../routes/paging.js';
-import { json, optionalParam, requireParam, success } from '../routes/params.js';
-import type { Route, RouteRequest } from '../routes/types.js';
-import { requireVersion } from '../routes/versions.js';
+import type { Collaboration, Invitation, Workspace } from '../state/model.js';
+import { requireDefaultAdmin, requireHostAdmin } from '../shared/access.js';
+import { page } from '../shared/paging.js';
+import { json, optionalParam, requireParam, success } from '../shared/params.js';
+import type { Route, RouteRequest } from '../shared/types.js';
+import { requireVersion } from '../shared/versions.js';
 import { COLLABORATION_OPERATIONS_SINCE, HOUR_MS, REFRESH_HOURS, parseExpiration, parseGuestUrl, parseWorkspaceModes } from './rules.js';
 import { collaborationView, findCollaboration, findInvitation, findParticipant, findWorkspace, invitationFile, invitationView, participantView, setAccess, updateWorkspace, workspaceView } from './store.js';
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /** collaborations: the portal's rules (checks that refuse a request before anything changes). */
-import type { AccessMode, Collaboration } from '../model.js';
-import { badRequest, checkEnum, invalidJsonShape, isList, isRecord, parseJson, parseNumber } from '../routes/params.js';
+import type { AccessMode, Collaboration } from '../state/model.js';
+import { badRequest, checkEnum, invalidJsonShape, isList, isRecord, parseJson, parseNumber } from '../shared/params.js';
 
 export const COLLABORATION_OPERATIONS_SINCE = '10.5';
 

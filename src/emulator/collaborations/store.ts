@@ -1,10 +1,10 @@
 /** collaborations: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { notFound } from '../errors.js';
-import type { AccessMode, Collaboration, EmulatorState, Invitation, Participant, Workspace, WorkspaceConfig } from '../model.js';
-import { badRequest, checkMaxLength, checkRange, invalidJsonShape, isRecord, optionalParam, parseBoolean, parseInteger, parseJson, type Params } from '../routes/params.js';
-import type { RouteResult } from '../routes/types.js';
-import { hasVersion } from '../routes/versions.js';
-import { findBy } from '../store.js';
+import type { AccessMode, Collaboration, EmulatorState, Invitation, Participant, Workspace, WorkspaceConfig } from '../state/model.js';
+import { badRequest, checkMaxLength, checkRange, invalidJsonShape, isRecord, optionalParam, parseBoolean, parseInteger, parseJson, type Params } from '../shared/params.js';
+import type { RouteResult } from '../shared/types.js';
+import { hasVersion } from '../shared/versions.js';
+import { findBy } from '../state/store.js';
 import { MAX_WORKSPACE_DESCRIPTION, MAX_WORKSPACE_NAME, WORKSPACE_SIZES_SINCE } from './rules.js';
 
 export function findCollaboration(state: EmulatorState, collaborationId: string): Collaboration {

@@ -22,11 +22,11 @@
  * the caller may see (O(page) per request); other queries filter the organization's items (O(n)).
  */
 import { PortalApiError } from '../errors.js';
-import { forbidden } from '../routes/auth.js';
-import { page } from '../routes/paging.js';
-import { badRequest, checkEnum, json, optionalBoolean, optionalParam, success } from '../routes/params.js';
-import { queryParam } from '../routes/search.js';
-import type { Route } from '../routes/types.js';
+import { forbidden } from '../shared/access.js';
+import { page } from '../shared/paging.js';
+import { badRequest, checkEnum, json, optionalBoolean, optionalParam, success } from '../shared/params.js';
+import { queryParam } from '../shared/search.js';
+import type { Route } from '../shared/types.js';
 import { STATUSES, searchNeedsQuery } from './rules.js';
 import { UPDATE_ITEMS_PRIVILEGE, findVisibleItem, itemView, resultView, searchList } from './store.js';
 

@@ -1,6 +1,6 @@
 /** content: the portal's rules (checks that refuse a request before anything changes). */
 import { PortalApiError } from '../errors.js';
-import type { EmulatorState, ItemStatus } from '../model.js';
+import type { EmulatorState, ItemStatus } from '../state/model.js';
 
 export const STATUSES: readonly ItemStatus[] = ['deprecated', 'org_authoritative', 'public_authoritative'];
 

@@ -1,11 +1,11 @@
 /** content: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { PortalApiError } from '../errors.js';
-import type { EmulatorState, Item } from '../model.js';
-import { compileSearch, conjunction, containsText, sameKeyword, type SearchFields } from '../routes/search.js';
-import type { Listing } from '../routes/paging.js';
-import type { Caller } from '../routes/types.js';
-import { isRecord } from '../json.js';
-import { findBy, ListIndex } from '../store.js';
+import type { EmulatorState, Item } from '../state/model.js';
+import { compileSearch, conjunction, containsText, sameKeyword, type SearchFields } from '../shared/search.js';
+import type { Listing } from '../shared/paging.js';
+import type { Caller } from '../shared/types.js';
+import { isRecord } from '../state/json.js';
+import { findBy, ListIndex } from '../state/store.js';
 
 export const UPDATE_ITEMS_PRIVILEGE = 'portal:admin:updateItems';
 

@@ -24,9 +24,9 @@
  * organization has no federation.
  */
 import { notFound } from '../errors.js';
-import { requireDefaultAdmin } from '../routes/auth.js';
-import { json, success } from '../routes/params.js';
-import type { Route } from '../routes/types.js';
+import { requireDefaultAdmin } from '../shared/access.js';
+import { json, success } from '../shared/params.js';
+import type { Route } from '../shared/types.js';
 import { federationView, updateFederation } from './store.js';
 
 export const federationRoutes: Route[] = [

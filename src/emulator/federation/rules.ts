@@ -1,8 +1,8 @@
 /** federation: the portal's rules (checks that refuse a request before anything changes). */
 import { groupNotFound } from '../groups/store.js';
-import type { EmulatorState } from '../model.js';
-import { badRequest, invalidJsonShape, isList, parseJson } from '../routes/params.js';
-import { findBy } from '../store.js';
+import type { EmulatorState } from '../state/model.js';
+import { badRequest, invalidJsonShape, isList, parseJson } from '../shared/params.js';
+import { findBy } from '../state/store.js';
 
 export function checkUrl(name: string, text: string): string {
   let url: URL | undefined;

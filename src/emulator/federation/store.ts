@@ -1,6 +1,6 @@
 /** federation: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
-import type { EmulatorState, Federation } from '../model.js';
-import { badRequest, checkEnum, checkRange, optionalParam, parseBoolean, parseNumber, type Params } from '../routes/params.js';
+import type { EmulatorState, Federation } from '../state/model.js';
+import { badRequest, checkEnum, checkRange, optionalParam, parseBoolean, parseNumber, type Params } from '../shared/params.js';
 import { BUILT_IN_ROLE_IDS } from '../users/store.js';
 import { checkCertificate, checkUrl, parseGroups } from './rules.js';
 

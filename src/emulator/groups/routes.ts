@@ -16,15 +16,15 @@
  * vendor's client, @esri/arcgis-rest-portal `getGroupUsers` and its test mock),
  * GET /community/groups/:groupId/categorySchema ({categorySchema:[...]}).
  */
-import { page } from '../routes/paging.js';
-import type { Group } from '../model.js';
-import { forbidden } from '../routes/auth.js';
-import { GROUP_LIMITS, parseCategorySchema } from '../routes/category-schema.js';
-import { json, requireParam, success } from '../routes/params.js';
-import { compileSearch, conjunction, queryParam } from '../routes/search.js';
-import type { Route } from '../routes/types.js';
-import { requireVersion } from '../routes/versions.js';
-import { findBy } from '../store.js';
+import { page } from '../shared/paging.js';
+import type { Group } from '../state/model.js';
+import { forbidden } from '../shared/access.js';
+import { GROUP_LIMITS, parseCategorySchema } from '../shared/category-schema.js';
+import { json, requireParam, success } from '../shared/params.js';
+import { compileSearch, conjunction, queryParam } from '../shared/search.js';
+import type { Route } from '../shared/types.js';
+import { requireVersion } from '../shared/versions.js';
+import { findBy } from '../state/store.js';
 import { groupsNeedQuery, mayManageGroup } from './rules.js';
 import { findGroup, groupSearchFields, groupUsersView, groupView } from './store.js';
 

@@ -1,7 +1,7 @@
 /** groups: the portal's rules (checks that refuse a request before anything changes). */
 import { PortalApiError } from '../errors.js';
-import type { Group } from '../model.js';
-import type { Caller } from '../routes/types.js';
+import type { Group } from '../state/model.js';
+import type { Caller } from '../shared/types.js';
 
 export const UPDATE_GROUPS_PRIVILEGE = 'portal:admin:updateGroups';
 

@@ -1,9 +1,9 @@
 /** groups: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { PortalApiError } from '../errors.js';
-import type { EmulatorState, Group } from '../model.js';
-import type { Caller } from '../routes/types.js';
-import { containsText, sameKeyword, type SearchFields } from '../routes/search.js';
-import { findBy } from '../store.js';
+import type { EmulatorState, Group } from '../state/model.js';
+import type { Caller } from '../shared/types.js';
+import { containsText, sameKeyword, type SearchFields } from '../shared/search.js';
+import { findBy } from '../state/store.js';
 
 export function groupNotFound(groupId: string): PortalApiError {
   return new PortalApiError(400, 'Group does not exist or is inaccessible.', 'CONT_0006', [`No group with id '${groupId}'.`]);

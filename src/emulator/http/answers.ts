@@ -2,9 +2,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Fault, LoggedRequest } from '../control.js';
 import { PortalApiError } from '../errors.js';
-import { renderFile, renderJson, type HttpAnswer, type ResponseFormat } from '../formats.js';
-import { isRecord } from '../json.js';
-import type { RouteResult } from '../routes/types.js';
+import { renderFile, renderJson, type HttpAnswer, type ResponseFormat } from './formats.js';
+import { isRecord } from '../state/json.js';
+import type { RouteResult } from '../shared/types.js';
 
 export function renderResult(format: ResponseFormat, result: RouteResult): HttpAnswer {
   return result.type === 'file' ? renderFile(result) : renderJson(format, result.body);

@@ -1,7 +1,7 @@
 /** Reading and parsing an HTTP request into what the emulator routes on (no state involved). */
 import type { IncomingMessage } from 'node:http';
 import { requestToken } from '../auth.js';
-import { responseFormat, type ResponseFormat } from '../formats.js';
+import { responseFormat, type ResponseFormat } from './formats.js';
 
 export const REST_ROOT = '/portal/sharing/rest';
 export const CONTROL_ROOT = '/_emulator';

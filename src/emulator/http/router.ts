@@ -4,7 +4,7 @@
  * `portals/self/removeresource` is `removeResource` (issue 20 reports real portals accepting it);
  * `:name` segments (ids, user names) keep their case.
  */
-import type { Route } from '../routes/types.js';
+import type { Route } from '../shared/types.js';
 
 export interface CompiledRoute {
   route: Route;

@@ -20,12 +20,12 @@
  * GET /portals/:portalId/settings -> the organization's settings (store.ts `portalSettings`).
  */
 import { notFound } from '../errors.js';
-import { requireAdminOrPrivilege, requireDefaultAdmin } from '../routes/auth.js';
-import { ORGANIZATION_LIMITS, parseCategorySchema } from '../routes/category-schema.js';
-import { page } from '../routes/paging.js';
-import { json, requireParam, success } from '../routes/params.js';
-import type { Route } from '../routes/types.js';
-import { requireVersion } from '../routes/versions.js';
+import { requireAdminOrPrivilege, requireDefaultAdmin } from '../shared/access.js';
+import { ORGANIZATION_LIMITS, parseCategorySchema } from '../shared/category-schema.js';
+import { page } from '../shared/paging.js';
+import { json, requireParam, success } from '../shared/params.js';
+import type { Route } from '../shared/types.js';
+import { requireVersion } from '../shared/versions.js';
 import { POLICY_RULES, UPDATE_CATEGORY_SCHEMA_PRIVILEGE, UPDATE_USERS_PRIVILEGE, categorySchemaText } from './rules.js';
 import { portalSettings, updatePolicy } from './store.js';
 

@@ -1,6 +1,6 @@
 /** organization: the portal's rules (checks that refuse a request before anything changes). */
-import type { PasswordPolicy } from '../model.js';
-import { optionalParam, requireParam, type Params } from '../routes/params.js';
+import type { PasswordPolicy } from '../state/model.js';
+import { optionalParam, requireParam, type Params } from '../shared/params.js';
 
 export const UPDATE_CATEGORY_SCHEMA_PRIVILEGE = 'portal:admin:updateItemCategorySchema';
 

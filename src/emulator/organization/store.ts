@@ -1,6 +1,6 @@
 /** organization: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
-import type { PasswordPolicy } from '../model.js';
-import { badRequest, checkRange, optionalParam, parseInteger, type Params } from '../routes/params.js';
+import type { PasswordPolicy } from '../state/model.js';
+import { badRequest, checkRange, optionalParam, parseInteger, type Params } from '../shared/params.js';
 import { POLICY_RULES } from './rules.js';
 
 export function updatePolicy(policy: PasswordPolicy, params: Params): void {

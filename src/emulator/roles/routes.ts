@@ -12,10 +12,10 @@
  * each role as {id, name, description, created, modified}; `privileges` only with
  * returnPrivileges=true on the list, and under GET .../roles/:roleId/privileges.
  */
-import { requireDefaultAdmin } from '../routes/auth.js';
-import { page } from '../routes/paging.js';
-import { json, optionalParam, success } from '../routes/params.js';
-import type { Route } from '../routes/types.js';
+import { requireDefaultAdmin } from '../shared/access.js';
+import { page } from '../shared/paging.js';
+import { json, optionalParam, success } from '../shared/params.js';
+import type { Route } from '../shared/types.js';
 import { checkRoleName } from './rules.js';
 import { findRole, roleView } from './store.js';
 

@@ -1,6 +1,6 @@
 /** roles: the portal's rules (checks that refuse a request before anything changes). */
-import type { EmulatorState, Role } from '../model.js';
-import { badRequest } from '../routes/params.js';
+import type { EmulatorState, Role } from '../state/model.js';
+import { badRequest } from '../shared/params.js';
 
 /** A new name for `role`: not empty, and not the name of another role (case-insensitive). */
 export function checkRoleName(state: EmulatorState, role: Role, name: string): string {

@@ -1,7 +1,7 @@
 /** roles: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { notFound } from '../errors.js';
-import type { EmulatorState, Role } from '../model.js';
-import { findBy } from '../store.js';
+import type { EmulatorState, Role } from '../state/model.js';
+import { findBy } from '../state/store.js';
 
 export function findRole(state: EmulatorState, roleId: string): Role {
   const role = findBy(state.roles, 'id', roleId);

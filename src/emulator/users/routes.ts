@@ -37,11 +37,11 @@
  * role's id, or the built-in role's name. GET /community/users/:username/tasks (paged `tasks`)
  * and GET /community/users/:username/tasks/:taskId give {id, title, active, taskState}.
  */
-import { forbidden, requireDefaultAdmin } from '../routes/auth.js';
-import { page } from '../routes/paging.js';
-import { badRequest, checkEnum, json, optionalParam, requireParam, success } from '../routes/params.js';
-import { compileSearch, queryParam } from '../routes/search.js';
-import type { Caller, Route } from '../routes/types.js';
+import { forbidden, requireDefaultAdmin } from '../shared/access.js';
+import { page } from '../shared/paging.js';
+import { badRequest, checkEnum, json, optionalParam, requireParam, success } from '../shared/params.js';
+import { compileSearch, queryParam } from '../shared/search.js';
+import type { Caller, Route } from '../shared/types.js';
 import { requireUserLevelsAvailable, taskOwner, usersNeedQuery } from './rules.js';
 import { MAX_ACTIVE_TASKS, changeLevel, findTask, findUser, memberView, taskView, updateProfile, userSearchFields, userView } from './store.js';
 

@@ -1,10 +1,11 @@
 /** users: the portal's rules (checks that refuse a request before anything changes). */
 import { PortalApiError } from '../errors.js';
-import type { EmulatorState, User } from '../model.js';
-import { appMay, forbidden } from '../routes/auth.js';
-import { badRequest } from '../routes/params.js';
-import type { Caller } from '../routes/types.js';
-import { compareVersions, requireVersion } from '../routes/versions.js';
+import type { EmulatorState, User } from '../state/model.js';
+import { appMay, forbidden } from '../shared/access.js';
+import { badRequest } from '../shared/params.js';
+import type { Caller } from '../shared/types.js';
+import { requireVersion } from '../shared/versions.js';
+import { compareVersions } from '../state/releases.js';
 import { findUser } from './store.js';
 
 export const LAST_VERSION_WITH_USER_LEVELS = '10.6.1';

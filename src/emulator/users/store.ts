@@ -1,12 +1,12 @@
 /** users: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { effectivePrivileges } from '../auth.js';
 import { PortalApiError, notFound } from '../errors.js';
-import type { EmulatorState, Task, User } from '../model.js';
-import { badRequest } from '../routes/params.js';
-import { containsText, sameKeyword, type SearchFields } from '../routes/search.js';
-import type { Caller } from '../routes/types.js';
-import { isList, isRecord } from '../json.js';
-import { findBy, ListIndex } from '../store.js';
+import type { EmulatorState, Task, User } from '../state/model.js';
+import { badRequest } from '../shared/params.js';
+import { containsText, sameKeyword, type SearchFields } from '../shared/search.js';
+import type { Caller } from '../shared/types.js';
+import { isList, isRecord } from '../state/json.js';
+import { findBy, ListIndex } from '../state/store.js';
 
 export const BUILT_IN_ROLE_IDS: readonly string[] = ['org_admin', 'org_publisher', 'org_user'];
 

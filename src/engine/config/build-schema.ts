@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { KindSet } from '../registry.js';
+import type { KindSet } from '../kind-set.js';
 import { configSchema, configSchemaText } from './config-schema.js';
 import { ajvOptions, precompiledValidatorFile } from './schema-validator.js';
 

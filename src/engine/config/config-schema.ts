@@ -1,6 +1,6 @@
 /** The config schema of a kind set, and its published text. */
-import type { JsonSchema } from '../../kinds/contract.js';
-import type { KindSet } from '../registry.js';
+import type { JsonSchema } from '../../kinds/toolkit/contract.js';
+import type { KindSet } from '../kind-set.js';
 import { composeConfigSchema } from './schema.js';
 
 const composed = new WeakMap<KindSet, JsonSchema>();

@@ -7,7 +7,7 @@
  */
 import { Document, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
-import type { ConfigPath } from '../../kinds/contract.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { LoadedConfig } from './load.js';
 import { containerKeyAt, Origin, OverlayMerge } from './overlay.js';
 import { configSchema } from './config-schema.js';

@@ -4,7 +4,7 @@
  * fields as the top-level `portal:` block: it overrides them for that environment, so the
  * facts version gates use (edition, the product release) come from one place either way.
  */
-import type { JsonSchema } from '../../kinds/contract.js';
+import type { JsonSchema } from '../../kinds/toolkit/contract.js';
 
 /** Names of environments and state names share one alphabet: an environment's name is its default state name. */
 export const ENVIRONMENT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';

@@ -6,13 +6,13 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
-import type { ContainerDefinition } from '../../kinds/containers.js';
+import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
 import type { SourceLocation } from '../../core/diagnostics.js';
-import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, NamedKey, PruneDeclaration } from '../../kinds/contract.js';
-import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
+import type { ConfigContribution, ConfigPath, ContainerScope, DesiredObject, NamedKey, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import { contributionsOf, type KindSet, type OwnedContribution } from '../kind-set.js';
 import { isLimitError, schemaDiagnostics } from './schema-diagnostics.js';
 import { configSchema } from './config-schema.js';
-import type { JsonSchema } from '../../kinds/contract.js';
+import type { JsonSchema } from '../../kinds/toolkit/contract.js';
 import type { SchemaError, SchemaValidator } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
 import { childContainers, scopeOf } from './walk.js';

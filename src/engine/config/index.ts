@@ -6,3 +6,4 @@ export { ConfigError, throwIfInvalid } from './errors.js';
 export { configSchema, configSchemaText } from './config-schema.js';
 export { compareVersions } from '../../core/version.js';
 export { configFileLimit, largestConfigFileLimit, maxConfigFileBytes, maxConfigDepth, maxExpandedNodes } from './source.js';
+export type { SafetyLimits, SafetySettings } from './safety-settings.js';

@@ -16,8 +16,8 @@
 import { realpathSync } from 'node:fs';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
-import type { ConfigPath } from '../../kinds/contract.js';
-import type { KindSet } from '../registry.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
+import type { KindSet } from '../kind-set.js';
 import { credentialVariablesOf, environmentOf, findEnvironments, type Environment, type EnvironmentsDeclaration } from './environments.js';
 import { layeredSource, Origin, OverlayMerge, PATCH_KEY, type BaseDocument } from './overlay.js';
 import { resolveReferences, type ResolvedReference } from './references.js';

@@ -7,15 +7,15 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/contract.js';
-import type { KindSet } from '../registry.js';
+import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import type { KindSet } from '../kind-set.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
 import { redactor } from './references.js';
 import { configSchema } from './config-schema.js';
 import { environmentOf, findEnvironments, type Environment } from './environments.js';
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
-import type { SafetySettings } from '../safety.js';
+import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
 import { readConfigSourceOffThread } from './off-thread.js';
 import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
@@ -136,8 +136,7 @@ function mergeSafety(documents: readonly DocumentDeclarations[], diagnostics: Di
       expected: 'one safety block across all files',
     });
   }
-  // The schema checked the shape: kind names as keys, limits with numbers in range.
-  return first.value as unknown as SafetySettings;
+  return safetySettingsOf(first.value);
 }
 
 export function mergeDeclarations(documents: readonly DocumentDeclarations[]): MergedDeclarations {

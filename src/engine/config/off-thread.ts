@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { JsonValue } from '../../core/json.js';
-import type { ConfigPath } from '../../kinds/contract.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { positionsWorkerFile } from './positions-worker-file.js';
 import { lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
 

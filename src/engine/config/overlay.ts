@@ -18,8 +18,8 @@
  */
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { canonicalJson, isObject, type JsonObject, type JsonValue } from '../../core/json.js';
-import type { ContainerDefinition } from '../../kinds/containers.js';
-import type { ConfigPath } from '../../kinds/contract.js';
+import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { ParsedSource } from './source.js';
 
 export const PATCH_KEY = '$patch';

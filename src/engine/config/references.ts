@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import type { ConfigPath } from '../../kinds/contract.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { CREDENTIAL_VARIABLES } from '../../api/auth.js';
 

@@ -1,13 +1,13 @@
 /** Turning ajv's errors into diagnostics a person can act on. */
 import fastJsonPatch from 'fast-json-patch';
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { JsonSchema } from '../../kinds/contract.js';
+import type { JsonSchema } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { didYouMean, type Candidate } from '../../core/suggest.js';
 import { withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
 import type { ParsedSource } from './source.js';
-import type { KindSet } from '../registry.js';
+import type { KindSet } from '../kind-set.js';
 import { configSchema } from './config-schema.js';
 import { addressForPath } from './walk.js';
 

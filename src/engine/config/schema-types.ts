@@ -4,8 +4,8 @@
  * Walks `properties`, `additionalProperties`, `items` and the alternatives of `anyOf`/`oneOf`/
  * `allOf`; enough for the config's schema, which uses nothing else to describe where values go.
  */
-import type { JsonSchema } from '../../kinds/contract.js';
-import type { ConfigPath } from '../../kinds/contract.js';
+import type { JsonSchema } from '../../kinds/toolkit/contract.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
 
 const isSchema = (value: JsonValue | undefined): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);

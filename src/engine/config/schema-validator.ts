@@ -4,7 +4,7 @@
  * or was built from another schema (running from source, a partial build), ajv compiles the
  * schema at run time.
  */
-import type { JsonSchema } from '../../kinds/contract.js';
+import type { JsonSchema } from '../../kinds/toolkit/contract.js';
 import { importPrecompiledValidator } from './precompiled-validator.js';
 
 export { precompiledValidatorFile } from './precompiled-validator.js';

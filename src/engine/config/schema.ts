@@ -3,8 +3,8 @@
  * fragments (nothing here knows a particular kind). It is published as
  * schemas/portalctl.schema.json and compiled into the validator.
  */
-import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/contract.js';
-import type { ContainerDefinition } from '../../kinds/containers.js';
+import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/toolkit/contract.js';
+import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
 import { environmentsSchema, valuesSchema } from './environment-schema.js';
 import type { JsonValue } from '../../core/json.js';
 
@@ -44,7 +44,7 @@ const share = (what: string): JsonSchema => ({
   description: `Largest share (0 to 1) of the kind's managed objects one apply may ${what} without --force.`,
 });
 
-/** `safety:` limits per kind name (src/engine/safety.ts); every kind may be named, nothing else. */
+/** `safety:` limits per kind name (src/engine/plan/safety.ts); every kind may be named, nothing else. */
 function safetySchema(kinds: readonly KindDefinition[]): JsonSchema {
   const limits: JsonSchema = {
     type: 'object',

@@ -12,7 +12,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
-import type { ConfigPath } from '../../kinds/contract.js';
+import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
 import { yamlDataOnly } from './yaml-data.js';

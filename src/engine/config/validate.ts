@@ -1,6 +1,6 @@
 /** Rule checks of the loaded objects by their kinds, merged with the loading diagnostics. */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { CheckContext, PortalFacts } from '../../kinds/contract.js';
+import type { CheckContext, PortalFacts } from '../../kinds/toolkit/contract.js';
 import type { LoadedConfig } from './load.js';
 import { limitCodes } from './schema-diagnostics.js';
 

@@ -1,12 +1,12 @@
 /**
- * The config's containers (src/kinds/containers.ts) as a path is walked: the address a path
+ * The config's containers (src/kinds/toolkit/containers.ts) as a path is walked: the address a path
  * inside the document belongs to (for schema diagnostics).
  */
-import type { ContainerDefinition } from '../../kinds/containers.js';
-import type { ConfigContribution, ConfigPath, ContainerScope, NamedKey } from '../../kinds/contract.js';
+import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
+import type { ConfigContribution, ConfigPath, ContainerScope, NamedKey } from '../../kinds/toolkit/contract.js';
 import type { SourceLocation } from '../../core/diagnostics.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
-import { contributionsOf, type KindSet, type OwnedContribution } from '../registry.js';
+import { contributionsOf, type KindSet, type OwnedContribution } from '../kind-set.js';
 
 /** Per kind set, the child containers of each parent: asked for every entry of a large document. */
 const childrenCache = new WeakMap<KindSet, Map<string | undefined, ContainerDefinition[]>>();

@@ -1,9 +1,9 @@
 /** `apply` output: one line per finished operation, then the result (text or JSON). */
-import type { ApplyResult } from '../apply-result.js';
-import type { OperationOutcome } from '../execute.js';
-import type { LiveRecord } from '../record-live.js';
+import type { ApplyResult } from '../apply/apply-result.js';
+import type { OperationOutcome } from '../apply/execute.js';
+import type { LiveRecord } from '../record/record-live.js';
 import { terminalText } from './escape.js';
-import { redactPlan } from './redact.js';
+import { redactPlan } from '../plan/redact.js';
 import { NO_CHANGES, named, nameOf } from './text.js';
 import { counted } from '../../core/words.js';
 

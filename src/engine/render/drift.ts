@@ -3,7 +3,7 @@
  * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
 import { counted } from '../../core/words.js';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../plan/plan.js';
 import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
 import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../core/json.js';
-import type { JsonPatchOperation } from '../plan.js';
+import type { JsonPatchOperation } from '../plan/plan.js';
 
 /** One changed field, for human renderings: `path: before -> after`. */
 export interface FieldChange {

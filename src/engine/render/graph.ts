@@ -3,7 +3,7 @@
  * GitLab in markdown) or Graphviz DOT. The markdown plan and `portalctl graph` draw the same one.
  */
 import { counted } from '../../core/words.js';
-import type { Plan, PlannedOperation } from '../plan.js';
+import type { Plan, PlannedOperation } from '../plan/plan.js';
 import { dotLabel, mermaidLabel } from './escape.js';
 import { SYMBOL, nameOf } from './text.js';
 

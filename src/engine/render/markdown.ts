@@ -6,8 +6,8 @@
  * plan is).
  */
 import { counted } from '../../core/words.js';
-import type { Action } from '../../kinds/contract.js';
-import type { DriftEntry, DriftResolution, Plan, PlannedOperation } from '../plan.js';
+import type { Action } from '../../kinds/toolkit/contract.js';
+import type { DriftEntry, DriftResolution, Plan, PlannedOperation } from '../plan/plan.js';
 import { valueLines } from './diff.js';
 import { fencedLine, htmlText, markdownCode, markdownText } from './escape.js';
 import { fieldChanges } from './fields.js';

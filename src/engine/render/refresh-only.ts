@@ -3,10 +3,10 @@
  * then what was recorded. Values come redacted (redactRecords), like every plan value shown.
  */
 import { counted } from '../../core/words.js';
-import type { LiveRecord } from '../record-live.js';
-import type { Plan } from '../plan.js';
+import type { LiveRecord } from '../record/record-live.js';
+import type { Plan } from '../plan/plan.js';
 import { valueLines } from './diff.js';
-import type { Redactor } from './redact.js';
+import type { Redactor } from '../plan/redact.js';
 import { painter } from './style.js';
 import { named, textLines, valueStyle, type TextOptions } from './text.js';
 

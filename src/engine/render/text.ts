@@ -1,11 +1,11 @@
 /** The plan for a terminal: summary first, one line per operation, then each change as a reviewable block. */
-import type { Action } from '../../kinds/contract.js';
-import type { DriftResolution, Plan, PlannedOperation } from '../plan.js';
-import { describeName, type ResolvedName } from '../names.js';
+import type { Action } from '../../kinds/toolkit/contract.js';
+import type { DriftResolution, Plan, PlannedOperation } from '../plan/plan.js';
+import { describeName, type ResolvedName } from '../read/names.js';
 import { valueLines } from './diff.js';
 import { terminalText } from './escape.js';
 import type { DiffLine } from './lines.js';
-import type { ShownPlan } from './redact.js';
+import type { ShownPlan } from '../plan/redact.js';
 import { MARK_TONE, painter, type Paint } from './style.js';
 import { DEFAULT_VALUE_STYLE, type ValueStyle } from './values.js';
 import { counted } from '../../core/words.js';

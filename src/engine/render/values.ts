@@ -6,14 +6,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import type { JsonValue } from '../../core/json.js';
-
-/** What a reviewer may know about a resolved reference: its size and a short fingerprint. */
-export interface ReferenceFacts {
-  bytes: number;
-  sha256: string;
-}
-
-export type ReferenceIndex = Readonly<Record<string, ReferenceFacts>>;
+import { isPreviousReferenceValue, type ReferenceFacts, type ReferenceIndex } from '../plan/redact.js';
 
 export interface ValueStyle {
   references: ReferenceIndex;
@@ -39,16 +32,6 @@ const count = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, 
 
 const referencePattern = /\$\{(?:env|file):[^}]*\}/g;
 
-/**
- * How a plan holds a live string that is the previous value of a reference (the state's
- * fingerprint of it matched): the reference text, marked as changed, with a short fingerprint
- * of what it was. Shown as it is; never the value.
- */
-export function previousReferenceValue(template: string, sha256: string): string {
-  return `${template} (previous value, changed; sha256 ${sha256.slice(0, 4)}…)`;
-}
-const previousValuePattern = /^.* \(previous value, changed; sha256 [0-9a-f]{4}…\)$/s;
-
 function describeFacts(facts: ReferenceFacts): string {
   return `${count(facts.bytes)} bytes, sha256 ${facts.sha256}…`;
 }
@@ -69,7 +52,7 @@ function cut(text: string, max: number): string {
 
 /** A string shown on one line: quoted, cut with its size when long. */
 function inlineString(text: string, key: string | undefined, style: ValueStyle): string {
-  if (previousValuePattern.test(text)) return text;
+  if (isPreviousReferenceValue(text)) return text;
   const reference = referenceText(text, style.references);
   if (reference !== undefined) return reference;
   if (isSecretLike(key)) return `(hidden: ${count(bytesOf(text))} bytes, sha256 ${shortFingerprint(text)}…)`;
@@ -93,7 +76,7 @@ export const isNested = (value: JsonValue | undefined): value is JsonValue[] | {
 /** The value as it may be shown: references annotated, secret-like strings hidden, long strings cut. */
 function shownValue(value: JsonValue, key: string | undefined, style: ValueStyle): JsonValue {
   if (typeof value === 'string') {
-    if (previousValuePattern.test(value)) return value;
+    if (isPreviousReferenceValue(value)) return value;
     const reference = referenceText(value, style.references);
     if (reference !== undefined) return reference;
     if (isSecretLike(key)) return inlineString(value, key, style);

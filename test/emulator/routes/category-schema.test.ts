@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CategoryNode } from '../../../src/emulator/model.js';
+import type { CategoryNode } from '../../../src/emulator/state/model.js';
 import { body, call, expectApiError, sampleState } from './helpers.js';
 
 const GROUP = '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c'; // owner jsmith, manager admin

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmulatorState } from '../../../src/emulator/model.js';
+import type { EmulatorState } from '../../../src/emulator/state/model.js';
 import { body, call, expectApiError, NOW, ORG_ID, sampleState } from './helpers.js';
 
 const UPDATE_INFO = '/portals/:portalId/collaborations/:collabId/workspaces/:workspaceId/updateInfo';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { expect } from 'vitest';
-import { parseEmulatorState } from '../../../src/emulator/data.js';
+import { parseEmulatorState } from '../../../src/emulator/state/data-file.js';
 import { PortalApiError } from '../../../src/emulator/errors.js';
-import { LEVEL_1_PRIVILEGES, type EmulatorState } from '../../../src/emulator/model.js';
-import { routes } from '../../../src/emulator/routes/index.js';
-import type { Caller, RouteResult } from '../../../src/emulator/routes/types.js';
+import { LEVEL_1_PRIVILEGES, type EmulatorState } from '../../../src/emulator/state/model.js';
+import { routes } from '../../../src/emulator/route-table.js';
+import type { Caller, RouteResult } from '../../../src/emulator/shared/types.js';
 
 const SAMPLE = fileURLToPath(new URL('../../../examples/emulator/portal.yaml', import.meta.url));
 

@@ -1,7 +1,7 @@
 /** Every operation over HTTP: one success and one error each, through the real server (port 0). */
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../src/emulator/index.js';
-import type { EmulatorState } from '../../../src/emulator/model.js';
+import type { EmulatorState } from '../../../src/emulator/state/model.js';
 import { emulatorPerFile, SAMPLE_DATA } from '../server/helpers.js';
 
 const GROUP = '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c';

@@ -1,10 +1,10 @@
 /**
- * The documented search syntax (src/emulator/routes/search.ts): its parse, and the fields of
+ * The documented search syntax (src/emulator/shared/search.ts): its parse, and the fields of
  * items, groups and users through their routes. Every bad query is a 400 without a messageCode
  * that says what is wrong.
  */
 import { describe, expect, it } from 'vitest';
-import { parseSearchQuery } from '../../../src/emulator/routes/search.js';
+import { parseSearchQuery } from '../../../src/emulator/shared/search.js';
 import { body, call, expectApiError, sampleState } from './helpers.js';
 
 const ORG = '0123456789ABCDEF';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmulatorState } from '../../../src/emulator/model.js';
+import type { EmulatorState } from '../../../src/emulator/state/model.js';
 import { body, call, expectApiError, sampleState } from './helpers.js';
 
 const UPDATE_LEVEL = '/portals/:portalId/updateUserLevel';

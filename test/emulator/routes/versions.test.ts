@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Organization } from '../../../src/emulator/model.js';
-import { compareVersions, hasVersion } from '../../../src/emulator/routes/versions.js';
+import type { Organization } from '../../../src/emulator/state/model.js';
+import { hasVersion } from '../../../src/emulator/shared/versions.js';
+import { compareVersions } from '../../../src/emulator/state/releases.js';
 import { sampleState } from './helpers.js';
 
 describe('versions', () => {

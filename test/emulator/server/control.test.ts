@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Fault, LoggedRequest } from '../../../src/emulator/control.js';
-import type { EmulatorState } from '../../../src/emulator/model.js';
+import type { EmulatorState } from '../../../src/emulator/state/model.js';
 import { control, errorOf, json, postForm, send, emulatorPerFile, type RawResponse } from './helpers.js';
 
 const emulator = emulatorPerFile();

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EmulatorDataError, guidFor, loadDataFile, minimalState, parseEmulatorState } from '../../../src/emulator/data.js';
+import { EmulatorDataError, guidFor, loadDataFile, minimalState, parseEmulatorState } from '../../../src/emulator/state/data-file.js';
 import { startEmulatorServer } from '../../../src/emulator/server.js';
 import { SAMPLE_DATA, json, send, testRoutes } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { forwardingHandle } from '../../support/handle.js';
 import { fileURLToPath } from 'node:url';
 import { PortalApiError } from '../../../src/emulator/errors.js';
-import type { Route } from '../../../src/emulator/routes/types.js';
+import type { Route } from '../../../src/emulator/shared/types.js';
 import { startEmulatorServer, type EmulatorServerOptions, type RunningEmulator } from '../../../src/emulator/server.js';
 
 export const SAMPLE_DATA = fileURLToPath(new URL('../../../examples/emulator/portal.yaml', import.meta.url));

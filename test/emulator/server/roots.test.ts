@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { loadDataFile } from '../../../src/emulator/data.js';
+import { loadDataFile } from '../../../src/emulator/state/data-file.js';
 import { SAMPLE_DATA, send } from './helpers.js';
 
 let emulator: RunningEmulator | undefined;

@@ -1,0 +1,19 @@
+/** Flag values that are numbers or durations, read the same way by every command and the fleet runner. */
+import { UsageError } from '../core/errors.js';
+
+const MILLISECONDS_PER_UNIT: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `30s`, `5m`, `1h`, `500ms`, or a plain number of seconds; no flag means 0. */
+export function parseDuration(text: string | undefined, flag: string): number {
+  if (text === undefined) return 0;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  const unit = match ? MILLISECONDS_PER_UNIT[match[2] ?? 's'] : undefined;
+  if (!match || unit === undefined) throw new UsageError(`${flag} takes a duration such as 30s, 5m or 1h, not "${text}".`);
+  return Math.round(Number(match[1]) * unit);
+}
+
+export function parsePositiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}".`);
+  return value;
+}

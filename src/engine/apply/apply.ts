@@ -1,0 +1,350 @@
+/**
+ * The apply use case, start to end: lock -> prepare -> check the saved plan -> safety checks ->
+ * confirm -> execute -> record -> re-plan. It returns an ApplyResult value; the CLI renders it
+ * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
+ * Its refresh-only variant (`apply --refresh-only`) records live values and sends nothing.
+ */
+import { counted } from '../../core/words.js';
+import { createLiveReader, type ApiClient } from '../../api/index.js';
+import { InterruptedError, PortalctlError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/json.js';
+import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type StateStore } from '../../state/index.js';
+import { readRecovery, removeRecovery, RECOVERY_FORMAT, writeRecovery } from '../../state/recovery.js';
+import { checkUnknownOutcomes, type UnknownOutcomeCheck } from '../plan/unknown-outcomes.js';
+import { concealer } from '../plan/recorded-values.js';
+import type { LoadedConfig } from '../config/index.js';
+import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
+import type { ApplyResult } from './apply-result.js';
+import { preparePlan, type PreparedPlan } from '../plan/prepare.js';
+import { assertPlanCurrent } from '../plan/saved-plan.js';
+import { describeDestructive, refuseOverThresholds } from '../plan/safety.js';
+import { isTargeted, type Plan, type PlanAbout } from '../plan/plan.js';
+import { liveRecords, observedEntry, recordLive, type LiveRecord } from '../record/record-live.js';
+import { PhaseTracker, type ProgressObserver } from '../progress.js';
+
+export class DestructiveRefusedError extends PortalctlError {}
+export class ApplyFailedError extends PortalctlError {}
+export class NotConvergedError extends PortalctlError {}
+export class ApplyCancelledError extends PortalctlError {}
+/** Operations were applied on the portal but the state could not record them. */
+export class NotRecordedError extends PortalctlError {}
+
+export type { ApplyResult, SaveInvitation };
+
+/** How to execute: everything but where requests go and where successes are recorded. */
+export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'> & {
+  /** Told when writing to the portal starts, and when it ended and the result is being checked. */
+  onPhase?: (phase: 'writing' | 'checking', result?: ExecuteResult) => void;
+  /**
+   * Where operations applied but not recorded are kept when the state cannot be written (the
+   * system's temporary directory when this place cannot take it either); read back first by the
+   * next apply. Absent: no recovery file.
+   */
+  recoveryFile?: string;
+  /** Told, in a sentence, what was recovered (a recovery file recorded, an unknown outcome settled). */
+  onNotice?: (message: string) => void;
+  /** Told how the apply goes: reading, applying (with the operation in flight), verifying. */
+  progress?: ProgressObserver;
+};
+
+export interface ApplyRequest extends ExecutionOptions {
+  config: LoadedConfig;
+  url: string;
+  client: ApiClient;
+  store: StateStore;
+  lockTimeoutMs: number;
+  /** `apply --plan`: the saved plan, applied only when it is still the plan made now. */
+  saved?: Plan;
+  targets: readonly string[];
+  allowDestructive: boolean;
+  /** `--force`: apply even when a kind's updates or removals exceed its change thresholds (safety.ts). */
+  force?: boolean;
+  /** Asked with the plan once it is known to be safe and non-empty; false cancels. Absent: approved. */
+  confirm?: (prepared: PreparedPlan) => Promise<boolean>;
+  /** What the plan is about (config paths, state, release), for its reports. */
+  about?: PlanAbout;
+}
+
+const nothingExecuted = (): ExecuteResult => ({ applied: [], failed: [], skipped: [], unrecorded: [], interrupted: false, invitations: {} });
+
+function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): void {
+  const destructive = plan.operations.filter((op) => op.destructive);
+  if (destructive.length && !allowDestructive) {
+    throw new DestructiveRefusedError(`${describeDestructive(destructive.map((op) => op.address))}; nothing was applied. Review them and run apply again with --allow-destructive.`);
+  }
+}
+
+export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
+  const { config, url, client, store, saved } = request;
+  return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
+    const recorded = await recordRecoveryFile(store, await store.read(), request);
+    const prepared = await preparePlan({
+      config,
+      url,
+      recorded,
+      client,
+      targets: saved?.targets ?? request.targets,
+      parallelism: request.parallelism,
+      digest: saved !== undefined,
+      ...(request.progress ? { progress: request.progress } : {}),
+      ...(request.about ? { about: request.about } : {}),
+    });
+    if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
+    const settled = await settleUnknownOutcomes(prepared, request);
+    if (prepared.plan.operations.length === 0) {
+      // Nothing to send; what the configuration already matches is recorded (adopt-on-match).
+      const adopted = liveRecords(prepared, { adoptOnly: true });
+      const state = await recordLive({ ...prepared, recorded: settled.state }, adopted, request);
+      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state, adopted };
+    }
+    refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
+    refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
+    if (request.confirm && !(await request.confirm(prepared))) throw new ApplyCancelledError('Apply cancelled; nothing was changed.');
+    const applied = await applyPlan({ ...request, prepared: { ...prepared, recorded: settled.state } });
+    return { ...applied, invitations: { ...settled.invitations, ...applied.invitations } };
+  });
+}
+
+/**
+ * A recovery file left by an apply that could not write the state is recorded first (same
+ * lineage, or no state yet), then removed. A file of another state is left alone and named.
+ */
+export async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
+  if (!request.recoveryFile) return recorded;
+  const found = await readRecovery(request.recoveryFile).catch((error: unknown) => {
+    throw new PortalctlError(error instanceof Error ? error.message : String(error), { cause: error });
+  });
+  if (!found) return recorded;
+  const { path, document } = found;
+  if (recorded && recorded.lineage !== document.lineage) {
+    request.onNotice?.(`The recovery file ${path} belongs to another state (lineage ${document.lineage}, not ${recorded.lineage}); it was left as it is.`);
+    return recorded;
+  }
+  let state: StateDocument = recorded ?? { ...newState(document.portal), lineage: document.lineage };
+  for (const [address, entry] of Object.entries(document.resources)) state = recordOperation(state, address, entry);
+  for (const [address, mark] of Object.entries(document.unknownOutcomes)) state = markUnknownOutcome(state, address, mark);
+  const written = await store.write(state);
+  await removeRecovery(path);
+  const count = Object.keys(document.resources).length + Object.keys(document.unknownOutcomes).length;
+  request.onNotice?.(`Recorded ${counted(count, 'operation')} kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
+  return written;
+}
+
+/**
+ * Unknown outcomes the live portal shows performed are recorded (the mark is cleared), and a
+ * lost answer is got again (E13: the invitation file, into the invites directory). Nothing is
+ * sent again; the operations to retry are in the plan.
+ */
+async function settleUnknownOutcomes(
+  prepared: PreparedPlan,
+  request: Pick<ApplyRequest, 'client' | 'store' | 'saveInvitation' | 'onNotice' | 'url'>,
+): Promise<{ state: StateDocument | undefined; invitations: Record<string, string> }> {
+  const checks = checkUnknownOutcomes(prepared.plan, prepared.objects, prepared.basis, prepared.recorded).filter(
+    (check): check is UnknownOutcomeCheck & { object: NonNullable<UnknownOutcomeCheck['object']> } => check.verdict === 'performed' && check.object !== undefined,
+  );
+  const invitations: Record<string, string> = {};
+  if (checks.length === 0 || !prepared.recorded) return { state: prepared.recorded, invitations };
+  const writer = new StateWriter(request.store, prepared.recorded, { conceal: concealer(prepared.config.redact) });
+  const reader = createLiveReader(request.client);
+  for (const { address, mark, object } of checks) {
+    const kind = prepared.config.kinds.byName.get(object.kind);
+    const answer = kind?.recoverAnswer ? await kind.recoverAnswer(object, reader) : undefined;
+    let saved: string | undefined;
+    if (answer && request.saveInvitation) {
+      if ('file' in answer) {
+        saved = await request.saveInvitation(answer.file.filename, new TextEncoder().encode(answer.file.content));
+      } else {
+        const response = await request.client.send(answer.request);
+        if (response?.type === 'file') saved = await request.saveInvitation(response.filename ?? 'collaboration.invite', response.content);
+      }
+    }
+    if (saved !== undefined) invitations[address] = saved;
+    await writer.record(address, { kind: object.kind, ids: { ...object.ids }, value: object.value, status: 'present', appliedAt: mark.since });
+    request.onNotice?.(
+      `${address}: the outcome of ${mark.operation} was unknown (${mark.reason}); the portal shows it performed, so it was recorded and not sent again` +
+        (saved !== undefined ? `. Recovered its invitation file from the portal: ${saved}` : '') +
+        '.',
+    );
+  }
+  await writer.idle();
+  return { state: writer.state, invitations };
+}
+
+/**
+ * Executes a prepared, approved plan and records every success at once; then reads the portal
+ * again, records what it saw for every declared object, and re-plans. A non-empty second plan
+ * means the portal did not converge. The caller holds the lock.
+ */
+export async function applyPlan(request: ExecutionOptions & { prepared: PreparedPlan; client: ApiClient; store: StateStore; url: string }): Promise<ApplyResult> {
+  const { prepared, client, store, url } = request;
+  const byAddress = new Map(prepared.objects.map((obj) => [obj.address, obj]));
+  // Recorded with everything the re-plan reads (withObserved), and reported as adopted then.
+  const adoptable = liveRecords(prepared, { adoptOnly: true });
+  const conceal = concealer(prepared.config.redact);
+  const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
+  request.onPhase?.('writing');
+  const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
+  const result = await executePlan(prepared.plan.operations, {
+    ...request,
+    client: scrubbing(client, prepared.config.redact),
+    recorder: writer,
+    idsOf: (address) => byAddress.get(address)?.ids,
+    onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
+    onDone: (outcome, invitation) => {
+      applying.step();
+      request.onDone?.(outcome, invitation);
+    },
+  }).finally(() => applying.end());
+  await writer.idle();
+  request.onPhase?.('checking', result);
+
+  if (result.recordingFailure !== undefined) {
+    // The state cannot be written: no re-plan (it would record too); keep what was applied.
+    const recovery = await keepUnrecorded(result, writer.state, store, request.recoveryFile, conceal);
+    return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery, adopted: [] };
+  }
+
+  // The same targets: operations left out on purpose are not a failure to converge. Only what was
+  // written (or tried) and what depends on it is read again; the rest was just read and not touched.
+  const after = await preparePlan({
+    config: prepared.config,
+    url,
+    recorded: writer.state,
+    client,
+    targets: prepared.plan.targets,
+    parallelism: request.parallelism,
+    verify: { addresses: touchedBy(prepared, result), previous: prepared },
+    digest: false,
+    ...(request.progress ? { progress: request.progress } : {}),
+  });
+  await writer.update((state) => withObserved(state, after, conceal));
+  return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
+}
+
+/**
+ * The client, its errors' messages with every referenced value replaced by its reference: the
+ * portal may quote what it was sent (a description, a certificate) in the error it answers.
+ */
+function scrubbing(client: ApiClient, redact: <T>(value: T) => T): Pick<ApiClient, 'send'> {
+  return {
+    send: (request) =>
+      client.send(request).catch((error: unknown) => {
+        if (error instanceof Error) error.message = redact(error.message);
+        throw error;
+      }),
+  };
+}
+
+/** The addresses an execution wrote or tried to write, and the objects that depend on them. */
+function touchedBy(prepared: PreparedPlan, result: ExecuteResult): Set<string> {
+  const touched = new Set([...result.applied, ...result.failed.map(({ op }) => op)].map((op) => op.address));
+  for (const obj of prepared.objects) {
+    const kind = prepared.config.kinds.byName.get(obj.kind);
+    if (kind?.dependsOn(obj, prepared.objects).some((address) => touched.has(address))) touched.add(obj.address);
+  }
+  return touched;
+}
+
+/** Writes the operations applied but not recorded (and unknown outcomes the state could not take) to the recovery file. */
+async function keepUnrecorded(
+  result: ExecuteResult,
+  state: StateDocument,
+  store: StateStore,
+  recoveryFile: string | undefined,
+  conceal: (value: JsonValue) => JsonValue,
+): Promise<ApplyResult['recovery']> {
+  const addresses = result.unrecorded.map(({ op }) => op.address);
+  if (addresses.length === 0 || !recoveryFile) return addresses.length ? { file: undefined, addresses } : undefined;
+  const file = await writeRecovery(recoveryFile, {
+    format: RECOVERY_FORMAT,
+    state: store.describe(),
+    lineage: state.lineage,
+    portal: state.portal,
+    createdAt: new Date().toISOString(),
+    resources: Object.fromEntries(result.unrecorded.map(({ op, entry }) => [op.address, { ...entry, value: conceal(entry.value) }])),
+    unknownOutcomes: {},
+  });
+  return { file, addresses };
+}
+
+/**
+ * The state with what the re-plan read for every targeted object. Objects left out by --target
+ * keep their record: recording their live value would silently accept drift on them.
+ */
+function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue): StateDocument {
+  const observedAt = new Date().toISOString();
+  const resources = { ...state.resources };
+  for (const obj of after.objects) {
+    // A read object's basis value is never undefined (a missing object is null).
+    const observed = after.basis.get(obj.address);
+    if (observed === undefined || !isTargeted(obj.address, after.plan.targets)) continue;
+    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(observed), observedAt);
+  }
+  return { ...state, resources };
+}
+
+/** The error an apply ends with, or undefined when it applied everything and converged. */
+export function applyFailure({ result, after, recovery }: ApplyResult): PortalctlError | undefined {
+  if (result.recordingFailure !== undefined) {
+    const cause = result.recordingFailure instanceof Error ? result.recordingFailure.message : String(result.recordingFailure);
+    const unrecorded = result.unrecorded.map(({ op }) => op.address);
+    const kept = recovery?.file
+      ? ` They are kept in ${recovery.file}; the next apply records them first.`
+      : unrecorded.length
+        ? ' No recovery file could be written either: the next apply reads the portal and finds them applied.'
+        : '';
+    const message =
+      `The state could not be written (${cause}), so no further write was sent.` +
+      (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+      ' Fix the cause (free space, the database) and run apply again.';
+    // Interrupted meanwhile: the interrupt's exit code, with what it left behind.
+    return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
+  }
+  if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
+  if (result.failed.length) {
+    return new ApplyFailedError(`${counted(result.failed.length, 'operation')} failed: ${result.failed.map(({ op }) => op.address).join(', ')}. Successful ones are recorded; fix the cause and run apply again.`);
+  }
+  if (after.plan.operations.length) {
+    return new NotConvergedError(`The portal did not converge: a new plan still has ${counted(after.plan.operations.length, 'operation')} (${after.plan.operations.map((op) => op.address).join(', ')}).`);
+  }
+  return undefined;
+}
+
+export interface RefreshOnlyRequest extends Pick<ApplyRequest, 'config' | 'url' | 'client' | 'store' | 'lockTimeoutMs' | 'targets' | 'parallelism' | 'recoveryFile' | 'onNotice' | 'about'> {
+  /** Asked with what will be recorded, when there is something; false cancels. Absent: approved. */
+  confirm?: (records: readonly LiveRecord[], prepared: PreparedPlan) => Promise<boolean>;
+}
+
+export interface RefreshOnlyResult {
+  prepared: PreparedPlan;
+  /** What was recorded (empty: the state already held what the portal has). */
+  records: LiveRecord[];
+  /** The state afterwards. */
+  state: StateDocument | undefined;
+}
+
+/**
+ * `apply --refresh-only`: under the lock, reads the portal, shows what would be recorded, asks,
+ * and records it in one write. Sends nothing to the portal.
+ */
+export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshOnlyResult> {
+  const { config, url, client, store } = request;
+  return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs }, async () => {
+    const recorded = await recordRecoveryFile(store, await store.read(), request);
+    const prepared = await preparePlan({
+      config,
+      url,
+      recorded,
+      client,
+      targets: request.targets,
+      parallelism: request.parallelism,
+      digest: false,
+      ...(request.about ? { about: request.about } : {}),
+    });
+    const records = liveRecords(prepared, { adoptOnly: false });
+    if (records.length === 0) return { prepared, records, state: recorded };
+    if (request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
+    const state = await recordLive(prepared, records, request);
+    return { prepared, records, state };
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * No value that came from a `${env:}` / `${file:}` reference is recorded in clear (README "The
+ * state"). A string holding one is recorded as its fingerprint, `sha256:<hex>:<the string with
+ * the reference text in place of the value>`, e.g. `sha256:9f86…:Edits ${env:ROLE_NOTE}`.
+ *
+ * Comparisons need the clear value: when a plan is made, a recorded fingerprint is replaced (in
+ * memory only) by the desired or live string whose sha256 it is; one that matches neither stays
+ * a fingerprint, which equals nothing, so it reads as a change, as it is.
+ */
+import { createHash } from 'node:crypto';
+import type { JsonValue } from '../../core/json.js';
+import { mayHoldFingerprint, type StateDocument } from '../../state/index.js';
+import type { Plan } from './plan.js';
+import { previousReferenceValue } from './redact.js';
+
+const FINGERPRINT = /^sha256:([0-9a-f]{64}):/;
+
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+function mapStrings(value: JsonValue, map: (text: string) => string): JsonValue {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((child) => mapStrings(child, map));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, mapStrings(child, map)]));
+  return value;
+}
+
+function collectStrings(value: JsonValue | undefined, into: Map<string, string>): void {
+  if (typeof value === 'string') into.set(hashOf(value), value);
+  else if (Array.isArray(value)) for (const child of value) collectStrings(child, into);
+  else if (value !== null && typeof value === 'object') for (const child of Object.values(value)) collectStrings(child, into);
+}
+
+/** What the state may hold of `value`: every string that holds a referenced value, fingerprinted. `redact` puts the reference text back. */
+export function concealer(redact: <T>(value: T) => T): (value: JsonValue) => JsonValue {
+  return (value) =>
+    mapStrings(value, (text) => {
+      const redacted = redact(text);
+      return redacted === text ? text : `sha256:${hashOf(text)}:${redacted}`;
+    });
+}
+
+/** The recorded value with each fingerprint replaced by the candidate string it is the fingerprint of. */
+export function revealRecorded(recorded: JsonValue, candidates: readonly (JsonValue | undefined)[]): JsonValue {
+  if (!containsFingerprint(recorded)) return recorded;
+  const known = new Map<string, string>();
+  for (const candidate of candidates) collectStrings(candidate, known);
+  return mapStrings(recorded, (text) => {
+    const hash = FINGERPRINT.exec(text)?.[1];
+    return hash === undefined ? text : (known.get(hash) ?? text);
+  });
+}
+
+/**
+ * Whether any string inside `value` may be a fingerprint. Asked of every recorded value of every
+ * plan, and almost always false: a plain loop with a cheap prefix test, no arrays built.
+ */
+function containsFingerprint(value: JsonValue | undefined): boolean {
+  if (typeof value === 'string') return value.startsWith('sha256:') && FINGERPRINT.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (containsFingerprint(value[index])) return true;
+    return false;
+  }
+  for (const key in value) if (containsFingerprint(value[key])) return true;
+  return false;
+}
+
+/**
+ * The plan with every live string that is the previous value of a reference (rotated since the
+ * last apply: its sha256 is a fingerprint the state recorded) shown as that reference, marked as
+ * changed, never in clear: in the text, markdown and JSON plans and in a saved plan. A string
+ * that is a reference's current value is left to the redactor, which shows the reference.
+ */
+export function concealPreviousValues(plan: Plan, state: StateDocument | undefined, redact: <T>(value: T) => T): Plan {
+  if (!state) return plan;
+  const mayHold = mayHoldFingerprint(state);
+  const previous = (address: string): Map<string, string> | undefined => {
+    const recorded = mayHold(address) ? state.resources[address]?.value : undefined;
+    if (recorded === undefined || !containsFingerprint(recorded)) return undefined;
+    const fingerprints = new Map<string, string>();
+    mapStrings(recorded, (text) => {
+      const match = FINGERPRINT.exec(text);
+      const hash = match?.[1];
+      if (match && hash !== undefined) fingerprints.set(hash, text.slice(match[0].length));
+      return text;
+    });
+    return fingerprints;
+  };
+  const conceal = (value: JsonValue, fingerprints: Map<string, string>): JsonValue =>
+    mapStrings(value, (text) => {
+      if (redact(text) !== text) return text;
+      const hash = hashOf(text);
+      const template = fingerprints.get(hash);
+      return template === undefined ? text : previousReferenceValue(template, hash);
+    });
+  let changed = false;
+  const operations = plan.operations.map((op) => {
+    const fingerprints = previous(op.address);
+    if (!fingerprints) return op;
+    changed = true;
+    return { ...op, before: conceal(op.before, fingerprints) };
+  });
+  const drift = plan.drift.map((entry) => {
+    const fingerprints = previous(entry.address);
+    if (!fingerprints) return entry;
+    changed = true;
+    return { ...entry, before: conceal(entry.before, fingerprints), after: conceal(entry.after, fingerprints) };
+  });
+  return changed ? { ...plan, operations, drift } : plan;
+}

@@ -1,0 +1,129 @@
+/**
+ * A saved plan (`plan --out`) is the redacted plan value. `apply --plan` makes the plan again
+ * from the same config and refuses to go on unless it is the same plan, made from the same
+ * recorded state and the same live values: the reviewed plan is exactly what runs.
+ */
+import { PortalctlError } from '../../core/errors.js';
+import { canonicalJson } from '../../core/json.js';
+import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
+import { redactPlan, type Redactor } from './redact.js';
+
+export class PlanFileError extends PortalctlError {}
+/** A saved plan that no longer matches the portal, the state or the config; `reasons` says what changed. */
+export class StalePlanError extends PortalctlError {
+  constructor(readonly reasons: readonly string[]) {
+    super(`The saved plan is stale: ${reasons.join('; ')}. Nothing was applied; run \`portalctl plan\` again.`);
+  }
+}
+
+export function serializePlan(plan: Plan, redact: Redactor): string {
+  return `${JSON.stringify(redactPlan(plan, redact), null, 2)}\n`;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The shape every reader of a saved plan relies on (apply --plan, show): checked once here, so
+ * a damaged or foreign file is refused with its name instead of failing half-way through.
+ */
+function isSavedPlan(value: unknown): value is Plan {
+  return (
+    isRecord(value) &&
+    value['formatVersion'] === PLAN_FORMAT_VERSION &&
+    typeof value['basisDigest'] === 'string' &&
+    typeof value['createdAt'] === 'string' &&
+    isRecord(value['portal']) &&
+    typeof value['portal']['url'] === 'string' &&
+    isRecord(value['summary']) &&
+    Array.isArray(value['targets']) &&
+    Array.isArray(value['sources']) &&
+    Array.isArray(value['drift']) &&
+    Array.isArray(value['operations']) &&
+    value['operations'].every((op) => isRecord(op) && typeof op['address'] === 'string' && typeof op['action'] === 'string' && isRecord(op['operation']) && isRecord(op['request']))
+  );
+}
+
+export function parsePlanFile(text: string, file: string): Plan {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isSavedPlan(value)) {
+    throw new PlanFileError(`${file} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}); save one with \`portalctl plan --out ${file}\`.`);
+  }
+  // Older releases saved plans without warnings.
+  return { ...value, warnings: Array.isArray(value.warnings) ? value.warnings : [] };
+}
+
+const operationsText = (plan: Plan): string =>
+  canonicalJson(plan.operations);
+
+/** Throws StalePlanError naming what changed since the plan was saved. */
+export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): void {
+  const reasons: string[] = [];
+  if (saved.portal.url !== fresh.portal.url) reasons.push(`it was made for ${saved.portal.url}, not ${fresh.portal.url}`);
+  // The organization, not only its URL: another organization can answer at the same URL (a restored or replaced portal).
+  if (saved.portal.id !== fresh.portal.id) reasons.push(`it was made for the organization ${saved.portal.id ?? '(not read)'}, and ${fresh.portal.url} is now the organization ${fresh.portal.id ?? '(not read)'}`);
+  const was = saved.state ? `${saved.state.lineage} serial ${saved.state.serial}` : 'no recorded state';
+  const now = fresh.state ? `${fresh.state.lineage} serial ${fresh.state.serial}` : 'no recorded state';
+  if (was !== now) reasons.push(`the recorded state changed (${was} -> ${now})`);
+  if (saved.basisDigest !== fresh.basisDigest) reasons.push('the portal changed since the plan was made');
+  if (operationsText(saved) !== operationsText(redactPlan(fresh, redact))) reasons.push('the configuration now gives other operations');
+  if (reasons.length) {
+    throw new StalePlanError(reasons);
+  }
+}
+
+/**
+ * `plan --out FILE` over several environments writes one file holding each environment's saved
+ * plan (README "Environments"): one artifact to review and keep; `apply --plan FILE` applies each
+ * plan in its environment, each checked like a single saved plan.
+ */
+export interface FleetPlanEntry {
+  environment: string;
+  outcome: string;
+  exitCode: number;
+  /** The environment's saved plan (redacted), when it was planned. */
+  plan?: Plan;
+  /** Why there is no plan. */
+  error?: string;
+}
+
+export interface FleetPlanFile {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  fleet: FleetPlanEntry[];
+}
+
+export function serializeFleetPlans(entries: readonly FleetPlanEntry[]): string {
+  const file: FleetPlanFile = { formatVersion: PLAN_FORMAT_VERSION, fleet: [...entries] };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+/** The plans of several environments saved in `text`, or undefined when the file holds one plan. */
+export function parseFleetPlans(text: string, file: string): FleetPlanFile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isRecord(value) || !Array.isArray(value['fleet'])) return undefined;
+  const fleet: FleetPlanEntry[] = [];
+  for (const entry of value['fleet']) {
+    if (!isRecord(entry) || typeof entry['environment'] !== 'string' || typeof entry['outcome'] !== 'string' || typeof entry['exitCode'] !== 'number') {
+      throw new PlanFileError(`${file} is not a portalctl plan file: every entry of its fleet names its environment, outcome and exit code.`);
+    }
+    const plan = entry['plan'];
+    if (plan !== undefined && !isSavedPlan(plan)) throw new PlanFileError(`${file}: the plan of ${entry['environment']} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}).`);
+    fleet.push({
+      environment: entry['environment'],
+      outcome: entry['outcome'],
+      exitCode: entry['exitCode'],
+      ...(plan === undefined ? {} : { plan: { ...plan, warnings: Array.isArray(plan.warnings) ? plan.warnings : [] } }),
+      ...(typeof entry['error'] === 'string' ? { error: entry['error'] } : {}),
+    });
+  }
+  return { formatVersion: PLAN_FORMAT_VERSION, fleet };
+}

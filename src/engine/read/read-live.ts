@@ -1,0 +1,80 @@
+/**
+ * Reads the live value of every declared object, and the name a person knows it by. Reads go
+ * through the memoising LiveReader, so an object shared by several kinds (a workspace for E9 and
+ * E14) is fetched once, and a list read for one object serves all of its kind. Each kind is told
+ * how many of its objects are read, to choose one list read over one read per object. Every
+ * declared object the portal does not have is reported at once, at its place in the config.
+ *
+ * The reader bounds the requests in flight; here many objects are in progress at once, since
+ * most of them wait on a read another object started (a list, a user's tasks) and a bound on
+ * objects would leave request places idle behind them.
+ */
+import { ConfigError } from '../config/errors.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { NotOnPortalError, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
+import { type JsonValue } from '../../core/json.js';
+import { type LiveReader } from '../../core/request.js';
+import type { PhaseTracker } from '../progress.js';
+
+export interface LiveRead {
+  values: Map<string, JsonValue>;
+  /** What each object is called, by address, where its kind could tell from the reads made. */
+  labels: Map<string, string>;
+}
+
+/** Objects in progress at once: enough to keep every request place busy, few enough to bound memory. */
+const OBJECTS_IN_PROGRESS = 1024;
+
+/** `tracker` counts each object read (progress.ts). */
+export async function readLive(objects: readonly DesiredObject[], kinds: ReadonlyMap<string, Kind>, reader: LiveReader, tracker?: PhaseTracker): Promise<LiveRead> {
+  const values = new Map<string, JsonValue>();
+  const labels = new Map<string, string>();
+  const missing: Diagnostic[] = [];
+  // Each kind's reads, all sharing the kind's one context.
+  const byKind = new Map<string, { context: ReadContext; reads: { obj: DesiredObject; context: ReadContext }[] }>();
+  for (const obj of objects) {
+    let group = byKind.get(obj.kind);
+    if (!group) byKind.set(obj.kind, (group = { context: { declared: 0 }, reads: [] }));
+    group.context.declared += 1;
+    group.reads.push({ obj, context: group.context });
+  }
+  // One iterator shared by the workers: each takes the next read when it is free.
+  const pending = roundRobin([...byKind.values()].map((group) => group.reads)).values();
+  const worker = async (): Promise<void> => {
+    for (const { obj, context } of pending) {
+      const kind = kinds.get(obj.kind);
+      if (!kind) throw new Error(`No kind named "${obj.kind}" is registered.`);
+      try {
+        values.set(obj.address, await kind.read(obj, reader, context));
+        const label = await kind.label?.(obj, reader, context);
+        if (label) labels.set(obj.address, label);
+        tracker?.step();
+      } catch (error) {
+        if (!(error instanceof NotOnPortalError)) throw error;
+        tracker?.step();
+        missing.push({
+          severity: 'error',
+          code: 'portal/not-found',
+          message: `${error.message}.`,
+          address: obj.address,
+          location: obj.source,
+          expected: 'the id of an existing object (portalctl import lists them)',
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(OBJECTS_IN_PROGRESS, objects.length)) }, worker));
+  if (missing.length) throw new ConfigError(missing.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
+  return { values, labels };
+}
+
+/**
+ * One object of each kind in turn: every kind's first read (often the first page of its list)
+ * starts at once, instead of a kind waiting behind a thousand objects of the one before it.
+ */
+function roundRobin<T>(groups: readonly (readonly T[])[]): T[] {
+  // rounds[i] holds the i-th object of every kind that has one, in the kinds' order.
+  const rounds: T[][] = [];
+  for (const group of groups) group.forEach((item, index) => (rounds[index] ??= []).push(item));
+  return rounds.flat();
+}

@@ -1,0 +1,87 @@
+/**
+ * Recording what the portal has without writing to it, so drift can be accepted (README
+ * "Drift"):
+ *
+ * - adopt-on-match: `apply` records the live value of each targeted object the configuration
+ *   already matches when the state does not hold it (drift resolved by adopting the live value,
+ *   or an object not recorded yet). Without it, editing the YAML to the portal's value left the
+ *   drift reported forever.
+ * - `apply --refresh-only` (Terraform's word): records the live value of every targeted managed
+ *   object that drifted or is not recorded, whatever the configuration asks, after showing what
+ *   it will record and asking; nothing is sent to the portal.
+ *
+ * Choosing the records is pure (`liveRecords`); writing them is one state write (`recordLive`);
+ * the use cases that call them are in apply.ts.
+ */
+import type { JsonValue } from '../../core/json.js';
+import { newState, StateWriter, type StateDocument, type StateEntry, type StateStore } from '../../state/index.js';
+import { isTargeted, type DriftEntry } from '../plan/plan.js';
+import type { PreparedPlan } from '../plan/prepare.js';
+import { concealer } from '../plan/recorded-values.js';
+
+/** One live value to record at an address. */
+export interface LiveRecord {
+  address: string;
+  kind: string;
+  /** The object as a person knows it, where the reads told. */
+  label?: string;
+  /** What the state holds now; undefined when it holds nothing for the address. */
+  before: JsonValue | undefined;
+  /** What the portal has. */
+  after: JsonValue;
+  /** `drift`: the record differs from the portal; `new`: the address is not recorded yet. */
+  reason: 'drift' | 'new';
+  /** Whether the configuration asks for this very value (adopt-on-match). */
+  matchesConfig: boolean;
+}
+
+/**
+ * The live values to record: targeted objects the plan read, whose record differs from the
+ * portal (a drift entry) or is missing. `adoptOnly`: only those the configuration already
+ * matches (no operation planned), as `apply` adopts them; addresses with an unknown outcome are
+ * left to its own check then.
+ */
+export function liveRecords(prepared: PreparedPlan, { adoptOnly }: { adoptOnly: boolean }): LiveRecord[] {
+  const { plan, basis, recorded } = prepared;
+  if (!plan.refreshed) return [];
+  const planned = new Set(plan.operations.map((op) => op.address));
+  const drifted = new Map<string, DriftEntry>(plan.drift.map((entry) => [entry.address, entry]));
+  const resources = recorded?.resources ?? {};
+  const marked = recorded?.unknownOutcomes ?? {};
+  const records: LiveRecord[] = [];
+  for (const obj of prepared.objects) {
+    if (!isTargeted(obj.address, plan.targets) || !basis.has(obj.address)) continue;
+    const matchesConfig = !planned.has(obj.address);
+    if (adoptOnly && (!matchesConfig || Object.prototype.hasOwnProperty.call(marked, obj.address))) continue;
+    const drift = drifted.get(obj.address);
+    const live = basis.get(obj.address) ?? null;
+    const label = prepared.labels.get(obj.address);
+    const named = { address: obj.address, kind: obj.kind, ...(label ? { label } : {}) };
+    if (drift) records.push({ ...named, before: drift.before, after: live, reason: 'drift', matchesConfig });
+    else if (!Object.prototype.hasOwnProperty.call(resources, obj.address)) records.push({ ...named, before: undefined, after: live, reason: 'new', matchesConfig });
+  }
+  return records.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+/** The state entry for a live value read now (`observedAt`), keeping when it was last applied. */
+export function observedEntry(previous: StateEntry | undefined, kind: string, ids: Readonly<Record<string, string>>, live: JsonValue, observedAt: string): StateEntry {
+  return { ...previous, kind, ids: { ...ids }, value: live, status: live === null ? 'absent' : 'present', observedAt };
+}
+
+/** The state with `records` written in (values concealed as every record is). Pure. */
+export function withLiveRecords(state: StateDocument, records: readonly LiveRecord[], prepared: PreparedPlan, conceal: (value: JsonValue) => JsonValue): StateDocument {
+  const ids = new Map(prepared.objects.map((obj) => [obj.address, obj.ids]));
+  const observedAt = new Date().toISOString();
+  const resources = { ...state.resources };
+  for (const record of records) resources[record.address] = observedEntry(resources[record.address], record.kind, ids.get(record.address) ?? {}, conceal(record.after), observedAt);
+  return { ...state, resources };
+}
+
+/** Writes `records` into the state in one write (one new serial); the state as written. */
+export async function recordLive(prepared: PreparedPlan, records: readonly LiveRecord[], request: { store: StateStore; url: string }): Promise<StateDocument | undefined> {
+  if (records.length === 0) return prepared.recorded;
+  const conceal = concealer(prepared.config.redact);
+  const initial = prepared.recorded ?? newState({ url: request.url, ...(prepared.portal?.id ? { id: prepared.portal.id } : {}) });
+  const writer = new StateWriter(request.store, initial, { conceal });
+  return writer.update((state) => withLiveRecords(state, records, prepared, conceal));
+}
