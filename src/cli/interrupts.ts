@@ -7,6 +7,7 @@
  * the interrupt says what was left behind, releases the state locks this process holds, and
  * ends the process. A second interrupt always ends it at once (still releasing the locks).
  */
+import { errorMessage } from '../core/errors.js';
 import type { StateLock, StateStore } from '../state/index.js';
 
 /** How long releasing the locks may take before the process ends anyway (a database that stopped answering). */
@@ -126,7 +127,7 @@ export class InterruptHandling {
         await store.unlock(lock);
         this.stderr(`Released the state lock on ${store.describe()}.\n`);
       } catch (error) {
-        this.stderr(`Could not release the state lock on ${store.describe()} (${(error as Error).message}); remove it with: portalctl state unlock ${lock.info.id}\n`);
+        this.stderr(`Could not release the state lock on ${store.describe()} (${errorMessage(error)}); remove it with: portalctl state unlock ${lock.info.id}\n`);
       }
     };
     const releases = [...this.held].map(release);

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { PortalctlError } from '../core/errors.js';
+import { errorMessage, PortalctlError } from '../core/errors.js';
 
 export class InviteFileError extends PortalctlError {}
 
@@ -19,7 +19,7 @@ export async function assertPrivateInvitesDir(dir: string): Promise<void> {
     info = await lstat(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new InviteFileError(`The invites directory ${dir} cannot be checked: ${(error as Error).message}`, { cause: error });
+    throw new InviteFileError(`The invites directory ${dir} cannot be checked: ${errorMessage(error)}`, { cause: error });
   }
   const refuse = (why: string): never => {
     throw new InviteFileError(

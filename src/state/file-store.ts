@@ -23,6 +23,8 @@ import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink } 
 import type { BigIntStats } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { errorCode, errorMessage } from '../core/errors.js';
+import { isObject, parseJson } from '../core/json.js';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
@@ -215,7 +217,7 @@ export class FileStateStore implements StateStore {
       names = await readdir(this.historyDir);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return [];
-      throw new StateError(`Cannot read ${this.historyDir}: ${(error as Error).message}`, { cause: error });
+      throw new StateError(`Cannot read ${this.historyDir}: ${errorMessage(error)}`, { cause: error });
     }
     const serials = names
       .map((name) => /^(\d{10})\.json$/.exec(name)?.[1])
@@ -269,7 +271,7 @@ export class FileStateStore implements StateStore {
     try {
       data = JSON.parse(text);
     } catch (error) {
-      throw new StateCorruptError(file, `not valid JSON (${(error as Error).message})`, { cause: error, what: 'History file' });
+      throw new StateCorruptError(file, `not valid JSON (${errorMessage(error)})`, { cause: error, what: 'History file' });
     }
     const field = (name: string): unknown => (typeof data === 'object' && data !== null ? Reflect.get(data, name) : undefined);
     const string = (name: string): string => {
@@ -534,7 +536,7 @@ export async function writeFileAtomic(target: string, text: string): Promise<Fil
     await rename(temp, target);
   } catch (error) {
     await unlinkIfExists(temp);
-    throw new StateError(`Cannot write ${target}: ${(error as Error).message}`, { cause: error });
+    throw new StateError(`Cannot write ${target}: ${errorMessage(error)}`, { cause: error });
   }
   await syncDirectory(directory);
   return written;
@@ -559,7 +561,7 @@ async function readTextIfExists(path: string): Promise<string | undefined> {
     return await readFile(path, 'utf8');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
-    throw new StateError(`Cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StateError(`Cannot read ${path}: ${errorMessage(error)}`, { cause: error });
   }
 }
 
@@ -573,13 +575,12 @@ async function unlinkIfExists(path: string): Promise<void> {
 
 function parseLockInfo(raw: string): LockInfo | undefined {
   try {
-    const data: unknown = JSON.parse(raw);
-    if (typeof data !== 'object' || data === null) return undefined;
-    const lock = data as Record<string, unknown>;
-    const strings = ['id', 'owner', 'host', 'operation', 'created', 'expires'];
-    if (!strings.every((field) => typeof lock[field] === 'string')) return undefined;
-    if (typeof lock['pid'] !== 'number') return undefined;
-    return data as LockInfo;
+    const data = parseJson(raw);
+    if (!isObject(data)) return undefined;
+    const { id, owner, host, pid, operation, created, expires, command } = data;
+    if (typeof id !== 'string' || typeof owner !== 'string' || typeof host !== 'string' || typeof operation !== 'string') return undefined;
+    if (typeof created !== 'string' || typeof expires !== 'string' || typeof pid !== 'number') return undefined;
+    return { id, owner, host, pid, operation, created, expires, ...(typeof command === 'string' ? { command } : {}) };
   } catch {
     return undefined;
   }
@@ -593,9 +594,4 @@ function processAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return errorCode(error) === 'EPERM';
   }
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

@@ -31,6 +31,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseAddress } from '../core/address.js';
+import { errorMessage } from '../core/errors.js';
 import { isObject, type JsonValue } from '../core/json.js';
 import { StateCorruptError, StateError, StatePortalMismatchError } from './errors.js';
 
@@ -190,7 +191,7 @@ export function serializeState(state: StateDocument): string {
   const fields: string[] = [];
   for (const [key, value] of Object.entries(document)) {
     if (value === undefined) continue;
-    const text = key === 'resources' || key === 'unknownOutcomes' ? recordLines(value as Record<string, unknown>) : JSON.stringify(value);
+    const text = key === 'resources' ? recordLines(state.resources) : key === 'unknownOutcomes' && unknownOutcomes ? recordLines(unknownOutcomes) : JSON.stringify(value);
     fields.push(`  ${JSON.stringify(key)}: ${text}`);
   }
   return `{\n${fields.join(',\n')}\n}\n`;
@@ -230,7 +231,7 @@ export function parseState(text: string, file: string): StateDocument {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new StateCorruptError(file, `not valid JSON (${(error as Error).message}); it may be truncated`, { cause: error });
+    throw new StateCorruptError(file, `not valid JSON (${errorMessage(error)}); it may be truncated`, { cause: error });
   }
   const state = stateFromValue(data, file);
   const mentioning = addressesMentioningFingerprints(text);
@@ -354,7 +355,9 @@ function addressesMentioningFingerprints(text: string): ReadonlySet<string> | un
     const start = text.lastIndexOf('\n', at) + 1;
     const key = entryLine.exec(text.slice(start, at - 1))?.[1];
     if (key === undefined) return undefined;
-    found.add(JSON.parse(key) as string);
+    const address: unknown = JSON.parse(key);
+    if (typeof address !== 'string') return undefined;
+    found.add(address);
   }
   return found;
 }
@@ -365,9 +368,13 @@ function addressesMentioningFingerprints(text: string): ReadonlySet<string> | un
  * check these entries alone (StateAssembler checked the others as it took them).
  */
 export function stateFromValue(data: unknown, where: string, what?: string, options: { entries?: Iterable<string> } = {}): StateDocument {
-  const problem = findProblem(data, false, options.entries);
+  assertState(data, where, what, options.entries);
+  return data;
+}
+
+function assertState(data: unknown, where: string, what: string | undefined, entries: Iterable<string> | undefined): asserts data is StateDocument {
+  const problem = findProblem(data, false, entries);
   if (problem) throw new StateCorruptError(where, problem, what ? { what } : undefined);
-  return data as StateDocument;
 }
 
 /**

@@ -38,8 +38,8 @@ export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): str
  */
 export function environmentFile(path: string, stateName: string): string {
   const name = checkStateName(stateName);
-  const match = /^(.*?)(\.state\.json|\.[^./\\]+)?$/i.exec(path) as RegExpExecArray;
-  return `${match[1] ?? ''}.${name}${match[2] ?? ''}`;
+  const match = /^(.*?)(\.state\.json|\.[^./\\]+)?$/i.exec(path);
+  return `${match?.[1] ?? path}.${name}${match?.[2] ?? ''}`;
 }
 
 export function openStateStore(spec: string | undefined, options: OpenStateOptions): StateStore {

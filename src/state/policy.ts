@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { deepEqual, type JsonValue } from '../core/json.js';
+import { deepEqual } from '../core/json.js';
 import { StateConflictError } from './errors.js';
 import type { StateDocument } from './format.js';
 import type { LockInfo, LockRequest } from './lock.js';
@@ -53,7 +53,7 @@ export function copyChanges(stored: StateDocument | undefined, incoming: StateDo
   const refusal = copyRefusal(stored, incoming, where);
   if (refusal) throw new StateConflictError(refusal);
   if (!stored || stored.serial !== incoming.serial) return true;
-  if (deepEqual(stored as unknown as JsonValue, incoming as unknown as JsonValue)) return false;
+  if (deepEqual(stored, incoming)) return false;
   throw new StateConflictError(`The state at ${where} is at the same serial ${incoming.serial} with other content. Nothing was copied.`);
 }
 

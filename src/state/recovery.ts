@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isObject, type JsonValue } from '../core/json.js';
+import { isObject, parseJson, type JsonValue } from '../core/json.js';
 import { writeFileAtomic } from './file-store.js';
-import type { StateEntry, StatePortal, UnknownOutcome } from './format.js';
+import { STATE_FORMAT_VERSION, stateFromValue, type StateEntry, type StatePortal, type UnknownOutcome } from './format.js';
 
 export const RECOVERY_FORMAT = 'portalctl-recovery/1';
 
@@ -60,15 +60,22 @@ export async function readRecovery(preferred: string): Promise<{ path: string; d
     }
     let data: JsonValue;
     try {
-      data = JSON.parse(text) as JsonValue;
+      data = parseJson(text);
     } catch {
       throw new Error(`The recovery file ${path} is not valid JSON; inspect it, then remove it.`);
     }
-    if (!isObject(data) || data['format'] !== RECOVERY_FORMAT || typeof data['lineage'] !== 'string' || !isObject(data['resources'])) {
+    const fields = isObject(data) ? data : {};
+    const { format, state, lineage, createdAt, resources, unknownOutcomes } = fields;
+    if (format !== RECOVERY_FORMAT || typeof lineage !== 'string' || !isObject(resources) || typeof state !== 'string' || typeof createdAt !== 'string') {
       throw new Error(`${path} is not a portalctl recovery file; inspect it, then remove it.`);
     }
-    const document = data as unknown as RecoveryDocument;
-    return { path, document: { ...document, unknownOutcomes: isObject(data['unknownOutcomes']) ? document.unknownOutcomes : {} } };
+    // Its records are checked as a state's are: they go into the state.
+    const records = stateFromValue(
+      { formatVersion: STATE_FORMAT_VERSION, lineage, serial: 0, portal: fields['portal'], resources, unknownOutcomes: isObject(unknownOutcomes) ? unknownOutcomes : {} },
+      path,
+      'Recovery file',
+    );
+    return { path, document: { format, state, lineage, portal: records.portal, createdAt, resources: records.resources, unknownOutcomes: records.unknownOutcomes ?? {} } };
   }
   return undefined;
 }

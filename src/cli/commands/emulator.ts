@@ -3,7 +3,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PortalctlError, UsageError } from '../../core/errors.js';
+import { errorMessage, PortalctlError, UsageError } from '../../core/errors.js';
 import { EmulatorDataError, generateTls, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
 import { fileErrorReason } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -123,10 +123,10 @@ function describeStartFailure(error: unknown, opts: EmulatorCommandOptions): Err
     return new PortalctlError(`port ${opts.port} on ${opts.host} is already in use; choose another with --port (0 picks a free one).`, { cause: error });
   }
   if (typeof code === 'string' && code.startsWith('ERR_OSSL')) {
-    return new PortalctlError(`cannot serve HTTPS with --tls-cert ${opts.tlsCert ?? ''} and --tls-key ${opts.tlsKey ?? ''}: ${(error as Error).message} (is the key the certificate's own?)`, { cause: error });
+    return new PortalctlError(`cannot serve HTTPS with --tls-cert ${opts.tlsCert ?? ''} and --tls-key ${opts.tlsKey ?? ''}: ${errorMessage(error)} (is the key the certificate's own?)`, { cause: error });
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new PortalctlError(`cannot listen on --host ${opts.host}: ${(error as Error).message}`, { cause: error });
+    return new PortalctlError(`cannot listen on --host ${opts.host}: ${errorMessage(error)}`, { cause: error });
   }
   return error instanceof Error ? error : new PortalctlError(String(error));
 }

@@ -11,9 +11,9 @@ import { constants, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import { UsageError } from '../../core/errors.js';
+import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
-import type { JsonValue } from '../../core/json.js';
+import { parseJson, type JsonValue } from '../../core/json.js';
 import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
 import { yamlDataOnly } from './yaml-data.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias } from './yaml-expand.js';
@@ -177,7 +177,7 @@ async function readRegularFile(file: string, limitBytes: number): Promise<{ byte
   try {
     handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`) };
+    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${errorMessage(error)}`) };
   }
   try {
     const info = await handle.stat({ bigint: true });
@@ -202,7 +202,7 @@ async function readRegularFile(file: string, limitBytes: number): Promise<{ byte
     }
     return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total), stats: info };
   } catch (error) {
-    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${(error as Error).message}`) };
+    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${errorMessage(error)}`) };
   } finally {
     await handle.close();
   }
@@ -252,7 +252,7 @@ export function parseJsonSource(file: string, text: string, again?: () => string
 function parseJsonData(file: string, text: string, locate: ParsedSource['locate']): ParsedSource {
   let data: JsonValue;
   try {
-    data = JSON.parse(text) as JsonValue;
+    data = parseJson(text);
   } catch {
     const problem = jsonSyntaxProblem(text);
     return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate };

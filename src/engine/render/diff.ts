@@ -44,7 +44,7 @@ function objectLines(before: JsonObject, after: JsonObject, depth: number, style
   const lines: DiffLine[] = [];
   let unchanged = 0;
   for (const key of keys) {
-    if (key in before && key in after && deepEqual(before[key] as JsonValue, after[key] as JsonValue)) unchanged += 1;
+    if (key in before && key in after && deepEqual(before[key], after[key])) unchanged += 1;
     else lines.push(...fieldLines(key, before[key], after[key], depth, style));
   }
   if (unchanged) lines.push(line('#', depth, `(${unchanged} unchanged field${unchanged === 1 ? '' : 's'} hidden)`));
