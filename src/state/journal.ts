@@ -8,7 +8,7 @@
  * So what a write stores grows with what it changed, not with the state: recording one
  * operation stores one entry in the history however large the state (README "The state").
  */
-import { deepEqual, type JsonValue } from '../core/json.js';
+import { deepEqual, isObject, type JsonValue } from '../core/json.js';
 import { StateCorruptError, StateError } from './errors.js';
 import { validateState, type StateDocument, type StateEntry } from './format.js';
 
@@ -176,24 +176,20 @@ function diffFromWriter(changes: ReadonlyMap<string, StateEntry | undefined>, be
 
 /** What is wrong with a stored change read back (JSON), if anything. */
 function changeProblem(value: unknown): string | undefined {
-  if (!isRecord(value)) return 'the change is not an object';
+  if (!isObject(value)) return 'the change is not an object';
   const from = value['from'];
   if (from !== null && (typeof from !== 'number' || !Number.isInteger(from) || from < 0)) return '"from" is not a serial';
   const resources = value['resources'];
-  if (!isRecord(resources)) return '"resources" is not an object';
+  if (!isObject(resources)) return '"resources" is not an object';
   for (const address in resources) {
     const entry = resources[address];
-    if (entry !== null && (!isRecord(entry) || typeof entry['kind'] !== 'string' || !isRecord(entry['ids']) || !('value' in entry))) {
+    if (entry !== null && (!isObject(entry) || typeof entry['kind'] !== 'string' || !isObject(entry['ids']) || !('value' in entry))) {
       return `the entry before the change at ${JSON.stringify(address)} is not a state entry`;
     }
   }
   const head = value['head'];
-  if (head !== undefined && (!isRecord(head) || typeof head['lineage'] !== 'string' || !isRecord(head['portal']))) return '"head" is not a state head';
+  if (head !== undefined && (!isObject(head) || typeof head['lineage'] !== 'string' || !isObject(head['portal']))) return '"head" is not a state head';
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isStateChange(value: unknown): value is StateChange {

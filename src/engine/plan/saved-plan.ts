@@ -4,7 +4,7 @@
  * recorded state and the same live values: the reviewed plan is exactly what runs.
  */
 import { PortalctlError } from '../../core/errors.js';
-import { canonicalJson } from '../../core/json.js';
+import { canonicalJson, isObject } from '../../core/json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
 import { redactPlan, type Redactor } from './redact.js';
 
@@ -20,26 +20,24 @@ export function serializePlan(plan: Plan, redact: Redactor): string {
   return `${JSON.stringify(redactPlan(plan, redact), null, 2)}\n`;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The shape every reader of a saved plan relies on (apply --plan, show): checked once here, so
  * a damaged or foreign file is refused with its name instead of failing half-way through.
  */
 function isSavedPlan(value: unknown): value is Plan {
   return (
-    isRecord(value) &&
+    isObject(value) &&
     value['formatVersion'] === PLAN_FORMAT_VERSION &&
     typeof value['basisDigest'] === 'string' &&
     typeof value['createdAt'] === 'string' &&
-    isRecord(value['portal']) &&
+    isObject(value['portal']) &&
     typeof value['portal']['url'] === 'string' &&
-    isRecord(value['summary']) &&
+    isObject(value['summary']) &&
     Array.isArray(value['targets']) &&
     Array.isArray(value['sources']) &&
     Array.isArray(value['drift']) &&
     Array.isArray(value['operations']) &&
-    value['operations'].every((op) => isRecord(op) && typeof op['address'] === 'string' && typeof op['action'] === 'string' && isRecord(op['operation']) && isRecord(op['request']))
+    value['operations'].every((op) => isObject(op) && typeof op['address'] === 'string' && typeof op['action'] === 'string' && isObject(op['operation']) && isObject(op['request']))
   );
 }
 
@@ -109,13 +107,13 @@ export function parseFleetPlans(text: string, file: string): FleetPlanFile | und
   } catch (error) {
     throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!isRecord(value) || !Array.isArray(value['fleet'])) return undefined;
+  if (!isObject(value) || !Array.isArray(value['fleet'])) return undefined;
   const fleet: FleetPlanEntry[] = [];
   for (const entry of value['fleet']) {
-    if (!isRecord(entry) || typeof entry['environment'] !== 'string' || typeof entry['outcome'] !== 'string' || typeof entry['exitCode'] !== 'number') {
+    if (!isObject(entry) || typeof entry['environment'] !== 'string' || typeof entry['outcome'] !== 'string' || typeof entry['exitCode'] !== 'number') {
       throw new PlanFileError(`${file} is not a portalctl plan file: every entry of its fleet names its environment, outcome and exit code.`);
     }
-    const plan = entry['plan'];
+    const plan: unknown = entry['plan'];
     if (plan !== undefined && !isSavedPlan(plan)) throw new PlanFileError(`${file}: the plan of ${entry['environment']} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}).`);
     fleet.push({
       environment: entry['environment'],
