@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { errorMessage, PortalctlError } from '../core/errors.js';
+import { errorCode, errorMessage, PortalctlError } from '../core/errors.js';
+import { processAlive } from '../core/processes.js';
 
 export class InviteFileError extends PortalctlError {}
 
@@ -36,20 +37,6 @@ export async function assertPrivateInvitesDir(dir: string): Promise<void> {
 
 /** A temporary file of saveInvitationFile: `.<name>.tmp-<pid>-<random>`. */
 const TEMPORARY = /^\..+\.tmp-(\d+)-[0-9a-f]+$/;
-
-function errorCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(error) === 'EPERM';
-  }
-}
 
 /** Temporary files left by a run that was killed while it wrote an invitation (its process is gone). */
 async function removeAbandonedTemporaries(dir: string, names: readonly string[]): Promise<void> {

@@ -24,6 +24,7 @@ import type { BigIntStats } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errorCode, errorMessage } from '../core/errors.js';
+import { processAlive } from '../core/processes.js';
 import { isObject, parseJson } from '../core/json.js';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
@@ -583,15 +584,5 @@ function parseLockInfo(raw: string): LockInfo | undefined {
     return { id, owner, host, pid, operation, created, expires, ...(typeof command === 'string' ? { command } : {}) };
   } catch {
     return undefined;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(error) === 'EPERM';
   }
 }

@@ -50,6 +50,18 @@ describe('signals while a large config is parsed', () => {
     expect(result.stderr).not.toContain('alias-limit');
   });
 
+  it.each([
+    ['a large valid file', (): string => `version: 1\nroles:\n${Array.from({ length: 40_000 }, (_, index) => `  - id: role${index}\n    name: Role ${index}\n`).join('')}`, 0],
+    ['a large file of aliases', (): string => aliasedWords(100_000), 1],
+    ['a large file with problems', (): string => manyWrongRoles(20_000), 1],
+  ] as const)('without a signal, %s is read off the main thread and the command ends when it is done', async (_name, text, code) => {
+    const file = join(portal.dir, 'large.yaml');
+    await writeFile(file, text());
+    const result = await portal.start(['validate', file]).done;
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).not.toContain('Interrupted');
+  });
+
   it('SIGTERM while the problems of a large file are located: exit 130 before any is printed', async () => {
     const file = join(portal.dir, 'roles.yaml');
     await writeFile(file, manyWrongRoles(60_000));

@@ -194,16 +194,20 @@ async function markInFlight(op: PlannedOperation, run: Execution): Promise<boole
   }
 }
 
+/** Records `op`'s outcome as unknown, saying why; false when the recorder cannot take it (its failure is kept for the result). */
+async function markUnknown(op: PlannedOperation, why: string, run: Execution): Promise<boolean> {
+  const marking = run.options.recorder.markUnknown?.(op.address, unknownMark(op, run.options, why));
+  if (!marking) return false;
+  return marking.then(
+    () => true,
+    (recordError: unknown) => (run.recording.fail(recordError), false),
+  );
+}
+
 /** No answer came: recorded at once, so the next run checks the portal before planning this address again. */
 async function markNoAnswer(op: PlannedOperation, error: ApiNetworkError, run: Execution): Promise<OperationOutcome> {
   const reason = describeError(error).split('\n')[0] ?? 'no answer';
-  const marking = run.options.recorder.markUnknown?.(op.address, unknownMark(op, run.options, `no answer: ${reason}`));
-  const kept = marking
-    ? await marking.then(
-        () => true,
-        (recordError: unknown) => (run.recording.fail(recordError), false),
-      )
-    : false;
+  const kept = await markUnknown(op, `no answer: ${reason}`, run);
   const advice = kept
     ? 'It is recorded as such; the next apply checks the portal before doing anything for this address.'
     : 'Check the portal before running apply again.';
@@ -216,13 +220,7 @@ async function markNoAnswer(op: PlannedOperation, error: ApiNetworkError, run: E
 
 /** Performed, its file lost: the mark (set before sending) stays, saying why, for the next run to recover the file. */
 async function answerNotKept(op: PlannedOperation, error: AnswerNotKeptError, run: Execution): Promise<OperationOutcome> {
-  const marking = run.options.recorder.markUnknown?.(op.address, unknownMark(op, run.options, `performed, but its file could not be saved: ${error.message}`));
-  const kept = marking
-    ? await marking.then(
-        () => true,
-        (recordError: unknown) => (run.recording.fail(recordError), false),
-      )
-    : false;
+  const kept = await markUnknown(op, `performed, but its file could not be saved: ${error.message}`, run);
   const advice = kept
     ? 'It is recorded as an unknown outcome: the next apply finds it on the portal and saves its file from there, without sending it again.'
     : 'Check the portal for the invitation before running apply again.';

@@ -58,10 +58,11 @@ class PositionsWorker {
     private readonly flag: Int32Array,
     private readonly port: MessagePort,
   ) {
-    worker.unref();
     worker.on('message', (message: FromWorker) => this.settle(message));
     worker.on('error', (error: Error) => this.stop(error));
     worker.on('exit', (code: number) => this.stop(new Error(`the parsing thread ended (exit code ${code})`)));
+    // After the listeners: a 'message' listener refs the worker's port again, and an idle thread must not keep a finished command running.
+    worker.unref();
   }
 
   static get(): PositionsWorker | undefined {
