@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
+import { sql, uniqueSchema, withSchema } from '../support/postgres-sql.js';
 import {
   FileStateStore,
   PostgresStateStore,
@@ -31,24 +32,6 @@ import {
 const url = inject('postgresUrl');
 const PORTAL = { url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' };
 const entry = (value: StateEntry['value'], kind = 'role'): StateEntry => ({ kind, ids: { roleId: 'r' }, value, status: 'present', appliedAt: '2025-01-01T00:00:00.000Z' });
-
-function withSchema(schema: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('schema', schema);
-  return parsed.toString();
-}
-
-async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-const uniqueSchema = () => `j${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
 async function tempFile(): Promise<{ path: string; dispose: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'portalctl-journal-'));
@@ -258,7 +241,7 @@ describe('history as changes', () => {
 
 describe('states of the previous release', () => {
   it('PostgreSQL tables version 2 (whole documents) are migrated: the state, its old serials and new ones all read back', async () => {
-    const schema = uniqueSchema();
+    const schema = uniqueSchema('j');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     // Written exactly as the previous release wrote them: the whole document in states and in every history row.

@@ -2,29 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
+import { sql, uniqueSchema, withSchema } from '../support/postgres-sql.js';
 import { FileStateStore, PostgresStateStore, POSTGRES_SCHEMA_VERSION, StateLockedError, migrateSchema, newState, recordOperation, openStateStore, redactPostgresUrl } from '../../src/state/index.js';
 import { entry } from './conformance.js';
 
 const url = inject('postgresUrl');
 const PORTAL = { url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' };
-
-function withSchema(schema: string): string {
-  const parsed = new URL(url);
-  parsed.searchParams.set('schema', schema);
-  return parsed.toString();
-}
-
-async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-const unique = () => `s${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
 describe('PostgresStateStore', () => {
   it('is chosen by a postgres:// or postgresql:// --state, or PORTALCTL_STATE when the flag is absent; the flag wins', async () => {
@@ -45,7 +28,7 @@ describe('PostgresStateStore', () => {
 
   it('keeps state names and schemas apart: their locks never collide', async () => {
     const name = `apart-${randomUUID()}`;
-    const schema = unique();
+    const schema = uniqueSchema('s');
     const stores = [
       new PostgresStateStore({ url, name }),
       new PostgresStateStore({ url, name: `${name}-b` }),
@@ -69,7 +52,7 @@ describe('PostgresStateStore', () => {
   });
 
   it('creates its tables once when many runs start together, in the schema named by ?schema=', async () => {
-    const schema = unique();
+    const schema = uniqueSchema('s');
     const stores = Array.from({ length: 4 }, (_, index) => new PostgresStateStore({ url: withSchema(schema), name: `n${index}` }));
     try {
       const written = await Promise.all(stores.map((store) => store.write(newState(PORTAL))));
@@ -81,7 +64,7 @@ describe('PostgresStateStore', () => {
   });
 
   it('reads nothing and creates nothing when the schema does not exist yet', async () => {
-    const schema = unique();
+    const schema = uniqueSchema('s');
     const store = new PostgresStateStore({ url: withSchema(schema), name: 'default' });
     expect(await store.read()).toBeUndefined();
     expect(await store.history()).toEqual([]);
@@ -91,7 +74,7 @@ describe('PostgresStateStore', () => {
   });
 
   it('brings tables of an older release forward, keeping the state', async () => {
-    const schema = unique();
+    const schema = uniqueSchema('s');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const old = recordOperation(newState(PORTAL), 'role[a]', entry(1));
@@ -114,7 +97,7 @@ describe('PostgresStateStore', () => {
   });
 
   it('refuses tables written by a newer release, and changes nothing', async () => {
-    const schema = unique();
+    const schema = uniqueSchema('s');
     const first = new PostgresStateStore({ url: withSchema(schema), name: 'default' });
     const written = await first.write(newState(PORTAL));
     await first.close();
