@@ -25,3 +25,8 @@ export interface Diagnostic {
   /** What would be valid. */
   expected?: string;
 }
+
+/** `file:line:column`, as every message and diagnostic names a place; '' without one. */
+export function formatLocation(location: SourceLocation | undefined): string {
+  return location ? `${location.file}:${location.line}:${location.column}` : '';
+}

@@ -2,7 +2,7 @@
 import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
 import { loadConfig, throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/plan/prepare.js';
-import type { Diagnostic } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { terminalText } from '../../engine/render/escape.js';
 import { registry } from '../../registry.js';
@@ -96,7 +96,7 @@ export function connect(url: string, options: SharedOptions, io: CommandIO, envi
 
 export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): void {
   for (const warning of warnings) {
-    const where = warning.location ? `${warning.location.file}:${warning.location.line}:${warning.location.column}: ` : '';
+    const where = warning.location ? `${formatLocation(warning.location)}: ` : '';
     io.stderr(`${terminalText(where)}warning: ${terminalText(warning.message)}${warning.address ? ` [${terminalText(warning.address)}]` : ''}\n`);
   }
 }

@@ -7,6 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import { duplicateBlock } from './errors.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ParsedSource } from './source.js';
 
@@ -52,14 +53,9 @@ export function findEnvironments(documents: readonly { source: ParsedSource; fil
     const block = isObject(source.data) ? source.data['environments'] : undefined;
     if (!isObject(block)) continue;
     if (declaration) {
-      const first = declaration.document.locate(['environments'], { key: true });
-      diagnostics.push({
-        severity: 'error',
-        code: 'config/duplicate-environments',
-        message: `The environments block is declared twice: first at ${first.file}:${first.line}:${first.column}.`,
-        location: source.locate(['environments'], { key: true }),
-        expected: 'one environments block across the base files',
-      });
+      diagnostics.push(
+        duplicateBlock('environments', declaration.document.locate(['environments'], { key: true }), source.locate(['environments'], { key: true }), 'one environments block across the base files'),
+      );
       continue;
     }
     declaration = { document: source, file, names: Object.keys(block) };

@@ -15,6 +15,7 @@
  */
 import { realpathSync } from 'node:fs';
 import type { Diagnostic } from '../../core/diagnostics.js';
+import { duplicateBlock } from './errors.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { KindSet } from '../kind-set.js';
@@ -198,14 +199,9 @@ function valuesOf(base: readonly ReadFile[], environment: Environment | undefine
     const declared = isObject(source.data) ? source.data['values'] : undefined;
     if (!isObject(declared)) continue;
     if (first) {
-      const at = first.locate(['values'], { key: true });
-      diagnostics.push({
-        severity: 'error',
-        code: 'config/duplicate-values',
-        message: `The values block is declared twice: first at ${at.file}:${at.line}:${at.column}.`,
-        location: source.locate(['values'], { key: true }),
-        expected: "one values block across the base files (an environment's own go under environments.<name>.values)",
-      });
+      diagnostics.push(
+        duplicateBlock('values', first.locate(['values'], { key: true }), source.locate(['values'], { key: true }), "one values block across the base files (an environment's own go under environments.<name>.values)"),
+      );
       continue;
     }
     first = source;

@@ -6,7 +6,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
+import { duplicateBlock } from './errors.js';
 import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { KindSet } from '../kind-set.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
@@ -99,8 +100,6 @@ export interface MergedDeclarations {
   diagnostics: Diagnostic[];
 }
 
-const at = (location: SourceLocation): string => `${location.file}:${location.line}:${location.column}`;
-
 function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Diagnostic[]): DeclaredPortal {
   const declared = documents.flatMap((document) => (document.portal ? [document.portal] : []));
   const [first, ...others] = declared;
@@ -111,13 +110,7 @@ function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Di
   let location: SourceLocation | undefined;
   Object.defineProperty(portal, 'source', { enumerable: true, configurable: true, get: () => (location ??= first.source.locate(['portal'], { key: true })) });
   for (const other of others) {
-    diagnostics.push({
-      severity: 'error',
-      code: 'config/duplicate-portal',
-      message: `The portal block is declared twice: first at ${at(portal.source as SourceLocation)}.`,
-      location: other.source.locate(['portal'], { key: true }),
-      expected: 'one portal block across all files',
-    });
+    diagnostics.push(duplicateBlock('portal', first.source.locate(['portal'], { key: true }), other.source.locate(['portal'], { key: true }), 'one portal block across all files'));
   }
   return portal;
 }
@@ -128,13 +121,7 @@ function mergeSafety(documents: readonly DocumentDeclarations[], diagnostics: Di
   const [first, ...others] = declared;
   if (!first) return {};
   for (const other of others) {
-    diagnostics.push({
-      severity: 'error',
-      code: 'config/duplicate-safety',
-      message: `The safety block is declared twice: first at ${at(first.source.locate(['safety'], { key: true }))}.`,
-      location: other.source.locate(['safety'], { key: true }),
-      expected: 'one safety block across all files',
-    });
+    diagnostics.push(duplicateBlock('safety', first.source.locate(['safety'], { key: true }), other.source.locate(['safety'], { key: true }), 'one safety block across all files'));
   }
   return safetySettingsOf(first.value);
 }
@@ -153,7 +140,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
         diagnostics.push({
           severity: 'error',
           code: 'config/duplicate-object',
-          message: `${object.address} is declared twice: here and at ${at(first.source)}.`,
+          message: `${object.address} is declared twice: here and at ${formatLocation(first.source)}.`,
           address: object.address,
           location: object.source,
           expected: 'each object declared once across all files',
@@ -169,7 +156,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
       diagnostics.push({
         severity: 'error',
         code: 'config/duplicate-prune',
-        message: `prune for ${prune.collection} is declared twice: here and at ${at(first.source)}.`,
+        message: `prune for ${prune.collection} is declared twice: here and at ${formatLocation(first.source)}.`,
         address: prune.collection,
         location: prune.source,
         expected: 'one prune declaration per collection',
@@ -311,8 +298,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
 
 /** A reference that could not be resolved leaves its text, which the schema may then refuse at the same place: that is one problem, said once. */
 function withoutSchemaEchoes(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const where = (location: SourceLocation | undefined) => (location ? `${location.file}:${location.line}:${location.column}` : '');
-  const references = new Set(diagnostics.filter((d) => d.code.startsWith('reference/')).map((d) => where(d.location)));
+  const references = new Set(diagnostics.filter((d) => d.code.startsWith('reference/')).map((d) => formatLocation(d.location)));
   if (references.size === 0) return [...diagnostics];
-  return diagnostics.filter((d) => !(d.code.startsWith('schema/') && references.has(where(d.location))));
+  return diagnostics.filter((d) => !(d.code.startsWith('schema/') && references.has(formatLocation(d.location))));
 }

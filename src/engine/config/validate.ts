@@ -1,5 +1,5 @@
 /** Rule checks of the loaded objects by their kinds, merged with the loading diagnostics. */
-import type { Diagnostic } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import type { CheckContext, PortalFacts } from '../../kinds/toolkit/contract.js';
 import type { LoadedConfig } from './load.js';
 import { limitCodes } from './schema-diagnostics.js';
@@ -9,10 +9,7 @@ function order(diagnostic: Diagnostic): [string, number, number] {
   return [location?.file ?? '', location?.line ?? 0, location?.column ?? 0];
 }
 
-const place = (diagnostic: Diagnostic): string => {
-  const location = diagnostic.location;
-  return location ? `${location.file}:${location.line}:${location.column}` : '';
-};
+const place = (diagnostic: Diagnostic): string => formatLocation(diagnostic.location);
 
 /** Sorted by file, line and column, so output follows the files. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {

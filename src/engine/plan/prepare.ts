@@ -7,7 +7,7 @@ import { createLiveReader, type ApiClient } from '../../api/index.js';
 import { PortalctlError } from '../../core/errors.js';
 import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateStore } from '../../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from '../config/index.js';
-import type { Diagnostic } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import type { DesiredObject, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { buildPlan, type Plan, type PlanAbout, type PlanWarning, type RecordedValue } from './plan.js';
@@ -308,7 +308,7 @@ function namesNeedThePortal(objects: readonly DesiredObject[], prunes: readonly 
   const seen = new Set<string>();
   const problems: Diagnostic[] = [];
   for (const named of [...objects, ...prunes].flatMap((declaration) => declaration.names ?? [])) {
-    const where = `${named.source.file}:${named.source.line}:${named.source.column}`;
+    const where = formatLocation(named.source);
     if (seen.has(where)) continue;
     seen.add(where);
     problems.push({

@@ -7,7 +7,7 @@
  * candidates. Nothing here knows a particular kind.
  */
 import { distance } from 'fastest-levenshtein';
-import type { Diagnostic } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import type { LiveReader } from '../../core/request.js';
 import type { DesiredObject, NameCandidate, NamedKey, NameLookup, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import { ConfigError } from '../config/errors.js';
@@ -107,7 +107,7 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
     const found = candidates.filter((candidate) => matches(candidate, named.fields));
     const [only] = found;
     if (only !== undefined && found.length === 1) return only.id;
-    const where = `${named.source.file}:${named.source.line}:${named.source.column}`;
+    const where = formatLocation(named.source);
     if (problems.has(where)) return undefined;
     const shown = describeName(named.fields);
     if (found.length === 0) {
@@ -183,7 +183,7 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
       duplicates.push({
         severity: 'error',
         code: 'config/duplicate-object',
-        message: `${obj.address} is declared twice: here and at ${first.source.file}:${first.source.line}:${first.source.column} (one of them by name).`,
+        message: `${obj.address} is declared twice: here and at ${formatLocation(first.source)} (one of them by name).`,
         address: obj.address,
         location: obj.source,
         expected: 'each object declared once, by id or by name',
