@@ -17,7 +17,7 @@ import { environmentOf, findEnvironments, type Environment } from './environment
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
-import { readConfigSourceOffThread } from './off-thread.js';
+import { readConfigSourcesOffThread } from './off-thread.js';
 import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
@@ -65,10 +65,16 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
   return { files: [...new Set(files)], diagnostics };
 }
 
-/** One file read and parsed, its locations naming the file as diagnostics show it. */
-export async function readSource(file: string, cwd: string, limitBytes?: number): Promise<ParsedSource> {
-  const source = await readConfigSourceOffThread(file, limitBytes);
-  const shown = displayName(file, cwd);
+/** Files read and parsed (off-thread.ts), in order, their locations naming each file as diagnostics show it. */
+export async function readSources(files: readonly string[], cwd: string, limitBytes?: number): Promise<ReadFile[]> {
+  const sources = await readConfigSourcesOffThread(files, limitBytes);
+  return files.flatMap((file, index) => {
+    const source = sources[index];
+    return source ? [{ file, source: shownAs(source, displayName(file, cwd)) }] : [];
+  });
+}
+
+function shownAs(source: ParsedSource, shown: string): ParsedSource {
   const locate = source.locate;
   return {
     file: shown,
@@ -228,8 +234,7 @@ export interface DeclaredEnvironments {
 export async function readEnvironments(paths: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<DeclaredEnvironments> {
   const limitBytes = configFileLimit(options.env ?? {});
   const listed = await listConfigFiles(paths, options.cwd);
-  const base: ReadFile[] = [];
-  for (const file of listed.files) base.push({ source: await readSource(file, options.cwd, limitBytes), file });
+  const base = await readSources(listed.files, options.cwd, limitBytes);
   const found = findEnvironments(base);
   const declaration = found.declaration;
   return {
@@ -245,11 +250,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
   const listed = await listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
-  const read = async (files: readonly string[]): Promise<ReadFile[]> => {
-    const sources: ReadFile[] = [];
-    for (const file of files) sources.push({ source: await readSource(file, options.cwd, limitBytes), file });
-    return sources;
-  };
+  const read = (files: readonly string[]): Promise<ReadFile[]> => readSources(files, options.cwd, limitBytes);
   const base = await read(listed.files);
   for (const { source } of base) diagnostics.push(...source.diagnostics);
   const layered = await layerDocuments(base, {

@@ -17,12 +17,13 @@
  * worker's script (running from source) everything is parsed on this thread, as before.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
-import type { JsonValue } from '../../core/json.js';
+import { parseJson, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { positionsWorkerFile } from './positions-worker-file.js';
-import { lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
+import { fromFastData, isJsonFile, lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
 
 /** Files of this many characters or more are positioned off the main thread (about a second of `yaml` parsing). */
 export const offThreadChars = 1 << 20;
@@ -31,11 +32,19 @@ export const offThreadChars = 1 << 20;
 const LOCATE_WAIT_MS = 10_000;
 
 export type ToWorker =
+  | { type: 'data'; id: number; text: string }
   | { type: 'parse'; id: number; file: string; text: string }
   | { type: 'prepare'; id: number; file: string; text: string }
   | { type: 'locate'; id: number; path: ConfigPath; key: boolean };
 
+/**
+ * What the fast path read: JSON text when JSON says it exactly (the main thread parses that
+ * faster than it takes a structured clone), else the data itself; undefined when it declined.
+ */
+export type FastRead = { json: string } | { data: JsonValue } | undefined;
+
 export type FromWorker =
+  | { type: 'data'; id: number; read: FastRead }
   | { type: 'parsed'; id: number; data: JsonValue | undefined; diagnostics: Diagnostic[]; mayHoldReferences?: boolean }
   | { type: 'prepared'; id: number }
   | { type: 'failed'; id: number; message: string };
@@ -45,7 +54,11 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/** The one worker of the process, started on first need and never keeping the process alive by itself. */
+/**
+ * A worker thread running positions-worker: the process's one positioning worker (`get`), started
+ * on first need, or a second lane of reading (`start`, ended by its user). Neither keeps the
+ * process alive by itself.
+ */
 class PositionsWorker {
   private static started: PositionsWorker | undefined;
   private static unavailable = false;
@@ -67,16 +80,26 @@ class PositionsWorker {
 
   static get(): PositionsWorker | undefined {
     if (PositionsWorker.started && !PositionsWorker.started.dead) return PositionsWorker.started;
+    return (PositionsWorker.started = PositionsWorker.start());
+  }
+
+  /** A worker of its own (undefined when there is no worker script, or no thread can start). */
+  static start(): PositionsWorker | undefined {
     if (PositionsWorker.unavailable || !existsSync(positionsWorkerFile)) return undefined;
     try {
       const flag = new Int32Array(new SharedArrayBuffer(4));
       const { port1, port2 } = new MessageChannel();
       const worker = new Worker(positionsWorkerFile, { workerData: { flag, port: port2 }, transferList: [port2] });
-      return (PositionsWorker.started = new PositionsWorker(worker, flag, port1));
+      return new PositionsWorker(worker, flag, port1);
     } catch {
       PositionsWorker.unavailable = true;
       return undefined;
     }
+  }
+
+  /** Ends the thread (a lane's, once read): its heap, which held what it read, goes with it. */
+  end(): void {
+    void this.worker.terminate();
   }
 
   nextId(): number {
@@ -84,7 +107,7 @@ class PositionsWorker {
   }
 
   /** Sends a request and waits for its answer, keeping the process alive meanwhile. */
-  request(message: Extract<ToWorker, { type: 'parse' | 'prepare' }>): Promise<FromWorker> {
+  request(message: Extract<ToWorker, { type: 'data' | 'parse' | 'prepare' }>): Promise<FromWorker> {
     if (this.dead) return Promise.reject(this.dead);
     return new Promise((resolve, reject) => {
       this.pending.set(message.id, { resolve, reject });
@@ -146,16 +169,85 @@ function workerLocator(worker: PositionsWorker, id: number, file: string, source
   return { locate, prepareLocate };
 }
 
-/** One config file read and parsed, its large positioned parts built off the main thread. */
-export async function readConfigSourceOffThread(file: string, limitBytes = maxConfigFileBytes): Promise<ParsedSource> {
-  const read = await readConfigText(file, limitBytes);
-  if (!('text' in read)) return read.source;
-  const { text, again } = read;
+/**
+ * Config files read and parsed in order, their large positioned parts built off the main thread.
+ * With a second CPU, the fast path of large YAML files is split between this thread and a second
+ * lane (a worker of its own, ended once read): js-yaml is most of reading a large organization,
+ * and its files parse independently. The largest file is read here, each next one where less is
+ * queued; what the lane read comes back as JSON text, which this thread parses in a fraction of
+ * the YAML's time. `threads`: how many may read at once (default: the CPUs Node may use).
+ */
+export async function readConfigSourcesOffThread(files: readonly string[], limitBytes = maxConfigFileBytes, threads?: number): Promise<ParsedSource[]> {
+  const reads: (Awaited<ReturnType<typeof readConfigText>> | undefined)[] = [];
+  for (const file of files) reads.push(await readConfigText(file, limitBytes));
+  const texts = reads.map((read) => (read && 'text' in read ? read.text : undefined));
+  const candidates = secondLane(files, texts);
+  // The CPUs are counted only for a large config (node:os is not loaded for a small one).
+  const laned = candidates.length > 0 && (threads ?? availableParallelism()) > 1 ? candidates : [];
+  const lane = laned.length > 0 ? PositionsWorker.start() : undefined;
+  const fromLane = new Map(lane ? laned.map((index) => [index, laneRead(lane, texts[index] ?? '')] as const) : []);
+  try {
+    const sources = new Map<number, ParsedSource>();
+    // This thread's share first, while the lane reads its own; then what the lane read.
+    const order = [...reads.keys()].sort((a, b) => Number(fromLane.has(a)) - Number(fromLane.has(b)) || a - b);
+    for (const index of order) {
+      const [file, read] = [files[index], reads[index]];
+      if (file === undefined || read === undefined) continue;
+      sources.set(index, 'text' in read ? await parseRead(file, read.text, read.again, await fromLane.get(index)) : read.source);
+      // A file's text is not kept beside its data (a large one would be while the others are read).
+      reads[index] = undefined;
+      texts[index] = undefined;
+    }
+    return files.flatMap((_, index) => sources.get(index) ?? []);
+  } finally {
+    lane?.end();
+  }
+}
+
+/**
+ * Which files the second lane reads: large YAML files, largest first, each to the side with less
+ * queued (the largest stays here). Exported for its test.
+ */
+export function secondLane(files: readonly string[], texts: readonly (string | undefined)[]): number[] {
+  const large = texts.flatMap((text, index) => (text !== undefined && text.length >= offThreadChars && !isJsonFile(files[index] ?? '') ? [{ index, size: text.length }] : []));
+  large.sort((a, b) => b.size - a.size || a.index - b.index);
+  let here = 0;
+  let there = 0;
+  const laned: number[] = [];
+  for (const { index, size } of large) {
+    if (there < here) {
+      laned.push(index);
+      there += size;
+    } else {
+      here += size;
+    }
+  }
+  return laned.sort((a, b) => a - b);
+}
+
+/** What the lane's fast path read: its data, or 'declined' (the positioned parse explains why). */
+type LaneRead = { data: JsonValue } | 'declined';
+
+/** What the lane read of `text`; undefined when its thread could not answer (then it is read here). */
+async function laneRead(lane: PositionsWorker, text: string): Promise<LaneRead | undefined> {
+  try {
+    const answer = await lane.request({ type: 'data', id: lane.nextId(), text });
+    if (answer.type !== 'data') return undefined;
+    if (answer.read === undefined) return 'declined';
+    return { data: 'json' in answer.read ? parseJson(answer.read.json) : answer.read.data };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One file's text parsed: from what the lane read of it, else by the fast path here, else positioned in the worker. */
+async function parseRead(file: string, text: string, again: () => string | undefined, laned?: LaneRead): Promise<ParsedSource> {
+  const known = laned === 'declined' ? undefined : laned?.data;
   const worker = text.length >= offThreadChars ? PositionsWorker.get() : undefined;
-  if (!worker) return parseConfigText(file, text, again);
+  if (!worker) return known === undefined ? parseConfigText(file, text, again) : fromFastData(file, known, text, lazyLocate(file, again));
   const id = worker.nextId();
   const fast = workerLocator(worker, id, file, again, false);
-  const source = parseWithoutPositions(file, text, fast.locate);
+  const source = known !== undefined ? fromFastData(file, known, text, fast.locate) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast.locate);
   if (source) return { ...source, prepareLocate: fast.prepareLocate };
   try {
     const parsed = await worker.request({ type: 'parse', id, file, text });

@@ -1,13 +1,15 @@
 /**
  * The worker thread of off-thread.ts: it builds the positioned documents (the `yaml` package's
  * located nodes) of large config files, which takes seconds for a file of megabytes, and answers
- * where a path is declared. Messages in off-thread.ts's `ToWorker`; answers to `locate` go through
+ * where a path is declared; as a second lane of reading, it reads large YAML files' data. Messages in off-thread.ts's `ToWorker`; answers to `locate` go through
  * the synchronous channel (a port and a shared flag), the others to the parent port.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { SourceLocation } from '../../core/diagnostics.js';
-import type { ToWorker, FromWorker } from './off-thread.js';
+import type { JsonValue } from '../../core/json.js';
+import type { FastRead, ToWorker, FromWorker } from './off-thread.js';
 import { kept, lazyLocate, parsePositionedYaml, type ParsedSource } from './source.js';
+import { yamlDataOnly } from './yaml-data.js';
 
 interface SyncChannel {
   flag: Int32Array;
@@ -24,6 +26,28 @@ if (!parent || !isSyncChannel(channel)) throw new Error('positions-worker runs a
 const sync = channel;
 const locators = new Map<number, ParsedSource['locate']>();
 
+/** Whether JSON text says `value` exactly: no number JSON cannot write (.inf, .nan, -0). A loop, not recursion: data as deep as js-yaml read. */
+function jsonSays(value: JsonValue): boolean {
+  const pending: JsonValue[] = [value];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next === 'number') {
+      if (!Number.isFinite(next) || Object.is(next, -0)) return false;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      for (const key in next) pending.push(next[key] as JsonValue);
+    }
+  }
+  return true;
+}
+
+/** The fast path's read of a file, as off-thread.ts's second lane wants it. */
+function fastRead(text: string): FastRead {
+  const fast = yamlDataOnly(text);
+  if (!fast) return undefined;
+  return jsonSays(fast.data) ? { json: JSON.stringify(fast.data) } : { data: fast.data };
+}
+
 function answer(message: FromWorker): void {
   parent?.postMessage(message);
 }
@@ -37,6 +61,10 @@ function answerLocate(location: SourceLocation | undefined): void {
 parent.on('message', (message: ToWorker) => {
   try {
     switch (message.type) {
+      case 'data': {
+        answer({ type: 'data', id: message.id, read: fastRead(message.text) });
+        break;
+      }
       case 'parse': {
         const source = parsePositionedYaml(message.file, message.text);
         locators.set(message.id, source.locate);

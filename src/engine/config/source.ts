@@ -133,7 +133,12 @@ export function parseConfigText(file: string, text: string, again?: () => string
 export function parseWithoutPositions(file: string, text: string, locate: ParsedSource['locate']): ParsedSource | undefined {
   if (isJsonFile(file)) return parseJsonData(file, text, locate);
   const fast = yamlDataOnly(text);
-  return fast ? withDepthCheck({ file, data: fast.data, diagnostics: [], locate }, text) : undefined;
+  return fast ? fromFastData(file, fast.data, text, locate) : undefined;
+}
+
+/** A YAML file's source from the data its fast path read (here or on another thread), located by `locate`. */
+export function fromFastData(file: string, data: JsonValue, text: string, locate: ParsedSource['locate']): ParsedSource {
+  return withDepthCheck({ file, data, diagnostics: [], locate }, text);
 }
 
 /**
@@ -262,7 +267,7 @@ function parseJsonData(file: string, text: string, locate: ParsedSource['locate'
 
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
-  if (fast) return withDepthCheck({ file, data: fast.data, diagnostics: [], locate: lazyLocate(file, again ?? kept(text)) }, text);
+  if (fast) return fromFastData(file, fast.data, text, lazyLocate(file, again ?? kept(text)));
   return parsePositionedYaml(file, text);
 }
 

@@ -20,7 +20,7 @@ import { ConfigError } from '../config/errors.js';
 import { learnRelease, releaseFrom, type PortalRelease } from '../read/release.js';
 import { compareVersions } from '../../core/version.js';
 import type { LiveReader } from '../../core/request.js';
-import { concealPreviousValues, revealRecorded } from './recorded-values.js';
+import { concealPreviousValues, RecordedBasis, revealRecorded } from './recorded-values.js';
 import { PhaseTracker, type ProgressObserver } from '../progress.js';
 
 export interface LivePortal {
@@ -172,28 +172,6 @@ function recordedValues(state: StateDocument | undefined, objects: readonly Desi
   return values;
 }
 
-/** Without refresh the recorded values are the basis, fingerprints revealed by the desired values. */
-function recordedBasis(state: StateDocument | undefined, objects: readonly DesiredObject[]): Map<string, JsonValue> {
-  const basis = new Map<string, JsonValue>();
-  if (!state) return basis;
-  // Desired values by address, built only when some entry may hold a fingerprint.
-  let desired: Map<string, JsonValue> | undefined;
-  const resources = state.resources;
-  const mayHold = mayHoldFingerprint(state);
-  for (const address in resources) {
-    const entry = resources[address];
-    if (entry === undefined) continue;
-    const value = entry.value;
-    if (!mayHold(address)) {
-      basis.set(address, value);
-      continue;
-    }
-    desired ??= new Map(objects.map((obj) => [obj.address, obj.value]));
-    basis.set(address, revealRecorded(value, [desired.get(address)]));
-  }
-  return basis;
-}
-
 /** Everything a plan needs, from config and state to the plan value itself. */
 export async function preparePlan(request: PlanRequest): Promise<PreparedPlan> {
   const { config, client } = request;
@@ -241,7 +219,7 @@ async function planWith(
   let prunes = config.prunes;
   let targets = request.targets ?? [];
   let names: ReadonlyMap<string, ResolvedName[]> = new Map();
-  let basis: Map<string, JsonValue>;
+  let basis: ReadonlyMap<string, JsonValue>;
   let labels = new Map<string, string>();
   if (!request.verify && hasNames(objects, prunes)) {
     // Entries named instead of identified: their ids come from the reads the plan makes anyway.
@@ -264,7 +242,7 @@ async function planWith(
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
     ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader, tracker));
   } else {
-    basis = recordedBasis(recorded, objects);
+    basis = recorded ? new RecordedBasis(recorded, objects) : new Map();
     for (const prune of prunes) {
       warnings.push({
         severity: 'warning',
