@@ -15,6 +15,7 @@ import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
 import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, type CertificateProblem, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
+import { stopwatch } from '../core/stopwatch.js';
 
 export type { SendResult } from './interpret.js';
 
@@ -207,13 +208,13 @@ class HttpApiClient implements ApiClient {
       attempt += 1;
       const token = spec.authenticated ? await this.tokens.current() : undefined;
       this.secrets.add(token);
-      const startedAt = performance.now();
+      const elapsed = stopwatch();
       let answer: RawAnswer;
       try {
         answer = await this.transport.send({ method: spec.method, target: this.target(spec), headers: this.headers(spec, token), body: this.body(spec) });
       } catch (cause) {
         const failure = classifyNetworkFailure(cause);
-        this.emit({ method: spec.method, path: spec.path, attempt, failure, ms: performance.now() - startedAt });
+        this.emit({ method: spec.method, path: spec.path, attempt, failure, ms: elapsed() });
         // A certificate that is not accepted now will not be on the next try: say what to do.
         const certificate = certificateProblem(cause);
         if (certificate) throw this.certificateError(spec, certificate, cause);
@@ -224,7 +225,7 @@ class HttpApiClient implements ApiClient {
         }
         throw this.networkError(spec, failure, cause);
       }
-      this.emit({ method: spec.method, path: spec.path, attempt, status: answer.status, ms: performance.now() - startedAt });
+      this.emit({ method: spec.method, path: spec.path, attempt, status: answer.status, ms: elapsed() });
 
       const meaning = interpretAnswer(spec, answer, Date.now());
       if (meaning.ok) return meaning.result;

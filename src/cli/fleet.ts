@@ -13,6 +13,7 @@ import { fleetSummaryLine, renderFleetMarkdown, renderFleetTable, type FleetEntr
 import { describeError, errorDocument, worstExitCode } from './exit.js';
 import type { CommandIO } from './io.js';
 import { parsePositiveInt } from './flag-values.js';
+import { stopwatch } from '../core/stopwatch.js';
 
 /** What one environment's run produced. */
 export interface MemberResult {
@@ -70,12 +71,12 @@ export async function runFleet(
     names.map((environment) =>
       limit(async (): Promise<FleetMember> => {
         if (!shouldStart()) return { environment, outcome: 'not run', exitCode: 130, ms: 0, text: 'Not started: interrupted.\n' };
-        const started = performance.now();
+        const elapsed = stopwatch();
         const own = memberIO(io);
         let member: FleetMember;
         try {
           const result = await run(environment, own);
-          member = { environment, ...result, ms: performance.now() - started, text: `${own.output()}${result.text}` };
+          member = { environment, ...result, ms: elapsed(), text: `${own.output()}${result.text}` };
         } catch (error) {
           const described = describeError(error, io, verbose);
           const outcome = described.code === 130 ? 'interrupted' : 'failed';
@@ -83,7 +84,7 @@ export async function runFleet(
             environment,
             outcome,
             exitCode: described.code,
-            ms: performance.now() - started,
+            ms: elapsed(),
             error: firstLine(described.summary),
             text: `${own.output()}${described.text}`,
             markdown: failureMarkdown(`${own.output()}${described.text}`),
