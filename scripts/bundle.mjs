@@ -5,6 +5,7 @@
 // commander's files cost more than Node's own start-up; one file (commands still evaluated only
 // when run) is one script for the cache to hold. Splitting it into chunks per command measured
 // slower: each chunk is one more module to resolve. README "Start-up" has the figures.
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -75,7 +76,8 @@ const onFirstUseFile = { ...oneFile, outdir, outExtension: { '.js': '.cjs' } };
 
 await build({ ...onFirstUseFile, entryPoints: { emulator: join(root, 'dist', 'emulator', 'index.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
 await build({ ...onFirstUseFile, entryPoints: { yaml: 'yaml' }, absWorkingDir: root });
-await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs'), plugins: [http2OnFirstUse(), assertOnFailure()] });
+// Its licence comments (one names an author with a non-ASCII letter) go to undici.cjs.LEGAL.txt beside it.
+await build({ ...oneFile, stdin: { contents: undiciAgentOnly, resolveDir: root, sourcefile: 'undici-agent.js', loader: 'js' }, outfile: join(outdir, 'undici.cjs'), legalComments: 'linked', plugins: [http2OnFirstUse(), assertOnFailure()] });
 // pg's optional native binding and its Cloudflare socket are required only where they are used.
 await build({ ...onFirstUseFile, entryPoints: { pg: 'pg' }, absWorkingDir: root, external: ['pg-native', 'pg-cloudflare'] });
 await build({ ...onFirstUseFile, entryPoints: { 'positions-worker': join(root, 'dist', 'engine', 'config', 'positions-worker.js') }, plugins: [yamlOnFirstUse(yamlExports)] });
@@ -92,7 +94,10 @@ await build({ ...onFirstUseFile, entryPoints: { escape: join(root, 'dist', 'engi
  */
 const bundleDigests = {};
 for (const name of ['cli.cjs', 'yaml.cjs', 'emulator.cjs', 'undici.cjs', 'pg.cjs']) {
-  bundleDigests[name] = createHash('sha256').update(await readFile(join(outdir, name))).digest('hex').slice(0, 16);
+  const bytes = await readFile(join(outdir, name));
+  // The launcher reads ASCII bundles as latin1, without decoding UTF-8 (src/cli/launcher.ts).
+  if (!isAscii(bytes)) throw new Error(`dist/bin/${name} is not ASCII at byte ${bytes.findIndex((byte) => byte > 127)}: escape the character in the source (esbuild keeps it in regular expressions and comments)`);
+  bundleDigests[name] = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 }
 await writeFile(join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 await build({

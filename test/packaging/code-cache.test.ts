@@ -5,6 +5,7 @@
  * in the user's own directory, a bad or unusable cache never breaks a command, and a cache made
  * for another build is never used.
  */
+import { isAscii } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -188,6 +189,21 @@ describe('the code cache of the bin', () => {
     });
     expect(changed.stderr).toBe('');
     expect(changed.stdout).toMatch(/^Vxlid: /);
+  });
+
+  it('the built bundles are ASCII (read without decoding); one changed in place to other text is read as UTF-8', () => {
+    for (const name of ['cli', 'yaml', 'undici', 'pg', 'emulator']) expect(isAscii(readFileSync(join(REPO_ROOT, `dist/bin/${name}.cjs`))), name).toBe(true);
+    const copy = join(home, 'bin');
+    cpSync(join(REPO_ROOT, 'dist/bin'), copy, { recursive: true });
+    const bundle = readFileSync(join(copy, 'cli.cjs'), 'utf8');
+    writeFileSync(join(copy, 'cli.cjs'), bundle.replaceAll('Valid: ', 'Välid ✓ '));
+    const { NODE_DISABLE_COMPILE_CACHE: _disabled, NODE_COMPILE_CACHE: _elsewhere, ...inherited } = process.env;
+    const run = () => spawnSync(process.execPath, [join(copy, 'portalctl.js'), 'validate', example], { encoding: 'utf8', env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache') } });
+    // Without a cache, then with the one the first run wrote.
+    for (const changed of [run(), run()]) {
+      expect(changed.stderr).toBe('');
+      expect(changed.stdout).toMatch(/^Välid ✓ 2 managed objects/);
+    }
   });
 
   it('a cache directory that cannot be made, or that others can write to, is not used and breaks nothing', () => {

@@ -18,7 +18,8 @@ export type ReferenceIndex = Readonly<Record<string, ReferenceFacts>>;
 export function previousReferenceValue(template: string, sha256: string): string {
   return `${template} (previous value, changed; sha256 ${sha256.slice(0, 4)}…)`;
 }
-const previousValuePattern = /^.* \(previous value, changed; sha256 [0-9a-f]{4}…\)$/s;
+// \u2026 (…): the bundles are kept ASCII (scripts/bundle.mjs).
+const previousValuePattern = /^.* \(previous value, changed; sha256 [0-9a-f]{4}\u2026\)$/s;
 export const isPreviousReferenceValue = (text: string): boolean => previousValuePattern.test(text);
 
 /**
