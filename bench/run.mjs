@@ -20,7 +20,7 @@ import { request } from 'undici';
 import { startBenchEmulator, summariseLog } from './lib/emulator.mjs';
 import { economyOrganization } from './lib/generate.mjs';
 import { loadWindow, startLoadSampling, stopLoadSampling } from './lib/load.mjs';
-import { cliPath, expectExit, median, runNode, setChildEnv } from './lib/measure.mjs';
+import { cliPath, expectExit, median, NODE_START_VARIABLES, runNode, setChildEnv } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = cliPath(root);
@@ -301,6 +301,8 @@ async function main() {
   // The run's own code cache (filled by each group's first run), so that caches of other builds
   // or users on the machine neither help nor evict it.
   setChildEnv({ XDG_CACHE_HOME: join(work, 'cache') });
+  const removed = NODE_START_VARIABLES.filter((name) => process.env[name] !== undefined);
+  if (removed.length > 0) log(`Measured without ${removed.join(' and ')} (set here): they change Node's own start (lib/measure.mjs)`);
   startLoadSampling();
   const context = { root, work, figure, log, portalctl, keep: args.includes('--keep') };
   let scalingTable = '';
