@@ -5,6 +5,15 @@
 import { builtinModules, createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
+/** A stand-in's source: `target`'s properties `names`, each requiring `moduleId` on first access. */
+function onFirstUse(moduleId, names, target = 'module.exports') {
+  return [
+    'let loaded;',
+    `const load = () => (loaded ??= require(${JSON.stringify(moduleId)}));`,
+    `for (const name of ${JSON.stringify(names)}) Object.defineProperty(${target}, name, { enumerable: true, get: () => load()[name] });`,
+  ].join('\n');
+}
+
 /**
  * commander loads node:child_process at start-up only to run stand-alone executable
  * subcommands, which portalctl does not have; loading it cost about 5 ms of every start.
@@ -39,14 +48,7 @@ export function yamlOnFirstUse(names) {
       build.onResolve({ filter: /^yaml$/ }, () => ({ path: 'yaml', namespace: 'yaml-on-first-use' }));
       // Required at run time from beside the bundle (the banner's require resolves it there).
       build.onResolve({ filter: /^\.\/yaml\.cjs$/ }, (args) => (args.namespace === 'yaml-on-first-use' ? { path: './yaml.cjs', external: true } : undefined));
-      build.onLoad({ filter: /.*/, namespace: 'yaml-on-first-use' }, () => ({
-        contents: [
-          'let loaded;',
-          "const load = () => (loaded ??= require('./yaml.cjs'));",
-          `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
-        ].join('\n'),
-        loader: 'js',
-      }));
+      build.onLoad({ filter: /.*/, namespace: 'yaml-on-first-use' }, () => ({ contents: onFirstUse('./yaml.cjs', names), loader: 'js' }));
     },
   };
 }
@@ -99,15 +101,7 @@ export function http2OnFirstUse() {
       build.onLoad({ filter: /.*/, namespace: 'http2-on-first-use' }, () => {
         const http2 = nodeRequire('node:http2');
         const names = Object.keys(http2).filter((key) => key !== 'constants' && key !== 'default');
-        return {
-          contents: [
-            'let loaded;',
-            "const load = () => (loaded ??= require('node:http2'));",
-            `module.exports = { constants: ${JSON.stringify(http2.constants)} };`,
-            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
-          ].join('\n'),
-          loader: 'js',
-        };
+        return { contents: `module.exports = { constants: ${JSON.stringify(http2.constants)} };\n${onFirstUse('node:http2', names)}`, loader: 'js' };
       });
     },
   };
@@ -128,16 +122,7 @@ export function assertOnFailure() {
       build.onResolve({ filter: /^(node:)?assert$/ }, (args) => (args.namespace === 'assert-on-failure' ? { path: args.path, external: true } : { path: 'assert', namespace: 'assert-on-failure' }));
       build.onLoad({ filter: /.*/, namespace: 'assert-on-failure' }, () => {
         const names = Object.keys(nodeRequire('node:assert')).filter((key) => key !== 'default');
-        return {
-          contents: [
-            'let loaded;',
-            "const load = () => (loaded ??= require('node:assert'));",
-            'function assert(value, message) { if (!value) load()(value, message); }',
-            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(assert, name, { enumerable: true, get: () => load()[name] });`,
-            'module.exports = assert;',
-          ].join('\n'),
-          loader: 'js',
-        };
+        return { contents: `function assert(value, message) { if (!value) load()(value, message); }\n${onFirstUse('node:assert', names, 'assert')}\nmodule.exports = assert;`, loader: 'js' };
       });
     },
   };
@@ -162,14 +147,7 @@ export function builtinsOnFirstUse() {
       build.onLoad({ filter: /.*/, namespace: 'builtin-on-first-use' }, (args) => {
         const name = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
         const names = Object.keys(nodeRequire(name)).filter((key) => key !== 'default' && key !== '__esModule');
-        return {
-          contents: [
-            'let loaded;',
-            `const load = () => (loaded ??= require(${JSON.stringify(name)}));`,
-            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
-          ].join('\n'),
-          loader: 'js',
-        };
+        return { contents: onFirstUse(name, names), loader: 'js' };
       });
     },
   };
@@ -186,14 +164,7 @@ export function emulatorOnFirstUse(names) {
     setup(build) {
       build.onResolve({ filter: /\/emulator\/index\.js$/ }, (args) => (args.importer.includes(`${'/dist/cli/'}`) ? { path: 'emulator', namespace: 'emulator-on-first-use' } : undefined));
       build.onResolve({ filter: /^\.\/emulator\.cjs$/ }, (args) => (args.namespace === 'emulator-on-first-use' ? { path: './emulator.cjs', external: true } : undefined));
-      build.onLoad({ filter: /.*/, namespace: 'emulator-on-first-use' }, () => ({
-        contents: [
-          'let loaded;',
-          "const load = () => (loaded ??= require('./emulator.cjs'));",
-          `for (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
-        ].join('\n'),
-        loader: 'js',
-      }));
+      build.onLoad({ filter: /.*/, namespace: 'emulator-on-first-use' }, () => ({ contents: onFirstUse('./emulator.cjs', names), loader: 'js' }));
     },
   };
 }
