@@ -68,8 +68,8 @@ function seen(source: ParsedSource, paths: (string | number)[][]) {
 }
 
 describe('the second lane of reading', () => {
-  it('takes large YAML files, largest first, each to the side with less queued; the largest, JSON and small files stay here', () => {
-    const chars = (n: number): string => 'x'.repeat(Math.round(n * offThreadChars));
+  it('takes large YAML files (by size), largest first, each to the side with less queued; the largest, JSON and small files stay here', () => {
+    const chars = (n: number): number => Math.round(n * offThreadChars);
     expect(secondLane(['a.yaml', 'b.yaml', 'c.yaml'], [chars(1.2), chars(3), chars(1.5)])).toEqual([0, 2]);
     expect(secondLane(['a.yaml', 'b.yaml', 'c.yaml', 'd.yaml'], [chars(3), chars(2), chars(2), chars(1)])).toEqual([1, 2]);
     expect(secondLane(['a.yaml', 'b.json', 'c.yaml', 'd.yaml'], [chars(3), chars(2), chars(0.5), undefined])).toEqual([]);

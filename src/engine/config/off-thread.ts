@@ -16,7 +16,7 @@
  * their number (extract.ts). Small files (most configs) never start the worker, and without the
  * worker's script (running from source) everything is parsed on this thread, as before.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
@@ -174,29 +174,33 @@ function workerLocator(worker: PositionsWorker, id: number, file: string, source
  * With a second CPU, the fast path of large YAML files is split between this thread and a second
  * lane (a worker of its own, ended once read): js-yaml is most of reading a large organization,
  * and its files parse independently. The largest file is read here, each next one where less is
- * queued; what the lane read comes back as JSON text, which this thread parses in a fraction of
- * the YAML's time. `threads`: how many may read at once (default: the CPUs Node may use).
+ * queued (by size on disk); what the lane read comes back as JSON text, which this thread parses
+ * in a fraction of the YAML's time. The lane's files are read and sent first; this thread's are
+ * read one at a time as it parses them, so no more text is held than the lane's and one more.
+ * `threads`: how many may read at once (default: the CPUs Node may use).
  */
 export async function readConfigSourcesOffThread(files: readonly string[], limitBytes = maxConfigFileBytes, threads?: number): Promise<ParsedSource[]> {
-  const reads: (Awaited<ReturnType<typeof readConfigText>> | undefined)[] = [];
-  for (const file of files) reads.push(await readConfigText(file, limitBytes));
-  const texts = reads.map((read) => (read && 'text' in read ? read.text : undefined));
-  const candidates = secondLane(files, texts);
+  const candidates = secondLane(files, files.map(sizeOnDisk));
   // The CPUs are counted only for a large config (node:os is not loaded for a small one).
   const laned = candidates.length > 0 && (threads ?? availableParallelism()) > 1 ? candidates : [];
   const lane = laned.length > 0 ? PositionsWorker.start() : undefined;
-  const fromLane = new Map(lane ? laned.map((index) => [index, laneRead(lane, texts[index] ?? '')] as const) : []);
+  const fromLane = new Map<number, { read: ConfigText; answer?: Promise<LaneRead | undefined> }>();
   try {
+    for (const index of laned) {
+      if (!lane) break;
+      const read = await readConfigText(files[index] ?? '', limitBytes);
+      fromLane.set(index, 'text' in read ? { read, answer: laneRead(lane, read.text) } : { read });
+    }
     const sources = new Map<number, ParsedSource>();
     // This thread's share first, while the lane reads its own; then what the lane read.
-    const order = [...reads.keys()].sort((a, b) => Number(fromLane.has(a)) - Number(fromLane.has(b)) || a - b);
+    const order = [...files.keys()].sort((a, b) => Number(fromLane.has(a)) - Number(fromLane.has(b)) || a - b);
     for (const index of order) {
-      const [file, read] = [files[index], reads[index]];
-      if (file === undefined || read === undefined) continue;
-      sources.set(index, 'text' in read ? await parseRead(file, read.text, read.again, await fromLane.get(index)) : read.source);
-      // A file's text is not kept beside its data (a large one would be while the others are read).
-      reads[index] = undefined;
-      texts[index] = undefined;
+      const file = files[index] ?? '';
+      const laneEntry = fromLane.get(index);
+      const read = laneEntry?.read ?? (await readConfigText(file, limitBytes));
+      sources.set(index, 'text' in read ? await parseRead(file, read.text, read.again, await laneEntry?.answer) : read.source);
+      // Its text is not kept beside its data.
+      fromLane.delete(index);
     }
     return files.flatMap((_, index) => sources.get(index) ?? []);
   } finally {
@@ -204,12 +208,23 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
   }
 }
 
+type ConfigText = Awaited<ReturnType<typeof readConfigText>>;
+
+/** The file's size on disk, to share files between the threads before they are read; undefined when it cannot be told. */
+function sizeOnDisk(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Which files the second lane reads: large YAML files, largest first, each to the side with less
- * queued (the largest stays here). Exported for its test.
+ * Which files the second lane reads: large YAML files (by `sizes`, in bytes), largest first, each
+ * to the side with less queued (the largest stays here). Exported for its test.
  */
-export function secondLane(files: readonly string[], texts: readonly (string | undefined)[]): number[] {
-  const large = texts.flatMap((text, index) => (text !== undefined && text.length >= offThreadChars && !isJsonFile(files[index] ?? '') ? [{ index, size: text.length }] : []));
+export function secondLane(files: readonly string[], sizes: readonly (number | undefined)[]): number[] {
+  const large = sizes.flatMap((size, index) => (size !== undefined && size >= offThreadChars && !isJsonFile(files[index] ?? '') ? [{ index, size }] : []));
   large.sort((a, b) => b.size - a.size || a.index - b.index);
   let here = 0;
   let there = 0;
