@@ -5,11 +5,11 @@
  * locations. The worker runs from the build (dist/), as the CLI runs it; running from source
  * there is no worker script and everything is read on this thread.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { offThreadChars, secondLane } from '../../src/engine/config/off-thread.js';
 import type { ParsedSource } from '../../src/engine/config/source.js';
 
@@ -45,8 +45,14 @@ function rolesYaml(chars: number, prefix: string, extra = ''): string {
   return `${lines.join('\n')}\n`;
 }
 
+const written: string[] = [];
+afterAll(async () => {
+  for (const dir of written) await rm(dir, { recursive: true, force: true });
+});
+
 async function writeFiles(files: Record<string, string>): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'parse-lanes-'));
+  written.push(dir);
   const paths: string[] = [];
   for (const [name, text] of Object.entries(files)) {
     const path = join(dir, name);

@@ -25,7 +25,10 @@ import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { positionsWorkerFile } from './positions-worker-file.js';
 import { fromFastData, isJsonFile, lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
 
-/** Files of this many characters or more are positioned off the main thread (about a second of `yaml` parsing). */
+/**
+ * Files of this many characters or more are positioned off the main thread (about a second of
+ * `yaml` parsing); YAML files of this many bytes on disk may go to the second lane.
+ */
 export const offThreadChars = 1 << 20;
 
 /** How long a location may take to come back before it is given as the file's start (a worker that died). */
