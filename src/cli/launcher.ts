@@ -16,13 +16,14 @@
  * A cache never decides whether a command works: any failure to find, read, check or write it
  * just means compiling as usual. A cache file is named after its bundle's digest, the V8 version
  * and the architecture, so an upgrade never meets an old cache; V8 itself refuses data made with
- * other flags; a checksum keyed by the bundle keeps data made for another bundle from running. Set NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) to turn it off.
+ * other flags; the bundle file's identity recorded with the data keeps data made for another text
+ * from running, and a checksum keeps damaged data from running. Set NODE_DISABLE_COMPILE_CACHE=1
+ * (Node's own switch) to turn it off.
  */
 import { isAscii } from 'node:buffer';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { Script, constants as vmConstants } from 'node:vm';
-import { crc32 } from 'node:zlib';
 
 /** sha256 of each bundle beside the launcher (its first 16 hex digits) by file name, written in by the build. */
 declare const PORTALCTL_BUNDLE_DIGESTS: Record<string, string>;
@@ -72,25 +73,91 @@ function commandName(argv: string[]): string {
 
 interface CacheFile {
   commands: string[];
-  data: Buffer | undefined;
+  data: Uint8Array | undefined;
 }
 
 interface CacheHeader {
   commands?: unknown;
   bundle?: unknown;
+  file?: unknown;
   checksum?: unknown;
 }
 
 /**
- * The data's checksum, keyed by its bundle: a CRC-32 of the data seeded with one of the bundle's
- * bytes, itself seeded with the bundle's build digest. V8 checks cached data's versions, flags
- * and the source's *length* only, and in release builds not the data's bytes: data made for
- * another bundle (a cache restored by CI, a bundle changed in place with the file name's digest
- * unchanged) or damaged bytes would run as code. With the checksum they never do. (A CRC does
- * not stop a forger; only the user can write the directory, which safeCacheDirectory checks.)
+ * The bundle's identity on disk (size, change times, inode): a cache file records the one its data
+ * was made for. V8 checks cached data's versions, flags and the source's *length* only: data made
+ * for another text (a bundle changed in place, a cache directory restored from another machine)
+ * would run as that text's code. A changed or replaced file has another identity (an in-place edit
+ * changes the times; a new file, the inode and change time), and its data is made anew.
  */
-function checksum(data: Uint8Array, digest: string, bundleBytes: Uint8Array): number {
-  return crc32(data, crc32(bundleBytes, crc32(digest)));
+function fileIdentity(stats: Stats): string {
+  return `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}:${stats.dev}`;
+}
+
+/**
+ * FNV-1a over the data's 32-bit words, in WebAssembly: V8 does not check cached data's bytes in
+ * release builds, so damaged bytes would run as code. Node's own hashes (zlib's crc32, crypto)
+ * load Node's streams, about 3 ms of every start, and this loop in JavaScript runs interpreted
+ * for about as long; compiled from these 101 bytes it takes a fraction of a millisecond. The
+ * module, as text:
+ *
+ *   (module (memory (export "memory") 1)
+ *     (func (export "fnv1a") (param $end i32) (result i32) (local $at i32) (local $hash i32)
+ *       (local.set $hash (i32.const 0x811c9dc5))
+ *       (block $done (loop $next
+ *         (br_if $done (i32.ge_u (local.get $at) (local.get $end)))
+ *         (local.set $hash (i32.mul (i32.xor (local.get $hash) (i32.load (local.get $at))) (i32.const 0x01000193)))
+ *         (local.set $at (i32.add (local.get $at) (i32.const 4)))
+ *         (br $next)))
+ *       (local.get $hash)))
+ */
+const FNV1A_WASM = [
+  // Header; type section: (i32) -> i32; function section; memory section: 1 page; exports "memory", "fnv1a".
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x05, 0x03, 0x01, 0x00, 0x01,
+  0x07, 0x12, 0x02, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x00, 0x05, 0x66, 0x6e, 0x76, 0x31, 0x61, 0x00, 0x00,
+  // Code section: the function above.
+  0x0a, 0x36, 0x01, 0x34, 0x01, 0x02, 0x7f, 0x41, 0xc5, 0xbb, 0xf2, 0x88, 0x78, 0x21, 0x02, 0x02, 0x40, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x4f, 0x0d,
+  0x01, 0x20, 0x02, 0x20, 0x01, 0x28, 0x02, 0x00, 0x73, 0x41, 0x93, 0x83, 0x80, 0x08, 0x6c, 0x21, 0x02, 0x20, 0x01, 0x41, 0x04, 0x6a, 0x21, 0x01, 0x0c,
+  0x00, 0x0b, 0x0b, 0x20, 0x02, 0x0b,
+];
+
+/** What this file uses of the WebAssembly global (TypeScript declares it only with the DOM library). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+};
+
+/** The module's memory, grown to hold `bytes` bytes (a whole number of words), and its hash function. */
+interface WordHasher {
+  /** Bytes of the module's memory, for reading a file straight into. */
+  memory(bytes: number): Uint8Array;
+  /** The hash of the first `bytes` bytes of memory (zero-padded to a word), mixed with their number. */
+  hash(bytes: number): number;
+}
+
+function wordHasher(): WordHasher {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(FNV1A_WASM)));
+  const memory = instance.exports['memory'] as { buffer: ArrayBuffer; grow(pages: number): number };
+  const fnv1a = instance.exports['fnv1a'] as (end: number) => number;
+  return {
+    memory(bytes) {
+      const needed = Math.ceil((bytes + 4) / 65536) - memory.buffer.byteLength / 65536;
+      if (needed > 0) memory.grow(needed);
+      return new Uint8Array(memory.buffer, 0, bytes);
+    },
+    hash(bytes) {
+      const words = new Uint8Array(memory.buffer);
+      words.fill(0, bytes, (bytes + 3) & ~3);
+      return Math.imul(fnv1a((bytes + 3) & ~3) ^ bytes, 0x01000193) >>> 0;
+    },
+  };
+}
+
+/** The checksum of cached data (a copy of it in the module's memory). */
+function checksumOf(data: Uint8Array): number {
+  const hasher = wordHasher();
+  hasher.memory(data.length).set(data);
+  return hasher.hash(data.length);
 }
 
 /**
@@ -102,22 +169,43 @@ function bundleText(bytes: Buffer): string {
   return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }
 
-/**
- * A cache file: one JSON line (the commands it covers, the bundle's digest, the keyed checksum),
- * then V8's cached data. Any doubt (another bundle, a checksum that does not match, a header
- * that does not parse) means no data: a normal start.
- */
-function readCache(file: string, digest: string, bundleBytes: Uint8Array): CacheFile {
+/** A bundle's bytes, and the identity of the file they were read from. */
+function readBundle(file: string): { bytes: Buffer; identity: string } {
+  const fd = openSync(file, 'r');
   try {
-    const bytes = readFileSync(file);
+    return { identity: fileIdentity(fstatSync(fd)), bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A cache file: one JSON line (the commands it covers, the bundle's digest and identity, the
+ * data's checksum), then V8's cached data, read straight into the hasher's memory. Any doubt
+ * (another bundle, a checksum that does not match, a header that does not parse) means no data:
+ * a normal start.
+ */
+function readCache(file: string, digest: string, identity: string): CacheFile {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const hasher = wordHasher();
+    const bytes = hasher.memory(size);
+    if (readSync(fd, bytes, 0, size, 0) !== size) return { commands: [], data: undefined };
     const newline = bytes.indexOf(10);
-    const header = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as CacheHeader;
-    const data = bytes.subarray(newline + 1);
-    if (newline < 0 || header.bundle !== digest || header.checksum !== checksum(data, digest, bundleBytes)) return { commands: [], data: undefined };
+    const header = JSON.parse(Buffer.from(bytes.buffer, 0, newline).toString('utf8')) as CacheHeader;
+    if (newline < 0 || header.bundle !== digest || header.file !== identity) return { commands: [], data: undefined };
+    // Hashed where it lies: the data moved to the start of memory (copyWithin), then its words.
+    const length = size - newline - 1;
+    bytes.copyWithin(0, newline + 1);
+    if (header.checksum !== hasher.hash(length)) return { commands: [], data: undefined };
     const commands = Array.isArray(header.commands) ? header.commands.filter((name): name is string => typeof name === 'string') : [];
-    return { commands, data };
+    return { commands, data: bytes.subarray(0, length) };
   } catch {
     return { commands: [], data: undefined };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -126,7 +214,7 @@ function readCache(file: string, digest: string, bundleBytes: Uint8Array): Cache
  * Caches of other builds of the bundle are of no further use and go; past MAX_COMMANDS files for
  * this build (mistyped commands make theirs too), no more are added.
  */
-function writeCache(directory: string, file: string, prefix: string, digest: string, commands: string[], data: Buffer, bundleBytes: Uint8Array): void {
+function writeCache(directory: string, file: string, prefix: string, digest: string, identity: string, commands: string[], data: Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     const thisBuild = `${prefix}-${digest}.`;
@@ -137,7 +225,7 @@ function writeCache(directory: string, file: string, prefix: string, digest: str
       else rmSync(join(directory, name), { force: true });
     }
     if (kept >= MAX_COMMANDS) return;
-    const header = { commands, bundle: digest, checksum: checksum(data, digest, bundleBytes) };
+    const header = { commands, bundle: digest, file: identity, checksum: checksumOf(data) };
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
   } catch {
@@ -179,9 +267,9 @@ function loadBundle(directory: string, name: string): unknown {
   // One file per command: V8 deserializes all of a cache, and a command's own holds only its code.
   const digest = PORTALCTL_BUNDLE_DIGESTS[name] ?? 'unknown';
   const cacheFile = join(directory, `${prefix}-${digest}.${command || 'none'}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`);
-  const bytes = readFileSync(file);
+  const { bytes, identity } = readBundle(file);
   const source = bundleText(bytes);
-  const cached = readCache(cacheFile, digest, bytes);
+  const cached = readCache(cacheFile, digest, identity);
   // CommonJS's own wrapper, on the bundle's first line so that line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
@@ -189,7 +277,7 @@ function loadBundle(directory: string, name: string): unknown {
     importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cached.data === undefined || script.cachedDataRejected) {
-    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, digest, [command], script.createCachedData(), bytes));
+    pendingCaches.push(() => writeCache(directory, cacheFile, prefix, digest, identity, [command], script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} };

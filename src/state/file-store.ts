@@ -96,7 +96,7 @@ export class FileStateStore implements StateStore {
   async read(): Promise<StateDocument | undefined> {
     let state: StateDocument | 'other-layout' | undefined;
     try {
-      state = await readStateLines(this.path);
+      state = readStateLines(this.path);
     } catch (error) {
       if (error instanceof StateCorruptError) throw await this.hinted(error);
       throw new StateError(`Cannot read ${this.path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

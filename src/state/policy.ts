@@ -57,16 +57,28 @@ export function copyChanges(stored: StateDocument | undefined, incoming: StateDo
   throw new StateConflictError(`The state at ${where} is at the same serial ${incoming.serial} with other content. Nothing was copied.`);
 }
 
-/** This process as a state lock names it: user@host and pid (each given in tests). */
+/**
+ * This process as a state lock names it: user@host and pid (each given in tests). Host and user
+ * are asked for when a lock is first taken: a command that only reads the state (a plan) does not
+ * load node:os.
+ */
 export class HolderIdentity {
-  readonly host: string;
   readonly pid: number;
-  readonly user: string;
+  #host: string | undefined;
+  #user: string | undefined;
 
   constructor(options: { host?: string; pid?: number; user?: string }) {
-    this.host = options.host ?? hostname();
+    this.#host = options.host;
     this.pid = options.pid ?? process.pid;
-    this.user = options.user ?? currentUser();
+    this.#user = options.user;
+  }
+
+  get host(): string {
+    return (this.#host ??= hostname());
+  }
+
+  get user(): string {
+    return (this.#user ??= currentUser());
   }
 
   /** A new lock record of this holder; `expiresAt` only for a lock that is taken over once it is old (a file's). */

@@ -9,8 +9,15 @@ import { registry } from '../../src/registry.js';
 const committed = readFileSync(new URL('../../schemas/portalctl.schema.json', import.meta.url), 'utf8');
 
 describe('published schema', () => {
-  it('schemas/portalctl.schema.json is exactly what the code validates with (run npm run build to update it)', () => {
+  it('schemas/portalctl.schema.json is what the code publishes (run npm run build to update it)', () => {
     expect(committed).toBe(configSchemaText(registry));
+  });
+
+  it('is the schema the code validates with, plus the editor hints (annotations, which validation does not read)', () => {
+    const withoutHints = JSON.parse(committed, (key, value: unknown) => (key === 'markdownDescription' ? undefined : value)) as unknown;
+    expect(withoutHints).toEqual(configSchema(registry));
+    expect(committed).toContain('"markdownDescription"');
+    expect(JSON.stringify(configSchema(registry))).not.toContain('"markdownDescription"');
   });
 
   it('is composed from every kind: each contributed property appears with a description', () => {

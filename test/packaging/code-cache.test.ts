@@ -54,7 +54,7 @@ function launcherCacheName(bundle = 'cli', { command = 'validate', network = fal
   return `${bundle}-${digest}.${command}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`;
 }
 
-const cacheHeader = (file: string) => JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('utf8')) as { commands: string[] };
+const cacheHeader = (file: string) => JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('utf8')) as { commands: string[]; file: string };
 
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'portalctl-cache-'));
@@ -145,7 +145,7 @@ describe('the code cache of the bin', () => {
     const cacheFile = join(directory, launcherCacheName());
 
     // Bytes changed inside V8's data, the header left as it was: V8 would not notice (it checks
-    // versions, flags and lengths), the launcher's CRC does, and the data is made anew.
+    // versions, flags and lengths), the launcher's checksum does, and the data is made anew.
     const written = readFileSync(cacheFile);
     const dataStart = written.indexOf(10) + 1;
     const flipped = Buffer.from(written);
@@ -171,7 +171,7 @@ describe('the code cache of the bin', () => {
     expect(portalctl(['validate', example, '--format', 'json'])).toMatchObject({ status: 0, stdout: first.stdout, stderr: '' });
   });
 
-  it('data made for another bundle is never run, though its name, its length and its own CRC match', () => {
+  it('data made for another bundle is never run, though its name, its length and its own checksum match', () => {
     // The cache of the bundle as built.
     const built = portalctl(['validate', example]);
     expect(built.stdout).toMatch(/^Valid: /);
@@ -189,6 +189,32 @@ describe('the code cache of the bin', () => {
     });
     expect(changed.stderr).toBe('');
     expect(changed.stdout).toMatch(/^Vxlid: /);
+  });
+
+  it('the checksum is FNV-1a over the data as the launcher documents it, and the data is bound to the bundle file it was made for', () => {
+    expect(portalctl(['validate', example]).status).toBe(0);
+    const cacheFile = join(home, 'cache', 'portalctl', launcherCacheName());
+    const written = readFileSync(cacheFile);
+    const newline = written.indexOf(10);
+    const header = JSON.parse(written.subarray(0, newline).toString('utf8')) as { checksum: number; file: string };
+    // The reference: FNV-1a over little-endian 32-bit words (the last one zero-padded), then the length mixed in.
+    const data = written.subarray(newline + 1);
+    const padded = Buffer.alloc((data.length + 3) & ~3);
+    data.copy(padded);
+    let hash = 0x811c9dc5;
+    for (let at = 0; at < padded.length; at += 4) hash = Math.imul(hash ^ padded.readInt32LE(at), 0x01000193);
+    expect(header.checksum).toBe(Math.imul(hash ^ data.length, 0x01000193) >>> 0);
+    const bundle = statSync(join(REPO_ROOT, 'dist/bin/cli.cjs'));
+    expect(header.file).toBe(`${bundle.size}:${bundle.mtimeMs}:${bundle.ctimeMs}:${bundle.ino}:${bundle.dev}`);
+
+    // The same bytes in another file (a copy of the bin): its identity differs, so the data is made anew for it.
+    const copy = join(home, 'bin');
+    cpSync(join(REPO_ROOT, 'dist/bin'), copy, { recursive: true });
+    const { NODE_DISABLE_COMPILE_CACHE: _disabled, NODE_COMPILE_CACHE: _elsewhere, ...inherited } = process.env;
+    const fromCopy = spawnSync(process.execPath, [join(copy, 'portalctl.js'), 'validate', example], { encoding: 'utf8', env: { ...inherited, HOME: home, XDG_CACHE_HOME: join(home, 'cache') } });
+    expect(fromCopy).toMatchObject({ status: 0, stderr: '' });
+    const copied = statSync(join(copy, 'cli.cjs'));
+    expect(cacheHeader(cacheFile)).toMatchObject({ file: `${copied.size}:${copied.mtimeMs}:${copied.ctimeMs}:${copied.ino}:${copied.dev}` });
   });
 
   it('the built bundles are ASCII (read without decoding); one changed in place to other text is read as UTF-8', () => {

@@ -1,7 +1,7 @@
 /** The config schema of a kind set, and its published text. */
 import type { JsonSchema } from '../../kinds/toolkit/contract.js';
 import type { KindSet } from '../kind-set.js';
-import { composeConfigSchema } from './schema.js';
+import { composeConfigSchema, withEditorHints } from './schema.js';
 
 const composed = new WeakMap<KindSet, JsonSchema>();
 
@@ -15,7 +15,11 @@ export function configSchema(kinds: KindSet): JsonSchema {
   return schema;
 }
 
-/** The text of schemas/portalctl.schema.json for the registered kinds. */
+/**
+ * The text of schemas/portalctl.schema.json for the registered kinds: the schema validation uses,
+ * with the editor hints (markdownDescription) that only editors read.
+ */
 export function configSchemaText(kinds: KindSet): string {
-  return `${JSON.stringify(configSchema(kinds), null, 2)}\n`;
+  const schema = configSchema(kinds);
+  return `${JSON.stringify({ ...schema, properties: withEditorHints(schema['properties'] ?? {}) }, null, 2)}\n`;
 }

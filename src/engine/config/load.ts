@@ -4,7 +4,7 @@
  * merge declarations. Each address, each pruned collection and the portal block may be
  * declared once across all files.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
 import { duplicateBlock } from './errors.js';
@@ -35,10 +35,11 @@ export function displayName(file: string, cwd: string): string {
   return path !== '' && !path.startsWith('..') ? path : file;
 }
 
-async function filesOf(absolute: string, shown: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
-  const info = await stat(absolute);
+/** Synchronous, as the files are read (source.ts): no promise-based fs loaded for a short command. */
+function filesOf(absolute: string, shown: string): { files: string[]; diagnostics: Diagnostic[] } {
+  const info = statSync(absolute);
   if (!info.isDirectory()) return { files: [absolute], diagnostics: [] };
-  const entries = await readdir(absolute, { withFileTypes: true });
+  const entries = readdirSync(absolute, { withFileTypes: true });
   const files = entries
     .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
     .map((entry) => join(absolute, entry.name))
@@ -49,13 +50,13 @@ async function filesOf(absolute: string, shown: string): Promise<{ files: string
 }
 
 /** The files named by `paths`: files as given, directories' own config files (not subdirectories), sorted. */
-export async function listConfigFiles(paths: readonly string[], cwd: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+export function listConfigFiles(paths: readonly string[], cwd: string): { files: string[]; diagnostics: Diagnostic[] } {
   const files: string[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const path of paths.length > 0 ? paths : ['.']) {
     const absolute = resolve(cwd, path);
     try {
-      const found = await filesOf(absolute, displayName(absolute, cwd));
+      const found = filesOf(absolute, displayName(absolute, cwd));
       files.push(...found.files);
       diagnostics.push(...found.diagnostics);
     } catch {
@@ -233,7 +234,7 @@ export interface DeclaredEnvironments {
 
 export async function readEnvironments(paths: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<DeclaredEnvironments> {
   const limitBytes = configFileLimit(options.env ?? {});
-  const listed = await listConfigFiles(paths, options.cwd);
+  const listed = listConfigFiles(paths, options.cwd);
   const base = await readSources(listed.files, options.cwd, limitBytes);
   const found = findEnvironments(base);
   const declaration = found.declaration;
@@ -247,7 +248,7 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
   const limitBytes = configFileLimit(options.env);
-  const listed = await listConfigFiles(paths, options.cwd);
+  const listed = listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
   const read = (files: readonly string[]): Promise<ReadFile[]> => readSources(files, options.cwd, limitBytes);
@@ -259,7 +260,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     ...(options.environment === undefined ? {} : { environment: options.environment }),
     readOverlays: async (overlays) => {
       if (overlays.length === 0) return { files: [], diagnostics: [] };
-      const found = await listConfigFiles(overlays, options.cwd);
+      const found = listConfigFiles(overlays, options.cwd);
       return { files: await read(found.files), diagnostics: found.diagnostics };
     },
   });

@@ -191,7 +191,7 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
   try {
     for (const index of laned) {
       if (!lane) break;
-      const read = await readConfigText(files[index] ?? '', limitBytes);
+      const read = readConfigText(files[index] ?? '', limitBytes);
       fromLane.set(index, 'text' in read ? { read, answer: laneRead(lane, read.text) } : { read });
     }
     const sources = new Map<number, ParsedSource>();
@@ -200,7 +200,7 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
     for (const index of order) {
       const file = files[index] ?? '';
       const laneEntry = fromLane.get(index);
-      const read = laneEntry?.read ?? (await readConfigText(file, limitBytes));
+      const read = laneEntry?.read ?? readConfigText(file, limitBytes);
       sources.set(index, 'text' in read ? await parseRead(file, read.text, read.again, await laneEntry?.answer) : read.source);
       // Its text is not kept beside its data.
       fromLane.delete(index);
@@ -211,7 +211,7 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
   }
 }
 
-type ConfigText = Awaited<ReturnType<typeof readConfigText>>;
+type ConfigText = ReturnType<typeof readConfigText>;
 
 /** The file's size on disk, to share files between the threads before they are read; undefined when it cannot be told. */
 function sizeOnDisk(file: string): number | undefined {

@@ -143,9 +143,11 @@ function limitsInWords(node: JsonSchema): string[] {
 
 /**
  * Every described node also gets a `markdownDescription` (what VS Code and the YAML language
- * server show on hover) that states its limits, so an editor explains what it flags.
+ * server show on hover) that states its limits, so an editor explains what it flags. Only the
+ * published schema has them: they are annotations, which validation does not read, and composing
+ * them cost every start of `validate` about a millisecond.
  */
-function withEditorHints(value: JsonValue): JsonValue {
+export function withEditorHints(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(withEditorHints);
   if (typeof value !== 'object' || value === null) return value;
   const node: JsonSchema = {};
@@ -162,7 +164,7 @@ function withEditorHints(value: JsonValue): JsonValue {
   return node;
 }
 
-/** The config's JSON Schema. Deterministic: same kinds, same text. */
+/** The config's JSON Schema, as validation uses it (no editor hints). Deterministic: same kinds, same text. */
 export function composeConfigSchema(containers: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
   const properties: Record<string, JsonSchema> = {
     version: { const: 1, description: 'Format version of this file; 1.' },
@@ -174,7 +176,6 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
   for (const container of containers.filter((candidate) => candidate.parent === undefined)) {
     properties[container.field] = containerSchema(container, containers, kinds);
   }
-  const hinted = withEditorHints(properties);
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: schemaId,
@@ -184,6 +185,6 @@ export function composeConfigSchema(containers: readonly ContainerDefinition[], 
     type: 'object',
     additionalProperties: false,
     required: ['version'],
-    properties: typeof hinted === 'object' && hinted !== null && !Array.isArray(hinted) ? hinted : properties,
+    properties,
   };
 }
