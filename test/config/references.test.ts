@@ -1,10 +1,11 @@
 /** `${...}` references: the `$${` escape and the credential variables that may not be referenced. */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/engine/config/index.js';
-import { resolveReferences } from '../../src/engine/config/references.js';
+import { redactor, resolveReferences } from '../../src/engine/config/references.js';
 import { registry } from '../../src/registry.js';
 import type { JsonValue } from '../../src/core/json.js';
 
@@ -17,6 +18,15 @@ describe('references', () => {
     expect(result.diagnostics).toEqual([]);
     expect(result.data).toEqual({ roles: [{ description: 'Use ${env:HOME} in scripts; home is /home/someone; ${plain}' }] });
     expect(result.resolved).toEqual([{ reference: '${env:HOME}', value: '/home/someone', bytes: 13, sha256: expect.stringMatching(/^[0-9a-f]{4}$/) }]);
+  });
+
+  it("the redactor's facts are each value's size and fingerprint (computed when read), never the value", () => {
+    const result = resolveReferences({ roles: [{ description: 'home is ${env:HOME}' }] }, context({ HOME: '/home/someone' }));
+    const facts = redactor(result.resolved).references;
+    const sha256 = createHash('sha256').update('/home/someone').digest('hex').slice(0, 4);
+    expect(JSON.parse(JSON.stringify(facts))).toEqual({ '${env:HOME}': { bytes: 13, sha256 } });
+    expect({ ...facts['${env:HOME}'] }).toEqual({ bytes: 13, sha256 });
+    expect(JSON.stringify(facts)).not.toContain('/home/someone');
   });
 
   it.each(['PORTALCTL_TOKEN', 'PORTALCTL_PASSWORD', 'PORTALCTL_CLIENT_SECRET', 'PORTALCTL_USERNAME', 'PORTALCTL_CLIENT_ID'])('refuses a reference to %s, set or not', (name) => {

@@ -37,11 +37,28 @@ export interface ResolvedReference {
   value: string;
   /** The value's size in UTF-8 bytes and a short sha256 fingerprint: what a plan may show of it. */
   bytes: number;
-  sha256: string;
+  readonly sha256: string;
 }
 
 /** 4 hex characters: enough for a reviewer to see the value changed, too few to test guesses against. */
 export const referenceFingerprint = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 4);
+
+/**
+ * A resolved reference whose fingerprint is computed when first read: only a plan that shows the
+ * reference reads it, and hashing loads node:crypto (~5 ms), which a run that shows none (a drift
+ * check that finds the portal in sync) does not otherwise load.
+ */
+function resolvedReference(reference: string, value: string): ResolvedReference {
+  let sha256: string | undefined;
+  return {
+    reference,
+    value,
+    bytes: Buffer.byteLength(value, 'utf8'),
+    get sha256() {
+      return (sha256 ??= referenceFingerprint(value));
+    },
+  };
+}
 
 /** What the redactor returns besides redacting: the facts shown beside each reference. */
 export type ReferenceRedactor = (<T>(value: T) => T) & { readonly references: Readonly<Record<string, { bytes: number; sha256: string }>> };
@@ -73,8 +90,7 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
   const diagnostics: Diagnostic[] = [];
   const report = (outcome: Problem, reference: string, path: ConfigPath): void =>
     void diagnostics.push({ severity: 'error', code: outcome.code, message: outcome.problem, location: context.locate([...path]), value: reference, expected: outcome.expected });
-  const remember = (reference: string, value: string): void =>
-    void resolved.push({ reference, value, bytes: Buffer.byteLength(value, 'utf8'), sha256: referenceFingerprint(value) });
+  const remember = (reference: string, value: string): void => void resolved.push(resolvedReference(reference, value));
   const replace = (text: string, path: ConfigPath): JsonValue => {
     if (!text.includes('${')) return text;
     const whole = wholeReference.exec(text);
@@ -258,6 +274,17 @@ export function redactor(resolved: readonly ResolvedReference[]): ReferenceRedac
     }
     return value;
   };
-  const references = Object.fromEntries(resolved.map((entry) => [entry.reference, { bytes: entry.bytes, sha256: entry.sha256 }]));
+  // The facts alone (never the value), the fingerprint still computed when first read.
+  const references = Object.fromEntries(
+    resolved.map((entry) => [
+      entry.reference,
+      {
+        bytes: entry.bytes,
+        get sha256() {
+          return entry.sha256;
+        },
+      },
+    ]),
+  );
   return Object.assign(redact, { references });
 }
