@@ -1,14 +1,26 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { saveInvitationFile } from '../../src/cli/invites.js';
 import { REPO_ROOT } from '../support/cli.js';
 
+/** Each test's temporary directory, removed after it. */
+const made: string[] = [];
+async function temporaryDirectory(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'invites-'));
+  made.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
 describe('saveInvitationFile', () => {
   it('writes owner-only files and never overwrites an earlier invitation', async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'invites-')), 'invites');
+    const dir = join(await temporaryDirectory(), 'invites');
     const first = await saveInvitationFile(dir, 'collaboration-partner.example.org.invite', Buffer.from('one'));
     const second = await saveInvitationFile(dir, 'collaboration-partner.example.org.invite', Buffer.from('two'));
     expect(first.endsWith('collaboration-partner.example.org.invite')).toBe(true);
@@ -19,13 +31,13 @@ describe('saveInvitationFile', () => {
   });
 
   it('keeps a server-given name inside the directory', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'invites-'));
+    const dir = await temporaryDirectory();
     const path = await saveInvitationFile(dir, '../../etc/evil.invite', Buffer.from('x'));
     expect(path).toBe(join(dir, 'evil.invite'));
   });
 
   it('a write that fails half-way (a full disk) leaves no file at all, not an empty or cut one', async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'invites-')), 'invites');
+    const dir = join(await temporaryDirectory(), 'invites');
     // The child may write at most 100 bytes per file (RLIMIT_FSIZE): the 10,000-byte invitation fails part-way.
     const script = `import('${join(REPO_ROOT, 'dist/cli/invites.js')}').then(({ saveInvitationFile }) => saveInvitationFile(${JSON.stringify(dir)}, 'collaboration-partner.example.org.invite', Buffer.alloc(10000, 120))).then(() => process.exit(0), (error) => { console.error(error.message); process.exit(3); })`;
     const child = spawnSync('prlimit', ['--fsize=100', process.execPath, '-e', script], { encoding: 'utf8' });
@@ -35,7 +47,7 @@ describe('saveInvitationFile', () => {
   });
 
   it('the same invitation saved again (a run killed before it recorded it) is the file already there, not a second one', async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'invites-')), 'invites');
+    const dir = join(await temporaryDirectory(), 'invites');
     const first = await saveInvitationFile(dir, 'collaboration-partner.example.org.invite', Buffer.from('the invitation'));
     await saveInvitationFile(dir, 'collaboration-partner.example.org.invite', Buffer.from('another invitation'));
     expect(await saveInvitationFile(dir, 'collaboration-partner.example.org.invite', Buffer.from('the invitation'))).toBe(first);
@@ -43,7 +55,7 @@ describe('saveInvitationFile', () => {
   });
 
   it("removes the temporary files of runs that are gone, and only theirs", async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'invites-')), 'invites');
+    const dir = join(await temporaryDirectory(), 'invites');
     await mkdir(dir, { mode: 0o700 });
     const abandoned = '.collaboration-partner.example.org.invite.tmp-999999999-0a1b2c';
     const running = `.collaboration-partner.example.org.invite.tmp-${process.ppid}-0a1b2c`;
