@@ -120,7 +120,7 @@ describe('hostile names from the portal through every renderer', () => {
     expect(applied.code).toBe(1);
     expect(applied.stdout + applied.stderr).not.toMatch(ACTIVE);
     expect(applied.stdout).toContain('FAILED   role[r7HkQ2]');
-    const report = await runPortalctl({ command: 'apply', config, args: `--target role --portal ${portal.url} --state ${portal.statePath}` }, { ...process.env, PORTALCTL_BIN: CLI, PORTALCTL_TOKEN: 'admin-token' });
+    const report = await runPortalctl({ command: 'apply', config, args: `--target role --portal ${portal.url} --state ${portal.statePath}`, appliedPlanFile: join(portal.dir, 'applied-plan.json') }, { ...process.env, PORTALCTL_BIN: CLI, PORTALCTL_TOKEN: 'admin-token' });
     expect(report.exitCode).toBe(1);
     expectInertMarkdown(report.markdown);
     await portal.clearFaults();
