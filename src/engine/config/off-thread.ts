@@ -101,8 +101,8 @@ class PositionsWorker {
   }
 
   /** Ends the thread (a lane's, once read): its heap, which held what it read, goes with it. */
-  end(): void {
-    void this.worker.terminate();
+  async end(): Promise<void> {
+    await this.worker.terminate();
   }
 
   nextId(): number {
@@ -207,7 +207,9 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
     }
     return files.flatMap((_, index) => sources.get(index) ?? []);
   } finally {
-    lane?.end();
+    // Waited for: until the thread has ended, its heap (what it read) may still be there, and
+    // the command's next step (reading a large state synchronously) would hold both at once.
+    await lane?.end();
   }
 }
 
