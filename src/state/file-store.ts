@@ -94,12 +94,9 @@ export class FileStateStore implements StateStore {
   }
 
   async read(): Promise<StateDocument | undefined> {
-    // The file is read synchronously (state-file.ts); one turn of the event loop first, so that a
-    // caller reading in a loop never starves this process's other I/O (a writer of the same state).
-    await new Promise<void>((resolve) => setImmediate(resolve));
     let state: StateDocument | 'other-layout' | undefined;
     try {
-      state = readStateLines(this.path);
+      state = await readStateLines(this.path);
     } catch (error) {
       if (error instanceof StateCorruptError) throw await this.hinted(error);
       throw new StateError(`Cannot read ${this.path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -8,7 +8,7 @@
  * `  "resources": {` and `  }`, then `}`. A file that departs from it in any way (the indented
  * files of earlier releases, a hand edit) is reported as such, and read whole by the caller.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { StateAssembler, type StateDocument } from './format.js';
 
 /** Bytes read at a time. */
@@ -120,13 +120,12 @@ function parse(text: string): unknown {
  * The state file at `path` read line by line; `other-layout` when it is not in the line layout
  * (the caller then reads it whole, and reports what is wrong with it); undefined when there is no
  * file. A line of the layout whose entry is not valid (JSON, or a state entry) throws
- * StateCorruptError as parseState would. Synchronous: parsing the lines is the work, and Node's
- * promise-based fs would cost a short `plan` the loading of its modules.
+ * StateCorruptError as parseState would.
  */
-export function readStateLines(path: string): StateDocument | 'other-layout' | undefined {
-  let fd: number;
+export async function readStateLines(path: string): Promise<StateDocument | 'other-layout' | undefined> {
+  let handle;
   try {
-    fd = openSync(path, 'r');
+    handle = await open(path, 'r');
   } catch (error) {
     if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT') return undefined;
     throw error;
@@ -137,7 +136,7 @@ export function readStateLines(path: string): StateDocument | 'other-layout' | u
     // The start of a line that continues in the next chunk.
     let pending: Buffer[] = [];
     for (;;) {
-      const bytesRead = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) break;
       let start = 0;
       for (let newline = buffer.indexOf(10, 0); newline !== -1 && newline < bytesRead; newline = buffer.indexOf(10, start)) {
@@ -155,6 +154,6 @@ export function readStateLines(path: string): StateDocument | 'other-layout' | u
     if (error instanceof OtherLayout) return 'other-layout';
     throw error;
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }

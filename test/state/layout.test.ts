@@ -96,7 +96,7 @@ describe('reading a state file line by line', () => {
     expect(Buffer.byteLength(text)).toBeGreaterThan(2 * 1024 * 1024);
     await writeFile(file, text);
     const whole = parseState(text, file);
-    const lines = readStateLines(file);
+    const lines = await readStateLines(file);
     expect(lines).toEqual(whole);
     expect(await store.read()).toEqual(whole);
     if (lines === undefined || lines === 'other-layout') throw new Error('not read by lines');
@@ -108,7 +108,7 @@ describe('reading a state file line by line', () => {
     const text = serializeState(sampleState());
     for (const other of [`${JSON.stringify(sampleState(), null, 2)}\n`, text.replace('\n', '\r\n'), text.slice(0, -3), `\uFEFF${text}`]) {
       await writeFile(file, other);
-      expect(readStateLines(file)).toBe('other-layout');
+      expect(await readStateLines(file)).toBe('other-layout');
     }
     // Cut after a whole line: not the layout; the store says the file is corrupt and may be truncated.
     await writeFile(file, text.slice(0, text.indexOf('\n', text.indexOf('"resources"')) + 1));

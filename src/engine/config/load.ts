@@ -4,7 +4,7 @@
  * merge declarations. Each address, each pruned collection and the portal block may be
  * declared once across all files.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
 import { duplicateBlock } from './errors.js';
@@ -35,11 +35,10 @@ export function displayName(file: string, cwd: string): string {
   return path !== '' && !path.startsWith('..') ? path : file;
 }
 
-/** Synchronous, as the files are read (source.ts): no promise-based fs loaded for a short command. */
-function filesOf(absolute: string, shown: string): { files: string[]; diagnostics: Diagnostic[] } {
-  const info = statSync(absolute);
+async function filesOf(absolute: string, shown: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const info = await stat(absolute);
   if (!info.isDirectory()) return { files: [absolute], diagnostics: [] };
-  const entries = readdirSync(absolute, { withFileTypes: true });
+  const entries = await readdir(absolute, { withFileTypes: true });
   const files = entries
     .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
     .map((entry) => join(absolute, entry.name))
@@ -50,13 +49,13 @@ function filesOf(absolute: string, shown: string): { files: string[]; diagnostic
 }
 
 /** The files named by `paths`: files as given, directories' own config files (not subdirectories), sorted. */
-export function listConfigFiles(paths: readonly string[], cwd: string): { files: string[]; diagnostics: Diagnostic[] } {
+export async function listConfigFiles(paths: readonly string[], cwd: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
   const files: string[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const path of paths.length > 0 ? paths : ['.']) {
     const absolute = resolve(cwd, path);
     try {
-      const found = filesOf(absolute, displayName(absolute, cwd));
+      const found = await filesOf(absolute, displayName(absolute, cwd));
       files.push(...found.files);
       diagnostics.push(...found.diagnostics);
     } catch {
@@ -234,7 +233,7 @@ export interface DeclaredEnvironments {
 
 export async function readEnvironments(paths: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<DeclaredEnvironments> {
   const limitBytes = configFileLimit(options.env ?? {});
-  const listed = listConfigFiles(paths, options.cwd);
+  const listed = await listConfigFiles(paths, options.cwd);
   const base = await readSources(listed.files, options.cwd, limitBytes);
   const found = findEnvironments(base);
   const declaration = found.declaration;
@@ -248,7 +247,7 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
   const limitBytes = configFileLimit(options.env);
-  const listed = listConfigFiles(paths, options.cwd);
+  const listed = await listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(configSchema(kinds));
   const diagnostics: Diagnostic[] = [...listed.diagnostics];
   const read = (files: readonly string[]): Promise<ReadFile[]> => readSources(files, options.cwd, limitBytes);
@@ -260,7 +259,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     ...(options.environment === undefined ? {} : { environment: options.environment }),
     readOverlays: async (overlays) => {
       if (overlays.length === 0) return { files: [], diagnostics: [] };
-      const found = listConfigFiles(overlays, options.cwd);
+      const found = await listConfigFiles(overlays, options.cwd);
       return { files: await read(found.files), diagnostics: found.diagnostics };
     },
   });

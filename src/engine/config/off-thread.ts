@@ -191,7 +191,7 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
   try {
     for (const index of laned) {
       if (!lane) break;
-      const read = readConfigText(files[index] ?? '', limitBytes);
+      const read = await readConfigText(files[index] ?? '', limitBytes);
       fromLane.set(index, 'text' in read ? { read, answer: laneRead(lane, read.text) } : { read });
     }
     const sources = new Map<number, ParsedSource>();
@@ -200,20 +200,20 @@ export async function readConfigSourcesOffThread(files: readonly string[], limit
     for (const index of order) {
       const file = files[index] ?? '';
       const laneEntry = fromLane.get(index);
-      const read = laneEntry?.read ?? readConfigText(file, limitBytes);
+      const read = laneEntry?.read ?? (await readConfigText(file, limitBytes));
       sources.set(index, 'text' in read ? await parseRead(file, read.text, read.again, await laneEntry?.answer) : read.source);
       // Its text is not kept beside its data.
       fromLane.delete(index);
     }
     return files.flatMap((_, index) => sources.get(index) ?? []);
   } finally {
-    // Waited for: until the thread has ended, its heap (what it read) may still be there, and
-    // the command's next step (reading a large state synchronously) would hold both at once.
+    // Waited for: until the thread has ended, its heap (what it read) may still be there while the
+    // command goes on to read a large state.
     await lane?.end();
   }
 }
 
-type ConfigText = ReturnType<typeof readConfigText>;
+type ConfigText = Awaited<ReturnType<typeof readConfigText>>;
 
 /** The file's size on disk, to share files between the threads before they are read; undefined when it cannot be told. */
 function sizeOnDisk(file: string): number | undefined {

@@ -7,7 +7,8 @@
  * alias bombs, duplicate keys, several documents) becomes diagnostics, never a crash or a hang.
  */
 import { constants as bufferConstants } from 'node:buffer';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, type BigIntStats } from 'node:fs';
+import { constants, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { errorMessage, UsageError } from '../../core/errors.js';
@@ -94,10 +95,10 @@ export function sourceProblem(file: string, code: string, message: string, locat
  * A config file's text, with a way to read it again for positions (see textAgain), or what
  * makes it unreadable as one (a device, binary data, not UTF-8, over the size limit).
  */
-export function readConfigText(file: string, limitBytes = maxConfigFileBytes): { text: string; again: () => string | undefined } | { source: ParsedSource } {
+export async function readConfigText(file: string, limitBytes = maxConfigFileBytes): Promise<{ text: string; again: () => string | undefined } | { source: ParsedSource }> {
   const start = { file, line: 1, column: 1 };
   const unreadable = (diagnostic: Diagnostic): { source: ParsedSource } => ({ source: { file, data: undefined, diagnostics: [diagnostic], locate: () => start } });
-  const read = readRegularFile(file, limitBytes);
+  const read = await readRegularFile(file, limitBytes);
   if ('problem' in read) return unreadable(read.problem);
   const { bytes, stats } = read;
   const nul = bytes.indexOf(0);
@@ -159,10 +160,9 @@ const readChunkBytes = 4 * 1024 * 1024;
 /**
  * Reads a regular file, refusing devices, FIFOs and sockets before reading (a FIFO is opened
  * non-blocking so that opening it cannot hang) and counting the size while reading, because
- * `stat` does not tell the truth for every file. Synchronous: the files are read one at a time
- * anyway, and Node's promise-based fs costs every start the loading of its modules (~1.5 ms).
+ * `stat` does not tell the truth for every file.
  */
-function readRegularFile(file: string, limitBytes: number): { bytes: Buffer; stats: BigIntStats } | { problem: Diagnostic } {
+async function readRegularFile(file: string, limitBytes: number): Promise<{ bytes: Buffer; stats: BigIntStats } | { problem: Diagnostic }> {
   const start = { file, line: 1, column: 1 };
   const tooLarge = (size: string): { problem: Diagnostic } => ({
     problem: sourceProblem(
@@ -173,14 +173,14 @@ function readRegularFile(file: string, limitBytes: number): { bytes: Buffer; sta
       `at most ${limitBytes} bytes (split the config over several files, or raise PORTALCTL_MAX_FILE_SIZE)`,
     ),
   });
-  let fd: number;
+  let handle: FileHandle;
   try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${errorMessage(error)}`) };
   }
   try {
-    const info = fstatSync(fd, { bigint: true });
+    const info = await handle.stat({ bigint: true });
     if (!info.isFile()) {
       const what = info.isFIFO() ? 'a named pipe' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : info.isSocket() ? 'a socket' : 'not a regular file';
       return { problem: sourceProblem(file, 'source/not-a-file', `The path is ${what}; a config is read from regular files only.`, start, 'a regular YAML or JSON file') };
@@ -194,7 +194,7 @@ function readRegularFile(file: string, limitBytes: number): { bytes: Buffer; sta
       // later ones by chunks; never more than one byte past the limit.
       const wanted = total === 0 ? Math.max(size + 1, 64 * 1024) : readChunkBytes;
       const chunk = Buffer.allocUnsafe(Math.min(wanted, limitBytes + 1 - total));
-      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
       total += bytesRead;
@@ -204,7 +204,7 @@ function readRegularFile(file: string, limitBytes: number): { bytes: Buffer; sta
   } catch (error) {
     return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${errorMessage(error)}`) };
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
