@@ -84,7 +84,7 @@ interface CacheHeader {
 }
 
 /**
- * The bundle's identity on disk (size, change times, inode): a cache file records the one its data
+ * The bundle's identity on disk (size, change times, inode, device): a cache file records the one its data
  * was made for. V8 checks cached data's versions, flags and the source's *length* only: data made
  * for another text (a bundle changed in place, a cache directory restored from another machine)
  * would run as that text's code. A changed or replaced file has another identity (an in-place edit
@@ -146,8 +146,7 @@ function wordHasher(): WordHasher {
       return new Uint8Array(memory.buffer, 0, bytes);
     },
     hash(bytes) {
-      const words = new Uint8Array(memory.buffer);
-      words.fill(0, bytes, (bytes + 3) & ~3);
+      new Uint8Array(memory.buffer).fill(0, bytes, (bytes + 3) & ~3);
       return Math.imul(fnv1a((bytes + 3) & ~3) ^ bytes, 0x01000193) >>> 0;
     },
   };
