@@ -17,14 +17,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const preload = join(dir, 'modules.cjs');
 writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_FILE, process.moduleLoadList.join('\\n')));\n");
 
-/** Node's modules a run of `args` loaded (its output to pipes, as in CI), beyond those of `node -e 0`. */
+/**
+ * Node's modules a run of `args` loaded (its output to pipes, as in CI), beyond those of a Node
+ * that loaded the promise-based fs, which reading the files uses (on Node 24 it loads node:os
+ * itself, through readline's history).
+ */
 function modulesLoaded(args: string[]): string[] {
   const list = (nodeArgs: string[], name: string): { status: number | null; modules: Set<string> } => {
     const file = join(dir, name);
     const run = spawnSync(process.execPath, ['--require', preload, ...nodeArgs], { cwd: dir, encoding: 'utf8', env: { ...process.env, MODULES_FILE: file } });
     return { status: run.status, modules: new Set(readFileSync(file, 'utf8').split('\n')) };
   };
-  const node = list(['-e', '0'], 'node.txt');
+  const node = list(['-e', 'require("node:fs/promises")'], 'node.txt');
   const command = list([CLI, ...args], 'command.txt');
   expect(command.status).toBe(0);
   return [...command.modules].filter((name) => !node.modules.has(name));
