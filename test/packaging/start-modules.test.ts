@@ -22,10 +22,10 @@ writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSyn
  * that loaded the promise-based fs, which reading the files uses (on Node 24 it loads node:os
  * itself, through readline's history).
  */
-function modulesLoaded(args: string[]): string[] {
+function modulesLoaded(args: string[], env: Record<string, string> = {}): string[] {
   const list = (nodeArgs: string[], name: string): { status: number | null; modules: Set<string> } => {
     const file = join(dir, name);
-    const run = spawnSync(process.execPath, ['--require', preload, ...nodeArgs], { cwd: dir, encoding: 'utf8', env: { ...process.env, MODULES_FILE: file } });
+    const run = spawnSync(process.execPath, ['--require', preload, ...nodeArgs], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env, MODULES_FILE: file } });
     return { status: run.status, modules: new Set(readFileSync(file, 'utf8').split('\n')) };
   };
   const node = list(['-e', 'require("node:fs/promises")'], 'node.txt');
@@ -41,6 +41,13 @@ describe('a short command loads only the Node modules it uses', () => {
 
   it('validate', () => {
     const extra = modulesLoaded(['validate', example, '--no-color']);
+    expect(extra.filter((name) => unwanted.test(name))).toEqual([]);
+  });
+
+  it('validate of a config with a ${env:} reference (its fingerprint is computed only when a plan shows it)', () => {
+    const config = join(dir, 'referenced.yaml');
+    writeFileSync(config, `${readFileSync(join(example, 'portalctl.yaml'), 'utf8')}roles:\n  - id: r1\n    name: Editors\n    description: "\${env:ROLE_NOTE}"\n`);
+    const extra = modulesLoaded(['validate', config, '--no-color'], { ROLE_NOTE: 'Edits things' });
     expect(extra.filter((name) => unwanted.test(name))).toEqual([]);
   });
 
