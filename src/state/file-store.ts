@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errorCode, errorMessage } from '../core/errors.js';
@@ -28,9 +29,10 @@ import { processAlive } from '../core/processes.js';
 import { isObject, parseJson } from '../core/json.js';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
-import { parseState, serializeState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { parseState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { readStateLines } from './state-file.js';
-import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange } from './journal.js';
+import { StateFileText } from './file-text.js';
+import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange, type StateDiff } from './journal.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
 import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
 
@@ -74,7 +76,7 @@ export class FileStateStore implements StateStore {
    * `shared`: a StateWriter's state, whose entries the writer goes on changing (it stands for the
    * file only for a write that says what it changed).
    */
-  private lastWritten: { state: StateDocument; file: FileIdentity; shared: boolean } | undefined;
+  private lastWritten: { state: StateDocument; file: FileIdentity; shared: boolean; count: number; text: StateFileText | undefined } | undefined;
 
   constructor(options: FileStateStoreOptions) {
     this.path = resolve(options.path);
@@ -168,7 +170,9 @@ export class FileStateStore implements StateStore {
   /** History entry first, then the backup, then the state: a kill between them leaves the last state whole. */
   private async store(next: StateDocument, previous: StateDocument | undefined): Promise<void> {
     await mkdir(this.historyDir, { recursive: true, mode: 0o700 });
-    const diff = checkedDiff(previous, next, this.path);
+    // Counting a large state's entries at every write of an apply cost as much as the rest of the diff.
+    const count = previous !== undefined && previous === this.lastWritten?.state ? this.lastWritten.count : undefined;
+    const diff = checkedDiff(previous, next, this.path, count);
     const entry: HistoryEntry = {
       serial: next.serial,
       lineage: next.lineage,
@@ -179,13 +183,29 @@ export class FileStateStore implements StateStore {
     };
     await writeFileAtomic(this.historyFile(next.serial), `${JSON.stringify({ ...entry, change: diff.change })}\n`);
     if (previous !== undefined) await this.keepBackup();
-    const file = await writeFileAtomic(this.path, serializeState(next));
-    this.lastWritten = { state: next, file, shared: hasWriterChanges(next) };
+    const text = this.textAfter(previous, next, diff);
+    const file = await writeFileAtomic(this.path, text.bytes(next));
+    this.lastWritten = { state: next, file, shared: hasWriterChanges(next), count: diff.resources, text };
     // The serials that just left the kept window (more than one when a copied state skips serials).
     const oldest = next.serial - this.keepHistory;
     for (let serial = Math.max(1, previous === undefined ? oldest : previous.serial - this.keepHistory + 1); serial <= oldest; serial++) {
       await unlinkIfExists(this.historyFile(serial)).catch(() => undefined);
     }
+  }
+
+  /**
+   * The file's text for `next`: the last write's, brought up to date with what this write
+   * changed, when `previous` is what it wrote; else made afresh. Taken from the store while it is
+   * updated, so a write that fails leaves none to be updated again from the wrong state.
+   */
+  private textAfter(previous: StateDocument | undefined, next: StateDocument, diff: StateDiff): StateFileText {
+    const known = this.lastWritten;
+    const text = known?.text;
+    if (known) known.text = undefined;
+    if (text === undefined || previous === undefined || previous !== known?.state) return StateFileText.of(next);
+    text.update(Object.keys(diff.put), diff.removed);
+    // A count that disagrees would be a bug; the whole text is cheap next to a wrong file.
+    return text.size === diff.resources ? text : StateFileText.of(next);
   }
 
   /**
@@ -519,14 +539,15 @@ function temporaryWriter(name: string): { host: string; pid: number } | undefine
  * the identity of the file written (taken before the rename, so no other writer's file is
  * mistaken for it).
  */
-export async function writeFileAtomic(target: string, text: string): Promise<FileIdentity> {
+export async function writeFileAtomic(target: string, text: string | readonly Buffer[]): Promise<FileIdentity> {
   const directory = dirname(target);
   const temp = temporaryName(target);
   const handle = await open(temp, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
   let written: FileIdentity;
   try {
     try {
-      await handle.writeFile(text);
+      if (typeof text === 'string') await handle.writeFile(text);
+      else await writeParts(handle, text);
       // Owner-only even when the umask would allow more.
       await handle.chmod(0o600);
       await handle.sync();
@@ -541,6 +562,22 @@ export async function writeFileAtomic(target: string, text: string): Promise<Fil
   }
   await syncDirectory(directory);
   return written;
+}
+
+/** Writes `parts` one after the other: writev of at most IOV_MAX buffers at a time, and what a short write left. */
+async function writeParts(handle: FileHandle, parts: readonly Buffer[]): Promise<void> {
+  const IOV_MAX = 1024;
+  let queue = parts.filter((part) => part.length > 0);
+  while (queue.length > 0) {
+    const batch = queue.slice(0, IOV_MAX);
+    let { bytesWritten } = await handle.writev(batch);
+    if (bytesWritten === 0) throw new Error('the file system took none of the bytes written');
+    let done = 0;
+    while (done < batch.length && bytesWritten >= (batch[done] as Buffer).length) bytesWritten -= (batch[done++] as Buffer).length;
+    const rest = batch.slice(done);
+    if (rest.length > 0) rest[0] = (rest[0] as Buffer).subarray(bytesWritten);
+    queue = [...rest, ...queue.slice(IOV_MAX)];
+  }
 }
 
 async function syncDirectory(directory: string): Promise<void> {

@@ -185,43 +185,52 @@ export function assertSamePortal(state: StateDocument, url: string, id?: string)
  * one line of a diff.
  */
 export function serializeState(state: StateDocument): string {
-  const { unknownOutcomes, ...rest } = state;
-  const document: Record<string, unknown> = { ...rest };
-  if (unknownOutcomes && Object.keys(unknownOutcomes).length > 0) document['unknownOutcomes'] = unknownOutcomes;
-  const fields: string[] = [];
-  for (const [key, value] of Object.entries(document)) {
-    if (value === undefined) continue;
-    const text = key === 'resources' ? recordLines(state.resources) : key === 'unknownOutcomes' && unknownOutcomes ? recordLines(unknownOutcomes) : JSON.stringify(value);
-    fields.push(`  ${JSON.stringify(key)}: ${text}`);
-  }
-  return `{\n${fields.join(',\n')}\n}\n`;
+  const { before, after } = stateTextAround(state);
+  const addresses = sortedAddresses(state.resources);
+  const lines = addresses.map((address) => resourceLine(address, state.resources[address]));
+  return lines.length === 0 ? `${before}{}${after}` : `${before}{\n${lines.join(',\n')}\n  }${after}`;
 }
 
 /**
- * Each entry's JSON, by entry object. States are never changed in place (every change makes new
- * entries for what it touches), so an entry written before reads the same: a file store writing
- * a large state at every group commit of an apply then pays for the entries that changed, not
- * for the JSON of all of them.
+ * serializeState's text around the resources' object: what comes before its opening brace and
+ * after its closing one (the head fields, and the unknown outcomes one per line).
  */
-const entryJson = new WeakMap<object, string>();
-
-function entryText(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  let text = entryJson.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    entryJson.set(value, text);
+export function stateTextAround(state: StateDocument): { before: string; after: string } {
+  const { unknownOutcomes, ...rest } = state;
+  const document: Record<string, unknown> = { ...rest };
+  if (unknownOutcomes && Object.keys(unknownOutcomes).length > 0) document['unknownOutcomes'] = unknownOutcomes;
+  // The fields before the resources and after them, in the document's order.
+  const head: string[] = [];
+  const tail: string[] = [];
+  let fields = head;
+  for (const [key, value] of Object.entries(document)) {
+    if (key === 'resources') fields = tail;
+    if (value === undefined || key === 'resources') continue;
+    const text = key === 'unknownOutcomes' && unknownOutcomes ? recordText(unknownOutcomes) : JSON.stringify(value);
+    fields.push(`  ${JSON.stringify(key)}: ${text}`);
   }
-  return text;
+  return { before: `{\n${head.map((field) => `${field},\n`).join('')}  "resources": `, after: `${tail.map((field) => `,\n${field}`).join('')}\n}\n` };
+}
+
+/** One line of a record keyed by address. */
+export function resourceLine(address: string, value: unknown): string {
+  return `    ${JSON.stringify(address)}: ${JSON.stringify(value)}`;
+}
+
+/** The addresses of `record` that hold a value, in sort()'s order. */
+export function sortedAddresses(record: Record<string, unknown>): string[] {
+  const addresses: string[] = [];
+  for (const address in record) if (record[address] !== undefined) addresses.push(address);
+  // A state read from its file is in order already; checking costs less than sorting again.
+  for (let index = 1; index < addresses.length; index++) {
+    if ((addresses[index - 1] as string) > (addresses[index] as string)) return addresses.sort();
+  }
+  return addresses;
 }
 
 /** A record keyed by address: its entries sorted, one compact entry per line. */
-function recordLines(record: Record<string, unknown>): string {
-  const lines: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    const value = record[key];
-    if (value !== undefined) lines.push(`    ${JSON.stringify(key)}: ${entryText(value)}`);
-  }
+function recordText(record: Record<string, unknown>): string {
+  const lines = sortedAddresses(record).map((address) => resourceLine(address, record[address]));
   return lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n  }`;
 }
 
