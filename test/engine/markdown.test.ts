@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/plan/plan.js';
-import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
+import { renderDrift } from '../../src/engine/render/drift.js';
+import { renderFleetMarkdown, sectionLimit } from '../../src/engine/render/fleet.js';
+import { MARKDOWN_LIMIT, renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import type { JsonValue } from '../../src/core/json.js';
 import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from './fake-kind.js';
@@ -48,5 +50,43 @@ describe('renderPlanMarkdown', () => {
     expect(md.startsWith('### portalctl plan\n\n**Plan: 10000 to create')).toBe(true);
     expect(md).toMatch(/✂️ \*\*Truncated:\*\* this comment shows \d+ of \d+ lines .* Full plan: the `plan.json` artifact of this job\.\n$/);
     expect((md.match(/<details>/g) ?? []).length).toBe((md.match(/<\/details>/g) ?? []).length);
+  });
+});
+
+describe('markdown of drift and of a fleet', () => {
+  const drifted = (count: number) =>
+    plan(
+      Array.from({ length: count }, (_, i) => desired(`obj-${String(i).padStart(5, '0')}`, { value: i, label: 'x'.repeat(30) })),
+      Array.from({ length: count }, (_, i): [string, JsonValue] => [`fake[obj-${String(i).padStart(5, '0')}]`, { value: -i, label: 'y'.repeat(30) }]),
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`fake[obj-${String(i).padStart(5, '0')}]`, { kind: 'fake', value: { value: i, label: 'x'.repeat(30) } }])),
+    );
+
+  it('a drift report keeps to the share of the limit a fleet gives it', () => {
+    const report = drifted(3000);
+    expect(report.drift.length).toBe(3000);
+    expect(renderDrift(report, 'markdown', true).length).toBeGreaterThan(sectionLimit(3));
+    const section = renderDrift(report, 'markdown', true, { color: false, markdownLimit: sectionLimit(3) });
+    expect(section.length).toBeLessThanOrEqual(sectionLimit(3));
+    expect(section).toMatch(/✂️ \*\*Truncated:\*\* .* Full plan: run `portalctl drift` locally\.\n$/);
+  });
+
+  it('a fleet report stays under the limit however many environments it has', () => {
+    const environments = Array.from({ length: 40 }, (_, i) => `env${String(i).padStart(2, '0')}`);
+    const section = renderDrift(drifted(300), 'markdown', true, { color: false, markdownLimit: sectionLimit(environments.length) });
+    // Each section at its floor: 40 of them are more than the limit together.
+    expect(section.length * environments.length).toBeGreaterThan(MARKDOWN_LIMIT);
+    const entries = environments.map((environment) => ({ environment, outcome: 'drift', exitCode: 3, changes: 0, drift: 300, ms: 1000 }));
+    const md = renderFleetMarkdown('drift', entries, new Map(environments.map((environment) => [environment, section])));
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(md.startsWith('### portalctl drift: 40 environments\n')).toBe(true);
+    // The whole summary table is kept; the sections are cut at a whole line, every <details> closed.
+    for (const environment of environments) expect(md).toMatch(new RegExp(`^\\| ${environment} \\| 0 \\| 300 \\| drift \\| 1\\.0 s \\|$`, 'm'));
+    expect(md).toMatch(/✂️ \*\*Truncated:\*\* .* Full plan: run `portalctl drift` with `--env NAME` for one environment\.\n$/);
+    expect((md.match(/<details>/g) ?? []).length).toBe((md.match(/<\/details>/g) ?? []).length);
+    expect((md.match(/^```/gm) ?? []).length % 2).toBe(0);
+    // A small fleet is not cut as a whole (its sections were, each to its share).
+    const small = renderFleetMarkdown('drift', entries.slice(0, 2), new Map(environments.slice(0, 2).map((environment) => [environment, section])));
+    expect(small).not.toContain('--env NAME');
+    expect(small).toContain(`#### env01\n\n${section.replace(/^### portalctl drift\n+/, '').trimEnd()}\n`);
   });
 });

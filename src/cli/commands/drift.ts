@@ -6,6 +6,7 @@
  */
 import { planSession } from '../../engine/plan/prepare.js';
 import { driftStatus, renderDrift } from '../../engine/render/drift.js';
+import { sectionLimit } from '../../engine/render/fleet.js';
 import { redactPlan } from '../../engine/plan/redact.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
@@ -20,8 +21,9 @@ export interface DriftOptions extends SharedOptions {
 export const DRIFT_EXIT = { inSync: 0, pending: 2, drift: 3 } as const;
 const OUTCOME = { inSync: 'in sync', pending: 'pending', drift: 'drift' } as const;
 
-async function driftOne(paths: string[], options: DriftOptions, io: CommandIO, environment: string | undefined, fleet: boolean): Promise<MemberResult> {
-  const progress = fleet ? undefined : showProgress(io);
+/** `fleet`: the number of environments checked together (each one's markdown gets a share of the limit). */
+async function driftOne(paths: string[], options: DriftOptions, io: CommandIO, environment: string | undefined, fleet?: number): Promise<MemberResult> {
+  const progress = fleet !== undefined ? undefined : showProgress(io);
   const prepared = await withSession(paths, options, io, (session) => planSession(session, [], { digest: false, ...(progress ? { progress: progress.observer } : {}) }), environment === undefined ? {} : { environment }).finally(() =>
     progress?.stop(),
   );
@@ -29,7 +31,7 @@ async function driftOne(paths: string[], options: DriftOptions, io: CommandIO, e
   const plan = redactPlan(prepared.plan, prepared.config.redact);
   const status = driftStatus(plan);
   const recorded = prepared.recorded !== undefined;
-  const format = fleet && options.format !== 'json' ? 'text' : options.format;
+  const format = fleet !== undefined && options.format !== 'json' ? 'text' : options.format;
   return {
     outcome: OUTCOME[status],
     exitCode: DRIFT_EXIT[status],
@@ -37,19 +39,19 @@ async function driftOne(paths: string[], options: DriftOptions, io: CommandIO, e
     drift: plan.drift.length,
     url: plan.portal.url,
     text: renderDrift(plan, format, recorded, { color: io.color, ...(io.width ? { width: io.width } : {}) }),
-    ...(fleet && options.format === 'markdown' ? { markdown: renderDrift(plan, 'markdown', recorded) } : {}),
-    ...(fleet && options.format === 'json' ? { json: JSON.parse(renderDrift(plan, 'json', recorded)) as unknown } : {}),
+    ...(fleet !== undefined && options.format === 'markdown' ? { markdown: renderDrift(plan, 'markdown', recorded, { color: false, markdownLimit: sectionLimit(fleet) }) } : {}),
+    ...(fleet !== undefined && options.format === 'json' ? { json: JSON.parse(renderDrift(plan, 'json', recorded)) as unknown } : {}),
   };
 }
 
 export async function driftCommand(paths: string[], options: DriftOptions, io: CommandIO): Promise<number> {
   const request = requestedEnvironments(options, io.env);
   if (!isFleet(request)) {
-    const result = await driftOne(paths, options, io, singleEnvironment(request), false);
+    const result = await driftOne(paths, options, io, singleEnvironment(request));
     io.stdout(result.text);
     return result.exitCode;
   }
   const names = await fleetNames(request, paths, io, options);
-  const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) => driftOne(paths, options, own, environment, true));
+  const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) => driftOne(paths, options, own, environment, names.length));
   return printFleet('drift', members, options.format, io);
 }

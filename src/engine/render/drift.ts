@@ -48,7 +48,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
 }
 
 /** Drift and pending changes side by side: a table per kind, then each in its own sections. */
-function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
+function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean, maxLength: number): string {
   const style = valueStyle(plan);
   const status = driftStatus(plan);
   const head = ['### portalctl drift', ''];
@@ -65,16 +65,16 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean): string {
     }
   }
   if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));
-  if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, MARKDOWN_LIMIT), '', ...operationSections(plan, style));
-  return fitted(head, body, MARKDOWN_LIMIT, 'run `portalctl drift` locally');
+  if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, maxLength), '', ...operationSections(plan, style));
+  return fitted(head, body, maxLength, 'run `portalctl drift` locally');
 }
 
-/** The drift report of a redacted plan in `format`. */
-export function renderDrift(plan: Plan, format: 'text' | 'json' | 'markdown', hasRecordedState: boolean, options: TextOptions = { color: false }): string {
+/** The drift report of a redacted plan in `format`; markdown is cut to `markdownLimit` characters (a fleet gives each environment a share). */
+export function renderDrift(plan: Plan, format: 'text' | 'json' | 'markdown', hasRecordedState: boolean, options: TextOptions & { markdownLimit?: number } = { color: false }): string {
   if (format === 'json') {
     // `driftJudged: false`: no recorded state, so an empty `drift` means "unknown", not "none".
     return `${JSON.stringify({ status: driftStatus(plan), recordedState: plan.state, driftJudged: hasRecordedState, portal: plan.portal, ...(plan.about ? { about: plan.about } : {}), drift: plan.drift, pending: plan.operations }, null, 2)}\n`;
   }
-  if (format === 'markdown') return renderDriftMarkdown(plan, hasRecordedState);
+  if (format === 'markdown') return renderDriftMarkdown(plan, hasRecordedState, options.markdownLimit ?? MARKDOWN_LIMIT);
   return renderDriftText(plan, hasRecordedState, options);
 }

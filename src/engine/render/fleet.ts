@@ -3,7 +3,7 @@
  * (environment, changes, drift, outcome, time) and one report with a section per environment,
  * as text, markdown or JSON. The sections are each environment's own rendering.
  */
-import { MARKDOWN_LIMIT } from './markdown.js';
+import { MARKDOWN_LIMIT, fitted } from './markdown.js';
 
 /** One environment's run, as the summary shows it. */
 export interface FleetEntry {
@@ -67,9 +67,10 @@ export function renderFleetMarkdown(command: string, entries: readonly FleetEntr
   for (const entry of entries) {
     const section = sections.get(entry.environment) ?? '';
     const withoutHeading = section.replace(/^### portalctl [a-z]+\n+/, '');
-    body.push('', `#### ${entry.environment}${entry.url ? ` — ${entry.url}` : ''}`, '', withoutHeading.trimEnd());
+    body.push('', `#### ${entry.environment}${entry.url ? ` — ${entry.url}` : ''}`, '', ...withoutHeading.trimEnd().split('\n'));
   }
-  return `${[...head, ...body].join('\n')}\n`;
+  // Each section keeps to its share, but past ~28 environments the shares' floor adds up to more than the limit.
+  return fitted(head, body, MARKDOWN_LIMIT, `run \`portalctl ${command}\` with \`--env NAME\` for one environment`);
 }
 
 /** The share of the markdown limit each environment's section may use. */
