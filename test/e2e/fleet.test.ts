@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/cli.js';
 import { startFleet, stateFiles, type Fleet } from '../support/fleet.js';
 
 let fleet: Fleet;
@@ -180,5 +181,48 @@ describe('a fleet run', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Applying to several environments asks no questions');
     for (const portal of Object.values(fleet.portals)) expect(await portal.requests()).toEqual([]);
+  });
+});
+
+describe('an interrupted fleet apply', () => {
+  it('SIGINT while every environment has a write in flight: each finishes and records it, starts no other, exits 130; the next apply finishes the rest', async () => {
+    // Every write waits at the portal until released: the signal arrives with writes in flight in all three.
+    for (const portal of Object.values(fleet.portals)) {
+      await portal.control('/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', method: 'POST', hold: true, count: 0 }) });
+    }
+    const writes = async (portal: (typeof fleet.portals)[keyof typeof fleet.portals]) => portal.requests({ writesOnly: true });
+    // One operation at a time in each environment: one write in flight in each when the signal comes.
+    const run = fleet.start(['apply', 'config', '--all-envs', '--auto-approve', '--parallelism', '1']);
+    for (const portal of Object.values(fleet.portals)) await waitFor(async () => (await writes(portal)).length > 0, 'a write in each environment', run.done);
+    run.child.kill('SIGINT');
+    // The stop is noted (the CLI says so) before the held writes are let go.
+    await waitFor(() => run.stderr().includes('Interrupted: finishing the operations in flight'), 'the interrupt noted', run.done);
+    const inFlight = new Map<string, number>();
+    for (const [name, portal] of Object.entries(fleet.portals)) {
+      inFlight.set(name, (await writes(portal)).length);
+      await portal.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    }
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(130);
+    for (const [name, portal] of Object.entries(fleet.portals)) {
+      expect(result.stdout).toMatch(new RegExp(`^${name} +- +- +interrupted: Apply was interrupted: 1 applied and recorded, \\d not started`, 'm'));
+      // No write started after the signal; each sent before it was answered and recorded.
+      const sent = await writes(portal);
+      expect(sent.length, name).toBe(inFlight.get(name));
+      expect(sent.every((entry) => entry.response?.status === 200)).toBe(true);
+    }
+    const states = await stateFiles(fleet.dir);
+    expect(states).toEqual(['portalctl.development.state.json', 'portalctl.prod.state.json', 'portalctl.test.state.json']);
+    for (const file of states) expect(JSON.parse(await readFile(join(fleet.dir, file), 'utf8'))).toMatchObject({ serial: expect.any(Number) });
+
+    for (const portal of Object.values(fleet.portals)) await portal.control('/faults', { method: 'DELETE' });
+    const again = await fleet.run(['apply', 'config', '--all-envs', '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    // What the first run applied and recorded is not sent again: the two runs together made each environment's writes once.
+    expect((await writes(fleet.portals.development)).length).toBe(4);
+    expect((await writes(fleet.portals.test)).length).toBe(5);
+    expect((await writes(fleet.portals.production)).length).toBe(6);
+    const plan = await fleet.run(['plan', 'config', '--all-envs', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout).toBe(0);
   });
 });

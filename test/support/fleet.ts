@@ -4,7 +4,7 @@
  * temporary directory as `config/`, with the real CLI run there. The environments' URL and token
  * variables are set as the example names them.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,8 @@ export interface Fleet {
   /** The variables the example's environments name (URLs and tokens). */
   env: Record<string, string>;
   run(args: readonly string[], options?: { env?: Record<string, string>; drop?: readonly string[] }): Promise<CliResult>;
+  /** The CLI started, not awaited: for a signal sent while it runs. */
+  start(args: readonly string[], options?: { env?: Record<string, string>; drop?: readonly string[] }): { child: ChildProcess; done: Promise<CliResult>; stderr(): string };
   dispose(): Promise<void>;
 }
 
@@ -68,24 +70,27 @@ export async function startFleet(): Promise<Fleet> {
     };
   };
   const portals: Record<EnvironmentName, FleetPortal> = { development: await startPortal('development'), test: await startPortal('test'), production: await startPortal('production') };
+  const start: Fleet['start'] = (args, options = {}) => {
+    const childEnv: Record<string, string> = { ...baseEnv(), ...env, ...options.env };
+    for (const name of options.drop ?? []) delete childEnv[name];
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const done = new Promise<CliResult>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+    return { child, done, stderr: () => stderr };
+  };
   return {
     dir,
     config,
     portals,
     env,
-    run(args, options = {}) {
-      const childEnv: Record<string, string> = { ...baseEnv(), ...env, ...options.env };
-      for (const name of options.drop ?? []) delete childEnv[name];
-      const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      return new Promise<CliResult>((resolve, reject) => {
-        child.on('error', reject);
-        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-      });
-    },
+    start,
+    run: (args, options = {}) => start(args, options).done,
     async dispose() {
       await Promise.all(Object.values(portals).map((portal) => portal.close()));
       await rm(dir, { recursive: true, force: true });
