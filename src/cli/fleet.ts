@@ -32,6 +32,19 @@ export interface MemberResult {
   saved?: Plan;
 }
 
+/**
+ * A failed environment's run that got far enough to count (an apply that applied some operations
+ * before it failed or was interrupted): the summary then shows its counts with the failure.
+ */
+export class MemberFailure extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly counted: Pick<MemberResult, 'changes' | 'drift' | 'url'>,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
+  }
+}
+
 export interface FleetMember extends FleetEntry {
   text: string;
   markdown?: string;
@@ -77,11 +90,13 @@ export async function runFleet(
         try {
           const result = await run(environment, own);
           member = { environment, ...result, ms: elapsed(), text: `${own.output()}${result.text}` };
-        } catch (error) {
+        } catch (caught) {
+          const error = caught instanceof MemberFailure ? caught.failure : caught;
           const described = describeError(error, io, verbose);
           const outcome = described.code === 130 ? 'interrupted' : 'failed';
           member = {
             environment,
+            ...(caught instanceof MemberFailure ? caught.counted : {}),
             outcome,
             exitCode: described.code,
             ms: elapsed(),

@@ -15,7 +15,7 @@ import { UsageError } from '../../core/errors.js';
 import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
 import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleEnvironment } from '../environments.js';
-import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
+import { envParallelism, MemberFailure, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
@@ -175,18 +175,17 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stopRequested: () => stop });
         if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, own);
         const failure = applyFailure(applied);
-        if (failure && options.format === 'json') throw new FailureWithResult(failure, applyResultValue(applied));
+        const counted = { changes: applied.result.applied.length, drift: applied.prepared.plan.summary.drift, url: applied.prepared.plan.portal.url };
+        if (failure && options.format === 'json') throw new MemberFailure(new FailureWithResult(failure, applyResultValue(applied)), counted);
         const report = renderApplyResult(applied, options.format);
         if (failure) {
           own.stdout(report);
-          throw failure;
+          throw new MemberFailure(failure, counted);
         }
         return {
           outcome: applied.prepared.plan.operations.length === 0 ? 'no changes' : 'applied',
           exitCode: 0,
-          changes: applied.result.applied.length,
-          drift: applied.prepared.plan.summary.drift,
-          url: applied.prepared.plan.portal.url,
+          ...counted,
           text: report,
           ...(options.format === 'json' ? { json: applyResultValue(applied) } : {}),
         };
