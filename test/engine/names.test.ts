@@ -148,4 +148,43 @@ describe('import --by-name', () => {
       await cli.dispose();
     }
   });
+
+  it('a target by the id a plan shows selects an object declared by name; an id that is not it is refused, naming the resolved address', async () => {
+    const cli = await startCliPortal();
+    try {
+      const config = await cli.writeConfig(`${HEADER}roles:
+  - id: { name: Field Analyst }
+    description: Collects field data
+organization:
+  securityPolicy: { minLength: 13 }
+collaborations:
+  - id: { name: Regional basemap exchange }
+    workspaces:
+      - id: { name: Emergency response }
+        description: Incidents
+`);
+      const only = (result: { stdout: string }) => (JSON.parse(result.stdout) as { operations: { address: string }[] }).operations.map((op) => op.address);
+      const byId = await cli.run(['plan', config, '--format', 'json', '--target', 'role[r7HkQ2]']);
+      expect(byId.code, byId.stderr).toBe(0);
+      expect(only(byId)).toEqual(['role[r7HkQ2]']);
+      // A name as the target, as before; and an id inside a named collaboration.
+      const byName = await cli.run(['plan', config, '--format', 'json', '--target', 'role[name=Field Analyst]']);
+      expect(only(byName)).toEqual(['role[r7HkQ2]']);
+      const inside = await cli.run(['plan', config, '--format', 'json', '--target', 'collaboration[c0ffee]']);
+      expect(only(inside)).toEqual(['collaboration[c0ffee].workspace[w2]']);
+      // Another role's id: refused once the name is resolved, before any write, with the address it may have meant.
+      const other = await cli.run(['apply', config, '--auto-approve', '--target', 'role[r7HkQ3]']);
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain('--target "role[r7HkQ3]" selects no declared object. Did you mean role[r7HkQ2]');
+      expect(await cli.requests({ writesOnly: true })).toEqual([]);
+      // A step no declaration has is refused before the portal is read, as before.
+      const reads = (await cli.requests()).length;
+      const typo = await cli.run(['plan', config, '--target', 'rol[r7HkQ2]']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toContain('--target "rol[r7HkQ2]" selects no declared object.');
+      expect((await cli.requests()).length).toBe(reads);
+    } finally {
+      await cli.dispose();
+    }
+  });
 });

@@ -19,7 +19,7 @@ import { envParallelism, MemberFailure, printFleet, runFleet, type MemberResult 
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
-import { assertTargetsMatch } from '../targets.js';
+import { assertTargetsMatch } from '../../engine/plan/targets.js';
 import { environmentStateOptions, printWarnings, withSession, type SharedOptions } from './common.js';
 import { parseDuration, parsePositiveInt } from '../flag-values.js';
 import type { Environment } from '../../engine/config/index.js';

@@ -7,7 +7,7 @@ import { renderGraph } from '../../engine/render/graph.js';
 import { redactPlan } from '../../engine/plan/redact.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
-import { assertTargetsMatch } from '../targets.js';
+import { assertTargetsMatch } from '../../engine/plan/targets.js';
 import { parseRefresh } from './plan.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 

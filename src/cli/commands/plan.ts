@@ -12,7 +12,7 @@ import { envParallelism, printFleet, runFleet, type MemberResult } from '../flee
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
-import { assertTargetsMatch } from '../targets.js';
+import { assertTargetsMatch } from '../../engine/plan/targets.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
 export interface PlanOptions extends SharedOptions {

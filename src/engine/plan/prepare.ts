@@ -16,6 +16,7 @@ import { readLive } from '../read/read-live.js';
 import { callerFromSelf, type Caller } from '../read/authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
 import { hasNames, resolveNames, type ResolvedName } from '../read/names.js';
+import { assertTargetsMatch } from './targets.js';
 import { ConfigError } from '../config/errors.js';
 import { learnRelease, releaseFrom, type PortalRelease } from '../read/release.js';
 import { compareVersions } from '../../core/version.js';
@@ -225,6 +226,8 @@ async function planWith(
     // Entries named instead of identified: their ids come from the reads the plan makes anyway.
     if (!reader) throw new ConfigError(namesNeedThePortal(objects, prunes));
     ({ objects, prunes, targets, names } = await resolveNames(config.kinds, objects, prunes, reader, targets));
+    // A target by id that may have meant an object declared by name is checked now that its id is known.
+    assertTargetsMatch(targets, { objects, prunes });
   }
   if (reader && request.verify) {
     // After an apply: what was written (and what depends on it) is read again, nothing else.
