@@ -72,6 +72,31 @@ describe('a fleet run', () => {
     expect(result.stdout).toMatch(row('production', '0', '0', 'in sync'));
   });
 
+  it('apply --refresh-only over the fleet records each environment\'s drift, asks nothing, and sends nothing', async () => {
+    expect((await fleet.run(['apply', 'config', '--all-envs', '--auto-approve'])).code).toBe(0);
+    await changePolicy(fleet.portals.test.url, 'test-token', 30);
+    await changePolicy(fleet.portals.production.url, 'prod-token', 31);
+    const unapproved = await fleet.run(['apply', 'config', '--all-envs', '--refresh-only']);
+    expect(unapproved.code).toBe(1);
+    expect(unapproved.stderr).toContain('pass --auto-approve');
+    const writesBefore = await Promise.all(Object.values(fleet.portals).map(async (portal) => (await portal.requests({ writesOnly: true })).length));
+    const result = await fleet.run(['apply', 'config', '--all-envs', '--refresh-only', '--auto-approve']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('portalctl apply --refresh-only over 3 environments (nothing to record 1, recorded 2).');
+    expect(result.stdout).toMatch(row('development', '0', '0', 'nothing to record'));
+    expect(result.stdout).toMatch(row('test', '1', '1', 'recorded'));
+    expect(result.stdout).toMatch(row('production', '1', '1', 'recorded'));
+    expect(result.stdout).toMatch(/=== test \(.*\) ===\nRefresh-only: 1 object to record from the portal/);
+    expect(await Promise.all(Object.values(fleet.portals).map(async (portal) => (await portal.requests({ writesOnly: true })).length))).toEqual(writesBefore);
+    // Recorded: no drift left; the configuration still asks for its own value, so the change is pending.
+    const drift = await fleet.run(['drift', 'config', '--all-envs']);
+    expect(drift.code, drift.stdout).toBe(2);
+    expect(drift.stdout).toMatch(row('test', '1', '0', 'pending'));
+    expect(drift.stdout).toMatch(row('development', '0', '0', 'in sync'));
+    const json = await fleet.run(['apply', 'config', '--env', 'test,production', '--refresh-only', '--auto-approve', '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ command: 'apply --refresh-only', exitCode: 0, environments: [{ environment: 'test', outcome: 'nothing to record', report: { refreshOnly: true, recorded: [] } }, { environment: 'production' }] });
+  });
+
   it('writes one markdown report with a section per environment, and one JSON report', async () => {
     const markdown = await fleet.run(['plan', 'config', '--env', 'development,production', '--format', 'markdown']);
     expect(markdown.code, markdown.stderr).toBe(0);

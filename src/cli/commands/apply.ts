@@ -14,7 +14,7 @@ import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '.
 import { UsageError } from '../../core/errors.js';
 import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
-import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleEnvironment } from '../environments.js';
+import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleEnvironment, type EnvironmentRequest } from '../environments.js';
 import { envParallelism, MemberFailure, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -137,8 +137,11 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   const request = requestedEnvironments(options, io.env);
   if (options.refreshOnly) {
     if (options.plan) throw new UsageError('--refresh-only cannot be combined with --plan: a saved plan sends writes, a refresh-only run sends none.');
-    if (isFleet(request)) throw new UsageError('--refresh-only records one environment\'s live values at a time: name it with --env NAME.');
-    return refreshOnlyCommand(paths, options, io, singleEnvironment(request));
+    if (!isFleet(request)) {
+      io.stdout((await refreshOnlyOne(paths, options, io, singleEnvironment(request))).text);
+      return 0;
+    }
+    return refreshOnlyFleet(paths, options, io, request);
   }
   const planFile = options.plan;
   const planText = planFile ? await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8')) : undefined;
@@ -207,10 +210,11 @@ function selectFromIndex(indexed: readonly string[], request: ReturnType<typeof 
 }
 
 /**
- * `apply --refresh-only`: records the live value of every managed object that drifted or is not
- * recorded, sending nothing to the portal; shows what it will record and asks, like apply.
+ * `apply --refresh-only` in one environment: records the live value of every managed object that
+ * drifted or is not recorded, sending nothing to the portal; shows (on `io`) what it will record
+ * and asks, like apply. Returns the result's rendering (what follows what it showed) and counts.
  */
-async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: CommandIO, environment: string | undefined): Promise<number> {
+async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: CommandIO, environment: string | undefined): Promise<MemberResult> {
   const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const text = options.format !== 'json';
@@ -245,7 +249,24 @@ async function refreshOnlyCommand(paths: string[], options: ApplyOptions, io: Co
     environment === undefined ? {} : { environment },
   );
   const records = redactRecords(done.records, done.prepared.config.redact);
-  if (text && records.length === 0) io.stdout(renderRefreshOnlyPlan(records, done.prepared.plan, { color: io.color }));
-  io.stdout(renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where }, text ? 'text' : 'json'));
-  return 0;
+  const result = renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where }, text ? 'text' : 'json');
+  return {
+    outcome: records.length === 0 ? 'nothing to record' : 'recorded',
+    exitCode: 0,
+    changes: records.length,
+    drift: records.filter((record) => record.reason === 'drift').length,
+    url: done.prepared.plan.portal.url,
+    // With nothing to record no question was asked, so nothing was shown yet.
+    text: text && records.length === 0 ? `${renderRefreshOnlyPlan(records, done.prepared.plan, { color: io.color })}${result}` : result,
+    ...(text ? {} : { json: JSON.parse(result) as unknown }),
+  };
+}
+
+/** `apply --refresh-only` over several environments: each records its own live values; approved beforehand. */
+async function refreshOnlyFleet(paths: string[], options: ApplyOptions, io: CommandIO, request: EnvironmentRequest): Promise<number> {
+  if (!options.autoApprove) throw new UsageError('Recording live values in several environments asks no questions: review them with `portalctl drift --env ...` and pass --auto-approve.');
+  refuseOneStateName(options);
+  const names = await fleetNames(request, paths, io, options);
+  const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) => refreshOnlyOne(paths, options, own, environment));
+  return printFleet('apply --refresh-only', members, options.format === 'json' ? 'json' : 'text', io);
 }
