@@ -225,6 +225,8 @@ describe('an interrupted fleet apply', () => {
     const inFlight = new Map<string, number>();
     for (const [name, portal] of Object.entries(fleet.portals)) {
       inFlight.set(name, (await writes(portal)).length);
+      // Faults off first: a write sent after the signal (a bug) would then show in the count, not hang.
+      await portal.control('/faults', { method: 'DELETE' });
       await portal.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     }
     const result = await run.done;
@@ -241,7 +243,6 @@ describe('an interrupted fleet apply', () => {
     expect(states).toEqual(['portalctl.development.state.json', 'portalctl.prod.state.json', 'portalctl.test.state.json']);
     for (const file of states) expect(JSON.parse(await readFile(join(fleet.dir, file), 'utf8'))).toMatchObject({ serial: expect.any(Number) });
 
-    for (const portal of Object.values(fleet.portals)) await portal.control('/faults', { method: 'DELETE' });
     const again = await fleet.run(['apply', 'config', '--all-envs', '--auto-approve']);
     expect(again.code, again.stderr).toBe(0);
     // What the first run applied and recorded is not sent again: the two runs together made each environment's writes once.
