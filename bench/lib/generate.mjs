@@ -174,6 +174,9 @@ export async function recordedStateText(state) {
  * Group schemas and user tasks have no organization-wide list in the API: each group and each
  * user is one read of its own ("owners"). The rest is read through lists.
  */
+/** When the generated organization's first group and item were created (epoch ms). */
+const CREATED = Date.UTC(2020, 0, 1);
+
 export function economyOrganization({ seed, url, groups = 200, items = 1248, users = 200, tasksPerUser = 2, roles = 150, writes = 1000, changed = { group: 100, task: 150, role: 48 } }) {
   const random = seededRandom(seed);
   // Differences per kind; the organization's two settings always differ, items take the remainder.
@@ -216,7 +219,7 @@ export function economyOrganization({ seed, url, groups = 200, items = 1248, use
   for (let g = 0; g < groups; g++) {
     const id = random.hex();
     const live = smallCategorySchema(random, 5, 'Group');
-    data.groups.push({ id, title: `Group ${g}`, owner: 'admin', categorySchema: live });
+    data.groups.push({ id, title: `Group ${g}`, owner: 'admin', categorySchema: live, created: CREATED + g * 1000 });
     config.groups.push({ id, categorySchema: changedGroups.has(g) ? smallCategorySchema(random, 6, 'Group') : live });
   }
 
@@ -226,7 +229,8 @@ export function economyOrganization({ seed, url, groups = 200, items = 1248, use
     const id = random.hex();
     const desired = random.pick(statuses);
     const live = changedItems.has(i) ? differentStatus(desired === 'none' ? null : desired) : desired === 'none' ? null : desired;
-    data.items.push({ id, title: `Item ${i}`, owner: 'admin', access: 'org', ...(live ? { contentStatus: live } : {}) });
+    // Created a second apart, as a real organization's are: a search past 10,000 results is read in windows of creation time.
+    data.items.push({ id, title: `Item ${i}`, owner: 'admin', access: 'org', created: CREATED + i * 1000, ...(live ? { contentStatus: live } : {}) });
     config.items.push({ id, status: desired });
   }
 

@@ -81,8 +81,8 @@ function identityOf(entry: JsonObject): string {
   return `entry:${canonicalJson(entry)}`;
 }
 
-/** Why the pages read are not the whole list; undefined when they are. */
-function problemOf(pages: readonly Page[]): string | undefined {
+/** Why the pages read are not the whole list (or its first `reachable` entries); undefined when they are. */
+function problemOf(pages: readonly Page[], reachable?: (total: number) => number): string | undefined {
   const first = pages[0];
   if (!first) return undefined;
   const total = totalOf(first.answer);
@@ -102,11 +102,12 @@ function problemOf(pages: readonly Page[]): string | undefined {
       count += 1;
     }
   }
-  if (total !== undefined && count !== total) {
+  const expected = total === undefined ? undefined : (reachable?.(total) ?? total);
+  if (expected !== undefined && count !== expected) {
     const last = pages[pages.length - 1] ?? first;
     const nextStart = last.answer['nextStart'];
     const how = typeof nextStart === 'number' ? `nextStart ${nextStart}` : 'no nextStart';
-    return `the portal said it has ${total} entries, but its pages held ${count} (the page at start ${last.start} answered with ${how})`;
+    return `the portal said it has ${total} entries${expected === total ? '' : ` (${expected} of them reachable by paging)`}, but its pages held ${count} (the page at start ${last.start} answered with ${how})`;
   }
   return undefined;
 }
@@ -173,4 +174,63 @@ export function readAllPages(source: PageSource, itemsField: string, params: Par
 /** Every entry of the list, the pages after the first asked for together; fails unless the list was read whole. */
 export function readAllPagesAhead(source: PageSource, itemsField: string, params: Params, pageSize: number): Promise<JsonObject[]> {
   return readWhole((reread) => readOnceAhead(source, itemsField, params, pageSize, reread), source);
+}
+
+/**
+ * The portal's search operations page through their first 10,000 results only: "Only the first
+ * 10,000 results can be paginated; results greater than 10,000 cannot be returned through
+ * pagination. The actual number of total returned results may be greater than 10,000"
+ * (Considerations and limitations,
+ * developers.arcgis.com/rest/users-groups-and-items/considerations-and-limitations.htm).
+ */
+export const SEARCH_PAGING_LIMIT = 10_000;
+
+/** Epoch milliseconds as the Search reference writes them in a range: 19 digits, zero-padded. */
+const searchTime = (ms: number): string => String(ms).padStart(19, '0');
+
+/**
+ * A search list longer than SEARCH_PAGING_LIMIT, read in windows of creation time: sorted by
+ * `created`, each window is the query narrowed to `created:[<from> TO <end of time>]` (the Search
+ * reference's range search), read to its 10,000th result, and the next window starts at the
+ * creation time of the last result read. Results created in that same millisecond come in both
+ * windows and are kept once. Each window is checked like any list (a stable total, no result
+ * twice, every reachable one read), and the results together must be as many as the whole
+ * search's `total`; otherwise the whole read starts again (MAX_READS in all).
+ */
+export function readSearchInWindows(source: PageSource, itemsField: string, q: string, pageSize: number): Promise<JsonObject[]> {
+  const reachable = (total: number): number => Math.min(total, SEARCH_PAGING_LIMIT);
+  const readAll = async (reread: boolean): Promise<{ entries: JsonObject[]; problem?: string }> => {
+    const whole = totalOf((await source.get({ q, start: 1, num: pageSize }, reread)));
+    const found = new Map<string, JsonObject>();
+    for (let from = 0; ; ) {
+      const params = { q: `(${q}) AND created:[${searchTime(from)} TO ${'9'.repeat(19)}]`, sortField: 'created', sortOrder: 'asc' };
+      const first = await page(source, itemsField, params, pageSize, 1, reread);
+      const total = totalOf(first.answer) ?? 0;
+      const starts: number[] = [];
+      for (let start = 1 + pageSize; start <= reachable(total); start += pageSize) starts.push(start);
+      const pages = [first, ...(await Promise.all(starts.map((start) => page(source, itemsField, params, pageSize, start, reread))))];
+      const problem = problemOf(pages, reachable);
+      if (problem) return { entries: [], problem: `in the window created from ${from}: ${problem}` };
+      const window = pages.flatMap((each) => each.entries);
+      for (const entry of window) found.set(identityOf(entry), entry);
+      if (total <= SEARCH_PAGING_LIMIT) break;
+      const last = window[window.length - 1]?.['created'];
+      if (typeof last !== 'number' || last < from) return { entries: [], problem: `the results were not in order of creation (sortField=created), so no window could follow the one from ${from}` };
+      // 10,000 results created in one millisecond leave no window to follow: the search cannot read them.
+      if (last === from) throw source.fail(`more than ${SEARCH_PAGING_LIMIT} results were created in the same millisecond (${from}); the search cannot page through them`);
+      from = last;
+    }
+    const entries = [...found.values()];
+    if (whole !== undefined && entries.length !== whole) return { entries, problem: `the search said it has ${whole} results, but its windows held ${entries.length} (results were added or removed meanwhile)` };
+    return { entries };
+  };
+  return (async () => {
+    let problem: string | undefined;
+    for (let attempt = 1; attempt <= MAX_READS; attempt++) {
+      const read = await readAll(attempt > 1);
+      if (read.problem === undefined) return read.entries;
+      problem = read.problem;
+    }
+    throw source.fail(`the list could not be read whole in ${MAX_READS} reads: ${problem ?? 'unknown'}. Nothing was planned from part of it; try again once the portal's content is still, or check the portal.`);
+  })();
 }

@@ -13,7 +13,7 @@ import type { LiveReader } from '../core/request.js';
 import type { ApiClient } from './client.js';
 import type { Params } from './encoding.js';
 import { ApiError, isNotFound } from './errors.js';
-import { readAllPagesAhead } from './paging.js';
+import { readAllPagesAhead, readSearchInWindows, SEARCH_PAGING_LIMIT } from './paging.js';
 
 /** The most a list page may hold (the portal's limit). */
 const PAGE_SIZE = 100;
@@ -54,7 +54,14 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
     list: (path, itemsField) =>
       memo(lists, `list\u0000${path}\u0000${itemsField}`, async () => {
         // An owner that does not exist answers the first page with "not found": the list is undefined.
-        if ((await firstPage(path)) === undefined) return undefined;
+        const first = await firstPage(path);
+        if (first === undefined) return undefined;
+        const fail = (message: string): Error => new ApiError({ method: 'GET', path, apiMessage: message });
+        const q = searchQueryOf(path);
+        if (q !== undefined && typeof first['total'] === 'number' && first['total'] > SEARCH_PAGING_LIMIT) {
+          // Past the search's paging limit: read in windows of creation time, each request its own.
+          return readSearchInWindows({ get: (params) => get(path, params), fail }, itemsField, q, PAGE_SIZE);
+        }
         return readAllPagesAhead(
           {
             get: async (params, reread) => {
@@ -69,7 +76,7 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
               if (!page) throw new ApiError({ method: 'GET', path, apiMessage: 'the list disappeared while it was read' });
               return page;
             },
-            fail: (message) => new ApiError({ method: 'GET', path, apiMessage: message }),
+            fail,
           },
           itemsField,
           {},
@@ -81,4 +88,10 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
       return typeof total === 'number' && Number.isFinite(total) ? total : undefined;
     },
   };
+}
+
+/** The `q` of a search operation's path (the operations that take one are the searches); undefined for another list. */
+function searchQueryOf(path: string): string | undefined {
+  const query = path.split('?', 2)[1];
+  return query === undefined ? undefined : (new URLSearchParams(query).get('q') ?? undefined);
 }

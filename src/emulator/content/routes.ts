@@ -23,9 +23,9 @@
  */
 import { PortalApiError } from '../errors.js';
 import { forbidden } from '../shared/access.js';
-import { page } from '../shared/paging.js';
+import { searchPage } from '../shared/paging.js';
 import { badRequest, checkEnum, json, optionalBoolean, optionalParam, success } from '../shared/params.js';
-import { queryParam } from '../shared/search.js';
+import { queryParam, searchOrderParam } from '../shared/search.js';
 import type { Route } from '../shared/types.js';
 import { STATUSES, searchNeedsQuery } from './rules.js';
 import { UPDATE_ITEMS_PRIVILEGE, findVisibleItem, itemView, resultView, searchList } from './store.js';
@@ -80,7 +80,7 @@ export const contentRoutes: Route[] = [
     pattern: '/search',
     handle({ state, params, caller }) {
       const q = queryParam(params, searchNeedsQuery);
-      const results = page(params, searchList(state, caller, q), 'results', (item) => resultView(state, item));
+      const results = searchPage(params, searchList(state, caller, q, searchOrderParam(params)), 'results', (item) => resultView(state, item));
       return json({ query: q, ...results });
     },
   },

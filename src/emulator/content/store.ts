@@ -1,7 +1,7 @@
 /** content: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Item } from '../state/model.js';
-import { compileSearch, conjunction, containsText, sameKeyword, type SearchFields } from '../shared/search.js';
+import { compileSearch, conjunction, containsText, matchesNumber, numberRange, sameKeyword, sortedBy, type SearchFields, type SearchOrder } from '../shared/search.js';
 import type { Listing } from '../shared/paging.js';
 import type { Caller } from '../shared/types.js';
 import { isRecord } from '../state/json.js';
@@ -105,30 +105,63 @@ export function itemSearchFields(state: EmulatorState): SearchFields<Item> {
       access: (item, value) => sameKeyword(item.access, value),
       tags: (item, value) => item.tags.some((tag) => sameKeyword(tag, value)),
       contentstatus: (item, value) => sameKeyword(item.contentStatus ?? '', value),
+      created: (item, value) => matchesNumber(item.created, value),
     },
     text: (item, value) => containsText(item.title, value) || item.tags.some((tag) => sameKeyword(tag, value)) || sameKeyword(item.type, value),
   };
 }
 
+/** Positions of the items by creation time (then position): the index a window of `created:[A TO B]` reads. */
+const createdOrder = new ListIndex((committed) =>
+  committed
+    .map((item, position) => ({ position, created: isRecord(item) && typeof item['created'] === 'number' ? item['created'] : 0 }))
+    .sort((a, b) => a.created - b.created || a.position - b.position),
+);
+
 /**
  * The items a search returns, as a lazily read list (only the requested page is copied). A query
  * that only names the organization (`orgid:<id>`, `accountid:<id>`, `*`, joined by AND) pages
- * through an index of what the caller may see (O(page) per request); any other query filters the
- * organization's items (O(n)).
+ * through an index of what the caller may see (O(page) per request), and with one `created`
+ * range added, through the index by creation time; any other query filters the organization's
+ * items (O(n)) and sorts them when asked.
  */
-export function searchList(state: EmulatorState, caller: Caller, q: string): Listing<Item> {
+export function searchList(state: EmulatorState, caller: Caller, q: string, order?: SearchOrder): Listing<Item> {
   const { node, matches } = compileSearch(q, itemSearchFields(state));
   const terms = conjunction(node);
-  const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || (term.field === undefined && term.value === '*'));
-  if (terms && organizationWide) {
-    if (terms.some((term) => term.field !== undefined && term.value !== '*' && term.value !== state.organization.id)) return [];
-    if (caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE)) return state.items;
+  const created = terms?.filter((term) => term.field === 'created') ?? [];
+  const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || term.field === 'created' || (term.field === undefined && term.value === '*'));
+  const seesAll = caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE);
+  if (terms && organizationWide && (order === undefined || order.field === 'created') && (created.length === 0 ? order === undefined : created.length === 1 && seesAll)) {
+    if (terms.some((term) => term.field !== undefined && term.field !== 'created' && term.value !== '*' && term.value !== state.organization.id)) return [];
+    const [range] = created;
+    if (range) {
+      const { from, to } = numberRange(range.value);
+      const byCreated = createdOrder.of(state.items);
+      const first = lowerBound(byCreated, from);
+      const positions = byCreated.slice(first, lowerBound(byCreated, to + 1)).map((entry) => entry.position);
+      return lazyList(order?.descending ? positions.reverse() : positions, (position) => state.items[position]);
+    }
+    if (seesAll) return state.items;
     const { shared, ownOnly } = visibility.of(state.items);
     const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
     return lazyList(positions, (position) => state.items[position]);
   }
-  return state.items.filter((item) => maySee(caller, item) && matches(item));
+  const found = state.items.filter((item) => maySee(caller, item) && matches(item));
+  return order ? sortedBy(found, order) : found;
 }
+
+/** The first index of `sorted` whose creation time is at least `created`. */
+function lowerBound(sorted: readonly { created: number }[], created: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((sorted[middle]?.created ?? 0) < created) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 
 /** A listing that fetches elements by position on demand (slice reads only its range). */
 export function lazyList<T>(positions: readonly number[], at: (position: number) => T | undefined): Listing<T> {

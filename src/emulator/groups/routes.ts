@@ -16,12 +16,12 @@
  * vendor's client, @esri/arcgis-rest-portal `getGroupUsers` and its test mock),
  * GET /community/groups/:groupId/categorySchema ({categorySchema:[...]}).
  */
-import { page } from '../shared/paging.js';
+import { searchPage } from '../shared/paging.js';
 import type { Group } from '../state/model.js';
 import { forbidden } from '../shared/access.js';
 import { GROUP_LIMITS, parseCategorySchema } from '../shared/category-schema.js';
 import { json, requireParam, success } from '../shared/params.js';
-import { compileSearch, conjunction, queryParam } from '../shared/search.js';
+import { compileSearch, conjunction, queryParam, searchOrderParam, sortedBy } from '../shared/search.js';
 import type { Route } from '../shared/types.js';
 import { requireVersion } from '../shared/versions.js';
 import { findBy } from '../state/store.js';
@@ -52,12 +52,14 @@ export const groupRoutes: Route[] = [
       const byId = terms?.length === 1 && terms[0]?.field === 'id' ? terms[0] : undefined;
       const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || (term.field === undefined && term.value === '*'));
       // One id is a lookup and the organization's listing is the list itself: neither scans every group.
-      const groups: readonly Group[] = byId
+      const found: readonly Group[] = byId
         ? [findBy(state.groups, 'id', byId.value)].filter((group): group is Group => group !== undefined)
         : organizationWide && terms?.every((term) => term.value === '*' || term.value === state.organization.id)
           ? state.groups
           : state.groups.filter((group) => matches(group));
-      return json({ query: q, ...page(params, groups, 'results', (group) => groupView(group, caller)) });
+      const order = searchOrderParam(params);
+      const groups = order ? sortedBy(found, order) : found;
+      return json({ query: q, ...searchPage(params, groups, 'results', (group) => groupView(group, caller)) });
     },
   },
   {

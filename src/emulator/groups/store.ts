@@ -2,7 +2,7 @@
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Group } from '../state/model.js';
 import type { Caller } from '../shared/types.js';
-import { containsText, sameKeyword, type SearchFields } from '../shared/search.js';
+import { containsText, matchesNumber, sameKeyword, type SearchFields } from '../shared/search.js';
 import { findBy } from '../state/store.js';
 
 export function groupNotFound(groupId: string): PortalApiError {
@@ -33,8 +33,8 @@ export function groupView(group: Group, caller: Caller): Record<string, unknown>
     sortOrder: 'asc',
     isViewOnly: false,
     thumbnail: null,
-    created: 0,
-    modified: 0,
+    created: group.created,
+    modified: group.created,
     access: group.access,
     capabilities: [],
     isFav: false,
@@ -65,6 +65,7 @@ export function groupSearchFields(state: EmulatorState): SearchFields<Group> {
       title: (group, value) => containsText(group.title, value),
       access: (group, value) => sameKeyword(group.access, value),
       tags: (group, value) => group.tags.some((tag) => sameKeyword(tag, value)),
+      created: (group, value) => matchesNumber(group.created, value),
     },
     text: (group, value) => sameKeyword(group.id, value) || containsText(group.title, value) || group.tags.some((tag) => sameKeyword(tag, value)) || group.owner === value,
   };

@@ -21,6 +21,29 @@ function pagingInteger(params: Params, name: string, fallback: number): number {
 export type Listing<T> = Pick<readonly T[], 'length' | 'slice'>;
 
 /**
+ * The search operations page through their first 10,000 results only: "Only the first 10,000
+ * results can be paginated; results greater than 10,000 cannot be returned through pagination.
+ * The actual number of total returned results may be greater than 10,000" (Considerations and
+ * limitations, developers.arcgis.com/rest/users-groups-and-items/considerations-and-limitations.htm).
+ * `total` is the whole count; the list ends at the 10,000th result, and a page past it is empty.
+ */
+export const SEARCH_PAGING_LIMIT = 10_000;
+
+export function searchPage<T>(params: Params, all: Listing<T>, key: string, view: (entry: T) => unknown = (entry) => entry): Record<string, unknown> {
+  const start = pagingInteger(params, 'start', 1);
+  const num = Math.min(pagingInteger(params, 'num', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+  const reachable = Math.min(all.length, SEARCH_PAGING_LIMIT);
+  const lastShown = Math.min(start - 1 + num, reachable);
+  return {
+    total: all.length,
+    start,
+    num,
+    nextStart: lastShown >= reachable ? -1 : lastShown + 1,
+    [key]: start - 1 < lastShown ? all.slice(start - 1, lastShown).map(view) : [],
+  };
+}
+
+/**
  * One page of `all`; only the page's entries are viewed (a draft list copies only what it hands
  * out), so paging through a large list costs O(page) per request, not O(list).
  */

@@ -53,6 +53,12 @@ function tokenize(q: string): Token[] {
     } else if (char === '(' || char === ')' || char === ':') {
       tokens.push({ kind: char === '(' ? 'open' : char === ')' ? 'close' : 'colon' });
       index += 1;
+    } else if (char === '[') {
+      // A range, `[A TO B]`: one value, matched by the fields that hold numbers (`created`).
+      const end = q.indexOf(']', index + 1);
+      if (end < 0) throw invalidQuery(q, `The range at position ${index + 1} is not closed.`);
+      tokens.push({ kind: 'word', text: q.slice(index, end + 1), quoted: true });
+      index = end + 1;
     } else if (char === '"') {
       const end = q.indexOf('"', index + 1);
       if (end < 0) throw invalidQuery(q, `The quotation mark at position ${index + 1} is not closed.`);
@@ -60,7 +66,7 @@ function tokenize(q: string): Token[] {
       index = end + 1;
     } else {
       let end = index;
-      while (end < q.length && !/[\s():"]/.test(q[end] ?? '')) end += 1;
+      while (end < q.length && !/[\s():"[]/.test(q[end] ?? '')) end += 1;
       const text = q.slice(index, end);
       tokens.push(text === 'AND' ? { kind: 'and' } : text === 'OR' ? { kind: 'or' } : text === 'NOT' ? { kind: 'not' } : { kind: 'word', text, quoted: false });
       index = end;
@@ -159,6 +165,27 @@ function describe(token: Token): string {
   }
 }
 
+/**
+ * A number field's match: `created:1700000000000` one value, `created:[A TO B]` an inclusive range
+ * (the Search reference's range searches, written with zero-padded epoch milliseconds:
+ * `created:[0000001249084800000 TO 0000001249548000000]`), `*` for an open end.
+ */
+export function matchesNumber(actual: number, value: string): boolean {
+  const { from, to } = numberRange(value);
+  return actual >= from && actual <= to;
+}
+
+/** The inclusive bounds a number field's value names (one number: both). */
+export function numberRange(value: string): { from: number; to: number } {
+  if (/^\d+$/.test(value)) return { from: Number(value), to: Number(value) };
+  const range = /^\[\s*(\S+)\s+TO\s+(\S+)\s*\]$/.exec(value);
+  const bound = (text: string | undefined, open: number): number | undefined => (text === '*' ? open : text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined);
+  const from = bound(range?.[1], -Infinity);
+  const to = bound(range?.[2], Infinity);
+  if (from === undefined || to === undefined) throw badRequest(`Invalid number or range '${value}'.`, ['A number field takes a whole number, or a range [A TO B] of whole numbers (epoch milliseconds) or *.']);
+  return { from, to };
+}
+
 export function parseSearchQuery(q: string): QueryNode {
   return new Parser(q, tokenize(q)).parse();
 }
@@ -237,4 +264,29 @@ export function queryParam(params: Params, missing: () => PortalApiError): strin
   const q = optionalParam(params, 'q');
   if (q === undefined || q.trim() === '') throw missing();
   return q;
+}
+
+/**
+ * The order of a search's results: `sortField` and `sortOrder` (asc, desc). The emulator sorts by
+ * `created` and `title`, which the documentation lists for items and groups alike; without
+ * `sortField` the list's own order.
+ */
+export interface SearchOrder {
+  field: 'created' | 'title';
+  descending: boolean;
+}
+
+export function searchOrderParam(params: Params): SearchOrder | undefined {
+  const field = optionalParam(params, 'sortField')?.trim().toLowerCase();
+  const direction = optionalParam(params, 'sortOrder')?.trim().toLowerCase();
+  if (direction !== undefined && direction !== '' && direction !== 'asc' && direction !== 'desc') throw badRequest(`Invalid sortOrder '${direction}'.`, ["sortOrder is 'asc' or 'desc'."]);
+  if (field === undefined || field === '') return undefined;
+  if (field !== 'created' && field !== 'title') throw badRequest(`Unsupported sortField '${field}'.`, ['The emulator sorts search results by created or title.']);
+  return { field, descending: direction === 'desc' };
+}
+
+/** Records in the search's order (stable: equal keys keep the list's order). */
+export function sortedBy<T extends { created: number; title: string }>(records: readonly T[], order: SearchOrder): T[] {
+  const compare = order.field === 'created' ? (a: T, b: T) => a.created - b.created : (a: T, b: T) => a.title.localeCompare(b.title);
+  return [...records].sort((a, b) => (order.descending ? compare(b, a) : compare(a, b)));
 }

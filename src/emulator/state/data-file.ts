@@ -290,7 +290,7 @@ function readOAuthClient(field: Field): OAuthClient {
 }
 
 function readGroup(field: Field): Group {
-  const o = field.object(['id', 'title', 'owner', 'managers', 'members', 'access', 'tags', 'categorySchema']);
+  const o = field.object(['id', 'title', 'owner', 'managers', 'members', 'access', 'tags', 'categorySchema', 'created']);
   const id = o.required('id').string();
   return {
     id,
@@ -301,6 +301,7 @@ function readGroup(field: Field): Group {
     access: o.optional('access')?.oneOf(['private', 'org', 'public'] as const) ?? 'org',
     tags: o.optional('tags')?.array((t) => t.string()) ?? [],
     categorySchema: o.optional('categorySchema')?.array(readCategoryNode) ?? [],
+    created: o.optional('created')?.integer() ?? 0,
   };
 }
 

@@ -148,6 +148,8 @@ export interface Group {
   access: 'private' | 'org' | 'public';
   tags: string[];
   categorySchema: CategoryNode[];
+  /** Epoch milliseconds. */
+  created: number;
 }
 
 export interface Item {
