@@ -154,12 +154,23 @@ async function readOnceAhead(source: PageSource, itemsField: string, params: Par
   return follow(source, itemsField, params, pageSize, [first, ...rest], reread);
 }
 
-async function readWhole(read: (reread: boolean) => Promise<Page[]>, source: PageSource): Promise<JsonObject[]> {
+/** What one read of a list gave: its entries, or why they are not the whole list. */
+interface ListRead {
+  entries: JsonObject[];
+  problem?: string | undefined;
+}
+
+/** The pages of one read, checked. */
+function checked(pages: readonly Page[]): ListRead {
+  return { entries: pages.flatMap((each) => each.entries), problem: problemOf(pages) };
+}
+
+async function readWhole(read: (reread: boolean) => Promise<ListRead>, source: PageSource): Promise<JsonObject[]> {
   let problem: string | undefined;
   for (let attempt = 1; attempt <= MAX_READS; attempt++) {
-    const pages = await read(attempt > 1);
-    problem = problemOf(pages);
-    if (problem === undefined) return pages.flatMap((each) => each.entries);
+    const result = await read(attempt > 1);
+    problem = result.problem;
+    if (problem === undefined) return result.entries;
   }
   throw source.fail(
     `the list could not be read whole in ${MAX_READS} reads: ${problem ?? 'unknown'}. Nothing was planned from part of it; try again once the portal's content is still, or check the portal.`,
@@ -168,12 +179,12 @@ async function readWhole(read: (reread: boolean) => Promise<Page[]>, source: Pag
 
 /** Every entry of the list, page after page; fails unless the list was read whole (see above). */
 export function readAllPages(source: PageSource, itemsField: string, params: Params, pageSize: number): Promise<JsonObject[]> {
-  return readWhole((reread) => readOnce(source, itemsField, params, pageSize, reread), source);
+  return readWhole(async (reread) => checked(await readOnce(source, itemsField, params, pageSize, reread)), source);
 }
 
 /** Every entry of the list, the pages after the first asked for together; fails unless the list was read whole. */
 export function readAllPagesAhead(source: PageSource, itemsField: string, params: Params, pageSize: number): Promise<JsonObject[]> {
-  return readWhole((reread) => readOnceAhead(source, itemsField, params, pageSize, reread), source);
+  return readWhole(async (reread) => checked(await readOnceAhead(source, itemsField, params, pageSize, reread)), source);
 }
 
 /**
@@ -199,7 +210,7 @@ const searchTime = (ms: number): string => String(ms).padStart(19, '0');
  */
 export function readSearchInWindows(source: PageSource, itemsField: string, q: string, pageSize: number): Promise<JsonObject[]> {
   const reachable = (total: number): number => Math.min(total, SEARCH_PAGING_LIMIT);
-  const readAll = async (reread: boolean): Promise<{ entries: JsonObject[]; problem?: string }> => {
+  const readAll = async (reread: boolean): Promise<ListRead> => {
     const whole = totalOf((await source.get({ q, start: 1, num: pageSize }, reread)));
     const found = new Map<string, JsonObject>();
     for (let from = 0; ; ) {
@@ -224,13 +235,5 @@ export function readSearchInWindows(source: PageSource, itemsField: string, q: s
     if (whole !== undefined && entries.length !== whole) return { entries, problem: `the search said it has ${whole} results, but its windows held ${entries.length} (results were added or removed meanwhile)` };
     return { entries };
   };
-  return (async () => {
-    let problem: string | undefined;
-    for (let attempt = 1; attempt <= MAX_READS; attempt++) {
-      const read = await readAll(attempt > 1);
-      if (read.problem === undefined) return read.entries;
-      problem = read.problem;
-    }
-    throw source.fail(`the list could not be read whole in ${MAX_READS} reads: ${problem ?? 'unknown'}. Nothing was planned from part of it; try again once the portal's content is still, or check the portal.`);
-  })();
+  return readWhole(readAll, source);
 }
