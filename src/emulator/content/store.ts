@@ -1,7 +1,7 @@
 /** content: the data side (moto's models): lookups, views of the documented shapes, and mutations. */
 import { PortalApiError } from '../errors.js';
 import type { EmulatorState, Item } from '../state/model.js';
-import { compileSearch, conjunction, containsText, matchesNumber, numberRange, sameKeyword, sortedBy, type SearchFields, type SearchOrder } from '../shared/search.js';
+import { compileSearch, conjunction, containsText, matchesNumber, numberRange, sameKeyword, sortedBy, type SearchFields, type SearchOrder, type SearchTerm } from '../shared/search.js';
 import type { Listing } from '../shared/paging.js';
 import type { Caller } from '../shared/types.js';
 import { isRecord } from '../state/json.js';
@@ -118,36 +118,40 @@ const createdOrder = new ListIndex((committed) =>
     .sort((a, b) => a.created - b.created || a.position - b.position),
 );
 
-/**
- * The items a search returns, as a lazily read list (only the requested page is copied). A query
- * that only names the organization (`orgid:<id>`, `accountid:<id>`, `*`, joined by AND) pages
- * through an index of what the caller may see (O(page) per request), and with one `created`
- * range added, through the index by creation time; any other query filters the organization's
- * items (O(n)) and sorts them when asked.
- */
+/** The items a search returns, as a lazily read list (only the requested page is copied), in `order` when given. */
 export function searchList(state: EmulatorState, caller: Caller, q: string, order?: SearchOrder): Listing<Item> {
   const { node, matches } = compileSearch(q, itemSearchFields(state));
   const terms = conjunction(node);
-  const created = terms?.filter((term) => term.field === 'created') ?? [];
-  const organizationWide = terms?.every((term) => term.field === 'orgid' || term.field === 'accountid' || term.field === 'created' || (term.field === undefined && term.value === '*'));
-  const seesAll = caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE);
-  if (terms && organizationWide && (order === undefined || order.field === 'created') && (created.length === 0 ? order === undefined : created.length === 1 && seesAll)) {
-    if (terms.some((term) => term.field !== undefined && term.field !== 'created' && term.value !== '*' && term.value !== state.organization.id)) return [];
-    const [range] = created;
-    if (range) {
-      const { from, to } = numberRange(range.value);
-      const byCreated = createdOrder.of(state.items);
-      const first = lowerBound(byCreated, from);
-      const positions = byCreated.slice(first, lowerBound(byCreated, to + 1)).map((entry) => entry.position);
-      return lazyList(order?.descending ? positions.reverse() : positions, (position) => state.items[position]);
-    }
-    if (seesAll) return state.items;
-    const { shared, ownOnly } = visibility.of(state.items);
-    const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
-    return lazyList(positions, (position) => state.items[position]);
-  }
+  const indexed = terms && indexedSearch(state, caller, terms, order);
+  if (indexed) return indexed;
+  // Any other query filters the organization's items (O(n)) and sorts them when asked.
   const found = state.items.filter((item) => maySee(caller, item) && matches(item));
   return order ? sortedBy(found, order) : found;
+}
+
+/**
+ * A search answered from an index, O(page) per request, or undefined: the organization's items
+ * (`orgid:<id>`, `accountid:<id>`, `*`, joined by AND) in the list's order, through the index of
+ * what the caller may see; with one `created` range added (and a caller who sees every item), in
+ * order of creation, through the index by creation time.
+ */
+function indexedSearch(state: EmulatorState, caller: Caller, terms: readonly SearchTerm[], order: SearchOrder | undefined): Listing<Item> | undefined {
+  const organization = terms.filter((term) => term.field !== 'created');
+  const [range, ...moreRanges] = terms.filter((term) => term.field === 'created');
+  if (!organization.every((term) => term.field === 'orgid' || term.field === 'accountid' || (term.field === undefined && term.value === '*'))) return undefined;
+  const seesAll = caller.isDefaultAdmin || caller.hasPrivilege(VIEW_ITEMS_PRIVILEGE);
+  if (range === undefined ? order !== undefined : moreRanges.length > 0 || !seesAll || (order !== undefined && order.field !== 'created')) return undefined;
+  if (organization.some((term) => term.field !== undefined && term.value !== '*' && term.value !== state.organization.id)) return [];
+  if (range) {
+    const { from, to } = numberRange(range.value);
+    const byCreated = createdOrder.of(state.items);
+    const positions = byCreated.slice(lowerBound(byCreated, from), lowerBound(byCreated, to + 1)).map((entry) => entry.position);
+    return lazyList(order?.descending ? positions.reverse() : positions, (position) => state.items[position]);
+  }
+  if (seesAll) return state.items;
+  const { shared, ownOnly } = visibility.of(state.items);
+  const positions = [...shared, ...(caller.app ? [] : (ownOnly.get(caller.user.username) ?? []))];
+  return lazyList(positions, (position) => state.items[position]);
 }
 
 /** The first index of `sorted` whose creation time is at least `created`. */
