@@ -29,18 +29,9 @@ export type Listing<T> = Pick<readonly T[], 'length' | 'slice'>;
  */
 export const SEARCH_PAGING_LIMIT = 10_000;
 
+/** One page of a search's results: as `page`, with only the first SEARCH_PAGING_LIMIT reachable. */
 export function searchPage<T>(params: Params, all: Listing<T>, key: string, view: (entry: T) => unknown = (entry) => entry): Record<string, unknown> {
-  const start = pagingInteger(params, 'start', 1);
-  const num = Math.min(pagingInteger(params, 'num', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
-  const reachable = Math.min(all.length, SEARCH_PAGING_LIMIT);
-  const lastShown = Math.min(start - 1 + num, reachable);
-  return {
-    total: all.length,
-    start,
-    num,
-    nextStart: lastShown >= reachable ? -1 : lastShown + 1,
-    [key]: start - 1 < lastShown ? all.slice(start - 1, lastShown).map(view) : [],
-  };
+  return pageWithin(params, all, key, view, SEARCH_PAGING_LIMIT);
 }
 
 /**
@@ -48,15 +39,20 @@ export function searchPage<T>(params: Params, all: Listing<T>, key: string, view
  * out), so paging through a large list costs O(page) per request, not O(list).
  */
 export function page<T>(params: Params, all: Listing<T>, key: string, view: (entry: T) => unknown = (entry) => entry): Record<string, unknown> {
+  return pageWithin(params, all, key, view, Infinity);
+}
+
+/** One page of the first `limit` entries of `all`; `total` is still all of them. */
+function pageWithin<T>(params: Params, all: Listing<T>, key: string, view: (entry: T) => unknown, limit: number): Record<string, unknown> {
   const start = pagingInteger(params, 'start', 1);
   const num = Math.min(pagingInteger(params, 'num', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
-  const entries = all.slice(start - 1, start - 1 + num).map(view);
-  const lastShown = start - 1 + num;
+  const reachable = Math.min(all.length, limit);
+  const lastShown = Math.min(start - 1 + num, reachable);
   return {
     total: all.length,
     start,
     num,
-    nextStart: lastShown >= all.length ? -1 : lastShown + 1,
-    [key]: entries,
+    nextStart: lastShown >= reachable ? -1 : lastShown + 1,
+    [key]: start - 1 < lastShown ? all.slice(start - 1, lastShown).map(view) : [],
   };
 }
