@@ -223,10 +223,17 @@ export function readSearchInWindows(source: PageSource, itemsField: string, q: s
       const problem = problemOf(pages, reachable);
       if (problem) return { entries: [], problem: `in the window created from ${from}: ${problem}` };
       const window = pages.flatMap((each) => each.entries);
-      for (const entry of window) found.set(identityOf(entry), entry);
+      // The windows rest on the portal narrowing by `created` and sorting by it: checked, never assumed.
+      let last = from;
+      for (const entry of window) {
+        const created = entry['created'];
+        if (typeof created !== 'number' || created < last) {
+          return { entries: [], problem: `the window created from ${from} was not narrowed to that range and sorted by creation time (sortField=created)` };
+        }
+        last = created;
+        found.set(identityOf(entry), entry);
+      }
       if (total <= SEARCH_PAGING_LIMIT) break;
-      const last = window[window.length - 1]?.['created'];
-      if (typeof last !== 'number' || last < from) return { entries: [], problem: `the results were not in order of creation (sortField=created), so no window could follow the one from ${from}` };
       // 10,000 results created in one millisecond leave no window to follow: the search cannot read them.
       if (last === from) throw source.fail(`more than ${SEARCH_PAGING_LIMIT} results were created in the same millisecond (${from}); the search cannot page through them`);
       from = last;
