@@ -31,6 +31,12 @@ declare const PORTALCTL_BUNDLE_DIGESTS: Record<string, string>;
 const bundleFile = join(__dirname, 'cli.cjs');
 /** Cache files kept per bundle build (one per command); past this, no new one is written. */
 const MAX_COMMANDS = 32;
+/**
+ * Builds of a bundle whose caches are kept, this one included: the most recently written go on.
+ * Two versions used in turn (a global install and a project's own, a CI matrix) must not take
+ * each other's cache away at every start; a fifth build's first write removes the oldest's.
+ */
+const KEPT_BUILDS = 4;
 
 /**
  * The per-user cache directory (XDG on Linux), or undefined when the environment names no home
@@ -210,26 +216,43 @@ function readCache(file: string, digest: string, identity: string): CacheFile {
 
 /**
  * Written whole under a temporary name, then renamed: a concurrent start never reads half a file.
- * Caches of other builds of the bundle are of no further use and go; past MAX_COMMANDS files for
+ * Caches of builds past the KEPT_BUILDS most recently written go; past MAX_COMMANDS files for
  * this build (mistyped commands make theirs too), no more are added.
  */
 function writeCache(directory: string, file: string, prefix: string, digest: string, identity: string, commands: string[], data: Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    const thisBuild = `${prefix}-${digest}.`;
-    let kept = 0;
-    for (const name of readdirSync(directory)) {
-      if (!name.startsWith(`${prefix}-`)) continue;
-      if (name.startsWith(thisBuild)) kept += 1;
-      else rmSync(join(directory, name), { force: true });
-    }
-    if (kept >= MAX_COMMANDS) return;
+    const others = otherBuilds(directory, prefix, digest);
+    if (others.kept >= MAX_COMMANDS) return;
+    for (const build of others.builds.slice(KEPT_BUILDS - 1)) for (const name of build.files) rmSync(join(directory, name), { force: true });
     const header = { commands, bundle: digest, file: identity, checksum: checksumOf(data) };
     writeFileSync(temporary, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), data]), { mode: 0o600 });
     renameSync(temporary, file);
   } catch {
     rmSync(temporary, { force: true });
   }
+}
+
+/**
+ * The cache files in `directory` of the bundle `prefix`: how many are this build's, and the other
+ * builds' files by build (`prefix-DIGEST.…`), the most recently written build first.
+ */
+function otherBuilds(directory: string, prefix: string, digest: string): { kept: number; builds: { files: string[]; written: number }[] } {
+  let kept = 0;
+  const builds = new Map<string, { files: string[]; written: number }>();
+  for (const name of readdirSync(directory)) {
+    if (!name.startsWith(`${prefix}-`)) continue;
+    const build = name.slice(prefix.length + 1).split('.')[0] ?? '';
+    if (build === digest) {
+      kept += 1;
+      continue;
+    }
+    const entry = builds.get(build) ?? { files: [], written: 0 };
+    entry.files.push(name);
+    entry.written = Math.max(entry.written, statSync(join(directory, name), { throwIfNoEntry: false })?.mtimeMs ?? 0);
+    builds.set(build, entry);
+  }
+  return { kept, builds: [...builds.values()].sort((a, b) => b.written - a.written) };
 }
 
 /** What the bundles evaluated so far exported, by file name (as require's cache would hold them). */

@@ -8,7 +8,7 @@
 import { isAscii } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -67,10 +67,18 @@ afterEach(() => {
 describe('the code cache of the bin', () => {
   it('lives in the per-user cache directory, and a cached start gives the same output', () => {
     const directory = join(home, 'cache', 'portalctl');
-    // A cache of another build of the bundle (an earlier version) is never loaded, and goes away.
+    // Caches of other builds of the bundle (other versions) are never loaded. The three most
+    // recently written stay, so that versions used in turn keep theirs; older ones go.
     mkdirSync(directory, { recursive: true, mode: 0o700 });
-    const otherBuild = join(directory, `cli-0000000000000000.${process.versions.v8}.${process.arch}.cache`);
-    writeFileSync(otherBuild, '{"commands":["validate"]}\nnot V8 data');
+    const otherBuilds = ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004'].map((digest, age) => {
+      const file = join(directory, `cli-${digest}.validate.${process.versions.v8}.${process.arch}.cache`);
+      writeFileSync(file, '{"commands":["validate"]}\nnot V8 data');
+      // The first written longest ago.
+      const written = new Date(Date.now() - (4 - age) * 3_600_000);
+      utimesSync(file, written, written);
+      return file;
+    });
+    const [oldest, ...recent] = otherBuilds;
 
     const first = portalctl(['validate', example]);
     expect(first.stderr).toBe('');
@@ -79,8 +87,10 @@ describe('the code cache of the bin', () => {
     if (process.platform !== 'win32') expect(statSync(directory).mode & 0o777).toBe(0o700);
 
     const cacheFile = join(directory, launcherCacheName());
+    expect(existsSync(oldest!)).toBe(false);
+    expect(recent.filter((file) => existsSync(file))).toEqual(recent);
+    for (const file of recent) rmSync(file);
     expect(filesBelow(directory).filter((name) => !name.startsWith('node-compile-cache'))).toEqual([launcherCacheName()]);
-    expect(existsSync(otherBuild)).toBe(false);
     if (process.platform !== 'win32') expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
     expect(cacheHeader(cacheFile).commands).toEqual(['validate']);
     const written = statSync(cacheFile);
