@@ -136,12 +136,17 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
   const diagnostics: Diagnostic[] = [];
   const portal = mergePortal(documents, diagnostics);
   const safety = mergeSafety(documents, diagnostics);
-  const byAddress = new Map<string, DesiredObject>();
+  // A dictionary object rather than a Map: setting a key internalizes the address string, so the
+  // plan's lookups of the same strings among the state's entries (object keys too) are direct;
+  // with a Map each of those lookups hashed and searched V8's string table first, a twentieth of
+  // a large organization's offline plan. Declaration order is kept by `objects`.
+  const byAddress: Record<string, DesiredObject | undefined> = Object.create(null) as Record<string, DesiredObject | undefined>;
+  const objects: DesiredObject[] = [];
   const byCollection = new Map<string, PruneDeclaration>();
   // Plain loops: a large organization has tens of thousands of objects, and no copy is needed.
   for (const document of documents) {
     for (const object of document.objects) {
-      const first = byAddress.get(object.address);
+      const first = byAddress[object.address];
       if (first) {
         diagnostics.push({
           severity: 'error',
@@ -153,7 +158,8 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
         });
         continue;
       }
-      byAddress.set(object.address, object);
+      byAddress[object.address] = object;
+      objects.push(object);
     }
   }
   for (const prune of documents.flatMap((document) => document.prunes)) {
@@ -171,7 +177,7 @@ export function mergeDeclarations(documents: readonly DocumentDeclarations[]): M
     }
     byCollection.set(prune.collection, prune);
   }
-  return { portal, safety, objects: [...byAddress.values()], prunes: [...byCollection.values()], diagnostics };
+  return { portal, safety, objects, prunes: [...byCollection.values()], diagnostics };
 }
 
 export interface LoadOptions {
