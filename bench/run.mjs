@@ -12,7 +12,7 @@
  * --node-versions 22,24  the other Node majors start-up is measured on (npm's `node` package; "" for none)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,8 @@ const STARTUP_ROUNDS = 15;
 const LATENCY_MS = 20;
 const PARALLELISM = 8;
 const WRITES = 1000;
+/** Applies measured per organization of the economy figures (their median is reported). */
+const APPLY_ROUNDS = 3;
 const TOKEN_ENV = { PORTALCTL_TOKEN: 'admin-token' };
 
 /** The load since the current group began: the default window of its figures. */
@@ -189,12 +191,30 @@ async function economyRun(work, name, generated) {
     if (summariseLog(planRequests, LATENCY_MS).writes !== 0) throw new Error(`plan (${name}) sent writes`);
     if (plan.operations.length !== generated.writes) throw new Error(`The plan (${name}) has ${plan.operations.length} operations; the generated data needs ${generated.writes}.`);
 
-    await emulator.clearRequests();
-    const applied = expectExit(await portalctl(['apply', configFile, '--auto-approve', '--force', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), `apply (${name})`);
-    const applyRequests = await emulator.requests();
+    // The apply's time is one run start to exit, which a moment of other work on the machine
+    // moves: the median of APPLY_ROUNDS applies, each to a fresh copy of the data with no state.
+    const applies = [];
+    for (let round = 0; round < APPLY_ROUNDS; round++) {
+      if (round > 0) {
+        await emulator.reset();
+        await emulator.setLatency(LATENCY_MS);
+        for (const file of readdirSync(dir)) if (file.startsWith('portalctl.state.json')) rmSync(join(dir, file), { recursive: true });
+      }
+      await emulator.clearRequests();
+      const applied = expectExit(await portalctl(['apply', configFile, '--auto-approve', '--force', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), `apply (${name}, round ${round + 1})`);
+      const requests = await emulator.requests();
+      const summary = summariseLog(requests, LATENCY_MS);
+      if (summary.failedWrites) throw new Error(`${summary.failedWrites} writes of the apply (${name}, round ${round + 1}) failed`);
+      applies.push({ ms: applied.ms, requests, summary });
+    }
+    const applyRequests = applies[0].requests;
     if (args.includes('--keep')) writeFileSync(join(dir, 'apply-requests.json'), JSON.stringify(applyRequests));
-    const applyLog = summariseLog(applyRequests, LATENCY_MS);
-    if (applyLog.failedWrites) throw new Error(`${applyLog.failedWrites} writes of the apply (${name}) failed`);
+    // Every round sends the same requests; only their timing differs.
+    for (const { requests, summary } of applies.slice(1)) {
+      if (requests.length !== applyRequests.length || summary.writes !== applies[0].summary.writes) throw new Error(`The applies (${name}) sent different requests: ${applies.map((a) => a.requests.length).join(', ')}`);
+    }
+    const applyLog = { ...applies[0].summary, writePhaseMs: median(applies.map((a) => a.summary.writePhaseMs)) };
+    const applyMs = median(applies.map((a) => a.ms));
 
     await emulator.clearRequests();
     expectExit(await portalctl(['apply', configFile, '--auto-approve', '--force', '--parallelism', String(PARALLELISM), ...shared], { cwd: dir, env: TOKEN_ENV }), `second apply (${name})`);
@@ -207,7 +227,7 @@ async function economyRun(work, name, generated) {
     const ideal = await rawWrites(emulator.url, plan.operations, PARALLELISM);
     const idealLog = summariseLog(await emulator.requests(), LATENCY_MS);
     if (ideal.failures || idealLog.writes !== plan.operations.length) throw new Error(`The ideal client sent ${idealLog.writes} writes with ${ideal.failures} failures`);
-    return { planReads: readsOf(planRequests), applyReads: readsOf(applyRequests), applyLog, applyMs: applied.ms, secondLog, idealLog };
+    return { planReads: readsOf(planRequests), applyReads: readsOf(applyRequests), applyLog, applyMs, secondLog, idealLog };
   } finally {
     await emulator.close();
   }
@@ -256,7 +276,7 @@ async function economy(work) {
     '<=',
     1.5,
     'x',
-    `${Math.round(m.applyMs)} ms, start to exit; floor ceil(${requests} requests / ${PARALLELISM}) x ${LATENCY_MS} ms = ${floorMs} ms; ${(m.applyMs / limitMs).toFixed(2)} x the writes-only limit of ${limitMs} ms`,
+    `${Math.round(m.applyMs)} ms, start to exit (median of ${APPLY_ROUNDS}); floor ceil(${requests} requests / ${PARALLELISM}) x ${LATENCY_MS} ms = ${floorMs} ms; ${(m.applyMs / limitMs).toFixed(2)} x the writes-only limit of ${limitMs} ms`,
   );
   figure(
     'economy: apply write phase / limit',
@@ -264,7 +284,7 @@ async function economy(work) {
     '<=',
     1.2,
     'x',
-    `${Math.round(m.applyLog.writePhaseMs)} ms from first write received to last answered; an ideal client (${PARALLELISM} bare request loops) takes ${Math.round(m.idealLog.writePhaseMs)} ms = ${(m.idealLog.writePhaseMs / limitMs).toFixed(2)} x the limit against the same emulator`,
+    `${Math.round(m.applyLog.writePhaseMs)} ms from first write received to last answered (median of ${APPLY_ROUNDS}); an ideal client (${PARALLELISM} bare request loops) takes ${Math.round(m.idealLog.writePhaseMs)} ms = ${(m.idealLog.writePhaseMs / limitMs).toFixed(2)} x the limit against the same emulator`,
   );
 
   const listed = economyOrganization({ seed: SEED, url, groups: 0, users: 0, items: 2000, roles: 150, writes: WRITES, changed: { group: 0, task: 0, role: 78 } });
@@ -275,7 +295,7 @@ async function economy(work) {
     '<=',
     1.5,
     'x',
-    `${Math.round(l.applyMs)} ms, start to exit, with ${l.applyReads.total} reads for ${listed.declared} objects; limit ceil(${WRITES}/${PARALLELISM}) x ${LATENCY_MS} ms = ${limitMs} ms; an ideal client's write phase alone is ${(l.idealLog.writePhaseMs / limitMs).toFixed(2)} x`,
+    `${Math.round(l.applyMs)} ms, start to exit (median of ${APPLY_ROUNDS}), with ${l.applyReads.total} reads for ${listed.declared} objects; limit ceil(${WRITES}/${PARALLELISM}) x ${LATENCY_MS} ms = ${limitMs} ms; an ideal client's write phase alone is ${(l.idealLog.writePhaseMs / limitMs).toFixed(2)} x`,
   );
 }
 
