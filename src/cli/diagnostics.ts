@@ -13,6 +13,9 @@ function formatValue(value: unknown): string {
 }
 
 /** Human diagnostics: `file:line:column: severity: message [address]`, the source line, a caret, value and expectation. */
+/** How much of a source line a diagnostic shows. */
+const EXCERPT_CHARS = 160;
+
 export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<CommandIO, 'cwd' | 'color'>): string {
   const lines = new Map<string, string[] | undefined>();
   const sourceLines = (file: string): string[] | undefined => {
@@ -39,9 +42,12 @@ export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<C
     const line = location ? sourceLines(location.file)?.[location.line - 1] : undefined;
     if (location && line !== undefined) {
       const gutter = String(location.line);
-      const excerpt = terminalText(line.length > 160 ? `${line.slice(0, 160)}...` : line, { lines: true });
-      output += `  ${paint('dim', `${gutter} |`)} ${excerpt}\n`;
-      output += `  ${' '.repeat(gutter.length)} ${paint('dim', '|')} ${' '.repeat(Math.max(0, location.column - 1))}${paint(diagnostic.severity, '^')}\n`;
+      // A long line (minified JSON is one line) is shown around the column, so the caret stays under it.
+      const from = line.length <= EXCERPT_CHARS ? 0 : Math.max(0, Math.min(location.column - 1 - EXCERPT_CHARS / 2, line.length - EXCERPT_CHARS));
+      const cut = `${from > 0 ? '...' : ''}${line.slice(from, from + EXCERPT_CHARS)}${from + EXCERPT_CHARS < line.length ? '...' : ''}`;
+      const caret = (from > 0 ? 3 : 0) + Math.max(0, location.column - 1 - from);
+      output += `  ${paint('dim', `${gutter} |`)} ${terminalText(cut, { lines: true })}\n`;
+      output += `  ${' '.repeat(gutter.length)} ${paint('dim', '|')} ${' '.repeat(caret)}${paint(diagnostic.severity, '^')}\n`;
     }
     const details = [
       'value' in diagnostic && diagnostic.value !== undefined ? `value: ${formatValue(diagnostic.value)}` : undefined,

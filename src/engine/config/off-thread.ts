@@ -10,7 +10,9 @@
  *   the worker, which keeps its positioned document and answers where a path is declared;
  * - a large file that the fast path reads (its data in a second or less) is positioned in the
  *   worker when its locations are first needed in bulk (`prepareLocate`, awaited before its
- *   schema problems are located); other locations in it are built here as before.
+ *   schema problems are located); other locations in it are built here as before. A file of
+ *   largeLocateChars or more is never positioned whole, here or there: large-locate.ts finds
+ *   its paths from its data, positioning only small parts of it.
  *
  * Everything else a file can cause is bounded: aliases by the expanded size, schema problems by
  * their number (extract.ts). Small files (most configs) never start the worker, and without the
@@ -23,7 +25,7 @@ import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { positionsWorkerFile } from './positions-worker-file.js';
-import { fromFastData, isJsonFile, lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
+import { fromFastData, isJsonFile, largeLocateChars, lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
 
 /**
  * Files of this many characters or more are positioned off the main thread (about a second of
@@ -150,18 +152,19 @@ class PositionsWorker {
 /**
  * A document's `locate`: on this thread until the worker has positioned it, then asking the
  * worker. The text comes from `source` when needed (read again from the file: a large file's
- * text is not kept beside its data).
+ * text is not kept beside its data). A file too large to position whole (largeLocateChars) is
+ * located here from its `data`, never positioned by the worker.
  */
-function workerLocator(worker: PositionsWorker, id: number, file: string, source: () => string | undefined, positioned: boolean) {
+function workerLocator(worker: PositionsWorker, id: number, file: string, source: () => string | undefined, positioned: boolean, data?: () => JsonValue | undefined) {
   let where: 'here' | 'worker' = positioned ? 'worker' : 'here';
   let here: ParsedSource['locate'] | undefined;
   const start: SourceLocation = { file, line: 1, column: 1 };
   const locate: ParsedSource['locate'] = (path, options) =>
-    where === 'worker' ? (worker.locate(id, path, options?.key === true) ?? start) : (here ??= lazyLocate(file, source))(path, options);
+    where === 'worker' ? (worker.locate(id, path, options?.key === true) ?? start) : (here ??= lazyLocate(file, source, data))(path, options);
   const prepareLocate = async (): Promise<void> => {
     if (where === 'worker' || here) return;
     const text = source();
-    if (text === undefined) return;
+    if (text === undefined || (text.length >= largeLocateChars && data?.() !== undefined)) return;
     try {
       await worker.request({ type: 'prepare', id, file, text });
       where = 'worker';
@@ -264,10 +267,13 @@ async function laneRead(lane: PositionsWorker, text: string): Promise<LaneRead |
 async function parseRead(file: string, text: string, again: () => string | undefined, laned?: LaneRead): Promise<ParsedSource> {
   const known = laned === 'declined' ? undefined : laned?.data;
   const worker = text.length >= offThreadChars ? PositionsWorker.get() : undefined;
-  if (!worker) return known === undefined ? parseConfigText(file, text, again) : fromFastData(file, known, text, lazyLocate(file, again));
+  if (!worker) return known === undefined ? parseConfigText(file, text, again) : fromFastData(file, known, text, lazyLocate(file, again, () => known));
   const id = worker.nextId();
-  const fast = workerLocator(worker, id, file, again, false);
+  // The data, for locating a large file, once read (a too-deep document is located while it is read).
+  const read: { source?: ParsedSource | undefined } = {};
+  const fast = workerLocator(worker, id, file, again, false, () => read.source?.data);
   const source = known !== undefined ? fromFastData(file, known, text, fast.locate) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast.locate);
+  read.source = source;
   if (source) return { ...source, prepareLocate: fast.prepareLocate };
   try {
     const parsed = await worker.request({ type: 'parse', id, file, text });

@@ -14,7 +14,8 @@ import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
-import { flowDepthExceeded, jsonSyntaxProblem } from './text-scan.js';
+import { largeFileLocate, type SnippetPositions } from './large-locate.js';
+import { flowDepthExceeded, jsonSyntaxProblem, locationAt } from './text-scan.js';
 import { yamlDataOnly } from './yaml-data.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias } from './yaml-expand.js';
 
@@ -213,31 +214,36 @@ function positionOf(prefix: string, start: SourceLocation): SourceLocation {
   return { file: start.file, line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };
 }
 
-/** Line and column (1-based) of a character offset in `text`. */
-function locationAt(file: string, text: string, offset: number): SourceLocation {
-  let line = 1;
-  let lineStart = 0;
-  const end = Math.max(0, Math.min(offset, text.length));
-  for (let index = text.indexOf('\n'); index !== -1 && index < end; index = text.indexOf('\n', index + 1)) {
-    line += 1;
-    lineStart = index + 1;
-  }
-  return { file, line, column: end - lineStart + 1 };
-}
 
 /**
- * A `locate` that builds the positioned document on first use only, from the text `source`
- * gives (undefined when the file changed since it was read: positions are then 1:1).
+ * Files of this many characters or more are never positioned whole (the `yaml` package's document
+ * takes about 20 times the text in memory, and half a second per megabyte): large-locate.ts finds
+ * a path in them from the data, positioning only a small part.
  */
-export function lazyLocate(file: string, source: () => string | undefined): ParsedSource['locate'] {
-  let document: PositionedDocument | null | undefined;
+export const largeLocateChars = 4 << 20;
+
+/**
+ * A `locate` that builds what it needs on first use only, from the text `source` gives
+ * (undefined when the file changed since it was read: positions are then 1:1): the positioned
+ * document, or for a large file whose `data` is known, large-locate.ts's scan.
+ */
+export function lazyLocate(file: string, source: () => string | undefined, data?: () => JsonValue | undefined): ParsedSource['locate'] {
+  let locate: ParsedSource['locate'] | null | undefined;
   return (path, options) => {
-    if (document === undefined) {
+    if (locate === undefined) {
       const text = source();
-      document = text === undefined ? null : positionedDocument(file, text);
+      const known = text !== undefined && text.length >= largeLocateChars ? data?.() : undefined;
+      locate = text === undefined ? null : known !== undefined ? largeFileLocate(file, text, known, isJsonFile(file), (snippet) => snippetPositions(file, snippet)) : positionedDocument(file, text).locate;
     }
-    return document ? document.locate(path, options) : { file, line: 1, column: 1 };
+    return locate ? locate(path, options) : { file, line: 1, column: 1 };
   };
+}
+
+/** A snippet of a large file positioned alone, with its data when it parsed cleanly. */
+function snippetPositions(file: string, snippet: string): SnippetPositions {
+  const document = positionedDocument(file, snippet);
+  const clean = !document.exhausted && document.doc.errors.length === 0;
+  return { locate: document.locate, data: clean ? (document.doc.toJS() as JsonValue) : undefined };
 }
 
 /** The text kept as it is, when there is no file to read it again from. (A function of its own, so that no other closure keeps the text.) */
@@ -246,7 +252,10 @@ export function kept(text: string): () => string {
 }
 
 export function parseJsonSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
-  return parseJsonData(file, text, lazyLocate(file, again ?? kept(text)));
+  // The data, for locating a large file, once parsed (a too-deep document is located while it is parsed).
+  const parsed: { source?: ParsedSource } = {};
+  parsed.source = parseJsonData(file, text, lazyLocate(file, again ?? kept(text), () => parsed.source?.data));
+  return parsed.source;
 }
 
 function parseJsonData(file: string, text: string, locate: ParsedSource['locate']): ParsedSource {
@@ -262,7 +271,7 @@ function parseJsonData(file: string, text: string, locate: ParsedSource['locate'
 
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
-  if (fast) return fromFastData(file, fast.data, text, lazyLocate(file, again ?? kept(text)));
+  if (fast) return fromFastData(file, fast.data, text, lazyLocate(file, again ?? kept(text), () => fast.data));
   return parsePositionedYaml(file, text);
 }
 

@@ -3,6 +3,19 @@
  * does not say where in every Node version) and where flow brackets nest too deeply (a parser
  * that exhausts its stack cannot say either). Both are iterative: hostile input cannot overflow.
  */
+import type { SourceLocation } from '../../core/diagnostics.js';
+
+/** Line and column (1-based) of a character offset in `text`. */
+export function locationAt(file: string, text: string, offset: number): SourceLocation {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.max(0, Math.min(offset, text.length));
+  for (let index = text.indexOf('\n'); index !== -1 && index < end; index = text.indexOf('\n', index + 1)) {
+    line += 1;
+    lineStart = index + 1;
+  }
+  return { file, line, column: end - lineStart + 1 };
+}
 
 /**
  * The offset of the bracket that opens flow nesting level `max + 1`, skipping quoted strings
