@@ -50,6 +50,8 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
   const snippets = new Map<string, SnippetPositions>();
   const start: SourceLocation = { file, line: 1, column: 1 };
   const at = (offset: number): SourceLocation => locationAt(file, text, offset);
+  /** An offset on a YAML child's first line, whose number the scan knows. */
+  const onLine = (child: Child, offset: number): SourceLocation => ({ file, line: child.line, column: offset - child.start + 1 });
   const positioned = (key: string, snippet: string): SnippetPositions => {
     let found = snippets.get(key);
     if (!found) {
@@ -64,7 +66,7 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
     if (json) return text.charCodeAt(skipSpace(text, 0)) === 123 ? at(skipSpace(text, 0)) : start;
     if (!children.has('[]')) children.set('[]', indexed(yamlChildren(text, undefined)));
     const first = children.get('[]')?.first;
-    return first?.key !== undefined ? { file, line: first.line, column: first.at - first.start + 1 } : start;
+    return first?.key !== undefined ? onLine(first, first.at) : start;
   };
   return (path, options) => {
     if (path.length === 0) return rootLocation();
@@ -78,13 +80,14 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
       if (!children.has(prefix)) children.set(prefix, indexed(json ? jsonChildren(text, container) : yamlChildren(text, container)));
       const kids = children.get(prefix);
       // A block collection under a key starts at its first entry or item, as the document says.
-      if (!json && container?.key !== undefined && kids?.first) found = { file, line: kids.first.line, column: kids.first.at - kids.first.start + 1 };
+      if (!json && container?.key !== undefined && kids?.first) found = onLine(kids.first, kids.first.at);
       const child = kids?.get(step);
       const value = childValue(node, step);
       if (!child || value === undefined) return found;
+      // As the positioned document points: an item at its dash (JSON: itself), a collection or a key asked for at the key, a scalar at its value.
+      const target = child.key !== undefined && (options?.key === true || (typeof value === 'object' && value !== null)) ? child.at : (child.value ?? child.at);
       if (json) {
-        const collection = typeof value === 'object' && value !== null;
-        if (last) return at(child.key !== undefined && (options?.key === true || collection) ? child.at : (child.value ?? child.at));
+        if (last) return at(target);
         if (child.end - child.start <= snippetChars) {
           const inner = positioned(`${prefix}/${String(step)}`, text.slice(child.start, child.end)).locate(path.slice(index + 1), options);
           return shifted(inner, at(child.start));
@@ -96,13 +99,11 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
         if (snippet.data === undefined || !deepEqual(snippet.data, expected)) return start;
         return shifted(snippet.locate([child.key ?? 0, ...path.slice(index + 1)], options), { file, line: child.line, column: 1 });
       } else if (last) {
-        const collection = typeof value === 'object' && value !== null;
-        const target = child.key !== undefined && !(options?.key === true || collection) && child.value !== undefined ? child.value : child.at;
-        return { file, line: child.line, column: target - child.start + 1 };
+        return onLine(child, child.key === undefined ? child.at : target);
       }
       // The deepest node so far: an item at its dash, a value under a key where the value starts.
       const valueAt = child.key === undefined ? child.at : (child.value ?? child.at);
-      found = json ? at(valueAt) : { file, line: child.line, column: valueAt - child.start + 1 };
+      found = json ? at(valueAt) : onLine(child, valueAt);
       container = child;
       node = value;
     }
