@@ -4,7 +4,9 @@
  * ones the whole file's positioned document gives, for every node, in YAML as people write it
  * and in JSON minified or indented; what the scan cannot follow is located at the last node it
  * could, never at a wrong one. End to end: one broken rule in a config of several megabytes is
- * reported at its line and column, and a minified JSON line is shown around the column.
+ * reported at its line and column, and a minified JSON line is shown around the column. YAML
+ * that only the positioned parse can read (anchors, tags, errors) is refused past 16 MiB, at
+ * what needs it, instead of running out of memory.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,7 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import type { ConfigPath } from '../../src/kinds/toolkit/contract.js';
 import { largeFileLocate, snippetChars } from '../../src/engine/config/large-locate.js';
-import { largeLocateChars, parseJsonSource, parseYamlSource } from '../../src/engine/config/source.js';
+import { largeLocateChars, largestPositionedChars, parseJsonSource, parseYamlSource } from '../../src/engine/config/source.js';
 import { CLI } from '../support/cli.js';
 
 /** Positions of a small text, as the whole file's are made (its own positioned document). */
@@ -163,6 +165,16 @@ describe('validate of a config of several megabytes with one broken rule', () =>
     expect(output).toMatch(/1 error/);
   });
 
+  it('YAML too large to position whole, with an anchor: refused at the anchor', async () => {
+    const lines = groupsConfig(Math.ceil((largestPositionedChars + 1000) / 900)).split('\n');
+    const at = lines.findIndex((line, index) => index > 5000 && line.startsWith('  - id: '));
+    lines.splice(at, 1, '  - &first', (lines[at] as string).replace('  - id: ', '    id: '));
+    const output = await validate({ 'groups.yaml': lines.join('\n') });
+    expect(output).toContain(`groups.yaml:${at + 1}:5: error: The file is 16.`);
+    expect(output).toContain('(yaml/large-file-features)');
+    expect(output).toMatch(/1 error/);
+  });
+
   it('JSON on one line: the rule at its column, the line shown around it with the caret under it', async () => {
     const config = JSON.parse(JSON.stringify({ version: 1, portal: { url: 'https://portal.example.com/portal', edition: 'self-managed', version: '11.3' }, groups: Array.from({ length: 9000 }, (_, index) => ({ id: String(index).padStart(32, '0'), categorySchema: categories(index) })) })) as {
       groups: { categorySchema: { title: string }[] }[];
@@ -179,5 +191,45 @@ describe('validate of a config of several megabytes with one broken rule', () =>
     // The caret stands under the value's opening quote.
     expect(excerpt?.[caret?.indexOf('^') ?? -1]).toBe('"');
     expect(excerpt?.slice(caret?.indexOf('^')).startsWith('"Tree, broken"')).toBe(true);
+  });
+});
+
+describe('a YAML file too large to position whole, which the fast path cannot read', () => {
+  /** Groups enough for `chars` characters, with `edit` applied to the lines. */
+  const largeYaml = (chars: number, edit: (lines: string[]) => void): { text: string; lines: string[] } => {
+    const lines = groupsConfig(Math.ceil(chars / 900)).split('\n');
+    edit(lines);
+    return { text: lines.join('\n'), lines };
+  };
+
+  it('an anchor: refused at the anchor, naming the limit and what to do, without positioning anything', () => {
+    const { text, lines } = largeYaml(largestPositionedChars + 1000, (lines) => {
+      const at = lines.findIndex((line, index) => index > 5000 && line.startsWith('  - id: '));
+      lines[at] = (lines[at] as string).replace('  - id: ', '  - &first\n    id: ');
+    });
+    expect(text.length).toBeGreaterThan(largestPositionedChars);
+    const anchorLine = lines.join('\n').split('\n').findIndex((line) => line.includes('&first')) + 1;
+    const source = parseYamlSource('groups.yaml', text);
+    expect(source.data).toBeUndefined();
+    expect(source.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'yaml/large-file-features',
+        location: { file: 'groups.yaml', line: anchorLine, column: 5 },
+        message: expect.stringMatching(/^The file is 16\.\d MiB and uses an anchor, tag, explicit or collection key, or directive \(the first is here\), which portalctl reads only in files under 16 MiB/),
+        expected: expect.stringContaining('write the values out, split the file, or write it as JSON'),
+      }),
+    ]);
+  });
+
+  it('a duplicate key: refused at it, as js-yaml reads it', () => {
+    const { text, lines } = largeYaml(largestPositionedChars + 1000, (lines) => {
+      const at = lines.findLastIndex((line) => line.startsWith('    categorySchema:'));
+      lines.splice(at, 0, '    categorySchema: []');
+    });
+    const duplicate = lines.findLastIndex((line) => line.startsWith('    categorySchema:')) + 1;
+    const source = parseYamlSource('groups.yaml', text);
+    expect(source.data).toBeUndefined();
+    expect(source.diagnostics).toHaveLength(1);
+    expect(source.diagnostics[0]).toMatchObject({ code: 'yaml/invalid', message: 'Invalid YAML: duplicated mapping key.', location: { file: 'groups.yaml', line: duplicate } });
   });
 });

@@ -25,7 +25,20 @@ import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { positionsWorkerFile } from './positions-worker-file.js';
-import { fromFastData, isJsonFile, largeLocateChars, lazyLocate, maxConfigFileBytes, parseConfigText, parseWithoutPositions, readConfigText, sourceProblem, type ParsedSource } from './source.js';
+import {
+  fromFastData,
+  isJsonFile,
+  largeLocateChars,
+  largestPositionedChars,
+  lazyLocate,
+  maxConfigFileBytes,
+  parseConfigText,
+  parseWithoutPositions,
+  readConfigText,
+  sourceProblem,
+  tooLargeToPosition,
+  type ParsedSource,
+} from './source.js';
 
 /**
  * Files of this many characters or more are positioned off the main thread (about a second of
@@ -275,6 +288,7 @@ async function parseRead(file: string, text: string, again: () => string | undef
   const source = known !== undefined ? fromFastData(file, known, text, fast.locate) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast.locate);
   read.source = source;
   if (source) return { ...source, prepareLocate: fast.prepareLocate };
+  if (text.length >= largestPositionedChars) return tooLargeToPosition(file, text);
   try {
     const parsed = await worker.request({ type: 'parse', id, file, text });
     if (parsed.type !== 'parsed') throw new Error(`unexpected answer ${parsed.type}`);

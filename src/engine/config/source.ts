@@ -16,7 +16,7 @@ import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, type SnippetPositions } from './large-locate.js';
 import { flowDepthExceeded, jsonSyntaxProblem, locationAt } from './text-scan.js';
-import { yamlDataOnly } from './yaml-data.js';
+import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias } from './yaml-expand.js';
 
 /**
@@ -272,7 +272,33 @@ function parseJsonData(file: string, text: string, locate: ParsedSource['locate'
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
   if (fast) return fromFastData(file, fast.data, text, lazyLocate(file, again ?? kept(text), () => fast.data));
-  return parsePositionedYaml(file, text);
+  return text.length >= largestPositionedChars ? tooLargeToPosition(file, text) : parsePositionedYaml(file, text);
+}
+
+/**
+ * YAML the fast path declines is read by the `yaml` package with positions, which takes about
+ * twenty times the text in memory and half a second per megabyte: a file this large is refused
+ * instead, at what made the fast path decline (a 100 MB file with one anchor ran a minute and a
+ * half, then out of memory).
+ */
+export const largestPositionedChars = 16 << 20;
+
+/** A YAML file too large for the positioned parse that the fast path declined: why, where. */
+export function tooLargeToPosition(file: string, text: string): ParsedSource {
+  const refusal = fastPathRefusal(text) ?? { offset: 0, feature: false, reason: 'it could not be read' };
+  const location = locationAt(file, text, refusal.offset);
+  const size = `${(text.length / (1 << 20)).toFixed(1)} MiB`;
+  const limit = `${largestPositionedChars >> 20} MiB`;
+  const diagnostic = refusal.feature
+    ? sourceProblem(
+        file,
+        'yaml/large-file-features',
+        `The file is ${size} and uses ${refusal.reason} (the first is here), which portalctl reads only in files under ${limit}: reading them takes the file positioned whole, about twenty times its size in memory.`,
+        location,
+        'in a file this large, no anchors, aliases, tags, explicit keys or directives: write the values out, split the file, or write it as JSON',
+      )
+    : sourceProblem(file, 'yaml/invalid', `Invalid YAML: ${refusal.reason}.`, location, `valid YAML (a file of ${size} is checked without the detailed positions a smaller one gets)`);
+  return { file, data: undefined, diagnostics: [diagnostic], locate: () => location };
 }
 
 /** YAML the fast path declines (anchors, tags, errors...), read by the `yaml` package with positions. */

@@ -14,7 +14,7 @@
  *
  * test/config/yaml-conformance.test.ts holds both paths to agreeing.
  */
-import { load, Schema, Type, FAILSAFE_SCHEMA } from 'js-yaml';
+import { load, Schema, Type, FAILSAFE_SCHEMA, YAMLException } from 'js-yaml';
 import type { JsonValue } from '../../core/json.js';
 
 const nullPattern = /^(?:~|[Nn]ull|NULL)?$/;
@@ -78,26 +78,48 @@ function isSpace(code: number): boolean {
  * so a large config with none of them is scanned at memchr speed.
  */
 export function needsPositionedParse(text: string): boolean {
-  for (let index = text.indexOf('&'); index !== -1; index = text.indexOf('&', index + 1)) {
-    if (indicatorContext(text, index) && !isSpace(text.charCodeAt(index + 1))) return true;
-  }
-  for (let index = text.indexOf('!'); index !== -1; index = text.indexOf('!', index + 1)) {
-    if (indicatorContext(text, index) && !isSpace(text.charCodeAt(index + 1))) return true;
-  }
-  for (let index = text.indexOf('?'); index !== -1; index = text.indexOf('?', index + 1)) {
-    if (indicatorContext(text, index) && isSpace(text.charCodeAt(index + 1))) return true;
-  }
-  for (let index = text.indexOf('%'); index !== -1; index = text.indexOf('%', index + 1)) {
-    if (index === 0 || text.charCodeAt(index - 1) === 10) return true;
-  }
+  return positionedParseNeededAt(text) !== undefined;
+}
+
+/** Where needsPositionedParse finds the first of what it looks for; undefined when there is none. */
+function positionedParseNeededAt(text: string): number | undefined {
+  const found: number[] = [];
+  const first = (indicator: string, matches: (index: number) => boolean): void => {
+    for (let index = text.indexOf(indicator); index !== -1; index = text.indexOf(indicator, index + 1)) {
+      if (matches(index)) {
+        found.push(index);
+        return;
+      }
+    }
+  };
+  first('&', (index) => indicatorContext(text, index) && !isSpace(text.charCodeAt(index + 1)));
+  first('!', (index) => indicatorContext(text, index) && !isSpace(text.charCodeAt(index + 1)));
+  first('?', (index) => indicatorContext(text, index) && isSpace(text.charCodeAt(index + 1)));
+  first('%', (index) => index === 0 || text.charCodeAt(index - 1) === 10);
   for (const close of [']', '}']) {
-    for (let index = text.indexOf(close); index !== -1; index = text.indexOf(close, index + 1)) {
+    first(close, (index) => {
       let next = index + 1;
       while (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9) next += 1;
-      if (text.charCodeAt(next) === 58 && isSpace(text.charCodeAt(next + 1))) return true;
-    }
+      return text.charCodeAt(next) === 58 && isSpace(text.charCodeAt(next + 1));
+    });
   }
-  return false;
+  return found.length > 0 ? Math.min(...found) : undefined;
+}
+
+/**
+ * Why the fast path declines `text` (where, and what): the first anchor, tag, explicit or
+ * collection key or directive, else js-yaml's own error; undefined when it reads it.
+ */
+export function fastPathRefusal(text: string): { offset: number; feature: boolean; reason: string } | undefined {
+  const at = positionedParseNeededAt(text);
+  if (at !== undefined) return { offset: at, feature: true, reason: 'an anchor, tag, explicit or collection key, or directive' };
+  try {
+    load(text, { schema: coreSchema });
+    return undefined;
+  } catch (error) {
+    if (error instanceof YAMLException) return { offset: error.mark?.position ?? 0, feature: false, reason: error.reason };
+    return { offset: 0, feature: false, reason: error instanceof RangeError ? 'nested too deeply to read' : String(error) };
+  }
 }
 
 /** The document's data when the fast path can read it exactly; undefined to use the `yaml` package. */
