@@ -13,23 +13,48 @@ function formatValue(value: unknown): string {
 }
 
 /** Human diagnostics: `file:line:column: severity: message [address]`, the source line, a caret, value and expectation. */
+/**
+ * A file's lines by number, from where each starts: a large config (100 MB, millions of lines)
+ * split into strings took a third of a gigabyte to show one line of it.
+ */
+class SourceLines {
+  private readonly starts: Uint32Array;
+
+  constructor(private readonly text: string) {
+    let count = 1;
+    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count += 1;
+    this.starts = new Uint32Array(count);
+    let line = 1;
+    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) this.starts[line++] = index + 1;
+  }
+
+  /** Line `number` (1-based) without its line break; undefined past the last. */
+  line(number: number): string | undefined {
+    if (number < 1 || number > this.starts.length) return undefined;
+    const start = this.starts[number - 1] as number;
+    const end = number < this.starts.length ? (this.starts[number] as number) - 1 : this.text.length;
+    const line = this.text.slice(start, end);
+    return line.endsWith('\r') ? line.slice(0, -1) : line;
+  }
+}
+
 /** How much of a source line a diagnostic shows. */
 const EXCERPT_CHARS = 160;
 
 export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<CommandIO, 'cwd' | 'color'>): string {
-  const lines = new Map<string, string[] | undefined>();
-  const sourceLines = (file: string): string[] | undefined => {
-    if (!lines.has(file)) {
+  const sources = new Map<string, SourceLines | undefined>();
+  const sourceLine = (file: string, line: number): string | undefined => {
+    if (!sources.has(file)) {
       try {
         // Regular files only: a device or a FIFO named as the config would never end or never open.
         const path = resolve(io.cwd, file);
         const text = statSync(path).isFile() ? readFileSync(path, 'utf8') : '\u0000';
-        lines.set(file, text.includes('\u0000') ? undefined : text.split(/\r?\n/));
+        sources.set(file, text.includes('\u0000') ? undefined : new SourceLines(text));
       } catch {
-        lines.set(file, undefined);
+        sources.set(file, undefined);
       }
     }
-    return lines.get(file);
+    return sources.get(file)?.line(line);
   };
   const paint = (colour: keyof typeof colours, text: string): string => (io.color ? `${colours[colour]}${text}${colours.reset}` : text);
   let output = '';
@@ -39,7 +64,7 @@ export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<C
     const where = location ? `${terminalText(location.file)}:${location.line}:${location.column}: ` : '';
     const address = diagnostic.address ? ` [${terminalText(diagnostic.address)}]` : '';
     output += `${where}${paint(diagnostic.severity, diagnostic.severity)}: ${terminalText(diagnostic.message)}${address} (${diagnostic.code})\n`;
-    const line = location ? sourceLines(location.file)?.[location.line - 1] : undefined;
+    const line = location ? sourceLine(location.file, location.line) : undefined;
     if (location && line !== undefined) {
       const gutter = String(location.line);
       // A long line (minified JSON is one line) is shown around the column, so the caret stays under it.
