@@ -135,7 +135,6 @@ function shifted(inner: SourceLocation, origin: SourceLocation): SourceLocation 
   return { file: origin.file, line: origin.line + inner.line - 1, column: inner.line === 1 ? origin.column + inner.column - 1 : inner.column };
 }
 
-
 // ---- JSON: exact, by brackets and strings.
 
 function skipSpace(text: string, index: number): number {

@@ -214,7 +214,6 @@ function positionOf(prefix: string, start: SourceLocation): SourceLocation {
   return { file: start.file, line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };
 }
 
-
 /**
  * Files of this many characters or more are never positioned whole (the `yaml` package's document
  * takes about 20 times the text in memory, and half a second per megabyte): large-locate.ts finds
