@@ -91,8 +91,8 @@ function groupsConfig(groups: number): string {
 const file = 'large.yaml';
 
 describe('a large file is located without positioning it whole', () => {
-  it.each([{ flush: false }, { flush: true }])('YAML: every node and every key where the whole document puts it (%o)', (layout) => {
-    const text = yamlConfig(300, layout);
+  it.each([{ flush: false }, { flush: true }, { flush: false, crlf: true }])('YAML: every node and every key where the whole document puts it (%o)', ({ crlf, ...layout }) => {
+    const text = crlf ? yamlConfig(300, layout).replaceAll('\n', '\r\n') : yamlConfig(300, layout);
     expect(text.length).toBeGreaterThan(4 * snippetChars);
     const whole = parseYamlSource(file, text);
     const data = whole.data as JsonValue;

@@ -284,7 +284,7 @@ async function parseRead(file: string, text: string, again: () => string | undef
   const id = worker.nextId();
   // The data, for locating a large file, once read (a too-deep document is located while it is read).
   const read: { source?: ParsedSource | undefined } = {};
-  const fast = workerLocator(worker, id, file, again, false, () => read.source?.data);
+  const fast = workerLocator(worker, id, file, again, false, () => read.source?.data ?? known);
   const source = known !== undefined ? fromFastData(file, known, text, fast.locate) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast.locate);
   read.source = source;
   if (source) return { ...source, prepareLocate: fast.prepareLocate };
