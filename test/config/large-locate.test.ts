@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import type { ConfigPath } from '../../src/kinds/toolkit/contract.js';
 import { largeFileLocate, snippetChars } from '../../src/engine/config/large-locate.js';
+import { effectiveYamlMaxBytes } from '../../src/engine/config/effective.js';
 import { largeLocateChars, largestPositionedChars, parseJsonSource, parseYamlSource } from '../../src/engine/config/source.js';
 import { CLI } from '../support/cli.js';
 
@@ -173,6 +174,21 @@ describe('validate of a config of several megabytes with one broken rule', () =>
     expect(output).toContain(`groups.yaml:${at + 1}:5: error: The file is 16.`);
     expect(output).toContain('(yaml/large-file-features)');
     expect(output).toMatch(/1 error/);
+  });
+
+  it('config: the YAML view of a config past 16 MiB is refused, naming --format json, which shows it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'large-locate-'));
+    dirs.push(dir);
+    const text = groupsConfig(Math.ceil((effectiveYamlMaxBytes + 1000) / 900));
+    await writeFile(join(dir, 'groups.yaml'), text);
+    const refused = await run(process.execPath, [CLI, 'config', dir], { cwd: dir }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^Error: The config is 16\.\d MiB of files: the YAML view, with the file and line of every value, is shown for configs up to 16 MiB .* Use --format json/);
+    const json = await run(process.execPath, [CLI, 'config', dir, '--format', 'json'], { cwd: dir, maxBuffer: 1 << 26 });
+    expect((JSON.parse(json.stdout) as { groups: unknown[] }).groups).toHaveLength(Math.ceil((effectiveYamlMaxBytes + 1000) / 900));
   });
 
   it('JSON on one line: the rule at its column, the line shown around it with the caret under it', async () => {

@@ -5,7 +5,9 @@
  * problems go to stderr, exit 1): seeing the merge is how an overlay's mistake is found.
  */
 import { loadConfig, validateConfig } from '../../engine/config/index.js';
-import { renderEffectiveJson, renderEffectiveYaml } from '../../engine/config/effective.js';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { effectiveYamlMaxBytes, renderEffectiveJson, renderEffectiveYaml } from '../../engine/config/effective.js';
 import { UsageError } from '../../core/errors.js';
 import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
@@ -22,6 +24,14 @@ export async function configCommand(paths: readonly string[], options: ConfigOpt
   const environment = singleEnvironment(request);
   const loaded = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
   if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments));
+  if (options.format !== 'json') {
+    const bytes = loaded.sources.reduce((total, file) => total + (statSync(resolve(io.cwd, file), { throwIfNoEntry: false })?.size ?? 0), 0);
+    if (bytes > effectiveYamlMaxBytes) {
+      throw new UsageError(
+        `The config is ${(bytes / (1 << 20)).toFixed(1)} MiB of files: the YAML view, with the file and line of every value, is shown for configs up to ${effectiveYamlMaxBytes >> 20} MiB (it holds the whole config positioned, about twenty times its size in memory). Use --format json, which shows the effective config without positions.`,
+      );
+    }
+  }
   io.stdout(options.format === 'json' ? renderEffectiveJson(loaded) : renderEffectiveYaml(loaded));
   const diagnostics = validateConfig(loaded);
   if (diagnostics.length > 0) io.stderr(renderDiagnostics(diagnostics, io));

@@ -37,6 +37,14 @@ export function effectiveConfig(loaded: LoadedConfig): EffectiveConfig {
   return { data: loaded.redact(sorted), locate: (path) => origin.locate(path) };
 }
 
+/**
+ * The YAML view builds a `yaml` document of the whole effective config and locates every value
+ * in its file: about twenty times the config's size in memory, so past this many bytes of config
+ * files it is refused (the ten-times organization, 140 MB of YAML, ran out of memory). The JSON
+ * view, which has no positions, is not limited.
+ */
+export const effectiveYamlMaxBytes = 16 << 20;
+
 /** The effective config as YAML, each scalar followed by a comment naming where it was written. */
 export function renderEffectiveYaml(loaded: LoadedConfig): string {
   const effective = effectiveConfig(loaded);
