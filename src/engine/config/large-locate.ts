@@ -256,14 +256,14 @@ function yamlChildren(text: string, parent: Child | undefined): Child[] | undefi
   let firstContent: number | undefined;
   if (parent) {
     end = parent.end;
-    const parentLineEnd = lineEnd(text, parent.start);
     if (parent.key === undefined && parent.value !== undefined) {
       position = parent.start;
       line = parent.line;
       firstContent = parent.value;
     } else {
+      // A value on the key's line is a scalar or a flow collection: nothing the scan reads.
       if (parent.value !== undefined) return undefined;
-      position = parentLineEnd + 1;
+      position = lineEnd(text, parent.start) + 1;
       line = parent.line + 1;
     }
   }
