@@ -1,5 +1,6 @@
 /** Diagnostics for people: `file:line:column: severity: message [address]`, the source line and a caret. */
-import { readFileSync, statSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { terminalText } from '../engine/render/escape.js';
@@ -12,49 +13,69 @@ function formatValue(value: unknown): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
-/** Human diagnostics: `file:line:column: severity: message [address]`, the source line, a caret, value and expectation. */
+/** Bytes read at a time when looking for the lines a diagnostic shows. */
+const CHUNK_BYTES = 1 << 20;
+
 /**
- * A file's lines by number, from where each starts: a large config (100 MB, millions of lines)
- * split into strings took a third of a gigabyte to show one line of it.
+ * The lines `wanted` (1-based, without their line breaks) of the file at `path`, read in chunks
+ * up to the last of them; undefined for what is not a regular text file (a device or a FIFO named
+ * as the config would never end; a NUL byte says binary). Only the wanted lines are kept: reading
+ * a large config (100 MB, millions of lines) whole to show one of its lines cost more memory than
+ * anything else a failed validation did.
  */
-class SourceLines {
-  private readonly starts: Uint32Array;
-
-  constructor(private readonly text: string) {
-    let count = 1;
-    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count += 1;
-    this.starts = new Uint32Array(count);
+function readLines(path: string, wanted: ReadonlySet<number>): Map<number, string> | undefined {
+  const descriptor = openSync(path, 'r');
+  try {
+    if (!fstatSync(descriptor).isFile()) return undefined;
+    const lines = new Map<number, string>();
+    const last = Math.max(...wanted);
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    // The current line's bytes so far, when it is wanted.
+    let parts: Buffer[] = [];
     let line = 1;
-    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) this.starts[line++] = index + 1;
-  }
-
-  /** Line `number` (1-based) without its line break; undefined past the last. */
-  line(number: number): string | undefined {
-    if (number < 1 || number > this.starts.length) return undefined;
-    const start = this.starts[number - 1] as number;
-    const end = number < this.starts.length ? (this.starts[number] as number) - 1 : this.text.length;
-    const line = this.text.slice(start, end);
-    return line.endsWith('\r') ? line.slice(0, -1) : line;
+    const keep = (): void => {
+      const text = Buffer.concat(parts).toString('utf8');
+      lines.set(line, text.endsWith('\r') ? text.slice(0, -1) : text);
+      parts = [];
+    };
+    for (let read = readSync(descriptor, chunk); read > 0 && line <= last; read = readSync(descriptor, chunk)) {
+      const bytes = chunk.subarray(0, read);
+      if (bytes.includes(0)) return undefined;
+      for (let start = 0; start < read && line <= last; ) {
+        const newline = bytes.indexOf(10, start);
+        const end = newline === -1 ? read : newline;
+        if (wanted.has(line)) parts.push(Buffer.from(bytes.subarray(start, end)));
+        if (newline === -1) break;
+        if (wanted.has(line)) keep();
+        line += 1;
+        start = newline + 1;
+      }
+    }
+    // The last line, which no line break ends (empty after a final one).
+    if (wanted.has(line) && line <= last) keep();
+    return lines;
+  } finally {
+    closeSync(descriptor);
   }
 }
 
 /** How much of a source line a diagnostic shows. */
 const EXCERPT_CHARS = 160;
 
+/** Human diagnostics: `file:line:column: severity: message [address]`, the source line, a caret, value and expectation. */
 export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<CommandIO, 'cwd' | 'color'>): string {
-  const sources = new Map<string, SourceLines | undefined>();
+  const sources = new Map<string, Map<number, string> | undefined>();
   const sourceLine = (file: string, line: number): string | undefined => {
     if (!sources.has(file)) {
+      // Every line shown of this file, read in one pass.
+      const wanted = new Set(diagnostics.flatMap(({ location }) => (location?.file === file ? [location.line] : [])));
       try {
-        // Regular files only: a device or a FIFO named as the config would never end or never open.
-        const path = resolve(io.cwd, file);
-        const text = statSync(path).isFile() ? readFileSync(path, 'utf8') : '\u0000';
-        sources.set(file, text.includes('\u0000') ? undefined : new SourceLines(text));
+        sources.set(file, readLines(resolve(io.cwd, file), wanted));
       } catch {
         sources.set(file, undefined);
       }
     }
-    return sources.get(file)?.line(line);
+    return sources.get(file)?.get(line);
   };
   const paint = (colour: keyof typeof colours, text: string): string => (io.color ? `${colours[colour]}${text}${colours.reset}` : text);
   let output = '';

@@ -3,6 +3,7 @@
  * for a line the file does not have, and a long line (minified JSON is one) cut around the
  * column with the caret under it.
  */
+import { Buffer } from 'node:buffer';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,5 +40,39 @@ describe('a diagnostic shows its line', () => {
     expect(start).toMatch(/^ {2}1 \| a{160}\.\.\.$/);
     expect(start?.[startCaret?.indexOf('^') ?? 0]).toBe('a');
     expect(startCaret?.indexOf('^')).toBe('  1 | '.length + 2);
+  });
+
+  it('lines of a file larger than a read, cut anywhere: across reads, a character split between them, several in one pass', () => {
+    // Lines of 1,001 bytes with their break; line 1,048 runs over the first MiB read, with `é` (two bytes) split by it.
+    const lines = Array.from({ length: 3000 }, (_, index) => `${String(index + 1).padStart(6, '0')}:${'x'.repeat(993)}`);
+    const boundary = 1 << 20;
+    const straddling = Math.floor(boundary / 1001) + 1;
+    const offset = boundary - (straddling - 1) * 1001 - 1;
+    const line = lines[straddling - 1] as string;
+    lines[straddling - 1] = `${line.slice(0, offset)}é${line.slice(offset + 2)}`;
+    writeFileSync(join(cwd, 'large.yaml'), `${lines.join('\n')}\n`);
+    expect(Buffer.from(`${lines.slice(0, straddling - 1).join('\n')}\n${lines[straddling - 1]}`).indexOf('é')).toBe(boundary - 1);
+    const wanted = [1, straddling, 2999, 3000, 3001, 3002];
+    const shown = renderDiagnostics(
+      wanted.map((number) => at('large.yaml', number, number === straddling ? offset + 1 : 1)),
+      { cwd, color: false },
+    );
+    const excerpts = shown.split('\n').filter((text) => / \| (?!\s*\^)/.test(text));
+    // Line 3001 is the empty line after the last line break; 3002 is past the end.
+    expect(excerpts.map((text) => text.split(' | ')[0]?.trim())).toEqual(['1', String(straddling), '2999', '3000', '3001']);
+    const split = excerpts.find((text) => text.startsWith(`  ${straddling} |`));
+    expect(split).toContain(`${'x'.repeat(20)}é${'x'.repeat(20)}`);
+    expect(split).not.toContain('\uFFFD');
+    for (const number of [1, 2999, 3000]) {
+      const expected = (lines[number - 1] as string).slice(0, 160);
+      expect(excerpts.find((text) => text.startsWith(`  ${number} |`))).toBe(`  ${number} | ${expected}...`);
+    }
+    expect(excerpts.find((text) => text.startsWith('  3001 |'))).toBe('  3001 | ');
+  });
+
+  it('no line from what is not a text file: binary, a directory', () => {
+    writeFileSync(join(cwd, 'binary.yaml'), Buffer.from('a: 1\n\u0000\u0001\n'));
+    expect(renderDiagnostics([at('binary.yaml', 1, 1)], { cwd, color: false })).toBe('binary.yaml:1:1: error: Here. (test/here)\n');
+    expect(renderDiagnostics([at('.', 1, 1)], { cwd, color: false })).toBe('.:1:1: error: Here. (test/here)\n');
   });
 });
