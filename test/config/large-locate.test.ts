@@ -25,7 +25,7 @@ import { CLI } from '../support/cli.js';
 function positions(file: string, json: boolean) {
   return (snippet: string) => {
     const source = json ? parseJsonSource(file, snippet) : parseYamlSource(file, snippet);
-    return { locate: source.locate, data: source.data };
+    return { locate: source.locate, data: () => source.data };
   };
 }
 

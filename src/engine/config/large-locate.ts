@@ -37,8 +37,8 @@ interface Child {
 
 export interface SnippetPositions {
   locate: Locate;
-  /** The snippet's data, or undefined when it did not parse cleanly. */
-  data: JsonValue | undefined;
+  /** The snippet's data, or undefined when it did not parse cleanly (built only for a YAML snippet, which is checked). */
+  data(): JsonValue | undefined;
 }
 
 /**
@@ -96,7 +96,8 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
         // The entry's or item's lines alone: `key: value` or `- value`, checked to say the same.
         const snippet = positioned(`${prefix}/${String(step)}`, text.slice(child.start, child.end));
         const expected = child.key === undefined ? [value] : { [child.key]: value };
-        if (snippet.data === undefined || !deepEqual(snippet.data, expected)) return start;
+        const said = snippet.data();
+        if (said === undefined || !deepEqual(said, expected)) return start;
         return shifted(snippet.locate([child.key ?? 0, ...path.slice(index + 1)], options), { file, line: child.line, column: 1 });
       } else if (last) {
         return onLine(child, child.key === undefined ? child.at : target);

@@ -242,7 +242,8 @@ export function lazyLocate(file: string, source: () => string | undefined, data?
 function snippetPositions(file: string, snippet: string): SnippetPositions {
   const document = positionedDocument(file, snippet);
   const clean = !document.exhausted && document.doc.errors.length === 0;
-  return { locate: document.locate, data: clean ? (document.doc.toJS() as JsonValue) : undefined };
+  let data: { value: JsonValue | undefined } | undefined;
+  return { locate: document.locate, data: () => (data ??= { value: clean ? (document.doc.toJS() as JsonValue) : undefined }).value };
 }
 
 /** The text kept as it is, when there is no file to read it again from. (A function of its own, so that no other closure keeps the text.) */
