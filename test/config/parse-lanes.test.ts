@@ -18,11 +18,19 @@ type OffThread = typeof import('../../src/engine/config/off-thread.js');
 // Counts the threads started, through the same binding the built module imports.
 const workerThreads: typeof import('node:worker_threads') = createRequire(import.meta.url)('node:worker_threads');
 let threadsStarted = 0;
+/** The types of the requests sent to any worker, in order. */
+const requestsSent: string[] = [];
 const OriginalWorker = workerThreads.Worker;
 workerThreads.Worker = class CountedWorker extends OriginalWorker {
   constructor(...args: ConstructorParameters<typeof OriginalWorker>) {
     super(...args);
     threadsStarted += 1;
+  }
+
+  override postMessage(...args: Parameters<InstanceType<typeof OriginalWorker>['postMessage']>): void {
+    const [message] = args;
+    if (typeof message === 'object' && message !== null && 'type' in message) requestsSent.push(String(message.type));
+    super.postMessage(...args);
   }
 };
 syncBuiltinESMExports();
@@ -32,6 +40,7 @@ const offThread = async (): Promise<OffThread> => {
   const module: OffThread = await import(built);
   return module;
 };
+const sourceModule = async (): Promise<typeof import('../../src/engine/config/source.js')> => import(new URL('../../dist/engine/config/source.js', import.meta.url).href);
 
 /** A YAML list of roles of at least `chars` characters, with `extra` lines in the first role. */
 function rolesYaml(chars: number, prefix: string, extra = ''): string {
@@ -129,5 +138,44 @@ describe('the second lane of reading', () => {
     expect(twoThreads[2]?.data).toBeUndefined();
     expect(twoThreads[2]?.diagnostics[0]).toMatchObject({ severity: 'error', code: expect.stringMatching(/^yaml\//), location: { file: files[2] } });
     expect(twoThreads[2]?.diagnostics[0]?.location?.line).toBeGreaterThan(1);
+  });
+});
+
+describe('positioning a large file for its locations', () => {
+  it('sends a file under largeLocateChars to the worker to be positioned whole; one over it never, located from its data', async () => {
+    const { readConfigSourcesOffThread } = await offThread();
+    const { largeLocateChars } = await sourceModule();
+    const files = await writeFiles({
+      'medium.yaml': rolesYaml(1.2 * offThreadChars, 'm'),
+      'large.yaml': rolesYaml(largeLocateChars + offThreadChars, 'g'),
+    });
+    const [medium, large] = await readConfigSourcesOffThread(files, undefined, 1);
+    const prepares = (): number => requestsSent.filter((type) => type === 'prepare').length;
+
+    const before = prepares();
+    await medium?.prepareLocate?.();
+    expect(prepares()).toBe(before + 1);
+    await large?.prepareLocate?.();
+    expect(prepares()).toBe(before + 1);
+    // Role n starts on line 3 + 3n (two header lines, three lines per role); its name is on the next line.
+    expect(medium?.locate(['roles', 10_000, 'name'])).toMatchObject({ line: 30_004, column: 11 });
+    expect(large?.locate(['roles', 50_000, 'name'])).toMatchObject({ line: 150_004, column: 11 });
+  });
+
+  it('locates a document nested too deeply that the lane read from its data, where the positioned document says', async () => {
+    const { readConfigSourcesOffThread } = await offThread();
+    const { largeLocateChars } = await sourceModule();
+    // Seventy levels of block mappings in the last role, past the 64 a config may nest.
+    const deep = Array.from({ length: 70 }, (_, level) => `${' '.repeat(6 + 2 * level)}level${level}:`).join('\n');
+    const files = await writeFiles({
+      'largest.yaml': rolesYaml(largeLocateChars + 2 * offThreadChars, 'l'),
+      'deep.yaml': `${rolesYaml(largeLocateChars + offThreadChars, 'd')}  - id: deep\n    nested:\n${deep} end\n`,
+    });
+    const twoThreads = await readConfigSourcesOffThread(files, undefined, 2);
+    const oneThread = await readConfigSourcesOffThread(files, undefined, 1);
+    const problem = twoThreads[1]?.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+    expect(problem).toMatchObject({ location: { file: files[1] } });
+    expect(problem?.location?.line).toBeGreaterThan(150_000);
+    expect(twoThreads[1]?.diagnostics).toEqual(oneThread[1]?.diagnostics);
   });
 });
