@@ -1,6 +1,6 @@
 /** Diagnostics for people: `file:line:column: severity: message [address]`, the source line and a caret. */
 import { Buffer } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { terminalText } from '../engine/render/escape.js';
@@ -24,7 +24,8 @@ const CHUNK_BYTES = 1 << 20;
  * anything else a failed validation did.
  */
 function readLines(path: string, wanted: ReadonlySet<number>): Map<number, string> | undefined {
-  const descriptor = openSync(path, 'r');
+  // Without blocking: opening a FIFO to read waits for a writer.
+  const descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     if (!fstatSync(descriptor).isFile()) return undefined;
     const lines = new Map<number, string>();

@@ -70,7 +70,7 @@ describe('a diagnostic shows its line', () => {
     expect(excerpts.find((text) => text.startsWith('  3001 |'))).toBe('  3001 | ');
   });
 
-  it('no line from what is not a text file: binary, a directory', () => {
+  it('no line from what is not a text file: binary, a directory (a FIFO: test/e2e/hostile-files.test.ts)', () => {
     writeFileSync(join(cwd, 'binary.yaml'), Buffer.from('a: 1\n\u0000\u0001\n'));
     expect(renderDiagnostics([at('binary.yaml', 1, 1)], { cwd, color: false })).toBe('binary.yaml:1:1: error: Here. (test/here)\n');
     expect(renderDiagnostics([at('.', 1, 1)], { cwd, color: false })).toBe('.:1:1: error: Here. (test/here)\n');
