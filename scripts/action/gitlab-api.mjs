@@ -57,19 +57,26 @@ export function gitlabApi(env = process.env) {
       return request ? { iid: request.iid, headSha: request.sha, url: request.web_url } : undefined;
     },
     /**
-     * The file `path` from the artifacts of job `jobName` in the newest pipeline of merge request
-     * `iid` that ran for its last commit `headSha`; undefined (with why) when there is none.
+     * The pipelines of merge request `iid` that ran for its last commit `headSha`, newest first:
+     * those that ran on that commit itself, and merged-results pipelines (ref
+     * `refs/merge-requests/<iid>/merge`, whose commit is GitLab's merge of the source and target
+     * branches: which source they merged is known only from what the plan job recorded).
      */
-    async mergeRequestArtifact(iid, headSha, jobName, path) {
+    async mergeRequestPipelines(iid, headSha) {
       const pipelines = (await get(`${project}/merge_requests/${iid}/pipelines?per_page=100`)) ?? [];
-      const pipeline = pipelines.filter((entry) => entry.sha === headSha).sort((a, b) => b.id - a.id)[0];
-      if (!pipeline) return { missing: `no pipeline ran for the last commit ${String(headSha).slice(0, 12)} of merge request !${iid}` };
-      const jobs = await allPages((page) => get(`${project}/pipelines/${pipeline.id}/jobs?per_page=100&page=${page}`));
+      return pipelines
+        .filter((entry) => entry.sha === headSha || entry.ref === `refs/merge-requests/${iid}/merge`)
+        .map((entry) => ({ id: entry.id, mergedResults: entry.sha !== headSha }))
+        .sort((a, b) => b.id - a.id);
+    },
+    /** The file `path` from the artifacts of the newest successful job `jobName` of pipeline `pipelineId`, and that job; `{ missing }` saying why when there is none. */
+    async pipelineArtifact(pipelineId, jobName, path) {
+      const jobs = await allPages((page) => get(`${project}/pipelines/${pipelineId}/jobs?per_page=100&page=${page}`));
       const job = jobs.filter((entry) => entry.name === jobName && entry.status === 'success').sort((a, b) => b.id - a.id)[0];
-      if (!job) return { missing: `pipeline ${pipeline.id} of merge request !${iid} has no successful ${jobName} job` };
+      if (!job) return { missing: `pipeline ${pipelineId} has no successful ${jobName} job` };
       const response = await fetch(`${project}/jobs/${job.id}/artifacts/${path.split('/').map(encodeURIComponent).join('/')}`, { headers });
-      if (!response.ok) return { missing: `job ${job.id} (${jobName}) of merge request !${iid} has no artifact ${path} (HTTP ${response.status})` };
-      return { text: await response.text(), source: `merge request !${iid} (job ${job.id})` };
+      if (!response.ok) return { missing: `job ${job.id} (${jobName}) of pipeline ${pipelineId} has no artifact ${path} (HTTP ${response.status})` };
+      return { text: await response.text(), job: job.id };
     },
   };
 }

@@ -21,6 +21,7 @@ import { runPortalctl, succeeded } from './run-portalctl.mjs';
 const env = process.env;
 const setting = (name, fallback = '') => (env[`PORTALCTL_CI_${name}`] ?? fallback).trim();
 const say = (text) => process.stdout.write(text);
+const short = (sha) => String(sha ?? '').slice(0, 12);
 
 const inputs = {
   command: setting('COMMAND', 'plan'),
@@ -32,6 +33,8 @@ const inputs = {
   planFile: setting('PLAN_FILE') || 'portalctl-plan.json',
 };
 const failOnDrift = setting('FAIL_ON_DRIFT', 'true') !== 'false';
+/** What a merged-results pipeline's plan job records beside the plan: the commits it merged. */
+const planCommitsFile = setting('PLAN_COMMITS_FILE', 'portalctl-plan-commits.json');
 const api = gitlabApi(env);
 const canCallApi = Boolean(env.CI_API_V4_URL && env.PORTALCTL_GITLAB_TOKEN);
 let mergeRequest = env.CI_MERGE_REQUEST_IID;
@@ -47,15 +50,42 @@ async function reviewedPlan() {
   try {
     const sha = env.CI_COMMIT_SHA;
     const merged = sha ? await api.mergedMergeRequest(sha) : undefined;
-    if (!merged) return { missing: `commit ${String(sha ?? '').slice(0, 12)} is not the merge of a merge request, so no plan was reviewed for it` };
-    const found = await api.mergeRequestArtifact(merged.iid, merged.headSha, setting('PLAN_JOB', 'portalctl:plan'), inputs.planFile);
+    if (!merged) return { missing: `commit ${short(sha)} is not the merge of a merge request, so no plan was reviewed for it` };
+    const found = await planReviewedOn(merged);
     if (found.missing) return { missing: `no plan was saved for merge request !${merged.iid}: ${found.missing}`, iid: merged.iid };
     const file = resolve(setting('REVIEWED_PLAN_FILE', 'portalctl-reviewed-plan.json'));
     await writeFile(file, found.text, { mode: 0o600 });
-    return { file, source: found.source, iid: merged.iid };
+    return { file, source: `merge request !${merged.iid} (job ${found.job})`, iid: merged.iid };
   } catch (error) {
     return { missing: `the reviewed plan could not be fetched (${error.message})` };
   }
+}
+
+/**
+ * The plan saved by the plan job of the newest pipeline that ran for the merged merge request's
+ * last commit. A merged-results pipeline ran on GitLab's merge of a commit into the target branch
+ * as it was then; which commit, its plan job recorded (below). Whether the target branch moved
+ * since does not matter here: `apply --plan` makes the plan again from the merged config and
+ * applies nothing unless it gives the same operations against the same state and portal.
+ */
+async function planReviewedOn(merged) {
+  const jobName = setting('PLAN_JOB', 'portalctl:plan');
+  const [pipeline] = await api.mergeRequestPipelines(merged.iid, merged.headSha);
+  if (!pipeline) return { missing: `no pipeline ran for the last commit ${short(merged.headSha)} of merge request !${merged.iid}` };
+  if (pipeline.mergedResults) {
+    const recorded = await api.pipelineArtifact(pipeline.id, jobName, planCommitsFile);
+    if (recorded.missing) return { missing: `merged-results pipeline ${pipeline.id} did not record which commit it merged: ${recorded.missing}` };
+    let commits;
+    try {
+      commits = JSON.parse(recorded.text);
+    } catch {
+      return { missing: `merged-results pipeline ${pipeline.id}: ${planCommitsFile} is not JSON` };
+    }
+    if (commits?.source !== merged.headSha) {
+      return { missing: `merged-results pipeline ${pipeline.id} planned commit ${short(commits?.source) || '(none recorded)'}, not the merge request's last commit ${short(merged.headSha)}` };
+    }
+  }
+  return api.pipelineArtifact(pipeline.id, jobName, inputs.planFile);
 }
 
 const result = await runPortalctl(inputs, env, { log: say });
@@ -66,6 +96,12 @@ await writeFile(
   setting('DOTENV', 'portalctl.env'),
   Object.entries({ 'exit-code': exitCode, ...counts }).map(([key, value]) => `${upper(key)}=${value}\n`).join(''),
 );
+// A merged-results pipeline plans a merge commit of its own: which commit of the merge request it
+// merged is recorded for the apply job. Both variables are set only in merged-results pipelines
+// (https://docs.gitlab.com/ci/variables/predefined_variables/; CI_COMMIT_SHA is then the merge).
+if (inputs.command === 'plan' && env.CI_MERGE_REQUEST_SOURCE_BRANCH_SHA && env.CI_MERGE_REQUEST_TARGET_BRANCH_SHA) {
+  await writeFile(planCommitsFile, `${JSON.stringify({ source: env.CI_MERGE_REQUEST_SOURCE_BRANCH_SHA, target: env.CI_MERGE_REQUEST_TARGET_BRANCH_SHA, merged: env.CI_COMMIT_SHA })}\n`);
+}
 // The merge-request widget of GitLab's Terraform integration reads exactly these three counts
 // (artifacts:reports:terraform; lib/gitlab/ci/parsers/terraform/tfplan.rb requires the keys).
 if (inputs.command === 'plan' && result.plan) {

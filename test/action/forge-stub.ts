@@ -59,7 +59,8 @@ export interface ForgeStub {
   artifacts: { id: number; name: string; expired: boolean; created_at: string; workflow_run: { id: number; head_sha: string } }[];
   /** GitLab merge requests, pipelines, jobs and their artifact files. */
   mergeRequests: { iid: number; state: string; merge_commit_sha: string | null; squash_commit_sha: string | null; sha: string }[];
-  pipelines: { id: number; mergeRequest: number; sha: string }[];
+  /** `ref`: the pipeline's ref (default `refs/merge-requests/<iid>/head`; a merged-results pipeline's is `.../merge`). */
+  pipelines: { id: number; mergeRequest: number; sha: string; ref?: string }[];
   jobs: { id: number; pipeline: number; name: string; status: string; artifacts: Record<string, string> }[];
   calls: LoggedCall[];
   /** Answer every write with this status (e.g. 403, as for a fork's read-only token). */
@@ -207,7 +208,8 @@ export async function startForgeStub(...accounts: (StubAccount | { token: string
       return send(response, 200, stub.mergeRequests.filter((request) => request.merge_commit_sha === match?.[1] || request.squash_commit_sha === match?.[1] || request.sha === match?.[1]));
     }
     if ((match = route(/^\/api\/v4\/projects\/[^/]+\/merge_requests\/(\d+)\/pipelines$/)) && method === 'GET') {
-      return send(response, 200, stub.pipelines.filter((pipeline) => pipeline.mergeRequest === Number(match?.[1])).map(({ id, sha }) => ({ id, sha, status: 'success' })));
+      const iid = Number(match[1]);
+      return send(response, 200, stub.pipelines.filter((pipeline) => pipeline.mergeRequest === iid).map(({ id, sha, ref }) => ({ id, sha, ref: ref ?? `refs/merge-requests/${iid}/head`, status: 'success' })));
     }
     if ((match = route(/^\/api\/v4\/projects\/[^/]+\/pipelines\/(\d+)\/jobs$/)) && method === 'GET') {
       return send(response, 200, page(url, stub.jobs.filter((job) => job.pipeline === Number(match?.[1])).map(({ id, name, status }) => ({ id, name, status }))));

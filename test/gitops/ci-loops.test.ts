@@ -25,6 +25,9 @@ import { readKeyValues, runScript, tempDir } from '../action/run-script.js';
 const TOKEN = 'ci-token-0123456789';
 const MERGE_SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 const HEAD_SHA = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
+/** The target branch's head when a merged-results pipeline ran, and GitLab's merge commit for that pipeline. */
+const TARGET_SHA = '0a1b2c3d4e5f60718293a4b5c6d7e8f901234567';
+const MERGE_REF_SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432';
 
 let emulator: RunningEmulator;
 let forge: ForgeStub;
@@ -265,7 +268,55 @@ async function mergeMergeRequest(): Promise<void> {
   forge.jobs.push({ id: 401, pipeline: 301, name: 'portalctl:plan', status: 'success', artifacts: { 'portalctl-plan.json': await readFile(join(dir, 'portalctl-plan.json'), 'utf8') } });
 }
 
+/** Merge request !5 (last commit HEAD_SHA) merged as MERGE_SHA; its merged-results pipeline kept the plan and the commits it merged. */
+async function mergeAfterMergedResults(): Promise<void> {
+  forge.mergeRequests.push({ iid: 5, state: 'merged', merge_commit_sha: MERGE_SHA, squash_commit_sha: null, sha: HEAD_SHA });
+  forge.pipelines.push({ id: 302, mergeRequest: 5, sha: MERGE_REF_SHA, ref: 'refs/merge-requests/5/merge' });
+  const artifacts: Record<string, string> = {};
+  for (const name of ['portalctl-plan.json', 'portalctl-plan-commits.json']) artifacts[name] = await readFile(join(dir, name), 'utf8');
+  forge.jobs.push({ id: 402, pipeline: 302, name: 'portalctl:plan', status: 'success', artifacts });
+}
+
+const mergedResultsPipeline = { CI_MERGE_REQUEST_IID: '5', CI_COMMIT_SHA: MERGE_REF_SHA, CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: HEAD_SHA, CI_MERGE_REQUEST_TARGET_BRANCH_SHA: TARGET_SHA };
+
 describe('GitLab: the same loops through the component', () => {
+  it('merged-results pipeline -> merge -> that plan applied', async () => {
+    await writeConfig(CHANGED);
+    expect((await gitlab({ COMMAND: 'plan' }, mergedResultsPipeline)).code).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'portalctl-plan-commits.json'), 'utf8'))).toEqual({ source: HEAD_SHA, target: TARGET_SHA, merged: MERGE_REF_SHA });
+    const saved = JSON.parse(await readFile(join(dir, 'portalctl-plan.json'), 'utf8')) as { operations: { request: { path: string } }[] };
+    await mergeAfterMergedResults();
+    await clearPortalLog();
+    const apply = await gitlab({ COMMAND: 'apply' }, { CI_COMMIT_SHA: MERGE_SHA });
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('The reviewed plan (merge request !5 (job 402)), applied unchanged:');
+    expect((await portalWrites()).map((request) => request.path).sort()).toEqual(saved.operations.map((op) => op.request.path).sort());
+  });
+
+  it('merged-results pipeline, then the target branch brought other config before the merge: the plan is stale, nothing is written', async () => {
+    await writeConfig(CHANGED);
+    expect((await gitlab({ COMMAND: 'plan' }, mergedResultsPipeline)).code).toBe(0);
+    await mergeAfterMergedResults();
+    // The merge commit holds a config the merged-results pipeline never saw.
+    await writeConfig(CHANGED.replace('description: Reviewed change', 'description: Changed on the target branch meanwhile'));
+    await clearPortalLog();
+    const apply = await gitlab({ COMMAND: 'apply' }, { CI_COMMIT_SHA: MERGE_SHA });
+    expect(apply.code).toBe(1);
+    expect(await portalWrites()).toEqual([]);
+    expect(commentOn(5, 'apply')?.body).toContain('**Not applied: the reviewed plan is stale: the configuration now gives other operations');
+  });
+
+  it('a merged-results pipeline that planned an earlier commit of the merge request is not the reviewed one', async () => {
+    await writeConfig(CHANGED);
+    expect((await gitlab({ COMMAND: 'plan' }, { ...mergedResultsPipeline, CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: TARGET_SHA })).code).toBe(0);
+    await mergeAfterMergedResults();
+    await clearPortalLog();
+    const apply = await gitlab({ COMMAND: 'apply' }, { CI_COMMIT_SHA: MERGE_SHA });
+    expect(apply.code).toBe(1);
+    expect(await portalWrites()).toEqual([]);
+    expect(commentOn(5, 'apply')?.body).toContain(`merged-results pipeline 302 planned commit ${TARGET_SHA.slice(0, 12)}, not the merge request's last commit ${HEAD_SHA.slice(0, 12)}`);
+  });
+
   it('merge request plan -> merge -> that plan applied, the result on the merged merge request; the widget report counts it', async () => {
     await writeConfig(CHANGED);
     const plan = await gitlab({ COMMAND: 'plan' }, { CI_MERGE_REQUEST_IID: '5' });
