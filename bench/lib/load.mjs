@@ -68,7 +68,11 @@ function ownTicks() {
     if (found) all.set(Number(name), found);
   }
   const children = new Map();
-  for (const [pid, { parent }] of all) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  for (const [pid, { parent }] of all) {
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(pid);
+    else children.set(parent, [pid]);
+  }
   let ticks = 0;
   const queue = [process.pid];
   while (queue.length > 0) {
