@@ -35,10 +35,10 @@ export function stopLoadSampling() {
   clearInterval(timer);
 }
 
-/** The machine's CPU ticks: busy and in all (its first /proc/stat line); undefined without /proc. */
-function machineTicks() {
+/** The machine's CPU ticks: busy and in all (the first line of `<proc>/stat`); undefined without /proc. */
+function machineTicks(proc) {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const fields = readFileSync(`${proc}/stat`, 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is inside user).
     const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
     return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
@@ -47,10 +47,10 @@ function machineTicks() {
   }
 }
 
-/** `/proc/<pid>/stat`: its parent and the CPU ticks of it and its reaped children; undefined when it is gone. */
-function processTicks(pid) {
+/** `<proc>/<pid>/stat`: its parent and the CPU ticks of it and its reaped children; undefined when it is gone. */
+function processTicks(proc, pid) {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const text = readFileSync(`${proc}/${pid}/stat`, 'utf8');
     // After the command name, which may hold spaces and parentheses: state, ppid, ... utime is field 14.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) };
@@ -59,12 +59,12 @@ function processTicks(pid) {
   }
 }
 
-/** CPU ticks spent so far by this process and its descendants, alive or reaped. */
-function ownTicks() {
+/** CPU ticks spent so far by process `self` and its descendants, alive or reaped. */
+function ownTicks(proc, self) {
   const all = new Map();
-  for (const name of readdirSync('/proc')) {
+  for (const name of readdirSync(proc)) {
     if (!/^\d+$/.test(name)) continue;
-    const found = processTicks(name);
+    const found = processTicks(proc, name);
     if (found) all.set(Number(name), found);
   }
   const children = new Map();
@@ -74,7 +74,7 @@ function ownTicks() {
     else children.set(parent, [pid]);
   }
   let ticks = 0;
-  const queue = [process.pid];
+  const queue = [self];
   while (queue.length > 0) {
     const pid = queue.pop();
     ticks += all.get(pid)?.ticks ?? 0;
@@ -83,23 +83,26 @@ function ownTicks() {
   return ticks;
 }
 
-/** A window from now: `end()` gives the load of other work in it and whether that is loaded. */
-export function loadWindow() {
+/**
+ * A window from now: `end()` gives the load of other work in it and whether that is loaded.
+ * `proc`, `self` and `cpuCount` are there for the test, which reads a /proc of its own making.
+ */
+export function loadWindow({ proc = '/proc', self = process.pid, cpuCount = cpus().length } = {}) {
   const from = Date.now();
-  const machine = machineTicks();
-  const own = machine ? ownTicks() : 0;
+  const machine = machineTicks(proc);
+  const own = machine ? ownTicks(proc, self) : 0;
   return {
     end() {
-      const now = machineTicks();
+      const now = machineTicks(proc);
       if (machine && now && now.total > machine.total) {
-        const others = Math.max(0, now.busy - machine.busy - (ownTicks() - own));
-        const load = (others / (now.total - machine.total)) * cpus().length;
+        const others = Math.max(0, now.busy - machine.busy - (ownTicks(proc, self) - own));
+        const load = (others / (now.total - machine.total)) * cpuCount;
         return { load: Math.round(load * 100) / 100, loaded: load > LOADED_CPUS };
       }
       sample();
       const seen = samples.filter((entry) => entry.at >= from - 1000).map((entry) => entry.load);
       const highest = Math.max(...seen);
-      return { load: Math.round(highest * 100) / 100, loaded: highest > cpus().length };
+      return { load: Math.round(highest * 100) / 100, loaded: highest > cpuCount };
     },
   };
 }
