@@ -74,7 +74,10 @@ async function planReviewedOn(merged) {
   if (!pipeline) return { missing: `no pipeline ran for the last commit ${short(merged.headSha)} of merge request !${merged.iid}` };
   if (pipeline.mergedResults) {
     const recorded = await api.pipelineArtifact(pipeline.id, jobName, planCommitsFile);
-    if (recorded.missing) return { missing: `merged-results pipeline ${pipeline.id} did not record which commit it merged: ${recorded.missing}` };
+    if (recorded.missing) {
+      // A plan job copied from a template older than this file keeps the plan alone.
+      return { missing: `merged-results pipeline ${pipeline.id} did not record which commit it merged: ${recorded.missing}; the ${jobName} job's artifacts:paths must hold ${planCommitsFile} beside the plan (see templates/portalctl.yml)` };
+    }
     let commits;
     try {
       commits = JSON.parse(recorded.text);

@@ -268,12 +268,15 @@ async function mergeMergeRequest(): Promise<void> {
   forge.jobs.push({ id: 401, pipeline: 301, name: 'portalctl:plan', status: 'success', artifacts: { 'portalctl-plan.json': await readFile(join(dir, 'portalctl-plan.json'), 'utf8') } });
 }
 
-/** Merge request !5 (last commit HEAD_SHA) merged as MERGE_SHA; its merged-results pipeline kept the plan and the commits it merged. */
-async function mergeAfterMergedResults(): Promise<void> {
+/**
+ * Merge request !5 (last commit HEAD_SHA) merged as MERGE_SHA; its merged-results pipeline kept
+ * the plan and the commits it merged (`kept`: a plan job copied from an older template keeps the plan alone).
+ */
+async function mergeAfterMergedResults(kept = ['portalctl-plan.json', 'portalctl-plan-commits.json']): Promise<void> {
   forge.mergeRequests.push({ iid: 5, state: 'merged', merge_commit_sha: MERGE_SHA, squash_commit_sha: null, sha: HEAD_SHA });
   forge.pipelines.push({ id: 302, mergeRequest: 5, sha: MERGE_REF_SHA, ref: 'refs/merge-requests/5/merge' });
   const artifacts: Record<string, string> = {};
-  for (const name of ['portalctl-plan.json', 'portalctl-plan-commits.json']) artifacts[name] = await readFile(join(dir, name), 'utf8');
+  for (const name of kept) artifacts[name] = await readFile(join(dir, name), 'utf8');
   forge.jobs.push({ id: 402, pipeline: 302, name: 'portalctl:plan', status: 'success', artifacts });
 }
 
@@ -315,6 +318,19 @@ describe('GitLab: the same loops through the component', () => {
     expect(apply.code).toBe(1);
     expect(await portalWrites()).toEqual([]);
     expect(commentOn(5, 'apply')?.body).toContain(`merged-results pipeline 302 planned commit ${TARGET_SHA.slice(0, 12)}, not the merge request's last commit ${HEAD_SHA.slice(0, 12)}`);
+  });
+
+  it("a merged-results pipeline whose plan job kept the plan alone (an older template's artifacts) says what to add, and nothing is written", async () => {
+    await writeConfig(CHANGED);
+    expect((await gitlab({ COMMAND: 'plan' }, mergedResultsPipeline)).code).toBe(0);
+    await mergeAfterMergedResults(['portalctl-plan.json']);
+    await clearPortalLog();
+    const apply = await gitlab({ COMMAND: 'apply' }, { CI_COMMIT_SHA: MERGE_SHA });
+    expect(apply.code).toBe(1);
+    expect(await portalWrites()).toEqual([]);
+    expect(commentOn(5, 'apply')?.body).toContain(
+      "merged-results pipeline 302 did not record which commit it merged: job 402 (portalctl:plan) of pipeline 302 has no artifact portalctl-plan-commits.json (HTTP 404); the portalctl:plan job's artifacts:paths must hold portalctl-plan-commits.json beside the plan (see templates/portalctl.yml)",
+    );
   });
 
   it('merge request plan -> merge -> that plan applied, the result on the merged merge request; the widget report counts it', async () => {
