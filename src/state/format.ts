@@ -17,7 +17,9 @@
  * `lineage` is a random UUID fixed when the state is created; `serial` is +1 on every write. Per
  * address: `kind` (Kind.name), `ids` (identifiers of the request paths), `value` (the last
  * applied / observed managed value), `status` ("present", or "absent" when removed by
- * portalctl), `appliedAt` (last successful apply) and `observedAt` (last read of the live value).
+ * portalctl), `appliedAt` (last successful apply), `observedAt` (last read of the live value)
+ * and, for an object the config names instead of giving its id, `names` (each name on the way
+ * to it with the portal's fields and id: `plan --refresh=false` resolves names from them).
  * Any JSON layout of the same document reads the same (earlier releases wrote it pretty-printed).
  *
  * Resources are keyed by address and written sorted, so diffs of the file are stable. The
@@ -55,6 +57,20 @@ export interface StateEntry {
   appliedAt?: string;
   /** ISO 8601 time of the last read of the live value. */
   observedAt?: string;
+  /**
+   * The names the config gave instead of ids on the way to this object (outermost first), each
+   * with every field the portal showed for the object named, as the last read resolved them:
+   * what `--refresh=false` resolves the same names from.
+   */
+  names?: RecordedName[];
+}
+
+/** A name resolved to an id (`{ noun: 'role', name: { name: 'Field Analyst' }, id: 'r7HkQ2' }`). */
+export interface RecordedName {
+  /** What the object is (`role`, `group`, `workspace`). */
+  noun: string;
+  name: Record<string, string>;
+  id: string;
 }
 
 /** An operation whose outcome is not known, at its address. */
@@ -447,8 +463,14 @@ class EntryChecker {
       if (!isTime(entry['observedAt'])) return `${at}.observedAt is not a date`;
       this.observedAt = entry['observedAt'];
     }
+    if (entry['names'] !== undefined && namesProblem(entry['names'])) return `${at}.names is not a list of {noun, name, id}`;
     return undefined;
   }
+}
+
+function namesProblem(names: unknown): boolean {
+  if (!Array.isArray(names)) return true;
+  return !names.every((named: unknown) => isObject(named) && typeof named['noun'] === 'string' && typeof named['id'] === 'string' && !idsProblem(named['name']));
 }
 
 /** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot); `only`: check these entries alone. */

@@ -15,7 +15,7 @@ export {
   stateFromValue,
   validateState,
 } from './format.js';
-export type { ResourceStatus, StateDocument, StateEntry, StatePortal, UnknownOutcome } from './format.js';
+export type { RecordedName, ResourceStatus, StateDocument, StateEntry, StatePortal, UnknownOutcome } from './format.js';
 export { DEFAULT_STATE_FILE, FileStateStore, writeFileAtomic } from './file-store.js';
 export type { FileStateStoreOptions } from './file-store.js';
 export { PostgresStateStore, POSTGRES_SCHEMA_VERSION, advisoryLockKey, migrateSchema } from './postgres-store.js';

@@ -77,11 +77,12 @@ export function headOf(state: StateDocument): StateHead {
 
 /** Entries and heads are JSON by contract (validateState checks them before any write); these give them as such for deepEqual. */
 function entryJson(entry: StateEntry): JsonValue {
-  const { kind, ids, value, status, appliedAt, observedAt } = entry;
+  const { kind, ids, value, status, appliedAt, observedAt, names } = entry;
   const json: Record<string, JsonValue> = { kind, ids, value };
   if (status !== undefined) json['status'] = status;
   if (appliedAt !== undefined) json['appliedAt'] = appliedAt;
   if (observedAt !== undefined) json['observedAt'] = observedAt;
+  if (names !== undefined) json['names'] = names.map(({ noun, name, id }) => ({ noun, name, id }));
   return json;
 }
 

@@ -119,14 +119,78 @@ federations:
     expect(error.diagnostics[0]?.message).toContain('"Readers" = vW3rLv');
   });
 
-  it('one object by id and by name is declared twice; --refresh=false cannot resolve names', async () => {
+  it('one object by id and by name is declared twice; --refresh=false without a state has no names to resolve from', async () => {
     const twice = await portal.config(`${HEADER}roles:\n  - { id: r7HkQ2, description: A }\n  - { id: { name: Field Analyst }, name: Field Analyst }\n`);
     const error = await refusal(portal.plan(twice));
     expect(error.diagnostics).toEqual([expect.objectContaining({ code: 'config/duplicate-object', address: 'role[r7HkQ2]' })]);
 
     const named = await portal.config(`${HEADER}roles:\n  - { id: { name: Field Analyst }, description: A }\n`);
     const offline = await refusal(portal.plan(named, { refresh: false }));
-    expect(offline.diagnostics).toEqual([expect.objectContaining({ code: 'names/needs-refresh', location: expect.objectContaining({ line: 7 }) })]);
+    expect(offline.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'names/needs-refresh',
+        message: 'role name=Field Analyst is named, not given by id: --refresh=false resolves names from those the state recorded, and there is no state yet.',
+        location: expect.objectContaining({ line: 7 }),
+      }),
+    ]);
+  });
+
+  it('--refresh=false resolves names from those the last apply recorded, with every field the portal showed', async () => {
+    const config = await portal.config(`${HEADER}roles:
+  - id: { name: Field Analyst }
+    description: Collects field data
+collaborations:
+  - id: { name: Regional basemap exchange }
+    workspaces:
+      - id: { name: Emergency response }
+        description: Incidents
+groups:
+  - id: { title: Planning Department }
+    categorySchema: [{ title: Zoning }]
+`);
+    const online = await portal.plan(config);
+    const applied = await portal.apply(config);
+    expect(applied.after.plan.operations).toEqual([]);
+    const resources = applied.state?.resources ?? {};
+    expect(resources['role[r7HkQ2]']?.names).toEqual([{ noun: 'role', name: { name: 'Field Analyst' }, id: 'r7HkQ2' }]);
+    expect(resources['collaboration[c0ffee].workspace[w2]']?.names).toEqual([
+      { noun: 'collaboration', name: { name: 'Regional basemap exchange' }, id: 'c0ffee' },
+      { noun: 'workspace', name: { name: 'Emergency response' }, id: 'w2' },
+    ]);
+    // The owner the config left out is recorded too, so the name with it resolves offline as well.
+    expect(resources['group[b4850fb244bf4fbc8b918c96f267b2cf].categorySchema']?.names).toEqual([
+      { noun: 'group', name: { title: 'Planning Department', owner: 'admin' }, id: 'b4850fb244bf4fbc8b918c96f267b2cf' },
+    ]);
+
+    // Offline: the same addresses, nothing to do; a change shows the name beside the id as online.
+    await portal.clearRequests();
+    expect((await portal.plan(config, { refresh: false })).plan.operations).toEqual([]);
+    const changed = await portal.config(`${HEADER}roles:\n  - id: { name: Field Analyst }\n    description: Changed offline\ngroups:\n  - id: { title: Planning Department, owner: admin }\n    categorySchema: [{ title: Zoning }]\n`);
+    const offline = (await portal.plan(changed, { refresh: false })).plan;
+    expect(offline.operations.map((op) => [op.address, op.names])).toEqual([['role[r7HkQ2]', [{ noun: 'role', name: { name: 'Field Analyst' }, id: 'r7HkQ2' }]]]);
+    expect(await portal.requests()).toEqual([]);
+    expect(online.plan.operations.find((op) => op.address === 'role[r7HkQ2]')?.names).toEqual(offline.operations[0]?.names);
+
+    // A name the state never recorded stops the offline plan at the name, with the recorded ones nearest.
+    const unknown = await portal.config(`${HEADER}roles:\n  - id: { name: Viewer }\n    description: x\n`);
+    const error = await refusal(portal.plan(unknown, { refresh: false }));
+    expect(error.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'names/not-found',
+        message: 'No role named "Viewer" among the names the state recorded when it last read the portal; the closest: "Field Analyst" = r7HkQ2.',
+        location: expect.objectContaining({ line: 7, column: 5 }),
+      }),
+    ]);
+
+    // Declared by id again: the next apply records no names for it.
+    const byId = await portal.config(`${HEADER}roles:\n  - id: r7HkQ2\n    description: Collects field data\n`);
+    const again = await portal.apply(byId);
+    expect(again.state?.resources['role[r7HkQ2]']).not.toHaveProperty('names');
+    // Named again with nothing to change: the apply writes the names alone.
+    const namedAgain = await portal.apply(await portal.config(`${HEADER}roles:\n  - id: { name: Field Analyst }\n    description: Collects field data\n`));
+    expect(namedAgain.prepared.plan.operations).toEqual([]);
+    expect(namedAgain.state?.serial).toBe((again.state?.serial ?? 0) + 1);
+    expect(namedAgain.state?.resources['role[r7HkQ2]']?.names).toEqual([{ noun: 'role', name: { name: 'Field Analyst' }, id: 'r7HkQ2' }]);
   });
 });
 

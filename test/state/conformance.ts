@@ -65,6 +65,24 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       await store.close();
     }));
 
+    it("writes a change of an entry's recorded names alone, reads it back and rebuilds it from history", withHarness(async (harness) => {
+      const store = harness.open();
+      const first = await store.write(recordOperation(newState(PORTAL), 'role[a]', entry(1)));
+      const analyst = { noun: 'role', name: { name: 'Field Analyst' }, id: '1' };
+      const names = [analyst];
+      const named = await store.write({ ...first, resources: { ...first.resources, 'role[a]': { ...entry(1), names } } });
+      expect((await harness.open().read())?.resources['role[a]']?.names).toEqual(names);
+      const renamed = await store.write({ ...named, resources: { ...named.resources, 'role[a]': { ...entry(1), names: [{ ...analyst, name: { name: 'Analyst' } }] } } });
+      expect((await harness.open().read())?.resources).toEqual(renamed.resources);
+      expect((await store.readSerial(named.serial))?.resources['role[a]']?.names).toEqual(names);
+      // Names that are not a list of {noun, name, id} are refused before anything is written.
+      await expect(store.write({ ...renamed, resources: { 'role[a]': { ...entry(1), names: [{ noun: 'role', name: 'Field Analyst', id: '1' }] as never } } })).rejects.toThrow(
+        'resources["role[a]"].names is not a list of {noun, name, id}',
+      );
+      expect((await harness.open().read())?.serial).toBe(renamed.serial);
+      await store.close();
+    }));
+
     it('refuses another lineage and a stale serial in the shared words, and keeps what is stored', withHarness(async (harness) => {
       const store = harness.open();
       const written = await store.write(newState(PORTAL));

@@ -278,7 +278,7 @@ function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value
     // A read object's basis value is never undefined (a missing object is null).
     const observed = after.basis.get(obj.address);
     if (observed === undefined || !isTargeted(obj.address, after.plan.targets)) continue;
-    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(observed), observedAt);
+    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(observed), observedAt, after.names.get(obj.address));
   }
   return { ...state, resources };
 }

@@ -182,6 +182,12 @@ export function isTargeted(address: string, targets: readonly string[]): boolean
   return targets.length === 0 || targets.some((target) => selects(target, address));
 }
 
+/** The names an operation shows: as declared, with their ids (the fields resolution saw are the state's, not the plan's). */
+function namesOf(names: PlanInput['names'], address: string): { names: ResolvedName[] } | undefined {
+  const resolved = names?.get(address);
+  return resolved ? { names: resolved.map(({ noun, name, id }) => ({ noun, name, id })) } : undefined;
+}
+
 /** Desired versus basis gives the operations; recorded versus live gives the drift. */
 export function buildPlan(input: PlanInput): Plan {
   const candidates: PlannedOperation[] = [];
@@ -237,7 +243,7 @@ export function buildPlan(input: PlanInput): Plan {
       patch: patchBetween(change.before, change.after),
       destructive: obj.destructive,
       dependsOn: [...new Set(kind.dependsOn(obj, input.objects))].sort(),
-      ...(input.names?.has(obj.address) ? { names: input.names.get(obj.address) } : {}),
+      ...(namesOf(input.names, obj.address) ?? {}),
     });
   }
 

@@ -15,7 +15,7 @@ import { planRefusals } from './safety.js';
 import { readLive } from '../read/read-live.js';
 import { callerFromSelf, type Caller } from '../read/authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
-import { hasNames, resolveNames, type ResolvedName } from '../read/names.js';
+import { hasNames, portalNames, recordedNames, resolveNames, type ResolvedNameFields } from '../read/names.js';
 import { assertTargetsMatch } from './targets.js';
 import { ConfigError } from '../config/errors.js';
 import { learnRelease, releaseFrom, type PortalRelease } from '../read/release.js';
@@ -132,7 +132,7 @@ export interface PreparedPlan {
   /** What the objects are called, by address, from the live reads. */
   labels: ReadonlyMap<string, string>;
   /** Names the config gave instead of ids, as resolved, by address. */
-  names: ReadonlyMap<string, ResolvedName[]>;
+  names: ReadonlyMap<string, ResolvedNameFields[]>;
   recorded: StateDocument | undefined;
   portal: LivePortal | undefined;
   warnings: Diagnostic[];
@@ -219,13 +219,15 @@ async function planWith(
   let objects = config.objects;
   let prunes = config.prunes;
   let targets = request.targets ?? [];
-  let names: ReadonlyMap<string, ResolvedName[]> = new Map();
+  let names: ReadonlyMap<string, ResolvedNameFields[]> = new Map();
   let basis: ReadonlyMap<string, JsonValue>;
   let labels = new Map<string, string>();
   if (!request.verify && hasNames(objects, prunes)) {
-    // Entries named instead of identified: their ids come from the reads the plan makes anyway.
-    if (!reader) throw new ConfigError(namesNeedThePortal(objects, prunes));
-    ({ objects, prunes, targets, names } = await resolveNames(config.kinds, objects, prunes, reader, targets));
+    // Entries named instead of identified: their ids come from the reads the plan makes anyway,
+    // or without reading, from the names the state recorded when it last read them.
+    const source = reader ? portalNames(reader) : recorded ? recordedNames(recorded) : undefined;
+    if (!source) throw new ConfigError(namesNeedAState(objects, prunes));
+    ({ objects, prunes, targets, names } = await resolveNames(config.kinds, objects, prunes, source, targets));
     // A target by id that may have meant an object declared by name is checked now that its id is known.
     assertTargetsMatch(targets, { objects, prunes });
   }
@@ -284,8 +286,8 @@ async function planWith(
   return { plan, config, objects, basis, labels, names, recorded, portal, warnings };
 }
 
-/** `--refresh=false` reads nothing, so names cannot be resolved: said at each name. */
-function namesNeedThePortal(objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): Diagnostic[] {
+/** `--refresh=false` without a state has nothing to resolve names from: said at each name. */
+function namesNeedAState(objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): Diagnostic[] {
   const seen = new Set<string>();
   const problems: Diagnostic[] = [];
   for (const named of [...objects, ...prunes].flatMap((declaration) => declaration.names ?? [])) {
@@ -295,9 +297,9 @@ function namesNeedThePortal(objects: readonly DesiredObject[], prunes: readonly 
     problems.push({
       severity: 'error',
       code: 'names/needs-refresh',
-      message: `${named.container} ${named.placeholder} is named, not given by id: names are resolved by reading the portal, which --refresh=false does not.`,
+      message: `${named.container} ${named.placeholder} is named, not given by id: --refresh=false resolves names from those the state recorded, and there is no state yet.`,
       location: named.source,
-      expected: 'plan without --refresh=false, or the id',
+      expected: 'plan without --refresh=false (names are resolved by reading the portal), or the id',
     });
   }
   return problems;

@@ -2,14 +2,16 @@
  * Names instead of ids (README "Names instead of ids"): entries the config names (`id: { name:
  * Field Analyst }`) are resolved to their ids before the live read, through the NameLookup the
  * container's kind declares. Candidates come from the plan's memoised reader by the same paths
- * the kinds read anyway, so a name costs no request of its own where the API lists. A name that
- * matches no object, or several, stops the plan with a diagnostic at the name listing the
- * candidates. Nothing here knows a particular kind.
+ * the kinds read anyway, so a name costs no request of its own where the API lists; without
+ * reading the portal (`--refresh=false`), from the names the state recorded when it last read
+ * them. A name that matches no object, or several, stops the plan with a diagnostic at the name
+ * listing the candidates. Nothing here knows a particular kind.
  */
 import { distance } from 'fastest-levenshtein';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import type { LiveReader } from '../../core/request.js';
 import type { DesiredObject, NameCandidate, NamedKey, NameLookup, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import type { RecordedName, StateDocument } from '../../state/index.js';
 import { ConfigError } from '../config/errors.js';
 import { DeclaredObject } from '../config/extract.js';
 import type { KindSet } from '../kind-set.js';
@@ -23,12 +25,61 @@ export interface ResolvedName {
   id: string;
 }
 
+/** A resolved name with every field the source showed for the object it named: what the state records. */
+export interface ResolvedNameFields extends ResolvedName {
+  fields: Readonly<Record<string, string>>;
+}
+
+/** Where names are looked up: the portal, or the names a state recorded. */
+export interface NameSource {
+  /** How messages say where a name was not found: `on the portal`. */
+  where: string;
+  /** Said after `where` when it has no object of the noun at all. */
+  none(noun: string): string;
+  candidates(lookup: NameLookup, parent: Readonly<Record<string, string>>): Promise<NameCandidate[]>;
+}
+
+/** The portal's objects, through the lookups' reads. */
+export function portalNames(reader: LiveReader): NameSource {
+  return { where: 'on the portal', none: (noun) => ` (it has no ${noun} this account can see)`, candidates: (lookup, parent) => lookup.candidates(reader, parent) };
+}
+
+/**
+ * The names `state` recorded (StateEntry.names), for a plan that does not read the portal: an
+ * object is a candidate for the lookup of its noun where its entry lies inside `parent`'s
+ * entries. An object recorded with other fields by entries of different times counts once, with
+ * those of its latest read.
+ */
+export function recordedNames(state: StateDocument): NameSource {
+  const byNoun = new Map<string, { ids: Readonly<Record<string, string>>; named: RecordedName; at: string }[]>();
+  for (const entry of Object.values(state.resources)) {
+    for (const named of entry.names ?? []) {
+      const list = byNoun.get(named.noun) ?? [];
+      list.push({ ids: entry.ids, named, at: entry.observedAt ?? entry.appliedAt ?? '' });
+      byNoun.set(named.noun, list);
+    }
+  }
+  return {
+    where: 'among the names the state recorded when it last read the portal',
+    none: (noun) => ` (it records no ${noun} named)`,
+    candidates: (lookup, parent) => {
+      const latest = new Map<string, { fields: Readonly<Record<string, string>>; at: string }>();
+      for (const { ids, named, at } of byNoun.get(lookup.noun) ?? []) {
+        if (!Object.entries(parent).every(([idName, id]) => ids[idName] === id)) continue;
+        const seen = latest.get(named.id);
+        if (!seen || at > seen.at) latest.set(named.id, { fields: named.name, at });
+      }
+      return Promise.resolve([...latest].map(([id, { fields }]) => ({ id, fields })));
+    },
+  };
+}
+
 export interface NameResolution {
   objects: DesiredObject[];
   prunes: PruneDeclaration[];
   targets: string[];
   /** The resolved names on the way to each object, by (resolved) address. */
-  names: Map<string, ResolvedName[]>;
+  names: Map<string, ResolvedNameFields[]>;
 }
 
 /** Whether any declaration names an entry (then the plan resolves names before it reads). */
@@ -72,6 +123,14 @@ function nearest(name: Readonly<Record<string, string>>, candidates: readonly Na
 
 const matches = (candidate: NameCandidate, name: Readonly<Record<string, string>>): boolean => Object.entries(name).every(([field, value]) => candidate.fields[field] === value);
 
+/** A declaration's name and the object it resolved to. */
+interface ResolvedKey {
+  named: NamedKey;
+  found: NameCandidate;
+}
+
+const placeholderIds = (resolved: readonly ResolvedKey[]): { placeholder: string; id: string }[] => resolved.map(({ named, found }) => ({ placeholder: named.placeholder, id: found.id }));
+
 /** The placeholders of `names` replaced by their ids in an address (in order, each after the one before). */
 function substitute(text: string, replacements: readonly { placeholder: string; id: string }[]): string {
   let result = text;
@@ -85,13 +144,13 @@ function substitute(text: string, replacements: readonly { placeholder: string; 
   return result;
 }
 
-export async function resolveNames(kinds: KindSet, objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[], reader: LiveReader, targets: readonly string[]): Promise<NameResolution> {
+export async function resolveNames(kinds: KindSet, objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[], source: NameSource, targets: readonly string[]): Promise<NameResolution> {
   const lookups = new Map(kinds.kinds.flatMap((kind) => kind.names ?? []).map((lookup) => [lookup.container, lookup]));
   const candidateLists = new Map<string, Promise<NameCandidate[]>>();
   const problems = new Map<string, Diagnostic>();
 
-  /** The id a name stands for, or undefined (with a diagnostic) when it matches none or several. */
-  const resolveOne = async (named: NamedKey, ids: Readonly<Record<string, string>>): Promise<string | undefined> => {
+  /** The object a name stands for, or undefined (with a diagnostic) when it matches none or several. */
+  const resolveOne = async (named: NamedKey, ids: Readonly<Record<string, string>>): Promise<NameCandidate | undefined> => {
     const lookup = lookups.get(named.container);
     if (!lookup) throw new Error(`No kind declares names for ${named.container}.`);
     const parent = Object.fromEntries(
@@ -102,11 +161,11 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
     );
     const listKey = `${named.container}|${JSON.stringify(parent)}`;
     let list = candidateLists.get(listKey);
-    if (!list) candidateLists.set(listKey, (list = lookup.candidates(reader, parent)));
+    if (!list) candidateLists.set(listKey, (list = source.candidates(lookup, parent)));
     const candidates = await list;
     const found = candidates.filter((candidate) => matches(candidate, named.fields));
     const [only] = found;
-    if (only !== undefined && found.length === 1) return only.id;
+    if (only !== undefined && found.length === 1) return only;
     const where = formatLocation(named.source);
     if (problems.has(where)) return undefined;
     const shown = describeName(named.fields);
@@ -115,7 +174,7 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
       problems.set(where, {
         severity: 'error',
         code: 'names/not-found',
-        message: `No ${lookup.noun} named ${shown} on the portal${near.length ? `; the closest: ${near.map(candidateText).join('; ')}` : ` (it has no ${lookup.noun} this account can see)`}.`,
+        message: `No ${lookup.noun} named ${shown} ${source.where}${near.length ? `; the closest: ${near.map(candidateText).join('; ')}` : source.none(lookup.noun)}.`,
         location: named.source,
         value: named.fields,
         expected: `the ${lookup.noun}'s ${lookup.fields.map((field) => field.name).join(', ')} as the portal shows ${lookup.fields.length === 1 ? 'it' : 'them'}, or its id`,
@@ -135,30 +194,30 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
   };
 
   /** The declaration's names resolved in order (an enclosing entry's id first: it may be in a child's list path). */
-  const resolveChain = async (names: readonly NamedKey[], ids: Readonly<Record<string, string>>): Promise<{ ids: Record<string, string>; resolved: { container: string; placeholder: string; fields: Readonly<Record<string, string>>; id: string }[] } | undefined> => {
+  const resolveChain = async (names: readonly NamedKey[], ids: Readonly<Record<string, string>>): Promise<{ ids: Record<string, string>; resolved: ResolvedKey[] } | undefined> => {
     const current: Record<string, string> = { ...ids };
-    const resolved: { container: string; placeholder: string; fields: Readonly<Record<string, string>>; id: string }[] = [];
+    const resolved: ResolvedKey[] = [];
     for (const named of names) {
-      const id = await resolveOne(named, current);
-      if (id === undefined) return undefined;
-      current[named.idName] = id;
-      resolved.push({ container: named.container, placeholder: named.placeholder, fields: named.fields, id });
+      const found = await resolveOne(named, current);
+      if (found === undefined) return undefined;
+      current[named.idName] = found.id;
+      resolved.push({ named, found });
     }
     return { ids: current, resolved };
   };
 
-  const names = new Map<string, ResolvedName[]>();
+  const names = new Map<string, ResolvedNameFields[]>();
   const renamed = new Map<string, string>();
   const resolvedObjects = await Promise.all(
     objects.map(async (obj): Promise<DesiredObject> => {
       if (!obj.names) return obj;
       const chain = await resolveChain(obj.names, obj.ids);
       if (!chain) return obj;
-      const address = substitute(obj.address, chain.resolved);
+      const address = substitute(obj.address, placeholderIds(chain.resolved));
       renamed.set(obj.address, address);
       names.set(
         address,
-        chain.resolved.map((named) => ({ noun: lookups.get(named.container)?.noun ?? named.container, name: named.fields, id: named.id })),
+        chain.resolved.map(({ named, found }) => ({ noun: lookups.get(named.container)?.noun ?? named.container, name: named.fields, id: found.id, fields: found.fields })),
       );
       return obj instanceof DeclaredObject ? obj.resolved(address, chain.ids) : { ...obj, address, ids: chain.ids, source: obj.source };
     }),
@@ -169,7 +228,7 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
       const chain = await resolveChain(prune.names, prune.ids);
       if (!chain) return prune;
       const source = prune.source;
-      return { collection: substitute(prune.collection, chain.resolved), kind: prune.kind, ids: chain.ids, keys: prune.keys, source };
+      return { collection: substitute(prune.collection, placeholderIds(chain.resolved)), kind: prune.kind, ids: chain.ids, keys: prune.keys, source };
     }),
   );
   if (problems.size > 0) throw new ConfigError([...problems.values()]);

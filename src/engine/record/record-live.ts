@@ -13,11 +13,12 @@
  * Choosing the records is pure (`liveRecords`); writing them is one state write (`recordLive`);
  * the use cases that call them are in apply.ts.
  */
-import type { JsonValue } from '../../core/json.js';
-import { newState, StateWriter, type StateDocument, type StateEntry, type StateStore } from '../../state/index.js';
+import { deepEqual, type JsonValue } from '../../core/json.js';
+import { newState, StateWriter, type RecordedName, type StateDocument, type StateEntry, type StateStore } from '../../state/index.js';
 import { isTargeted, type DriftEntry } from '../plan/plan.js';
 import type { PreparedPlan } from '../plan/prepare.js';
 import { concealer } from '../plan/recorded-values.js';
+import type { ResolvedNameFields } from '../read/names.js';
 
 /** One live value to record at an address. */
 export interface LiveRecord {
@@ -63,9 +64,40 @@ export function liveRecords(prepared: PreparedPlan, { adoptOnly }: { adoptOnly: 
   return records.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
-/** The state entry for a live value read now (`observedAt`), keeping when it was last applied. */
-export function observedEntry(previous: StateEntry | undefined, kind: string, ids: Readonly<Record<string, string>>, live: JsonValue, observedAt: string): StateEntry {
-  return { ...previous, kind, ids: { ...ids }, value: live, status: live === null ? 'absent' : 'present', observedAt };
+/**
+ * The state entry for a live value read now (`observedAt`), keeping when it was last applied;
+ * with the names that read resolved on the way to it (none: declared by id now).
+ */
+export function observedEntry(previous: StateEntry | undefined, kind: string, ids: Readonly<Record<string, string>>, live: JsonValue, observedAt: string, names?: readonly ResolvedNameFields[]): StateEntry {
+  return withNames({ ...previous, kind, ids: { ...ids }, value: live, status: live === null ? 'absent' : 'present', observedAt }, recordedNames(names));
+}
+
+/** What the state records of names as a read resolved them: every field the portal showed. */
+function recordedNames(names: readonly ResolvedNameFields[] | undefined): RecordedName[] | undefined {
+  return names?.length ? names.map(({ noun, fields, id }) => ({ noun, name: { ...fields }, id })) : undefined;
+}
+
+function withNames(entry: StateEntry, names: RecordedName[] | undefined): StateEntry {
+  const { names: _previous, ...rest } = entry;
+  return names ? { ...rest, names } : rest;
+}
+
+/**
+ * The targeted recorded objects whose recorded names are not those the plan resolved (declared
+ * by name since the last read, by other fields, or by id again: none), with the names to record.
+ * Written even when nothing else is, or the next `--refresh=false` could not resolve them.
+ */
+function renamedEntries(prepared: PreparedPlan): Map<string, RecordedName[] | undefined> {
+  const renamed = new Map<string, RecordedName[] | undefined>();
+  const resources = prepared.recorded?.resources ?? {};
+  if (!prepared.plan.refreshed) return renamed;
+  for (const obj of prepared.objects) {
+    const entry = resources[obj.address];
+    if (!entry || !isTargeted(obj.address, prepared.plan.targets)) continue;
+    const names = recordedNames(prepared.names.get(obj.address));
+    if (!deepEqual(names ?? null, entry.names ?? null)) renamed.set(obj.address, names);
+  }
+  return renamed;
 }
 
 /** The state with `records` written in (values concealed as every record is). Pure. */
@@ -73,15 +105,28 @@ export function withLiveRecords(state: StateDocument, records: readonly LiveReco
   const ids = new Map(prepared.objects.map((obj) => [obj.address, obj.ids]));
   const observedAt = new Date().toISOString();
   const resources = { ...state.resources };
-  for (const record of records) resources[record.address] = observedEntry(resources[record.address], record.kind, ids.get(record.address) ?? {}, conceal(record.after), observedAt);
+  for (const record of records) {
+    resources[record.address] = observedEntry(resources[record.address], record.kind, ids.get(record.address) ?? {}, conceal(record.after), observedAt, prepared.names.get(record.address));
+  }
   return { ...state, resources };
 }
 
-/** Writes `records` into the state in one write (one new serial); the state as written. */
+/**
+ * Writes `records`, and the names the plan resolved where the state records others
+ * (renamedEntries), into the state in one write (one new serial); the state as written.
+ */
 export async function recordLive(prepared: PreparedPlan, records: readonly LiveRecord[], request: { store: StateStore; url: string }): Promise<StateDocument | undefined> {
-  if (records.length === 0) return prepared.recorded;
+  const renamed = renamedEntries(prepared);
+  if (records.length === 0 && renamed.size === 0) return prepared.recorded;
   const conceal = concealer(prepared.config.redact);
   const initial = prepared.recorded ?? newState({ url: request.url, ...(prepared.portal?.id ? { id: prepared.portal.id } : {}) });
   const writer = new StateWriter(request.store, initial, { conceal });
-  return writer.update((state) => withLiveRecords(state, records, prepared, conceal));
+  return writer.update((state) => {
+    const next = withLiveRecords(state, records, prepared, conceal);
+    for (const [address, names] of renamed) {
+      const entry = next.resources[address];
+      if (entry) next.resources[address] = withNames(entry, names);
+    }
+    return next;
+  });
 }
