@@ -9,6 +9,8 @@
  * - `apply --refresh-only` (Terraform's word): records the live value of every targeted managed
  *   object that drifted or is not recorded, whatever the configuration asks, after showing what
  *   it will record and asking; nothing is sent to the portal.
+ * - names: both also record the names the plan resolved where the state holds others, so that
+ *   `plan --refresh=false` resolves them (names.ts, recordedNames).
  *
  * Choosing the records is pure (`liveRecords`); writing them is one state write (`recordLive`);
  * the use cases that call them are in apply.ts.
