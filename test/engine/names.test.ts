@@ -3,7 +3,8 @@
  * found (the plan keeps the id-based address and shows the id beside the name), not found (the
  * closest candidates listed, at the name), ambiguous (every match listed; the optional field
  * tells them apart), renamed on the portal after an apply; resolving costs no request beyond the
- * list reads a plan by id makes; `import --by-name` writes names that plan empty.
+ * list reads a plan by id makes; the names recorded in the state and resolved from it by
+ * `--refresh=false`; `import --by-name` writes names that plan empty, online and offline.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/index.js';
@@ -195,7 +196,7 @@ groups:
 });
 
 describe('import --by-name', () => {
-  it('writes names that tell the objects apart, and the import plans empty', async () => {
+  it('writes names that tell the objects apart, and the import plans empty; applied, it plans empty without reading the portal', async () => {
     const cli = await startCliPortal();
     try {
       const imported = await cli.run(['import', '--by-name', '--out', 'imported.yaml']);
@@ -208,6 +209,15 @@ describe('import --by-name', () => {
       expect(text).not.toMatch(/^ *- id: r7HkQ2$/m);
       const plan = await cli.run(['plan', 'imported.yaml', '--detailed-exitcode']);
       expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+      // An apply with nothing to send records the objects and their names; then the offline plan resolves them.
+      const applied = await cli.run(['apply', 'imported.yaml', '--auto-approve']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(await cli.requests({ writesOnly: true })).toEqual([]);
+      const reads = (await cli.requests()).length;
+      const offline = await cli.run(['plan', 'imported.yaml', '--refresh=false', '--detailed-exitcode']);
+      expect(offline.code, offline.stdout + offline.stderr).toBe(0);
+      expect(offline.stdout).toContain('No changes.');
+      expect((await cli.requests()).length).toBe(reads);
     } finally {
       await cli.dispose();
     }
