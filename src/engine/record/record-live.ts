@@ -71,15 +71,15 @@ export function liveRecords(prepared: PreparedPlan, { adoptOnly }: { adoptOnly: 
  * with the names that read resolved on the way to it (none: declared by id now).
  */
 export function observedEntry(previous: StateEntry | undefined, kind: string, ids: Readonly<Record<string, string>>, live: JsonValue, observedAt: string, names?: readonly ResolvedNameFields[]): StateEntry {
-  return withNames({ ...previous, kind, ids: { ...ids }, value: live, status: live === null ? 'absent' : 'present', observedAt }, recordedNames(names));
+  return entryWithNames({ ...previous, kind, ids: { ...ids }, value: live, status: live === null ? 'absent' : 'present', observedAt }, namesToRecord(names));
 }
 
 /** What the state records of names as a read resolved them: every field the portal showed. */
-function recordedNames(names: readonly ResolvedNameFields[] | undefined): RecordedName[] | undefined {
+function namesToRecord(names: readonly ResolvedNameFields[] | undefined): RecordedName[] | undefined {
   return names?.length ? names.map(({ noun, fields, id }) => ({ noun, name: { ...fields }, id })) : undefined;
 }
 
-function withNames(entry: StateEntry, names: RecordedName[] | undefined): StateEntry {
+function entryWithNames(entry: StateEntry, names: RecordedName[] | undefined): StateEntry {
   const { names: _previous, ...rest } = entry;
   return names ? { ...rest, names } : rest;
 }
@@ -96,7 +96,7 @@ function renamedEntries(prepared: PreparedPlan): Map<string, RecordedName[] | un
   for (const obj of prepared.objects) {
     const entry = resources[obj.address];
     if (!entry || !isTargeted(obj.address, prepared.plan.targets)) continue;
-    const names = recordedNames(prepared.names.get(obj.address));
+    const names = namesToRecord(prepared.names.get(obj.address));
     if (!deepEqual(names ?? null, entry.names ?? null)) renamed.set(obj.address, names);
   }
   return renamed;
@@ -127,7 +127,7 @@ export async function recordLive(prepared: PreparedPlan, records: readonly LiveR
     const next = withLiveRecords(state, records, prepared, conceal);
     for (const [address, names] of renamed) {
       const entry = next.resources[address];
-      if (entry) next.resources[address] = withNames(entry, names);
+      if (entry) next.resources[address] = entryWithNames(entry, names);
     }
     return next;
   });
