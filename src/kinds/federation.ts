@@ -27,7 +27,7 @@ const fieldSchemas: Record<string, JsonSchema> = {
   },
   entityId: { type: 'string', description: 'Identifies the organization in the federation.' },
   userCreditAssignment: { type: 'number', description: 'Credits per joining member; -1 means the organization default.' },
-  groups: { type: 'array', items: { type: 'string' }, description: 'Group ids joining members are added to (signUpMode Automatic).' },
+  groups: { type: 'array', items: { type: 'string', description: 'A group id.' }, description: 'Groups joining members are added to (signUpMode Automatic).' },
   encryptionSupported: flag('Encrypted assertion responses are supported.'),
   supportSignedRequest: flag('The organization signs authentication requests.'),
   supportsLogoutRequest: flag('Signing out of the organization signs out of the identity provider.'),
@@ -185,6 +185,11 @@ export const federation = defineKind({
         return id === undefined ? [] : [{ id, fields }];
       },
     },
+  ],
+  // `roleId: { name: Viewer }`, `groups: [{ title: Field crews }]`: resolved as the roles' and groups' names are.
+  references: [
+    { field: 'roleId', container: 'role' },
+    { field: 'groups', container: 'group', list: true },
   ],
   discover: discoverFederation,
   /** The default role of joining members must exist (with its declared settings) first. */

@@ -18,8 +18,9 @@
  * address: `kind` (Kind.name), `ids` (identifiers of the request paths), `value` (the last
  * applied / observed managed value), `status` ("present", or "absent" when removed by
  * portalctl), `appliedAt` (last successful apply), `observedAt` (last read of the live value)
- * and, for an object the config names instead of giving its id, `names` (each name on the way
- * to it with the portal's fields and id: `plan --refresh=false` resolves names from them).
+ * and, for an object the config names instead of giving its id or whose fields name other
+ * objects, `names` (each name on the way to it, and each in a field with that `field`, with the
+ * portal's fields and id: `plan --refresh=false` resolves names from them).
  * Any JSON layout of the same document reads the same (earlier releases wrote it pretty-printed).
  *
  * Resources are keyed by address and written sorted, so diffs of the file are stable. The
@@ -71,6 +72,8 @@ export interface RecordedName {
   noun: string;
   name: Record<string, string>;
   id: string;
+  /** For a name the value gives in a field instead of an id (a federation's `roleId`): the field. */
+  field?: string;
 }
 
 /** An operation whose outcome is not known, at its address. */
@@ -463,14 +466,17 @@ class EntryChecker {
       if (!isTime(entry['observedAt'])) return `${at}.observedAt is not a date`;
       this.observedAt = entry['observedAt'];
     }
-    if (entry['names'] !== undefined && namesProblem(entry['names'])) return `${at}.names is not a list of {noun, name, id}`;
+    if (entry['names'] !== undefined && namesProblem(entry['names'])) return `${at}.names is not a list of {noun, name, id, field?}`;
     return undefined;
   }
 }
 
 function namesProblem(names: unknown): boolean {
   if (!Array.isArray(names)) return true;
-  return !names.every((named: unknown) => isObject(named) && typeof named['noun'] === 'string' && typeof named['id'] === 'string' && !idsProblem(named['name']));
+  return !names.every(
+    (named: unknown) =>
+      isObject(named) && typeof named['noun'] === 'string' && typeof named['id'] === 'string' && !idsProblem(named['name']) && (named['field'] === undefined || typeof named['field'] === 'string'),
+  );
 }
 
 /** `checkValues`: walk entry values too (an in-memory state may hold what JSON cannot); `only`: check these entries alone. */

@@ -82,7 +82,7 @@ function entryJson(entry: StateEntry): JsonValue {
   if (status !== undefined) json['status'] = status;
   if (appliedAt !== undefined) json['appliedAt'] = appliedAt;
   if (observedAt !== undefined) json['observedAt'] = observedAt;
-  if (names !== undefined) json['names'] = names.map(({ noun, name, id }) => ({ noun, name, id }));
+  if (names !== undefined) json['names'] = names.map(({ noun, name, id, field }) => ({ noun, name, id, ...(field === undefined ? {} : { field }) }));
   return json;
 }
 

@@ -195,6 +195,65 @@ groups:
   });
 });
 
+describe('names in fields that hold another object\'s id', () => {
+  const federation = (roleName: string): string => `${HEADER}federations:
+  - id: { name: Campus federation }
+    signUpMode: Automatic
+    roleId: { name: ${roleName} }
+    groups: [{ title: Planning Department }, 3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c]
+`;
+
+  it("the federation's default role and groups by name: sent as ids, shown beside them, recorded, and resolved offline from the state", async () => {
+    const config = await portal.config(federation('Viewer'));
+    const { plan } = await portal.plan(config);
+    const [op] = plan.operations;
+    expect(op?.address).toBe('federation[J55ajJJ7MsY1QoQs]');
+    expect(op?.after).toMatchObject({ roleId: 'vW3rLv', groups: ['b4850fb244bf4fbc8b918c96f267b2cf', '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c'] });
+    expect(op?.names).toEqual([
+      { noun: 'federation', name: { name: 'Campus federation' }, id: 'J55ajJJ7MsY1QoQs' },
+      { noun: 'role', name: { name: 'Viewer' }, id: 'vW3rLv', field: 'roleId' },
+      { noun: 'group', name: { title: 'Planning Department' }, id: 'b4850fb244bf4fbc8b918c96f267b2cf', field: 'groups' },
+    ]);
+    expect(renderPlanText(plan, { color: false })).toContain(
+      '(by name: federation "Campus federation" → J55ajJJ7MsY1QoQs, roleId: role "Viewer" → vW3rLv, groups: group "Planning Department" → b4850fb244bf4fbc8b918c96f267b2cf)',
+    );
+    const applied = await portal.apply(config);
+    expect(applied.result.failed).toEqual([]);
+    expect(applied.after.plan.operations).toEqual([]);
+    expect((await portal.state()).federation).toMatchObject({ roleId: 'vW3rLv', groups: ['b4850fb244bf4fbc8b918c96f267b2cf', '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c'] });
+    expect(applied.state?.resources['federation[J55ajJJ7MsY1QoQs]']?.names).toContainEqual({ noun: 'role', name: { name: 'Viewer' }, id: 'vW3rLv', field: 'roleId' });
+    await portal.clearRequests();
+    expect((await portal.plan(config, { refresh: false })).plan.operations).toEqual([]);
+    expect(await portal.requests()).toEqual([]);
+  });
+
+  it('a referred name that matches nothing stops the plan at the field, with the closest names; validate takes it', async () => {
+    const config = await portal.config(federation('Viewers'));
+    expect(config.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+    const error = await refusal(portal.plan(config));
+    expect(error.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'names/not-found',
+        message: expect.stringMatching(/^No role named "Viewers" on the portal; the closest: "Viewer" = vW3rLv; /),
+        location: expect.objectContaining({ line: 9, column: 5 }),
+      }),
+    ]);
+    expect((await portal.requests()).filter((entry) => entry.access === 'write')).toEqual([]);
+    const offline = await refusal(portal.plan(config, { refresh: false }));
+    // Without a state, each name is said: the federation's key, its role and its group.
+    expect(offline.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.location?.line, diagnostic.message.split(' is named')[0]])).toEqual([
+      ['names/needs-refresh', 7, 'federation name=Campus federation'],
+      ['names/needs-refresh', 9, 'role name=Viewers'],
+      ['names/needs-refresh', 10, 'group title=Planning Department'],
+    ]);
+  });
+
+  it('a referred name must give the fields the lookup requires (schema)', async () => {
+    const config = await portal.config(`${HEADER}federations:\n  - id: J55ajJJ7MsY1QoQs\n    roleId: { title: Viewer }\n`);
+    expect(config.diagnostics).toEqual([expect.objectContaining({ severity: 'error', location: expect.objectContaining({ line: 8 }) })]);
+  });
+});
+
 describe('import --by-name', () => {
   it('writes names that tell the objects apart, and the import plans empty; applied, it plans empty without reading the portal', async () => {
     const cli = await startCliPortal();

@@ -77,7 +77,7 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       expect((await store.readSerial(named.serial))?.resources['role[a]']?.names).toEqual(names);
       // Names that are not a list of {noun, name, id} are refused before anything is written.
       await expect(store.write({ ...renamed, resources: { 'role[a]': { ...entry(1), names: [{ noun: 'role', name: 'Field Analyst', id: '1' }] as never } } })).rejects.toThrow(
-        'resources["role[a]"].names is not a list of {noun, name, id}',
+        'resources["role[a]"].names is not a list of {noun, name, id, field?}',
       );
       expect((await harness.open().read())?.serial).toBe(renamed.serial);
       await store.close();

@@ -175,9 +175,9 @@ export class DeclaredObject implements DesiredObject {
     readonly names?: readonly NamedKey[],
   ) {}
 
-  /** The same declaration with its names resolved: the address and ids with real ids. */
-  resolved(address: string, ids: Readonly<Record<string, string>>): DeclaredObject {
-    const copy = new DeclaredObject(this.kind, address, ids, this.value, this.absent, this.document, this.entries, this.entryIndex, this.declaredPath);
+  /** The same declaration with its names resolved: the address, ids and value (where it refers to others by name) with real ids. */
+  resolved(address: string, ids: Readonly<Record<string, string>>, value: JsonValue = this.value): DeclaredObject {
+    const copy = new DeclaredObject(this.kind, address, ids, value, this.absent, this.document, this.entries, this.entryIndex, this.declaredPath);
     copy.destructive = this.destructive;
     return copy;
   }

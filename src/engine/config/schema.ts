@@ -3,7 +3,7 @@
  * fragments (nothing here knows a particular kind). It is published as
  * schemas/portalctl.schema.json and compiled into the validator.
  */
-import type { ConfigContribution, JsonSchema, KindDefinition } from '../../kinds/toolkit/contract.js';
+import type { ConfigContribution, JsonSchema, KindDefinition, NamedReference, NameLookup } from '../../kinds/toolkit/contract.js';
 import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
 import { environmentsSchema, valuesSchema } from './environment-schema.js';
 import type { JsonValue } from '../../core/json.js';
@@ -82,11 +82,13 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
     required.push(container.key.property);
   }
   for (const contribution of contributions) {
+    const owner = kinds.find((kind) => kind.config.includes(contribution));
     for (const [name, schema] of Object.entries(contribution.properties)) {
       if (properties[name] !== undefined) {
         throw new Error(`Two kinds declare the property ${name} of ${container.name}; each property has one owner.`);
       }
-      properties[name] = schema;
+      const reference = owner?.references?.find((candidate) => candidate.field === name);
+      properties[name] = reference ? referenceSchema(reference, schema, kinds) : schema;
     }
   }
   for (const child of all.filter((candidate) => candidate.parent === container.name)) {
@@ -107,10 +109,11 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
   return schema;
 }
 
-/** A key that may be a name (README "Names instead of ids"): the id, or a mapping of the name fields the container's lookup declares. */
-function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
-  const lookup = kinds.flatMap((kind) => kind.names ?? []).find((candidate) => candidate.container === container.name);
-  if (!lookup) return idSchema;
+const lookupOf = (kinds: readonly KindDefinition[], container: string): NameLookup | undefined =>
+  kinds.flatMap((kind) => kind.names ?? []).find((candidate) => candidate.container === container);
+
+/** An id schema that may also be a name: the id, or a mapping of the name fields `lookup` declares. */
+function idOrName(idSchema: JsonSchema, lookup: NameLookup): JsonSchema {
   const byName: JsonSchema = {
     type: 'object',
     additionalProperties: false,
@@ -119,6 +122,23 @@ function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: 
     description: `The ${lookup.noun} by name instead of id: ${lookup.fields.map((field) => `${field.name}${field.required ? '' : ' (optional)'}`).join(', ')}; resolved by the plan from the portal.`,
   };
   return { description: `${String(idSchema['description'] ?? 'Id.')} Or the ${lookup.noun} by name: ${lookup.fields.map((field) => field.name).join(', ')}.`, anyOf: [idSchema, byName] };
+}
+
+/** A key that may be a name (README "Names instead of ids"). */
+function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
+  const lookup = lookupOf(kinds, container.name);
+  return lookup ? idOrName(idSchema, lookup) : idSchema;
+}
+
+/** A field holding another object's id (or a list of them) that may be a name: each id may be one. */
+function referenceSchema(reference: NamedReference, schema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
+  const lookup = lookupOf(kinds, reference.container);
+  if (!lookup) throw new Error(`The field ${reference.field} refers to ${reference.container}, whose entries no kind names.`);
+  if (!reference.list) return idOrName(schema, lookup);
+  const items = schema['items'];
+  if (typeof items !== 'object' || items === null || Array.isArray(items)) throw new Error(`The list field ${reference.field} declares no items schema.`);
+  const { description, ...list } = schema;
+  return { ...list, items: idOrName(items, lookup), ...(description === undefined ? {} : { description: `${String(description)} Each by id or by the ${lookup.noun}'s name.` }) };
 }
 
 function containerSchema(container: ContainerDefinition, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {

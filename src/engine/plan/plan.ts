@@ -185,7 +185,7 @@ export function isTargeted(address: string, targets: readonly string[]): boolean
 /** The names an operation shows: as declared, with their ids (the fields resolution saw are the state's, not the plan's). */
 function namesOf(names: PlanInput['names'], address: string): { names: ResolvedName[] } | undefined {
   const resolved = names?.get(address);
-  return resolved ? { names: resolved.map(({ noun, name, id }) => ({ noun, name, id })) } : undefined;
+  return resolved ? { names: resolved.map(({ noun, name, id, field }) => ({ noun, name, id, ...(field === undefined ? {} : { field }) })) } : undefined;
 }
 
 /** Desired versus basis gives the operations; recorded versus live gives the drift. */

@@ -8,14 +8,14 @@ import { PortalctlError } from '../../core/errors.js';
 import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateStore } from '../../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from '../config/index.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
-import type { DesiredObject, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import type { DesiredObject, NamedKey, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { buildPlan, type Plan, type PlanAbout, type PlanWarning, type RecordedValue } from './plan.js';
 import { planRefusals } from './safety.js';
 import { readLive } from '../read/read-live.js';
 import { callerFromSelf, type Caller } from '../read/authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
-import { hasNames, portalNames, recordedNames, resolveNames, type ResolvedNameFields } from '../read/names.js';
+import { declaredNames, hasNames, portalNames, recordedNames, resolveNames, type ResolvedNameFields } from '../read/names.js';
 import { assertTargetsMatch } from './targets.js';
 import { ConfigError } from '../config/errors.js';
 import { learnRelease, releaseFrom, type PortalRelease } from '../read/release.js';
@@ -222,11 +222,11 @@ async function planWith(
   let names: ReadonlyMap<string, ResolvedNameFields[]> = new Map();
   let basis: ReadonlyMap<string, JsonValue>;
   let labels = new Map<string, string>();
-  if (!request.verify && hasNames(objects, prunes)) {
+  if (!request.verify && hasNames(config.kinds, objects, prunes)) {
     // Entries named instead of identified: their ids come from the reads the plan makes anyway,
     // or without reading, from the names the state recorded when it last read them.
     const source = reader ? portalNames(reader) : recorded ? recordedNames(recorded) : undefined;
-    if (!source) throw new ConfigError(namesNeedAState(objects, prunes));
+    if (!source) throw new ConfigError(namesNeedAState(declaredNames(config.kinds, objects, prunes)));
     ({ objects, prunes, targets, names } = await resolveNames(config.kinds, objects, prunes, source, targets));
     // A target by id that may have meant an object declared by name is checked now that its id is known.
     assertTargetsMatch(targets, { objects, prunes });
@@ -287,10 +287,10 @@ async function planWith(
 }
 
 /** `--refresh=false` without a state has nothing to resolve names from: said at each name. */
-function namesNeedAState(objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): Diagnostic[] {
+function namesNeedAState(names: readonly NamedKey[]): Diagnostic[] {
   const seen = new Set<string>();
   const problems: Diagnostic[] = [];
-  for (const named of [...objects, ...prunes].flatMap((declaration) => declaration.names ?? [])) {
+  for (const named of names) {
     const where = formatLocation(named.source);
     if (seen.has(where)) continue;
     seen.add(where);

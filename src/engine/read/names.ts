@@ -8,12 +8,14 @@
  * listing the candidates. Nothing here knows a particular kind.
  */
 import { distance } from 'fastest-levenshtein';
-import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
 import type { LiveReader } from '../../core/request.js';
-import type { DesiredObject, NameCandidate, NamedKey, NameLookup, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import { isObject, type JsonValue } from '../../core/json.js';
+import type { DesiredObject, NameCandidate, NamedKey, NameLookup, NamedReference, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { RecordedName, StateDocument } from '../../state/index.js';
 import { ConfigError } from '../config/errors.js';
 import { DeclaredObject } from '../config/extract.js';
+import { namePlaceholder } from '../config/walk.js';
 import type { KindSet } from '../kind-set.js';
 
 /** A name the plan resolved: shown beside the object in the plan. */
@@ -23,6 +25,8 @@ export interface ResolvedName {
   /** The name as declared. */
   name: Readonly<Record<string, string>>;
   id: string;
+  /** For a name given in a field of the value instead of an id (a federation's `roleId`): the field. */
+  field?: string;
 }
 
 /** A resolved name with every field the source showed for the object it named: what the state records. */
@@ -82,9 +86,73 @@ export interface NameResolution {
   names: Map<string, ResolvedNameFields[]>;
 }
 
-/** Whether any declaration names an entry (then the plan resolves names before it reads). */
-export function hasNames(objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): boolean {
-  return objects.some((obj) => obj.names !== undefined) || prunes.some((prune) => prune.names !== undefined);
+/** A name given in a field of an object's value instead of an id, and where in the value it is. */
+interface ReferenceName extends NamedKey {
+  reference: NamedReference;
+  /** The index in a list field. */
+  index?: number;
+}
+
+/** The names `obj`'s value gives instead of ids in the fields its kind declares as references. */
+function referenceNames(kinds: KindSet, obj: DesiredObject): ReferenceName[] {
+  const references = kinds.byName.get(obj.kind)?.references;
+  if (!references || !isObject(obj.value)) return [];
+  const found: ReferenceName[] = [];
+  for (const reference of references) {
+    const given = obj.value[reference.field];
+    const entries: [JsonValue | undefined, number | undefined][] = reference.list ? (Array.isArray(given) ? given.map((item, index) => [item, index]) : []) : [[given, undefined]];
+    for (const [item, index] of entries) {
+      if (!isObject(item)) continue;
+      const placeholder = namePlaceholder(item);
+      if (placeholder === undefined) continue;
+      const path = index === undefined ? [reference.field] : [reference.field, index];
+      let location: SourceLocation | undefined;
+      found.push({
+        reference,
+        ...(index === undefined ? {} : { index }),
+        container: reference.container,
+        idName: reference.field,
+        fields: Object.fromEntries(Object.entries(item).map(([field, value]) => [field, String(value)])),
+        placeholder,
+        get source() {
+          return (location ??= obj instanceof DeclaredObject ? obj.locate(path) : obj.source);
+        },
+      });
+    }
+  }
+  return found;
+}
+
+/** Every name the declarations give instead of an id: in their keys, and in the fields that refer to other objects. */
+export function declaredNames(kinds: KindSet, objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): NamedKey[] {
+  return [...objects.flatMap((obj) => [...(obj.names ?? []), ...referenceNames(kinds, obj)]), ...prunes.flatMap((prune) => prune.names ?? [])];
+}
+
+/** Whether any declaration names an entry or a referred object (then the plan resolves names before it reads). */
+export function hasNames(kinds: KindSet, objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): boolean {
+  const referring = new Set(kinds.kinds.filter((kind) => kind.references).map((kind) => kind.name));
+  return (
+    prunes.some((prune) => prune.names !== undefined) ||
+    objects.some((obj) => obj.names !== undefined || (referring.has(obj.kind) && referenceNames(kinds, obj).length > 0))
+  );
+}
+
+/** `value` with the ids of its reference names in their places. */
+function withReferenceIds(value: JsonValue, resolved: readonly { named: ReferenceName; found: NameCandidate }[]): JsonValue {
+  if (!isObject(value) || resolved.length === 0) return value;
+  const next = { ...value };
+  for (const { named, found } of resolved) {
+    const field = named.reference.field;
+    if (named.index === undefined) next[field] = found.id;
+    else {
+      const list = next[field];
+      if (!Array.isArray(list)) continue;
+      const copy = list === value[field] ? [...list] : list;
+      copy[named.index] = found.id;
+      next[field] = copy;
+    }
+  }
+  return next;
 }
 
 /** The id names of the containers enclosing `container` (a workspace's collaboration: `collaborationId`). */
@@ -208,18 +276,33 @@ export async function resolveNames(kinds: KindSet, objects: readonly DesiredObje
 
   const names = new Map<string, ResolvedNameFields[]>();
   const renamed = new Map<string, string>();
+  const nounOf = (container: string): string => lookups.get(container)?.noun ?? container;
   const resolvedObjects = await Promise.all(
     objects.map(async (obj): Promise<DesiredObject> => {
-      if (!obj.names) return obj;
-      const chain = await resolveChain(obj.names, obj.ids);
-      if (!chain) return obj;
-      const address = substitute(obj.address, placeholderIds(chain.resolved));
-      renamed.set(obj.address, address);
-      names.set(
-        address,
-        chain.resolved.map(({ named, found }) => ({ noun: lookups.get(named.container)?.noun ?? named.container, name: named.fields, id: found.id, fields: found.fields })),
-      );
-      return obj instanceof DeclaredObject ? obj.resolved(address, chain.ids) : { ...obj, address, ids: chain.ids, source: obj.source };
+      const references = referenceNames(kinds, obj);
+      if (!obj.names && references.length === 0) return obj;
+      let address = obj.address;
+      let ids = obj.ids;
+      const shown: ResolvedNameFields[] = [];
+      if (obj.names) {
+        const chain = await resolveChain(obj.names, obj.ids);
+        if (!chain) return obj;
+        address = substitute(obj.address, placeholderIds(chain.resolved));
+        ids = chain.ids;
+        renamed.set(obj.address, address);
+        shown.push(...chain.resolved.map(({ named, found }) => ({ noun: nounOf(named.container), name: named.fields, id: found.id, fields: found.fields })));
+      }
+      // The objects its fields refer to by name: top-level entries (roles, groups), so no enclosing ids.
+      const referred: { named: ReferenceName; found: NameCandidate }[] = [];
+      for (const named of references) {
+        const found = await resolveOne(named, {});
+        if (found) referred.push({ named, found });
+      }
+      if (referred.length < references.length) return obj;
+      shown.push(...referred.map(({ named, found }) => ({ noun: nounOf(named.container), name: named.fields, id: found.id, fields: found.fields, field: named.reference.field })));
+      names.set(address, shown);
+      const value = withReferenceIds(obj.value, referred);
+      return obj instanceof DeclaredObject ? obj.resolved(address, ids, value) : { ...obj, address, ids, value, source: obj.source };
     }),
   );
   const resolvedPrunes = await Promise.all(

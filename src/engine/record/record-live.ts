@@ -76,7 +76,7 @@ export function observedEntry(previous: StateEntry | undefined, kind: string, id
 
 /** What the state records of names as a read resolved them: every field the portal showed. */
 function namesToRecord(names: readonly ResolvedNameFields[] | undefined): RecordedName[] | undefined {
-  return names?.length ? names.map(({ noun, fields, id }) => ({ noun, name: { ...fields }, id })) : undefined;
+  return names?.length ? names.map(({ noun, fields, id, field }) => ({ noun, name: { ...fields }, id, ...(field === undefined ? {} : { field }) })) : undefined;
 }
 
 function entryWithNames(entry: StateEntry, names: RecordedName[] | undefined): StateEntry {

@@ -47,7 +47,7 @@ export const named = (address: string, label: string | undefined): string => (la
 /** `"Field Analyst" → r7HkQ2`: the names the config gave instead of ids, beside the ids they resolved to. */
 export function namesNote(names: readonly ResolvedName[] | undefined): string {
   if (!names?.length) return '';
-  return `  (by name: ${names.map((entry) => `${entry.noun} ${describeName(entry.name)} → ${entry.id}`).join(', ')})`;
+  return `  (by name: ${names.map((entry) => `${entry.field === undefined ? '' : `${entry.field}: `}${entry.noun} ${describeName(entry.name)} → ${entry.id}`).join(', ')})`;
 }
 
 /** An operation's address, its label, and the names it was declared by. */

@@ -234,6 +234,23 @@ export interface KindDefinition {
 
   /** Containers whose entries may be named instead of identified by id, and how names are resolved. */
   readonly names?: readonly NameLookup[];
+
+  /** Fields of the value that hold other objects' ids, which the config may give by name instead. */
+  readonly references?: readonly NamedReference[];
+}
+
+/**
+ * A field of a kind's value that holds the id of an entry of another container (a federation's
+ * `roleId`: a role), or a list of them: the config may give each by the container's name fields
+ * (`roleId: { name: Viewer }`), resolved by the plan through that container's NameLookup.
+ */
+export interface NamedReference {
+  /** The value's field, e.g. `roleId`. */
+  field: string;
+  /** ContainerDefinition.name of the entries it refers to, e.g. `role`. */
+  container: string;
+  /** The field holds a list of ids (a federation's `groups`). */
+  list?: boolean;
 }
 
 /**

@@ -249,6 +249,7 @@ export function defineKind(spec: KindSpec): Kind {
     config: spec.config,
     ...(spec.authority ? { authority: spec.authority } : {}),
     ...(spec.names ? { names: spec.names } : {}),
+    ...(spec.references ? { references: spec.references } : {}),
     check: spec.check ?? (() => []),
     async read(obj, reader, context) {
       const { record, listed } = await recordOf(live, obj, reader, context);
