@@ -255,12 +255,19 @@ describe('names in fields that hold another object\'s id', () => {
 });
 
 describe('import --by-name', () => {
-  it('writes names that tell the objects apart, and the import plans empty; applied, it plans empty without reading the portal', async () => {
+  it('writes names that tell the objects apart (keys and the fields that refer to objects), and the import plans empty; applied, it plans empty without reading the portal', async () => {
     const cli = await startCliPortal();
     try {
+      // The federation's default role and groups, which import writes by name too.
+      const portalState = await cli.state();
+      if (!portalState.federation) throw new Error('the sample organization has a federation');
+      Object.assign(portalState.federation, { signUpMode: 'Automatic', roleId: 'vW3rLv', groups: ['b4850fb244bf4fbc8b918c96f267b2cf'] });
+      await cli.replaceState(portalState);
       const imported = await cli.run(['import', '--by-name', '--out', 'imported.yaml']);
       expect(imported.code, imported.stderr).toBe(0);
       const text = await (await import('node:fs/promises')).readFile(`${cli.dir}/imported.yaml`, 'utf8');
+      expect(text).toContain('    groups:\n      - title: Planning Department\n');
+      expect(text).toContain('    roleId:\n      name: Viewer\n');
       expect(text).toContain('- id: { name: Field Analyst }');
       expect(text).toContain('- id: { title: Planning Department }');
       expect(text).toContain('- id: { title: Road Centerlines, type: Web Map, owner: publisher1 }');

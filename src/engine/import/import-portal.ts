@@ -7,7 +7,7 @@ import { Document, isMap, isNode, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSe
 import { ApiNetworkError, createLiveReader, isMissingPrivilege, isNotFound, type ApiClient } from '../../api/index.js';
 import { PortalctlError } from '../../core/errors.js';
 import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
-import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, NameCandidate, PortalFacts } from '../../kinds/toolkit/contract.js';
+import type { ConfigPath, ConfigStep, DiscoveredObject, FieldComment, Kind, NameCandidate, NamedReference, PortalFacts } from '../../kinds/toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import type { LiveReader } from '../../core/request.js';
 import { factsFromSelf } from '../plan/prepare.js';
@@ -146,6 +146,15 @@ async function withNames(found: readonly DiscoveredObject[], kinds: readonly Kin
     const others = sameName() - 1;
     return others > 0 ? { note: `kept by id: ${others + 1} ${lookup.noun}s share its name` } : { name };
   };
+  // Fields that hold other objects' ids (a federation's roleId), by the container they are fields of.
+  const references = new Map<string, NamedReference>();
+  for (const kind of kinds) for (const reference of kind.references ?? []) for (const contribution of kind.config) references.set(`${contribution.container}|${reference.field}`, reference);
+  /** An id in a reference field as the referred object's name, where one tells it apart; else the id. */
+  const referredBy = async (container: string, id: JsonValue): Promise<JsonValue> => {
+    if (typeof id !== 'string') return id;
+    const { name } = await nameFor({ container, key: id }, {});
+    return name ?? id;
+  };
   const named: DiscoveredObject[] = [];
   for (const obj of found) {
     const parent: Record<string, string> = {};
@@ -158,7 +167,14 @@ async function withNames(found: readonly DiscoveredObject[], kinds: readonly Kin
       const idName = containers.find((container) => container.name === step.container)?.key?.idName;
       if (idName !== undefined && step.key !== undefined) parent[idName] = step.key;
     }
-    named.push({ ...obj, path, ...(notes.length ? { notes: [...(obj.notes ?? []), ...notes] } : {}) });
+    const fields: JsonObject = { ...obj.fields };
+    const container = obj.path[obj.path.length - 1]?.container;
+    for (const [field, value] of Object.entries(fields)) {
+      const reference = references.get(`${container}|${field}`);
+      if (!reference) continue;
+      fields[field] = reference.list && Array.isArray(value) ? await Promise.all(value.map((id) => referredBy(reference.container, id))) : await referredBy(reference.container, value);
+    }
+    named.push({ ...obj, path, fields, ...(notes.length ? { notes: [...(obj.notes ?? []), ...notes] } : {}) });
   }
   return named;
 }
