@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { configSchema, configSchemaText } from '../../src/engine/config/index.js';
 import { standaloneValidatorSource } from '../../src/engine/config/build-schema.js';
 import { compileSchemaValidator } from '../../src/engine/config/schema-validator.js';
+import { composeConfigSchema } from '../../src/engine/config/schema.js';
+import type { JsonSchema, Kind } from '../../src/kinds/toolkit/contract.js';
 import { containers, kinds } from '../../src/kinds/index.js';
 import { registry } from '../../src/registry.js';
 
@@ -53,5 +55,21 @@ describe('published schema', () => {
       expect(valid).toBe(runtime(sample).length === 0);
       expect((precompiled.validate.errors ?? []).length).toBe(runtime(sample).length);
     }
+  });
+});
+
+describe('fields that refer to other objects by name', () => {
+  const withFederationReferences = (references: Kind['references']): readonly Kind[] => kinds.map((kind) => (kind.name === 'federation' ? { ...kind, references } : kind));
+
+  it('compose id-or-name from the referred container\'s lookup, for one id and for each id of a list', () => {
+    const federation = (configSchema(registry)['properties'] as Record<string, JsonSchema>)['federations'] as JsonSchema;
+    const fields = ((federation['items'] as JsonSchema)['properties'] as Record<string, JsonSchema>);
+    expect((fields['roleId']?.['anyOf'] as JsonSchema[])[1]).toMatchObject({ required: ['name'], properties: { name: { type: 'string' } } });
+    expect(((fields['groups']?.['items'] as JsonSchema)['anyOf'] as JsonSchema[])[1]).toMatchObject({ required: ['title'], properties: { title: {}, owner: {} } });
+  });
+
+  it('are refused when the referred container has no names, or is not a top-level one', () => {
+    expect(() => composeConfigSchema(containers, withFederationReferences([{ field: 'roleId', container: 'user' }]))).toThrow('The field roleId refers to user, whose entries no kind names.');
+    expect(() => composeConfigSchema(containers, withFederationReferences([{ field: 'roleId', container: 'workspace' }]))).toThrow('The field roleId refers to workspace, which is not a top-level container.');
   });
 });

@@ -88,6 +88,9 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
         throw new Error(`Two kinds declare the property ${name} of ${container.name}; each property has one owner.`);
       }
       const reference = owner?.references?.find((candidate) => candidate.field === name);
+      if (reference && all.find((candidate) => candidate.name === reference.container)?.parent !== undefined) {
+        throw new Error(`The field ${name} refers to ${reference.container}, which is not a top-level container.`);
+      }
       properties[name] = reference ? referenceSchema(reference, schema, kinds) : schema;
     }
   }

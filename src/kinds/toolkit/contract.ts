@@ -247,7 +247,7 @@ export interface KindDefinition {
 export interface NamedReference {
   /** The value's field, e.g. `roleId`. */
   field: string;
-  /** ContainerDefinition.name of the entries it refers to, e.g. `role`. */
+  /** ContainerDefinition.name of the entries it refers to, e.g. `role`: a top-level one (a name names no enclosing entry). */
   container: string;
   /** The field holds a list of ids (a federation's `groups`). */
   list?: boolean;
