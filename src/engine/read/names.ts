@@ -86,7 +86,7 @@ export interface NameResolution {
   names: Map<string, ResolvedNameFields[]>;
 }
 
-/** A name given in a field of an object's value instead of an id, and where in the value it is. */
+/** A name given in a field of an object's value instead of an id, and where in the value it is (`idName`: the field). */
 interface ReferenceName extends NamedKey {
   reference: NamedReference;
   /** The index in a list field. */
@@ -130,11 +130,7 @@ export function declaredNames(kinds: KindSet, objects: readonly DesiredObject[],
 
 /** Whether any declaration names an entry or a referred object (then the plan resolves names before it reads). */
 export function hasNames(kinds: KindSet, objects: readonly DesiredObject[], prunes: readonly PruneDeclaration[]): boolean {
-  const referring = new Set(kinds.kinds.filter((kind) => kind.references).map((kind) => kind.name));
-  return (
-    prunes.some((prune) => prune.names !== undefined) ||
-    objects.some((obj) => obj.names !== undefined || (referring.has(obj.kind) && referenceNames(kinds, obj).length > 0))
-  );
+  return prunes.some((prune) => prune.names !== undefined) || objects.some((obj) => obj.names !== undefined || referenceNames(kinds, obj).length > 0);
 }
 
 /** `value` with the ids of its reference names in their places. */
