@@ -88,10 +88,7 @@ function entrySchema(container: ContainerDefinition, all: readonly ContainerDefi
         throw new Error(`Two kinds declare the property ${name} of ${container.name}; each property has one owner.`);
       }
       const reference = owner?.references?.find((candidate) => candidate.field === name);
-      if (reference && all.find((candidate) => candidate.name === reference.container)?.parent !== undefined) {
-        throw new Error(`The field ${name} refers to ${reference.container}, which is not a top-level container.`);
-      }
-      properties[name] = reference ? referenceSchema(reference, schema, kinds) : schema;
+      properties[name] = reference ? referenceSchema(reference, schema, all, kinds) : schema;
     }
   }
   for (const child of all.filter((candidate) => candidate.parent === container.name)) {
@@ -134,9 +131,12 @@ function keySchema(container: ContainerDefinition, idSchema: JsonSchema, kinds: 
 }
 
 /** A field holding another object's id (or a list of them) that may be a name: each id may be one. */
-function referenceSchema(reference: NamedReference, schema: JsonSchema, kinds: readonly KindDefinition[]): JsonSchema {
+function referenceSchema(reference: NamedReference, schema: JsonSchema, all: readonly ContainerDefinition[], kinds: readonly KindDefinition[]): JsonSchema {
   const lookup = lookupOf(kinds, reference.container);
   if (!lookup) throw new Error(`The field ${reference.field} refers to ${reference.container}, whose entries no kind names.`);
+  if (all.find((candidate) => candidate.name === reference.container)?.parent !== undefined) {
+    throw new Error(`The field ${reference.field} refers to ${reference.container}, which is not a top-level container.`);
+  }
   if (!reference.list) return idOrName(schema, lookup);
   const items = schema['items'];
   if (typeof items !== 'object' || items === null || Array.isArray(items)) throw new Error(`The list field ${reference.field} declares no items schema.`);
