@@ -79,9 +79,12 @@ function namesToRecord(names: readonly ResolvedNameFields[] | undefined): Record
   return names?.length ? names.map(({ noun, fields, id, field }) => ({ noun, name: { ...fields }, id, ...(field === undefined ? {} : { field }) })) : undefined;
 }
 
+/** `entry` with `names`, or without any; the entry itself when it has none to drop (every observed entry passes here). */
 function entryWithNames(entry: StateEntry, names: RecordedName[] | undefined): StateEntry {
+  if (names) return { ...entry, names };
+  if (entry.names === undefined) return entry;
   const { names: _previous, ...rest } = entry;
-  return names ? { ...rest, names } : rest;
+  return rest;
 }
 
 /**
