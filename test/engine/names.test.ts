@@ -15,6 +15,20 @@ import { startCliPortal } from '../support/cli.js';
 
 const portal = portalPerTest();
 
+/** A role, a collaboration's workspace and a group, each by name. */
+const NAMED = `roles:
+  - id: { name: Field Analyst }
+    description: Collects field data
+collaborations:
+  - id: { name: Regional basemap exchange }
+    workspaces:
+      - id: { name: Emergency response }
+        description: Incidents
+groups:
+  - id: { title: Planning Department }
+    categorySchema: [{ title: Zoning }]
+`;
+
 async function refusal(promise: Promise<unknown>): Promise<ConfigError> {
   const error = await promise.then(
     () => undefined,
@@ -26,18 +40,7 @@ async function refusal(promise: Promise<unknown>): Promise<ConfigError> {
 
 describe('names instead of ids', () => {
   it('found: the plan addresses the object by its id and shows the name beside it; state and convergence as by id', async () => {
-    const config = await portal.config(`${HEADER}roles:
-  - id: { name: Field Analyst }
-    description: Collects field data
-collaborations:
-  - id: { name: Regional basemap exchange }
-    workspaces:
-      - id: { name: Emergency response }
-        description: Incidents
-groups:
-  - id: { title: Planning Department }
-    categorySchema: [{ title: Zoning }]
-items:
+    const config = await portal.config(`${HEADER}${NAMED}items:
   - id: { title: Parcels 2019, type: Web Map, owner: publisher1 }
     status: deprecated
 federations:
@@ -137,18 +140,7 @@ federations:
   });
 
   it('--refresh=false resolves names from those the last apply recorded, with every field the portal showed', async () => {
-    const config = await portal.config(`${HEADER}roles:
-  - id: { name: Field Analyst }
-    description: Collects field data
-collaborations:
-  - id: { name: Regional basemap exchange }
-    workspaces:
-      - id: { name: Emergency response }
-        description: Incidents
-groups:
-  - id: { title: Planning Department }
-    categorySchema: [{ title: Zoning }]
-`);
+    const config = await portal.config(`${HEADER}${NAMED}`);
     const online = await portal.plan(config);
     const applied = await portal.apply(config);
     expect(applied.after.plan.operations).toEqual([]);
