@@ -3,18 +3,36 @@
  * organization, after one apply), against the CPU time of `node -e 0`. A sweep of many small
  * portals is made of such runs, so what a run costs beyond Node's own start is what matters.
  * CPU (user + system, from the child's own resourceUsage) rather than wall time: the emulator's
- * answers and the network are not the CLI's cost. Target <= 2.5x.
+ * answers and the network are not the CLI's cost. Target <= 2.5x, on Node 20, 22 and 24 (each
+ * V8 compiles undici's WebAssembly differently: see the launcher). Each figure's note also gives
+ * the floor of the same requests sent by undici's Agent alone (lib/undici-floor.cjs).
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startBenchEmulator } from './lib/emulator.mjs';
+import { loadWindow } from './lib/load.mjs';
 import { expectExit, median, runNode } from './lib/measure.mjs';
 
 const ROUNDS = 15;
 const TARGET = 2.5;
-const TOKEN_ENV = { PORTALCTL_TOKEN: 'admin-token' };
+const TOKEN = 'admin-token';
+const TOKEN_ENV = { PORTALCTL_TOKEN: TOKEN };
+const FLOOR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'undici-floor.cjs');
 
-export async function cheapRuns({ root, work, figure, log, portalctl }) {
+/** The requests of one drift, from the emulator's log, for the floor script. */
+async function driftRequests(emulator, drift) {
+  await emulator.clearRequests();
+  expectExit(await drift(), 'drift (its requests, for the floor)');
+  const requests = (await emulator.requests()).map((entry) => {
+    if (entry.method !== 'GET') throw new Error(`drift sent ${entry.method} ${entry.path}`);
+    const query = new URLSearchParams(entry.params).toString();
+    return `${entry.path}${query ? `?${query}` : ''}`;
+  });
+  return { root: emulator.url, token: TOKEN, requests };
+}
+
+export async function cheapRuns({ root, work, figure, log, portalctl, nodes }) {
   log('Cheap runs (drift examples/full against the emulator, CPU time)');
   const dir = join(work, 'cheap');
   mkdirSync(dir);
@@ -24,33 +42,45 @@ export async function cheapRuns({ root, work, figure, log, portalctl }) {
   try {
     const shared = ['--portal', emulator.url, '--state', join(dir, 'portalctl.state.json'), '--no-color'];
     expectExit(await portalctl(['apply', example, ...shared, '--auto-approve', '--invites-dir', join(dir, 'invites')], { cwd: dir, env: TOKEN_ENV }), 'apply examples/full');
-    const commands = {
-      node: () => runNode(['-e', '0'], { cwd: dir, maxRssFile: usage }),
-      drift: () => portalctl(['drift', example, ...shared], { cwd: dir, env: TOKEN_ENV, maxRssFile: usage }),
-    };
-    const ratios = [];
-    const cpu = { node: [], drift: [] };
-    for (let round = 0; round <= ROUNDS; round++) {
-      const order = round % 2 === 0 ? ['node', 'drift'] : ['drift', 'node'];
-      const used = {};
-      for (const name of order) {
-        const result = expectExit(await commands[name](), `${name} (round ${round})`);
-        if (name === 'drift' && !result.stdout.includes('In sync')) throw new Error(`drift right after apply should find none:\n${result.stdout}`);
-        used[name] = result.cpuMs;
+    const requestsFile = join(dir, 'drift-requests.json');
+    const { requests } = await driftRequests(emulator, () => portalctl(['drift', example, ...shared], { cwd: dir, env: TOKEN_ENV }));
+    writeFileSync(requestsFile, JSON.stringify({ root: emulator.url, token: TOKEN, requests }));
+    for (const node of nodes()) {
+      const floorCache = join(dir, `undici-floor-${node.version}.cache`);
+      const commands = {
+        node: () => runNode(['-e', '0'], { cwd: dir, maxRssFile: usage, node: node.binary }),
+        drift: () => portalctl(['drift', example, ...shared], { cwd: dir, env: TOKEN_ENV, maxRssFile: usage, node: node.binary }),
+        floor: () => runNode([FLOOR_SCRIPT, join(root, 'dist', 'bin', 'undici.cjs'), requestsFile, floorCache], { cwd: dir, maxRssFile: usage, node: node.binary }),
+      };
+      const order = Object.keys(commands);
+      const ratios = { drift: [], floor: [] };
+      const cpu = { node: [], drift: [], floor: [] };
+      const window = loadWindow();
+      for (let round = 0; round <= ROUNDS; round++) {
+        const used = {};
+        // Rotate who goes first, so no command always runs on a cold or warm moment.
+        for (let i = 0; i < order.length; i++) {
+          const name = order[(round + i) % order.length];
+          const result = expectExit(await commands[name](), `${name} (round ${round}, Node ${node.version})`);
+          if (name === 'drift' && !result.stdout.includes('In sync')) throw new Error(`drift right after apply should find none:\n${result.stdout}`);
+          used[name] = result.cpuMs;
+        }
+        if (round === 0) continue; // warm-up: the code caches of drift's bundles and of the floor's undici
+        for (const name of order) cpu[name].push(used[name]);
+        ratios.drift.push(used.drift / used.node);
+        ratios.floor.push(used.floor / used.node);
       }
-      if (round === 0) continue; // warm-up: the code cache of drift's bundles
-      ratios.push(used.drift / used.node);
-      cpu.node.push(used.node);
-      cpu.drift.push(used.drift);
+      figure(
+        `cheap runs (Node ${node.version}): drift examples/full CPU / node -e 0 CPU`,
+        median(ratios.drift),
+        '<=',
+        TARGET,
+        'x',
+        `median of ${ROUNDS} paired runs; drift ${Math.round(median(cpu.drift))} ms, node -e 0 ${Math.round(median(cpu.node))} ms of CPU; ` +
+          `undici's Agent alone sending drift's ${requests.length} requests ${Math.round(median(cpu.floor))} ms (${(Math.round(median(ratios.floor) * 100) / 100).toFixed(2)}x)`,
+        window.end(),
+      );
     }
-    figure(
-      'cheap runs: drift examples/full CPU / node -e 0 CPU',
-      median(ratios),
-      '<=',
-      TARGET,
-      'x',
-      `median of ${ROUNDS} paired runs; drift ${Math.round(median(cpu.drift))} ms, node -e 0 ${Math.round(median(cpu.node))} ms of CPU`,
-    );
   } finally {
     await emulator.close();
   }

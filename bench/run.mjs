@@ -63,21 +63,26 @@ function log(line) {
 const profileDir = args.includes('--profile') ? resolve(args[args.indexOf('--profile') + 1] ?? 'bench-profiles') : undefined;
 const portalctl = (cliArgs, options) => runNode([...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), cli, ...cliArgs], options);
 
-/** Node binaries of the other majors start-up is measured on: npm's `node` package, as .ci/run gets them. */
+/** Node binaries of the other majors start-up and cheap runs are measured on: npm's `node` package, as .ci/run gets them; looked up once. */
+let otherNodesFound;
 function otherNodes() {
+  if (otherNodesFound) return otherNodesFound;
   const asked = args.includes('--node-versions') ? args[args.indexOf('--node-versions') + 1] ?? '' : '22,24';
-  const nodes = [];
+  otherNodesFound = [];
   for (const major of asked.split(',').filter(Boolean)) {
     try {
       const binary = execFileSync('npx', ['--yes', '--package', `node@${major}`, '--', 'node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      nodes.push({ binary, version: execFileSync(binary, ['-p', 'process.version'], { encoding: 'utf8' }).trim() });
+      otherNodesFound.push({ binary, version: execFileSync(binary, ['-p', 'process.version'], { encoding: 'utf8' }).trim() });
     } catch {
       log(`  Node ${major}: could not get the binary from npm (npx -p node@${major}); not measured`);
-      skipped.push(`start-up on Node ${major}: no binary from npm`);
+      skipped.push(`start-up and cheap runs on Node ${major}: no binary from npm`);
     }
   }
-  return nodes;
+  return otherNodesFound;
 }
+
+/** This Node and the other majors. */
+const allNodes = () => [{ binary: process.execPath, version: process.version }, ...otherNodes()];
 
 /** What could not be measured in this run, and why. */
 const skipped = [];
@@ -99,7 +104,7 @@ async function startup(work) {
     await emulator.close();
   }
 
-  for (const node of [{ binary: process.execPath, version: process.version }, ...otherNodes()]) {
+  for (const node of allNodes()) {
     const run = (nodeArgs) => runNode(nodeArgs, { cwd: dir, node: node.binary });
     const commands = {
       node: () => run(['-e', '0']),
@@ -324,7 +329,7 @@ async function main() {
   const removed = NODE_START_VARIABLES.filter((name) => process.env[name] !== undefined);
   if (removed.length > 0) log(`Measured without ${removed.join(' and ')} (set here): they change Node's own start (lib/measure.mjs)`);
   startLoadSampling();
-  const context = { root, work, figure, log, portalctl, keep: args.includes('--keep') };
+  const context = { root, work, figure, log, portalctl, nodes: allNodes, keep: args.includes('--keep') };
   let scalingTable = '';
   let scalingRows;
   const group = async (name, run) => {

@@ -45,13 +45,12 @@ function filesBelow(directory: string): string[] {
 
 /**
  * The launcher's cache file of a bundle for one command: named after the bundle's digest, the
- * command, V8's version and the architecture, and on V8 11 (Node 20) marked for the commands that
- * may reach a portal, which run with WebAssembly on the baseline compiler (src/cli/launcher.ts).
+ * command, V8's version and the architecture, and marked for the commands that may reach a
+ * portal, which run with WebAssembly on the baseline compiler (src/cli/launcher.ts).
  */
 function launcherCacheName(bundle = 'cli', { command = 'validate', network = false } = {}): string {
   const digest = createHash('sha256').update(readFileSync(join(REPO_ROOT, `dist/bin/${bundle}.cjs`))).digest('hex').slice(0, 16);
-  const baseline = network && Number(process.versions.v8.split('.')[0]) < 12;
-  return `${bundle}-${digest}.${command}.${process.versions.v8}.${process.arch}${baseline ? '.liftoff' : ''}.cache`;
+  return `${bundle}-${digest}.${command}.${process.versions.v8}.${process.arch}${network ? '.liftoff' : ''}.cache`;
 }
 
 const cacheHeader = (file: string) => JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('utf8')) as { commands: string[]; file: string };
