@@ -54,6 +54,7 @@ const table: Expected[] = [
   ['workspace-name-too-long.yaml', 'error', 'workspace/name-too-long', 'collaboration[c1].workspace[w1]', 7, 15],
   ['workspace-name-too-long.yaml', 'error', 'workspace/description-too-long', 'collaboration[c1].workspace[w1]', 8, 22],
   ['workspace-size-version.yaml', 'error', 'version/workspace-size-settings', 'collaboration[c1].workspace[w1]', 8, 26],
+  ['role-missing-id.yaml', 'error', 'schema/missing-property', undefined, 4, 3],
   ['wrong-type.yaml', 'error', 'schema/wrong-type', 'role[r1]', 5, 5],
 ];
 
@@ -93,6 +94,18 @@ describe('rule checks, one broken config per rule', () => {
   it('reports every problem of a file in one run', async () => {
     const diagnostics = await diagnosticsOf('security-policy-bounds.yaml');
     expect(diagnostics.map((d) => d.value)).toEqual([7, 0, 1096]);
+  });
+
+  it('a value not allowed names the allowed one it is nearest, when one is near', async () => {
+    expect((await diagnosticsOf('federation-enums.yaml')).map((d) => d.message)).toEqual([
+      'federations[0].signUpMode has a value that is not allowed. Did you mean "Automatic"?',
+      'federations[0].userType has a value that is not allowed.',
+    ]);
+    expect((await diagnosticsOf('item-status-value.yaml')).map((d) => d.message)).toEqual(['items[0].status has a value that is not allowed. Did you mean "org_authoritative"?']);
+  });
+
+  it('a missing property is named with its article', async () => {
+    expect((await diagnosticsOf('role-missing-id.yaml')).map((d) => [d.message, d.expected])).toEqual([['Missing required property "id" in roles[0].', 'an "id" property']]);
   });
 
   it('gates apply only to declared facts: the same config without portal facts is valid', async () => {

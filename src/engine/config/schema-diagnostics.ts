@@ -188,7 +188,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
               ? 'The top-level "version: 1" is required.'
               : `Missing required property "${name}" in ${described(path)}.`,
           location: source.locate(path),
-          expected: name === 'version' && path.length === 0 ? 'version: 1' : `a "${name}" property`,
+          expected: name === 'version' && path.length === 0 ? 'version: 1' : `${/^[aeiou]/i.test(name) ? 'an' : 'a'} "${name}" property`,
         });
         break;
       }
@@ -208,10 +208,12 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       case 'enum':
       case 'const': {
         const allowed = error.keyword === 'enum' ? (error.params['allowedValues'] as unknown[]) : [error.params['allowedValue']];
+        // A misspelt word (`deprecatd`, `Automatc`) is most of these.
+        const near = typeof value === 'string' ? didYouMean(value, allowed.filter((option): option is string => typeof option === 'string')) : '';
         diagnostics.push({
           ...base,
           code: 'schema/invalid-value',
-          message: `${described(path)} has a value that is not allowed.`,
+          message: `${described(path)} has a value that is not allowed.${near}`,
           location: source.locate(path),
           value: shown(value),
           expected: allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | '),
