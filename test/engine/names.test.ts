@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/engine/config/index.js';
 import { renderPlanText } from '../../src/engine/render/text.js';
 import { HEADER, portalPerTest } from '../support/portal.js';
 import { sampleOrg } from '../kinds/settings-support.js';
-import { startCliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, startCliPortal } from '../support/cli.js';
 
 const portal = portalPerTest();
 
@@ -182,6 +182,7 @@ federations:
     // Named again with nothing to change: the apply writes the names alone.
     const namedAgain = await portal.apply(await portal.config(`${HEADER}roles:\n  - id: { name: Field Analyst }\n    description: Collects field data\n`));
     expect(namedAgain.prepared.plan.operations).toEqual([]);
+    expect(namedAgain.namesRecorded).toBe(true);
     expect(namedAgain.state?.serial).toBe((again.state?.serial ?? 0) + 1);
     expect(namedAgain.state?.resources['role[r7HkQ2]']?.names).toEqual([{ noun: 'role', name: { name: 'Field Analyst' }, id: 'r7HkQ2' }]);
   });
@@ -276,6 +277,39 @@ describe('import --by-name', () => {
       expect(offline.code, offline.stdout + offline.stderr).toBe(0);
       expect(offline.stdout).toContain('No changes.');
       expect((await cli.requests()).length).toBe(reads);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  it('apply --refresh-only with no value to record writes the names alone, says so, and the offline plan resolves them', async () => {
+    const cli = await startCliPortal();
+    try {
+      const role = (id: string) => `${CONFIG_HEADER}roles:\n  - id: ${id}\n    description: Edits field data\n`;
+      await cli.writeConfig(role('r7HkQ2'));
+      const byId = await cli.run(['apply', 'config', '--auto-approve']);
+      expect(byId.code, byId.stderr).toBe(0);
+      await cli.writeConfig(role('{ name: Field Analyst }'));
+      const serial = (await cli.recorded())?.serial ?? 0;
+      const refreshed = await cli.run(['apply', 'config', '--refresh-only', '--auto-approve']);
+      expect(refreshed.code, refreshed.stderr).toBe(0);
+      expect(refreshed.stdout).toContain('No changes to record');
+      expect(refreshed.stdout).toContain(`The state now records the names the configuration gives, as the portal resolved them (serial ${serial + 1}; \`plan --refresh=false\` uses them). Nothing was sent to the portal.`);
+      expect((await cli.recorded())?.resources['role[r7HkQ2]']?.names).toEqual([{ noun: 'role', name: { name: 'Field Analyst' }, id: 'r7HkQ2' }]);
+      expect(await cli.requests({ writesOnly: true })).toEqual([]);
+      await cli.clearRequests();
+      const offline = await cli.run(['plan', 'config', '--refresh=false', '--detailed-exitcode']);
+      expect(offline.code, offline.stdout + offline.stderr).toBe(0);
+      expect(await cli.requests()).toEqual([]);
+      // Recorded already: the next one writes nothing and says nothing of names.
+      const again = await cli.run(['apply', 'config', '--refresh-only', '--auto-approve', '--format', 'json']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ recorded: [], namesRecorded: false, state: { serial: serial + 1 } });
+      // Declared by id again, an apply with nothing to send drops them, and says so too.
+      await cli.writeConfig(role('r7HkQ2'));
+      const dropped = await cli.run(['apply', 'config', '--auto-approve']);
+      expect(dropped.stdout).toBe(`No changes. The portal matches the configuration.\nThe state now records the names the configuration gives, as the portal resolved them (serial ${serial + 2}; \`plan --refresh=false\` uses them).\n`);
+      expect((await cli.recorded())?.resources['role[r7HkQ2]']).not.toHaveProperty('names');
     } finally {
       await cli.dispose();
     }

@@ -249,7 +249,7 @@ async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: Comman
     environment === undefined ? {} : { environment },
   );
   const records = redactRecords(done.records, done.prepared.config.redact);
-  const result = renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where }, text ? 'text' : 'json');
+  const result = renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where, namesRecorded: done.namesRecorded }, text ? 'text' : 'json');
   return {
     outcome: records.length === 0 ? 'nothing to record' : 'recorded',
     exitCode: 0,

@@ -24,4 +24,6 @@ export interface ApplyResult {
    * resolved by adopting the portal's value, and objects not recorded before. Nothing was sent for them.
    */
   adopted: LiveRecord[];
+  /** With nothing to send and no value to adopt, the names the plan resolved were written where the state held others. */
+  namesRecorded?: boolean;
 }

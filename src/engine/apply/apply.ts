@@ -95,7 +95,8 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
       // Nothing to send; what the configuration already matches is recorded (adopt-on-match).
       const adopted = liveRecords(prepared, { adoptOnly: true });
       const state = await recordLive({ ...prepared, recorded: settled.state }, adopted, request);
-      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state, adopted };
+      const namesRecorded = adopted.length === 0 && state !== settled.state;
+      return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state, adopted, namesRecorded };
     }
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
     refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
@@ -321,6 +322,8 @@ export interface RefreshOnlyResult {
   records: LiveRecord[];
   /** The state afterwards. */
   state: StateDocument | undefined;
+  /** With no value to record, the names the plan resolved were written where the state held others. */
+  namesRecorded: boolean;
 }
 
 /**
@@ -342,9 +345,10 @@ export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshO
       ...(request.about ? { about: request.about } : {}),
     });
     const records = liveRecords(prepared, { adoptOnly: false });
-    if (records.length === 0) return { prepared, records, state: recorded };
-    if (request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
+    if (records.length > 0 && request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
+    // Names alone are written unasked, as apply writes them: the read resolved them, and the next
+    // `plan --refresh=false` needs them.
     const state = await recordLive(prepared, records, request);
-    return { prepared, records, state };
+    return { prepared, records, state, namesRecorded: records.length === 0 && state !== prepared.recorded };
   });
 }

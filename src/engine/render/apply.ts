@@ -36,6 +36,11 @@ export function renderAdopted(adopted: readonly LiveRecord[]): string {
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
+/** A names-only write (apply or --refresh-only with nothing else to record): said, since it takes a serial. */
+export function namesRecordedLine(state: { serial: number } | undefined): string {
+  return `The state now records the names the configuration gives, as the portal resolved them (${state ? `serial ${state.serial}; ` : ''}\`plan --refresh=false\` uses them).`;
+}
+
 const adoptedJson = (adopted: readonly LiveRecord[]) => adopted.map((record) => ({ address: record.address, reason: record.reason }));
 
 /** The result of an apply as JSON data (what `apply --format json` prints, also inside an error report). */
@@ -44,7 +49,7 @@ export function applyResultValue(applied: ApplyResult): Record<string, unknown> 
   // What the apply was about, and the plan it executed (redacted, as a saved plan is): a job's log and an auditor read it.
   const about = { portal: prepared.plan.portal, ...(prepared.plan.about ? { about: prepared.plan.about } : {}), plan: redactPlan(prepared.plan, prepared.config.redact) };
   if (prepared.plan.operations.length === 0) {
-    return { applied: [], failed: [], skipped: [], adopted: adoptedJson(applied.adopted), converged: true, state: state ? { lineage: state.lineage, serial: state.serial } : null, ...about };
+    return { applied: [], failed: [], skipped: [], adopted: adoptedJson(applied.adopted), namesRecorded: Boolean(applied.namesRecorded), converged: true, state: state ? { lineage: state.lineage, serial: state.serial } : null, ...about };
   }
   return {
       applied: result.applied.map((op) => op.address),
@@ -67,7 +72,7 @@ function renderApplyJson(applied: ApplyResult): string {
 
 function renderApplyText(applied: ApplyResult): string {
   const { result, after, prepared } = applied;
-  if (prepared.plan.operations.length === 0) return `${NO_CHANGES}\n${renderAdopted(applied.adopted)}`;
+  if (prepared.plan.operations.length === 0) return `${NO_CHANGES}\n${renderAdopted(applied.adopted)}${applied.namesRecorded ? `${namesRecordedLine(applied.state)}\n` : ''}`;
   const unrecorded = result.unrecorded.length ? `, ${result.unrecorded.length} applied but not recorded` : '';
   const summary = `\nApply finished: ${result.applied.length} applied, ${result.failed.length} failed, ${result.skipped.length} skipped${unrecorded}.\n`;
   const converged = !result.interrupted && result.failed.length === 0 && result.unrecorded.length === 0 && after.plan.operations.length === 0;

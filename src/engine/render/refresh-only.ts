@@ -3,6 +3,7 @@
  * then what was recorded. Values come redacted (redactRecords), like every plan value shown.
  */
 import { counted } from '../../core/words.js';
+import { namesRecordedLine } from './apply.js';
 import type { LiveRecord } from '../record/record-live.js';
 import type { Plan } from '../plan/plan.js';
 import { valueLines } from './diff.js';
@@ -42,10 +43,12 @@ export interface RefreshOnlyOutcome {
   state: { lineage: string; serial: number } | undefined;
   /** Where the state lives, as the store describes itself. */
   where: string;
+  /** Only names were written (RefreshOnlyResult.namesRecorded). */
+  namesRecorded?: boolean;
 }
 
 /** The result: what was recorded, and what the configuration still asks for. */
-export function renderRefreshOnlyResult({ records, plan, state, where }: RefreshOnlyOutcome, format: 'text' | 'json'): string {
+export function renderRefreshOnlyResult({ records, plan, state, where, namesRecorded }: RefreshOnlyOutcome, format: 'text' | 'json'): string {
   if (format === 'json') {
     return `${JSON.stringify(
       {
@@ -53,6 +56,7 @@ export function renderRefreshOnlyResult({ records, plan, state, where }: Refresh
         recorded: records.map(({ address, kind, reason, before, after, matchesConfig }) => ({ address, kind, reason, matchesConfig, before: before ?? null, after })),
         pending: plan.operations.length,
         state: state ? { lineage: state.lineage, serial: state.serial } : null,
+        namesRecorded: Boolean(namesRecorded),
         portal: plan.portal,
         ...(plan.about ? { about: plan.about } : {}),
       },
@@ -60,7 +64,8 @@ export function renderRefreshOnlyResult({ records, plan, state, where }: Refresh
       2,
     )}\n`;
   }
-  const lines = records.length === 0 ? [] : [`Recorded ${counted(records.length, 'object')} in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`];
+  const lines = records.length > 0 ? [`Recorded ${counted(records.length, 'object')} in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`] : [];
+  if (namesRecorded) lines.push(`${namesRecordedLine(state)} Nothing was sent to the portal.`);
   if (plan.operations.length) lines.push(`The configuration still differs from the portal in ${counted(plan.operations.length, 'operation')}: \`portalctl plan\` shows them.`);
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
