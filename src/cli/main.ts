@@ -38,7 +38,8 @@ export function buildProgram(): Command {
     .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError()
+    // A hint, not the whole help: 60 lines after a mistyped word bury the error and its suggestion.
+    .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
       `

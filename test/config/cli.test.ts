@@ -65,3 +65,15 @@ describe('portalctl schema', () => {
     expect(result.stdout).toBe(readFileSync(`${root}schemas/portalctl.schema.json`, 'utf8'));
   });
 });
+
+describe('usage mistakes', () => {
+  it.each([
+    [['plna'], "error: unknown command 'plna'\n(Did you mean plan?)\n(add --help for usage)\n"],
+    [['plan', '--detailed-exitcodes'], "error: unknown option '--detailed-exitcodes'\n(Did you mean --detailed-exitcode?)\n(add --help for usage)\n"],
+  ])('portalctl %j: exit 1, the error and its suggestion, and a hint instead of the whole help', (args, stderr) => {
+    const result = portalctl(...args);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(stderr);
+    expect(result.stdout).toBe('');
+  });
+});
