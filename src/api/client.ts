@@ -13,7 +13,7 @@ import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
-import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, type CertificateProblem, type RawAnswer } from './transport.js';
+import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, type CertificateProblem, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 import { stopwatch } from '../core/stopwatch.js';
 
@@ -218,6 +218,8 @@ class HttpApiClient implements ApiClient {
         // A certificate that is not accepted now will not be on the next try: say what to do.
         const certificate = certificateProblem(cause);
         if (certificate) throw this.certificateError(spec, certificate, cause);
+        // Nor will a port that speaks plain HTTP start speaking TLS.
+        if (plainHttpAnswered(cause)) throw this.networkError(spec, failure, cause);
         if (this.retry.mayRetryNetworkFailure(failure, spec.idempotent, nameDoesNotResolve(cause), retries)) {
           retries += 1;
           await this.waitToRetry(spec, retries, this.retry.delay(retries), false);
@@ -262,6 +264,8 @@ class HttpApiClient implements ApiClient {
       if (transient && !spec.idempotent) {
         throw withHint(error, 'This request is not repeated automatically because repeating it could act twice; check the portal, then run apply again.');
       }
+      const restRootHint = notTheRestRoot(error, spec.administration ? undefined : this.base);
+      if (restRootHint) throw withHint(error, restRootHint);
       if (isMissingPrivilege(error)) {
         throw withHint(
           error,
@@ -309,12 +313,14 @@ class HttpApiClient implements ApiClient {
 
   private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown): ApiNetworkError {
     const outcomeUnknown = !spec.idempotent && failure !== 'unreachable';
+    // The host: a wrong --portal or portal.url is the usual cause, and the path alone does not show it.
+    const host = (spec.administration?.base ?? this.base).host;
     const what =
       failure === 'timeout'
-        ? `no answer within ${this.transport.timeoutMs} ms`
+        ? `no answer within ${this.transport.timeoutMs} ms from ${host}`
         : failure === 'unreachable'
-          ? `could not reach the portal (${describeCause(cause)})`
-          : `the connection was dropped (${describeCause(cause)})`;
+          ? `could not reach the portal at ${host} (${describeCause(cause)})`
+          : `the connection to ${host} was dropped (${describeCause(cause)})`;
     return new ApiNetworkError({
       method: spec.method,
       path: spec.path,
@@ -323,7 +329,9 @@ class HttpApiClient implements ApiClient {
       outcomeUnknown,
       hint: outcomeUnknown
         ? 'The outcome is unknown: the portal may or may not have performed this request. It is not repeated automatically because it is not idempotent; check the portal before running apply again.'
-        : undefined,
+        : plainHttpAnswered(cause)
+          ? `${host} answers plain HTTP where the portal URL asks for https://: check the URL's scheme and port.`
+          : undefined,
     });
   }
 
@@ -373,6 +381,22 @@ class HttpApiClient implements ApiClient {
 function jsonBody(result: SendResult): JsonObject {
   if (result.type !== 'json') throw new Error('unreachable: a json call returned a file');
   return result.body;
+}
+
+/**
+ * For a failed read of `/portals/self`, which every portal has and every session reads first, when
+ * the portal URL does not end in /sharing/rest and the answer says no such path (400 "Invalid URL"
+ * over HTTP 200, as the portal answers a path it does not know; 404; or a web page instead of
+ * JSON): most likely the portal's web address was given instead of its REST root (https://host/portal
+ * rather than https://host/portal/sharing/rest; the vendor's JavaScript client met the same
+ * mistake: github.com/Esri/arcgis-rest-js/issues/397). By code, never by the localised message.
+ * Other paths may be missing for their own reasons, behind a proxy that maps another path to the
+ * REST root too.
+ */
+function notTheRestRoot(error: ApiError, base: URL | undefined): string | undefined {
+  if (!base || error.path !== '/portals/self' || /\/sharing\/rest$/i.test(base.pathname)) return undefined;
+  if (error.code !== undefined && error.code !== 400 && error.code !== 404) return undefined;
+  return `The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${base.origin}${base.pathname}/sharing/rest); ${base.href} does not. Give it with --portal or portal.url.`;
 }
 
 /** The same error with advice on what to do. */

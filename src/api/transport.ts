@@ -71,8 +71,11 @@ export class Transport {
     }
   }
 
+  /** Closes the connections; a second close does nothing (undici's Agent throws on one), a later send opens new ones. */
   async close(): Promise<void> {
-    if (this.agent) await (await this.agent).close();
+    const agent = this.agent;
+    this.agent = undefined;
+    if (agent) await (await agent).close();
   }
 
   private dispatcher(): Promise<Agent> {
@@ -136,6 +139,11 @@ export function certificateProblem(error: unknown): CertificateProblem | undefin
 /** A name that does not resolve will not resolve on the next try either. */
 export function nameDoesNotResolve(error: unknown): boolean {
   return errorCodes(error).includes('ENOTFOUND');
+}
+
+/** TLS spoken to a server that answers plain HTTP on that port (an https:// URL for an http:// port). */
+export function plainHttpAnswered(error: unknown): boolean {
+  return errorCodes(error).includes('ERR_SSL_WRONG_VERSION_NUMBER');
 }
 
 export function describeCause(error: unknown): string {

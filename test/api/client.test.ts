@@ -392,7 +392,67 @@ describe('retries', () => {
     );
     expect((error as ApiNetworkError).failure).toBe('unreachable');
     expect((error as ApiNetworkError).outcomeUnknown).toBe(false);
+    // The host, since a wrong portal URL is the usual cause.
+    expect(error.message).toContain(`could not reach the portal at ${new URL(url).host} (ECONNREFUSED)`);
     expect(sleeper.delays).toHaveLength(2);
+  });
+
+  it('an https:// URL to a port that answers plain HTTP: not retried, says to check the scheme and port', async () => {
+    server = await startServer((_req, res) => sendJson(res, {}));
+    const url = server.url.replace(/^http:/, 'https:');
+    const sleeper = recordingSleep();
+    client = createApiClient({ url, credentials: { type: 'token', token: TOKEN }, sleep: sleeper.sleep, maxRetries: 3 });
+    const error = await failure(client.get('/portals/self'));
+    expect(sleeper.delays).toEqual([]);
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    expect(error.message).toContain(`the connection to ${new URL(url).host} was dropped (ERR_SSL_WRONG_VERSION_NUMBER)`);
+    expect(error.message).toContain(`${new URL(url).host} answers plain HTTP where the portal URL asks for https://: check the URL's scheme and port.`);
+  });
+});
+
+describe('a portal URL that is not the REST root', () => {
+  const invalidUrl: Handler = (_req, res) => sendJson(res, { error: { code: 400, messageCode: 'GWM_0002', message: 'Invalid URL', details: [] } });
+
+  it("a path the portal does not know, under a URL that does not end in /sharing/rest: says what the REST root looks like", async () => {
+    server = await startServer(invalidUrl);
+    const web = server.url.replace(/\/sharing\/rest$/, '');
+    client = createApiClient({ url: web, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
+    const error = await failure(client.get('/portals/self'));
+    expect(error.message).toContain(`The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${web}/sharing/rest); ${web} does not.`);
+    // A 404 (a web server's page) too.
+    await server.close();
+    server = await startServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><body>Not Found</body></html>');
+    });
+    await client.close();
+    const otherWeb = server.url.replace(/\/sharing\/rest$/, '');
+    client = createApiClient({ url: otherWeb, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
+    expect((await failure(client.get('/portals/self'))).message).toContain('ending in /sharing/rest');
+    // A web page with 200, as a portal's web app answers paths of its own.
+    await server.close();
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body>ArcGIS Enterprise</body></html>');
+    });
+    await client.close();
+    const app = server.url.replace(/\/sharing\/rest$/, '/home');
+    client = createApiClient({ url: app, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
+    expect((await failure(client.get('/portals/self'))).message).toContain(`(e.g. ${app}/sharing/rest); ${app} does not.`);
+  });
+
+  it('the same answer under the REST root, or for another path: no such advice', async () => {
+    const { client } = await setup(invalidUrl);
+    const error = await failure(client.get('/portals/self'));
+    expect(error.message).toContain('Invalid URL');
+    expect(error.message).not.toContain('REST root');
+    await client.close();
+    const proxied = createApiClient({ url: server?.url.replace(/\/sharing\/rest$/, '/api') ?? '', credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
+    try {
+      expect((await failure(proxied.get('/content/items/missing'))).message).not.toContain('REST root');
+    } finally {
+      await proxied.close();
+    }
   });
 });
 
