@@ -102,7 +102,16 @@ describe('CLI plan/apply/state end to end', () => {
     const file = JSON.parse(await readFile(join(portal.dir, 'reviewed.plan.json'), 'utf8')) as typeof plan;
     expect(file.operations.map((op) => op.address)).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy']);
 
+    // Given where a config goes, the saved plan is named for what it is, and nothing is sent.
     await portal.clearRequests();
+    const mistaken = await portal.run(['apply', 'reviewed.plan.json', '--auto-approve']);
+    expect(mistaken.code).toBe(1);
+    expect(mistaken.stderr).toContain(
+      'reviewed.plan.json:1:1: error: This is a plan saved by `portalctl plan --out`, not a config: apply it with `portalctl apply --plan reviewed.plan.json`, or read it with `portalctl show reviewed.plan.json`. (source/saved-plan)',
+    );
+    expect(mistaken.stderr).toContain('(1 error above)');
+    expect(await portal.requests()).toEqual([]);
+
     const apply = await portal.run(['apply', '--plan', 'reviewed.plan.json']);
     expect(apply.stderr).toBe('');
     expect(apply.code).toBe(0);

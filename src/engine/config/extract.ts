@@ -135,7 +135,26 @@ function taintOf(errors: readonly SchemaError[], schema: JsonSchema): Set<string
  */
 export const maxSchemaProblems = 1000;
 
+/**
+ * A plan saved by `plan --out` given where a config goes (`apply plan.json` for `apply --plan
+ * plan.json`): said in one line instead of a schema problem for each of its fields. By its
+ * fields, without the plan room's reader, which sits above this one.
+ */
+function savedPlanGivenAsConfig(source: ResolvedSource): Diagnostic | undefined {
+  const data = source.data;
+  if (!isObject(data) || 'version' in data || typeof data['formatVersion'] !== 'number' || typeof data['basisDigest'] !== 'string' || !Array.isArray(data['operations'])) return undefined;
+  return {
+    severity: 'error',
+    code: 'source/saved-plan',
+    message: `This is a plan saved by \`portalctl plan --out\`, not a config: apply it with \`portalctl apply --plan ${source.file}\`, or read it with \`portalctl show ${source.file}\`.`,
+    location: { file: source.file, line: 1, column: 1 },
+    expected: 'a config file (version: 1, portal:, and the settings to manage)',
+  };
+}
+
 export function checkSchema(source: ResolvedSource, validate: SchemaValidator, kinds: KindSet, errors = validate(source.data)): CheckedSource {
+  const savedPlan = savedPlanGivenAsConfig(source);
+  if (savedPlan) return { source, diagnostics: [savedPlan], tainted: new Set(), overwhelmed: true };
   if (errors.length <= maxSchemaProblems) return { source, diagnostics: schemaDiagnostics(errors, source, kinds), tainted: taintOf(errors, configSchema(kinds)) };
   const diagnostics = schemaDiagnostics(errors.slice(0, maxSchemaProblems), source, kinds);
   diagnostics.push({
