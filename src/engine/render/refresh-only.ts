@@ -64,7 +64,7 @@ export function renderRefreshOnlyResult({ records, plan, state, where, namesReco
       2,
     )}\n`;
   }
-  const lines = records.length > 0 ? [`Recorded ${counted(records.length, 'object')} in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`] : [];
+  const lines = records.length === 0 ? [] : [`Recorded ${counted(records.length, 'object')} in the state at ${where}${state ? ` (serial ${state.serial})` : ''}. Nothing was sent to the portal.`];
   if (namesRecorded) lines.push(`${namesRecordedLine(state)} Nothing was sent to the portal.`);
   if (plan.operations.length) lines.push(`The configuration still differs from the portal in ${counted(plan.operations.length, 'operation')}: \`portalctl plan\` shows them.`);
   return lines.length ? `${lines.join('\n')}\n` : '';
