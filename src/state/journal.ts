@@ -37,7 +37,7 @@ export interface StateDiff {
   put: Record<string, StateEntry>;
   /** Addresses removed. */
   removed: string[];
-  /** Addresses added, changed or removed (the history's `changed`). */
+  /** Addresses added, changed or removed, or whose unknown-outcome mark was (the history's `changed`). */
   changed: number;
   /** Addresses in the state written. */
   resources: number;
@@ -134,7 +134,25 @@ export function diffStates(before: StateDocument | undefined, after: StateDocume
       undo[address] = earlier;
     }
   }
+  changed += marksChangedBesides(before, after, (address) => Object.prototype.hasOwnProperty.call(put, address) || removed.includes(address));
   return { change: withHead({ from: before === undefined ? null : before.serial, resources: undo }, before, after), put, removed, changed, resources: Object.keys(after.resources).length };
+}
+
+/**
+ * Addresses whose unknown-outcome mark the write set, changed or cleared while their entry stayed
+ * as it was (`counted`: whether the address's entry changed): they count as changed in the
+ * history, so a write that only marks a request in flight does not read `changed 0`. Marks are
+ * few (requests in flight), so this costs nothing for a large state.
+ */
+function marksChangedBesides(before: StateDocument | undefined, after: StateDocument, counted: (address: string) => boolean): number {
+  const earlier = before?.unknownOutcomes ?? {};
+  const now = after.unknownOutcomes ?? {};
+  let changed = 0;
+  for (const address of new Set([...Object.keys(earlier), ...Object.keys(now)])) {
+    if (counted(address)) continue;
+    if (!deepEqual(earlier[address] ?? null, now[address] ?? null)) changed += 1;
+  }
+  return changed;
 }
 
 /** The change with the head before it, when the write changed the head. */
@@ -171,6 +189,7 @@ function diffFromWriter(changes: ReadonlyMap<string, StateEntry | undefined>, be
     changed += 1;
     undo[address] = earlier ?? null;
   }
+  changed += marksChangedBesides(before, after, (address) => Object.prototype.hasOwnProperty.call(undo, address));
   const change = withHead({ from: before.serial, resources: undo }, before, after);
   return { change, put, removed, changed, resources: count === undefined ? Object.keys(after.resources).length : count + added };
 }

@@ -18,7 +18,7 @@ export interface HistoryEntry {
   command: string;
   /** Addresses in that state. */
   resources: number;
-  /** Addresses added, changed or removed since the serial before it. */
+  /** Addresses added, changed or removed since the serial before it, or whose unknown-outcome mark was. */
   changed: number;
 }
 

@@ -11,6 +11,7 @@ import {
   StatePortalMismatchError,
   StateWriter,
   assertSamePortal,
+  markUnknownOutcome,
   newState,
   recordOperation,
   withStateLock,
@@ -176,6 +177,18 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       await expect(withStateLock(holder, { operation: 'state rm' }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
       expect(await other.currentLock()).toBeUndefined();
       await Promise.all([holder.close(), other.close()]);
+    }));
+
+    it("counts an address whose unknown-outcome mark alone changed, once with its entry", withHarness(async (harness) => {
+      const store = harness.open({ command: 'portalctl apply' });
+      const mark = { kind: 'role', ids: {}, operation: 'E13', value: null, reason: 'in flight', since: '2025-01-01T00:00:00.000Z' };
+      let state = await store.write(recordOperation(newState(PORTAL), 'role[r0]', entry(0)));
+      state = await store.write(markUnknownOutcome(state, 'role[r1]', mark));
+      // Recorded: the entry added and the mark cleared are one address.
+      await store.write(recordOperation(state, 'role[r1]', entry(1)));
+      expect((await store.history()).map((item) => [item.serial, item.changed])).toEqual([[3, 1], [2, 1], [1, 1]]);
+      expect((await store.readSerial(2))?.unknownOutcomes).toEqual({ 'role[r1]': mark });
+      await store.close();
     }));
 
     it('keeps a history of every serial with time, command and counts, bounded by the keep count', withHarness(async (harness) => {
