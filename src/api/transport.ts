@@ -38,6 +38,7 @@ export class AttemptTimeout extends Error {
 export class Transport {
   /** Created with the first request (see loadUndici). */
   private agent: Promise<Agent> | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(readonly timeoutMs: number) {
     // A failure to load is reported by the first send, which awaits the same promise.
@@ -71,11 +72,10 @@ export class Transport {
     }
   }
 
-  /** Closes the connections; a second close does nothing (undici's Agent throws on one), a later send opens new ones. */
+  /** Closes the connections, once: undici's Agent throws when closed again (a send after close still fails, as undici's does). */
   async close(): Promise<void> {
-    const agent = this.agent;
-    this.agent = undefined;
-    if (agent) await (await agent).close();
+    this.closing ??= this.agent?.then((agent) => agent.close());
+    await this.closing;
   }
 
   private dispatcher(): Promise<Agent> {
