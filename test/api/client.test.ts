@@ -413,32 +413,21 @@ describe('retries', () => {
 describe('a portal URL that is not the REST root', () => {
   const invalidUrl: Handler = (_req, res) => sendJson(res, { error: { code: 400, messageCode: 'GWM_0002', message: 'Invalid URL', details: [] } });
 
-  it("a path the portal does not know, under a URL that does not end in /sharing/rest: says what the REST root looks like", async () => {
-    server = await startServer(invalidUrl);
-    const web = server.url.replace(/\/sharing\/rest$/, '');
+  const webPage = (status: number): Handler => (_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/html' });
+    res.end('<html><body>ArcGIS Enterprise</body></html>');
+  };
+
+  it.each([
+    ['400 "Invalid URL" over HTTP 200, as the portal answers a path it does not know', invalidUrl, ''],
+    ["a web server's 404 page", webPage(404), ''],
+    ["a web page with 200, as a portal's web app answers paths of its own", webPage(200), '/home'],
+  ])('/portals/self answered by %s, under a URL that does not end in /sharing/rest: says what the REST root looks like', async (_answer, handler, path) => {
+    server = await startServer(handler);
+    const web = server.url.replace(/\/sharing\/rest$/, path);
     client = createApiClient({ url: web, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
     const error = await failure(client.get('/portals/self'));
     expect(error.message).toContain(`The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${web}/sharing/rest); ${web} does not.`);
-    // A 404 (a web server's page) too.
-    await server.close();
-    server = await startServer((_req, res) => {
-      res.writeHead(404, { 'content-type': 'text/html' });
-      res.end('<html><body>Not Found</body></html>');
-    });
-    await client.close();
-    const otherWeb = server.url.replace(/\/sharing\/rest$/, '');
-    client = createApiClient({ url: otherWeb, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
-    expect((await failure(client.get('/portals/self'))).message).toContain('ending in /sharing/rest');
-    // A web page with 200, as a portal's web app answers paths of its own.
-    await server.close();
-    server = await startServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<html><body>ArcGIS Enterprise</body></html>');
-    });
-    await client.close();
-    const app = server.url.replace(/\/sharing\/rest$/, '/home');
-    client = createApiClient({ url: app, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
-    expect((await failure(client.get('/portals/self'))).message).toContain(`(e.g. ${app}/sharing/rest); ${app} does not.`);
   });
 
   it('the same answer under the REST root, or for another path: no such advice', async () => {
