@@ -6,7 +6,7 @@
  *   node bench/run.mjs [--no-build] [--only startup,cheap,scale,economy,state,fleet] [--keep]
  *
  * --no-build  use dist/ as it is (default: `npm run build` first, so the figures match the source)
- * --only      run some figure groups only (results.json then holds only those)
+ * --only      run some figure groups only, written to bench/results.only.json (results.json keeps the last full run)
  * --keep      keep the generated files (printed path) instead of removing them
  * --profile DIR  run every portalctl child with --cpu-prof, profiles in DIR (timings then include the profiler)
  * --node-versions 22,24  the other Node majors start-up is measured on (npm's `node` package; "" for none)
@@ -357,12 +357,14 @@ async function main() {
     ...(scalingRows ? { scaling: scalingRows } : {}),
     ...(skipped.length > 0 ? { skipped } : {}),
   };
-  writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  // A partial run goes beside the full run's figures, which the README's table comes from.
+  const resultsFile = only ? 'results.only.json' : 'results.json';
+  writeFileSync(join(root, 'bench', resultsFile), `${JSON.stringify(results, null, 2)}\n`);
   const met = figures.filter((f) => f.met).length;
   const loadedMisses = figures.filter((f) => !f.met && f.result !== 'MISSED').length;
   process.stdout.write(
     `${table(figures)}\n\n${scalingTable ? `${scalingTable}\n\n` : ''}${skipped.length ? `Not measured: ${skipped.join('; ')}\n` : ''}` +
-      `${met} of ${figures.length} targets met${loadedMisses ? ` (${loadedMisses} missed while the machine was loaded: measure again on a quiet machine)` : ''} in ${Math.round((Date.now() - started) / 1000)} s; written to bench/results.json\n`,
+      `${met} of ${figures.length} targets met${loadedMisses ? ` (${loadedMisses} missed while the machine was loaded: measure again on a quiet machine)` : ''} in ${Math.round((Date.now() - started) / 1000)} s; written to bench/${resultsFile}\n`,
   );
   if (figures.some((f) => !f.met)) process.exitCode = 1;
 }
