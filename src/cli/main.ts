@@ -4,6 +4,7 @@
  */
 import { Argument, Command, Option } from 'commander';
 import { reportError } from './exit.js';
+import { parseDuration, parsePositiveInt } from './flag-values.js';
 import { processIO, type CommandIO } from './io.js';
 import { version } from './version.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
@@ -15,12 +16,24 @@ async function run(program: Command, runner: Runner, { interrupts = true, comman
   // Every command but the emulator (which stops itself on SIGINT) says what an interrupt left behind.
   const io = processIO({ color: globals.color, interrupts });
   try {
+    checkGlobalFlagValues(program);
     process.exitCode = await runner(io);
   } catch (error) {
     // Under --format json an error is JSON on stdout too, so a script reads one document either way.
     const json = command?.opts<{ format?: string }>().format === 'json';
     process.exitCode = reportError(error, io, { verbose: Boolean(globals.verbose), json });
   }
+}
+
+/**
+ * Global flags' values, checked for every command, also those that do not read them (`plan` takes
+ * no lock): a mistyped value in a job's shared flags is said at once, not when a later command
+ * reads it.
+ */
+function checkGlobalFlagValues(program: Command): void {
+  const { lockTimeout, envParallelism } = program.opts<{ lockTimeout?: string; envParallelism?: string }>();
+  parseDuration(lockTimeout, '--lock-timeout');
+  if (envParallelism !== undefined) parsePositiveInt(envParallelism, '--env-parallelism');
 }
 
 export function buildProgram(): Command {

@@ -76,4 +76,15 @@ describe('usage mistakes', () => {
     expect(result.stderr).toBe(stderr);
     expect(result.stdout).toBe('');
   });
+
+  it.each([
+    [['plan', 'examples/minimal', '--lock-timeout', 'abc'], 'Error: --lock-timeout takes a duration such as 30s, 5m or 1h, not "abc".\n'],
+    [['validate', 'examples/minimal', '--env-parallelism', '0'], 'Error: --env-parallelism takes a whole number of at least 1, not "0".\n'],
+  ])('portalctl %j: a global flag\'s bad value is refused by every command, before anything else', (args, stderr) => {
+    // plan takes no lock and validate runs no environments: the value is checked all the same.
+    const result = portalctl(...args);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(stderr);
+    expect(result.stdout).toBe('');
+  });
 });
