@@ -106,9 +106,19 @@ describe('hostile input', () => {
     expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['source/binary', 2, 1]]);
   });
 
-  it('invalid UTF-8', async () => {
-    const diagnostics = await diagnosticsOf('latin1.yaml', Buffer.from('version: 1\nroles: [{id: r, name: "caf\xe9"}]\n', 'latin1'));
-    expect(diagnostics.map((d) => d.code)).toEqual(['source/encoding']);
+  it('invalid UTF-8, located at the character that breaks it', async () => {
+    // A Latin-1 é (a lead byte whose continuation is missing), a byte that never starts a character, a truncated 3-byte character.
+    const cases: [string, Buffer, number, number, number][] = [
+      ['latin1.yaml', Buffer.from('version: 1\nroles: [{id: r, name: "caf\xe9"}]\n', 'latin1'), 2, 27, 37],
+      ['stray.yaml', Buffer.concat([Buffer.from('version: 1\n# café \n  x: '), Buffer.from([0xff])]), 3, 6, 25],
+      ['truncated.yaml', Buffer.concat([Buffer.from('version: 1\nnote: ab'), Buffer.from([0xe2, 0x82]), Buffer.from('c\n')]), 2, 9, 19],
+    ];
+    for (const [file, bytes, line, column, offset] of cases) {
+      const diagnostics = await diagnosticsOf(file, bytes);
+      expect(diagnostics.map((d) => [d.code, d.message, d.location?.line, d.location?.column]), file).toEqual([
+        ['source/encoding', `The file is not valid UTF-8 text (at byte offset ${offset}).`, line, column],
+      ]);
+    }
   });
 
   it('duplicate keys', async () => {
