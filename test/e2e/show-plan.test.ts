@@ -97,10 +97,17 @@ describe('portalctl show PLANFILE', () => {
   it('refuses what is not a saved plan with a clear error, exit 1', async () => {
     await writeFile(join(portal.dir, 'broken.json'), '{"formatVersion": 1, "operations": [');
     await writeFile(join(portal.dir, 'foreign.json'), JSON.stringify({ formatVersion: 1, operations: [{ address: 'x' }], basisDigest: 'sha256:0' }));
+    // Configs, YAML and JSON: the advice for a damaged plan would write a plan over them.
+    await writeFile(join(portal.dir, 'portalctl.yaml'), '# the config\nversion: 1  # format\nroles: []\n');
+    await writeFile(join(portal.dir, 'portalctl.json'), JSON.stringify({ version: 1, roles: [] }));
+    const asConfig = (file: string) =>
+      `Error: ${file} is a config, not a saved plan: apply its directory's config with \`portalctl apply .\`, or save that plan with \`portalctl plan . --out plan.json\` and apply it with \`portalctl apply --plan plan.json\`.`;
     const cases: [string, string][] = [
       ['missing.json', 'Error: Could not read the plan file missing.json'],
       ['broken.json', 'Error: broken.json is not a plan file:'],
       ['foreign.json', 'Error: foreign.json is not a portalctl plan (formatVersion 1); save one with `portalctl plan --out foreign.json`.'],
+      ['portalctl.yaml', asConfig('portalctl.yaml')],
+      ['portalctl.json', asConfig('portalctl.json')],
     ];
     for (const [file, message] of cases) {
       const result = await portal.run(['show', file]);

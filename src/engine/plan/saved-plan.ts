@@ -3,6 +3,7 @@
  * from the same config and refuses to go on unless it is the same plan, made from the same
  * recorded state and the same live values: the reviewed plan is exactly what runs.
  */
+import { dirname } from 'node:path';
 import { PortalctlError } from '../../core/errors.js';
 import { canonicalJson, isObject } from '../../core/json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
@@ -41,13 +42,36 @@ function isSavedPlan(value: unknown): value is Plan {
   );
 }
 
-export function parsePlanFile(text: string, file: string): Plan {
+/**
+ * A config given where a saved plan goes (`apply --plan portalctl.yaml`): said as such, since the
+ * advice for a damaged plan (save one again at that path) would write a plan over the config.
+ * Every config document starts its data with `version: 1`.
+ */
+function configGivenAsPlan(file: string, text: string, value: unknown): PlanFileError | undefined {
+  const isConfig = value === undefined ? /^version:[ \t]*["']?1["']?[ \t]*(#.*)?$/m.test(text) : isObject(value) && 'version' in value && !('formatVersion' in value);
+  if (!isConfig) return undefined;
+  // Its directory, not the file alone: a config is usually several files, and applying one of them leaves the others out.
+  const config = dirname(file);
+  return new PlanFileError(
+    `${file} is a config, not a saved plan: apply its directory's config with \`portalctl apply ${config}\`, or save that plan with \`portalctl plan ${config} --out plan.json\` and apply it with \`portalctl apply --plan plan.json\`.`,
+  );
+}
+
+/** A plan file's JSON; a config, or text that is not JSON, is refused saying which. */
+function planFileJson(text: string, file: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
+    throw configGivenAsPlan(file, text, undefined) ?? new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const config = configGivenAsPlan(file, text, value);
+  if (config) throw config;
+  return value;
+}
+
+export function parsePlanFile(text: string, file: string): Plan {
+  const value = planFileJson(text, file);
   if (!isSavedPlan(value)) {
     throw new PlanFileError(`${file} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}); save one with \`portalctl plan --out ${file}\`.`);
   }
@@ -101,12 +125,7 @@ export function serializeFleetPlans(entries: readonly FleetPlanEntry[]): string 
 
 /** The plans of several environments saved in `text`, or undefined when the file holds one plan. */
 export function parseFleetPlans(text: string, file: string): FleetPlanFile | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new PlanFileError(`${file} is not a plan file: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const value = planFileJson(text, file);
   if (!isObject(value) || !Array.isArray(value['fleet'])) return undefined;
   const fleet: FleetPlanEntry[] = [];
   for (const entry of value['fleet']) {
