@@ -37,7 +37,10 @@ export async function loadDesired(paths: readonly string[], io: CommandIO, envir
 /** `--portal` wins over `portal.url`; plain http is refused off loopback unless --insecure. */
 export function portalUrl(config: LoadedConfig | undefined, options: SharedOptions): string {
   const url = options.portal ?? config?.portal.url;
-  if (!url) throw new UsageError('No portal URL: set portal.url in the config or pass --portal URL.');
+  if (!url) {
+    // Without a config (import, unless --env names one) there is no portal.url to set.
+    throw new UsageError(config ? 'No portal URL: set portal.url in the config or pass --portal URL.' : "No portal URL: pass --portal URL, the portal's REST root (e.g. https://host/portal/sharing/rest).");
+  }
   return normalizeBaseUrl(url, Boolean(options.insecure)).toString().replace(/\/$/, '');
 }
 
