@@ -5,7 +5,8 @@
  * CPU (user + system, from the child's own resourceUsage) rather than wall time: the emulator's
  * answers and the network are not the CLI's cost. Target <= 2.5x, on Node 20, 22 and 24 (each
  * V8 compiles undici's WebAssembly differently: see the launcher). Each figure's note also gives
- * the floor of the same requests sent by undici's Agent alone (lib/undici-floor.cjs).
+ * the floor of the same requests sent by undici's Agent alone, and by Node's own http module
+ * (lib/http-floor.cjs).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,7 +19,7 @@ const ROUNDS = 15;
 const TARGET = 2.5;
 const TOKEN = 'admin-token';
 const TOKEN_ENV = { PORTALCTL_TOKEN: TOKEN };
-const FLOOR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'undici-floor.cjs');
+const FLOOR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'lib', 'http-floor.cjs');
 
 /** The requests of one drift, from the emulator's log, for the floor script. */
 async function driftRequests(emulator, drift) {
@@ -50,11 +51,12 @@ export async function cheapRuns({ root, work, figure, log, portalctl, nodes }) {
       const commands = {
         node: () => runNode(['-e', '0'], { cwd: dir, maxRssFile: usage, node: node.binary }),
         drift: () => portalctl(['drift', example, ...shared], { cwd: dir, env: TOKEN_ENV, maxRssFile: usage, node: node.binary }),
-        floor: () => runNode([FLOOR_SCRIPT, join(root, 'dist', 'bin', 'undici.cjs'), requestsFile, floorCache], { cwd: dir, maxRssFile: usage, node: node.binary }),
+        undiciFloor: () => runNode([FLOOR_SCRIPT, 'undici', join(root, 'dist', 'bin', 'undici.cjs'), requestsFile, floorCache], { cwd: dir, maxRssFile: usage, node: node.binary }),
+        nodeHttpFloor: () => runNode([FLOOR_SCRIPT, 'node:http', requestsFile], { cwd: dir, maxRssFile: usage, node: node.binary }),
       };
       const order = Object.keys(commands);
-      const ratios = { drift: [], floor: [] };
-      const cpu = { node: [], drift: [], floor: [] };
+      const ratios = { drift: [], undiciFloor: [], nodeHttpFloor: [] };
+      const cpu = { node: [], drift: [], undiciFloor: [], nodeHttpFloor: [] };
       const window = loadWindow();
       for (let round = 0; round <= ROUNDS; round++) {
         const used = {};
@@ -67,9 +69,9 @@ export async function cheapRuns({ root, work, figure, log, portalctl, nodes }) {
         }
         if (round === 0) continue; // warm-up: the code caches of drift's bundles and of the floor's undici
         for (const name of order) cpu[name].push(used[name]);
-        ratios.drift.push(used.drift / used.node);
-        ratios.floor.push(used.floor / used.node);
+        for (const name of Object.keys(ratios)) ratios[name].push(used[name] / used.node);
       }
+      const floorText = (name) => `${Math.round(median(cpu[name]))} ms (${median(ratios[name]).toFixed(2)}x)`;
       figure(
         `cheap runs (Node ${node.version}): drift examples/full CPU / node -e 0 CPU`,
         median(ratios.drift),
@@ -77,7 +79,7 @@ export async function cheapRuns({ root, work, figure, log, portalctl, nodes }) {
         TARGET,
         'x',
         `median of ${ROUNDS} paired runs; drift ${Math.round(median(cpu.drift))} ms, node -e 0 ${Math.round(median(cpu.node))} ms of CPU; ` +
-          `undici's Agent alone sending drift's ${requests.length} requests ${Math.round(median(cpu.floor))} ms (${(Math.round(median(ratios.floor) * 100) / 100).toFixed(2)}x)`,
+          `undici's Agent alone sending drift's ${requests.length} requests ${floorText('undiciFloor')}; Node's own http module sending them ${floorText('nodeHttpFloor')}`,
         window.end(),
       );
     }

@@ -3,7 +3,7 @@
  * `npm run bench`: speed, memory, request economy and state recording of portalctl, as ratios
  * measured in one run (see bench/README.md). Prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs [--no-build] [--only startup,cheap,scale,economy,state,fleet] [--keep]
+ *   node bench/run.mjs [--no-build] [--only startup,cheap,scale,economy,state,fleet] [--keep] [--help]
  *
  * --no-build  use dist/ as it is (default: `npm run build` first, so the figures match the source)
  * --only      run some figure groups only, written to bench/results.only.json (results.json keeps the last full run)
@@ -16,6 +16,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { startBenchEmulator, summariseLog } from './lib/emulator.mjs';
 import { economyOrganization } from './lib/generate.mjs';
@@ -24,8 +25,37 @@ import { cliPath, expectExit, median, NODE_START_VARIABLES, runNode, setChildEnv
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = cliPath(root);
-const args = process.argv.slice(2);
-const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',')) : undefined;
+const GROUPS = ['startup', 'cheap', 'scale', 'economy', 'state', 'fleet'];
+const USAGE = `Usage: node bench/run.mjs [--no-build] [--only ${GROUPS.join(',')}] [--keep] [--profile DIR] [--node-versions 22,24]
+(a full run takes about 15 minutes and 4 GB of memory; see bench/README.md)`;
+// Strict: a mistyped flag must not start a quarter of an hour of measuring.
+const { values: flags } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        'no-build': { type: 'boolean' },
+        only: { type: 'string' },
+        keep: { type: 'boolean' },
+        profile: { type: 'string' },
+        'node-versions': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${error.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
+if (flags.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const only = flags.only === undefined ? undefined : new Set(flags.only.split(','));
+const unknownGroups = [...(only ?? [])].filter((group) => !GROUPS.includes(group));
+if (unknownGroups.length > 0) {
+  process.stderr.write(`--only: no group ${unknownGroups.join(', ')}\n${USAGE}\n`);
+  process.exit(2);
+}
 const wanted = (group) => !only || only.has(group);
 
 const SEED = 20250601;
@@ -60,14 +90,14 @@ function log(line) {
   process.stderr.write(`${line}\n`);
 }
 
-const profileDir = args.includes('--profile') ? resolve(args[args.indexOf('--profile') + 1] ?? 'bench-profiles') : undefined;
+const profileDir = flags.profile === undefined ? undefined : resolve(flags.profile);
 const portalctl = (cliArgs, options) => runNode([...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), cli, ...cliArgs], options);
 
 /** Node binaries of the other majors start-up and cheap runs are measured on: npm's `node` package, as .ci/run gets them; looked up once. */
 let otherNodesFound;
 function otherNodes() {
   if (otherNodesFound) return otherNodesFound;
-  const asked = args.includes('--node-versions') ? args[args.indexOf('--node-versions') + 1] ?? '' : '22,24';
+  const asked = flags['node-versions'] ?? '22,24';
   otherNodesFound = [];
   for (const major of asked.split(',').filter(Boolean)) {
     try {
@@ -213,7 +243,7 @@ async function economyRun(work, name, generated) {
       applies.push({ ms: applied.ms, requests, summary });
     }
     const applyRequests = applies[0].requests;
-    if (args.includes('--keep')) writeFileSync(join(dir, 'apply-requests.json'), JSON.stringify(applyRequests));
+    if (flags.keep) writeFileSync(join(dir, 'apply-requests.json'), JSON.stringify(applyRequests));
     // Every round sends the same requests; only their timing differs.
     for (const { requests, summary } of applies.slice(1)) {
       if (requests.length !== applyRequests.length || summary.writes !== applies[0].summary.writes) throw new Error(`The applies (${name}) sent different requests: ${applies.map((a) => a.requests.length).join(', ')}`);
@@ -314,7 +344,7 @@ function table(rows) {
 
 async function main() {
   const started = Date.now();
-  if (!args.includes('--no-build')) {
+  if (!flags['no-build']) {
     log('Building (npm run build)...');
     try {
       execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -329,7 +359,7 @@ async function main() {
   const removed = NODE_START_VARIABLES.filter((name) => process.env[name] !== undefined);
   if (removed.length > 0) log(`Measured without ${removed.join(' and ')} (set here): they change Node's own start (lib/measure.mjs)`);
   startLoadSampling();
-  const context = { root, work, figure, log, portalctl, nodes: allNodes, keep: args.includes('--keep') };
+  const context = { root, work, figure, log, portalctl, nodes: allNodes, keep: flags.keep === true };
   let scalingTable = '';
   let scalingRows;
   const group = async (name, run) => {
