@@ -167,6 +167,7 @@ Over several environments: the worst of theirs.`,
 
   configCommand('validate', 'check the config against the schema and the portal\'s rules (no network); in each environment it declares')
     .addOption(formatOption(['text', 'json']))
+    .option('--allow-unset-env', 'an unset ${env:NAME} is a warning and the fields that use it are not checked (to validate without the environments\' variables, e.g. in a pre-commit hook)')
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command }),
     );

@@ -35,6 +35,25 @@ describe('portalctl validate', () => {
     expect(result.stdout).toContain('1 error, 0 warnings');
   });
 
+  it('--allow-unset-env validates examples/environments without its portals\' URLs: warnings, exit 0; without it, exit 1', () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    for (const name of ['DEV_PORTAL_URL', 'TEST_PORTAL_URL', 'PROD_PORTAL_URL']) delete env[name];
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'validate', 'examples/environments', ...args], { cwd: root, encoding: 'utf8', env });
+    const allowed = run('--allow-unset-env');
+    expect(allowed.status).toBe(0);
+    expect(allowed.stdout).toContain(
+      'examples/environments/environments.yaml:33:12: warning: The environment variable PROD_PORTAL_URL is not set. What depends on it is not checked (--allow-unset-env). (reference/unset-env)',
+    );
+    expect(allowed.stdout.match(/^Valid: .* 0 errors, 1 warning$/gm)).toHaveLength(3);
+    const strict = run();
+    expect(strict.status).toBe(1);
+    expect(strict.stdout).toContain('examples/environments/environments.yaml:33:12: error: The environment variable PROD_PORTAL_URL is not set. (reference/unset-env)');
+    // Only validate takes it: nothing is planned from a config with a hole in it.
+    const plan = spawnSync(process.execPath, [cli, 'plan', 'examples/environments', '--env', 'production', '--allow-unset-env'], { cwd: root, encoding: 'utf8', env });
+    expect(plan.status).toBe(1);
+    expect(plan.stderr).toContain("unknown option '--allow-unset-env'");
+  });
+
   it('warnings alone exit 0', () => {
     const result = portalctl('validate', 'test/config/fixtures/rules/federation-level.yaml');
     expect(result.status).toBe(0);

@@ -17,13 +17,19 @@ afterEach(() => {
 });
 
 /** Writes the files (relative name -> text) into a fresh directory and loads `config/` (with `environment`). */
-async function load(files: Record<string, string>, options: { environment?: string; env?: Record<string, string>; paths?: string[] } = {}): Promise<LoadedConfig> {
+async function load(files: Record<string, string>, options: { environment?: string; env?: Record<string, string>; paths?: string[]; allowUnsetEnv?: boolean } = {}): Promise<LoadedConfig> {
   directory = mkdtempSync(join(tmpdir(), 'portalctl-environments-'));
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(directory, name)), { recursive: true });
     writeFileSync(join(directory, name), text);
   }
-  return loadConfig(options.paths ?? ['config'], { cwd: directory, env: options.env ?? {}, kinds: registry, ...(options.environment ? { environment: options.environment } : {}) });
+  return loadConfig(options.paths ?? ['config'], {
+    cwd: directory,
+    env: options.env ?? {},
+    kinds: registry,
+    ...(options.environment ? { environment: options.environment } : {}),
+    ...(options.allowUnsetEnv ? { allowUnsetEnv: true } : {}),
+  });
 }
 
 const ENVIRONMENTS = `version: 1
@@ -258,5 +264,64 @@ describe('typed values', () => {
   it('a list or mapping value inside a longer text is an error; values may not refer to values', async () => {
     const loaded = await load({ 'config/base.yaml': 'version: 1\nvalues:\n  trees: [a]\n  other: ${var:trees}\nroles:\n  - { id: r1, description: "x ${var:trees}" }\n' });
     expect(validateConfig(loaded).map((d) => d.code)).toEqual(['reference/var-here', 'reference/not-text']);
+  });
+});
+
+describe('unset variables (validate --allow-unset-env)', () => {
+  const files = {
+    'config/environments.yaml': `version: 1
+environments:
+  production:
+    portal: { url: "\${env:PROD_PORTAL_URL}", version: "11.3" }
+    values: { min_length: "\${env:PROD_MIN_LENGTH}" }
+`,
+    'config/base.yaml': `version: 1
+portal: { url: https://dev.example.com/portal/sharing/rest, edition: self-managed, version: "11.1" }
+values: { min_length: 8 }
+organization:
+  securityPolicy:
+    minLength: \${var:min_length}
+    minDigit: \${env:MIN_DIGIT}
+    minUpper: \${env:MIN_UPPER}
+federations:
+  - id: f1
+    certificate: \${env:CERTIFICATE}
+`,
+  };
+  const shown = (loaded: LoadedConfig) => validateConfig(loaded).map((d) => [d.severity, d.code, `${d.location?.file}:${d.location?.line}:${d.location?.column}`, d.value]);
+
+  it('each unset variable is a warning at its reference, and nothing is said of the fields that hold its text: the schema, the rules, nor where a value holding one is used', async () => {
+    // MIN_UPPER is set, to a text that is no integer: still an error.
+    const loaded = await load(files, { environment: 'production', env: { MIN_UPPER: 'many' }, allowUnsetEnv: true });
+    expect(shown(loaded)).toEqual([
+      ['warning', 'reference/unset-env', 'config/base.yaml:6:16', '${var:min_length}'],
+      ['warning', 'reference/unset-env', 'config/base.yaml:7:15', '${env:MIN_DIGIT}'],
+      ['error', 'schema/wrong-type', 'config/base.yaml:8:15', '${env:MIN_UPPER}'],
+      ['warning', 'reference/unset-env', 'config/base.yaml:11:18', '${env:CERTIFICATE}'],
+      ['warning', 'reference/unset-env', 'config/environments.yaml:4:20', '${env:PROD_PORTAL_URL}'],
+      ['warning', 'reference/unset-env', 'config/environments.yaml:5:27', '${env:PROD_MIN_LENGTH}'],
+    ]);
+    const useOfValue = validateConfig(loaded).find((d) => d.location?.line === 6);
+    expect(useOfValue?.message).toBe('The value min_length holds ${env:PROD_MIN_LENGTH}, not set. What depends on it is not checked (--allow-unset-env).');
+    expect(useOfValue?.expected).toBe('export PROD_MIN_LENGTH before running portalctl');
+  });
+
+  it('without it they are errors, the use of a value holding one included, and nothing else is said of them', async () => {
+    const loaded = await load(files, { environment: 'production', env: { MIN_UPPER: '2' } });
+    expect(shown(loaded)).toEqual([
+      ['error', 'reference/unset-env', 'config/base.yaml:6:16', '${var:min_length}'],
+      ['error', 'reference/unset-env', 'config/base.yaml:7:15', '${env:MIN_DIGIT}'],
+      ['error', 'reference/unset-env', 'config/base.yaml:11:18', '${env:CERTIFICATE}'],
+      ['error', 'reference/unset-env', 'config/environments.yaml:4:20', '${env:PROD_PORTAL_URL}'],
+      ['error', 'reference/unset-env', 'config/environments.yaml:5:27', '${env:PROD_MIN_LENGTH}'],
+    ]);
+  });
+
+  it('other reference problems stay errors', async () => {
+    const loaded = await load({ 'config/base.yaml': 'version: 1\nroles:\n  - { id: r1, name: "${file:missing.txt}", description: "${env:bad-name}" }\n' }, { allowUnsetEnv: true });
+    expect(shown(loaded).map(([severity, code]) => [severity, code])).toEqual([
+      ['error', 'reference/missing-file'],
+      ['error', 'reference/invalid-env-name'],
+    ]);
   });
 });

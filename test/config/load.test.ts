@@ -74,6 +74,11 @@ describe('references', () => {
     ]);
   });
 
+  it('an unset variable is one problem: what a rule says of the reference text left in its place is not said', async () => {
+    const diagnostics = validateConfig(await load(['references/secret.yaml']));
+    expect(diagnostics.map((d) => [d.severity, d.code, d.location?.line, d.value])).toEqual([['error', 'reference/unset-env', 4, '${env:CERTIFICATE}']]);
+  });
+
   it('never shows a resolved value in a diagnostic', async () => {
     const loaded = await load(['references/secret.yaml'], { CERTIFICATE: 'not-a-certificate-s3cr3t' });
     const diagnostics = validateConfig(loaded);

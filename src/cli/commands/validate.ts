@@ -14,6 +14,7 @@ import type { CommandIO } from '../io.js';
 
 export interface ValidateOptions extends EnvironmentOptions {
   format?: string;
+  allowUnsetEnv?: boolean;
 }
 
 interface Validated {
@@ -51,7 +52,8 @@ const asJson = (result: Validated) => ({
 export async function validateCommand(paths: readonly string[], options: ValidateOptions, io: CommandIO): Promise<number> {
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not "${format}".`);
-  const load = (environment?: string) => loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
+  const load = (environment?: string) =>
+    loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, allowUnsetEnv: options.allowUnsetEnv === true, ...(environment === undefined ? {} : { environment }) });
   const request = requestedEnvironments(options, io.env);
   let names: string[];
   if (request.kind === 'names') {

@@ -21,7 +21,7 @@ import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { KindSet } from '../kind-set.js';
 import { credentialVariablesOf, environmentOf, findEnvironments, type Environment, type EnvironmentsDeclaration } from './environments.js';
 import { layeredSource, Origin, OverlayMerge, PATCH_KEY, type BaseDocument } from './overlay.js';
-import { resolveReferences, type ResolvedReference } from './references.js';
+import { resolveReferences, unsetEnvIn, type ResolvedReference } from './references.js';
 import { schemaTypesAt } from './schema-types.js';
 import { configSchema } from './config-schema.js';
 import type { ParsedSource } from './source.js';
@@ -40,6 +40,8 @@ export interface LayerOptions {
   kinds: KindSet;
   /** The environment to load (`--env`); absent: the base alone. */
   environment?: string;
+  /** An unset `${env:}` is a warning (references.ts). */
+  allowUnsetEnv?: boolean;
   /** Reads the overlay files an environment names (files as given, directories' own YAML files). */
   readOverlays(paths: readonly string[]): Promise<{ files: ReadFile[]; diagnostics: Diagnostic[] }>;
 }
@@ -77,6 +79,7 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
     file,
     env: options.env,
     credentialVariables,
+    allowUnsetEnv: options.allowUnsetEnv === true,
     locate: (path: ConfigPath) => source.locate([...prefix, ...path]),
     typesAt: (path: ConfigPath) => typesAt([...prefix, ...path]),
   });
@@ -104,6 +107,9 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
     if (!environment) diagnostics.push(unknownEnvironment(options.environment, declaration));
   }
   const values = valuesOf(base, environment, diagnostics);
+  // A value holding an unset variable is reported where it is used as that (not as the wrong type
+  // its reference text is), and with --allow-unset-env not checked there either.
+  const withValues = { values, valuesWithUnsetEnv: valuesWithUnsetEnv(values, options.env) };
 
   // 3. Everything else, with the values.
   const documents: ResolvedDocument[] = [];
@@ -113,7 +119,7 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
       documents.push({ ...source, data: source.data });
       continue;
     }
-    const result = resolveReferences(source.data, { ...context(source, file), values, skip: DECLARING_BLOCKS });
+    const result = resolveReferences(source.data, { ...context(source, file), ...withValues, skip: DECLARING_BLOCKS });
     resolved.push(...result.resolved);
     diagnostics.push(...result.diagnostics);
     documents.push({ ...source, data: result.data });
@@ -140,7 +146,7 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
       diagnostics.push({ severity: 'error', code: 'overlay/not-a-mapping', message: 'An overlay is a mapping of the config\'s sections, like a base file.', location: source.locate([]), expected: 'a YAML mapping' });
       continue;
     }
-    const result = source.mayHoldReferences === false ? { data: source.data, resolved: [], diagnostics: [] } : resolveReferences(source.data, { ...context(source, file), values });
+    const result = source.mayHoldReferences === false ? { data: source.data, resolved: [], diagnostics: [] } : resolveReferences(source.data, { ...context(source, file), ...withValues });
     resolved.push(...result.resolved);
     diagnostics.push(...result.diagnostics);
     if (!isObject(result.data)) continue;
@@ -189,6 +195,16 @@ function realPath(file: string): string {
   } catch {
     return file;
   }
+}
+
+/** The values holding unset `${env:}` references, each with the variables' names. */
+function valuesWithUnsetEnv(values: ReadonlyMap<string, JsonValue>, env: NodeJS.ProcessEnv): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const [name, value] of values) {
+    const unset = unsetEnvIn(value, env);
+    if (unset.size > 0) found.set(name, [...unset]);
+  }
+  return found;
 }
 
 /** The top-level `values:` (declared once across the base), with the environment's over them. */

@@ -189,6 +189,8 @@ export interface LoadOptions {
   kinds: KindSet;
   /** The environment to load (`--env`): its portal block and overlays over the base, its values. */
   environment?: string;
+  /** An unset `${env:}` is a warning and what depends on it is not checked (`validate --allow-unset-env` only: nothing is planned from such a config). */
+  allowUnsetEnv?: boolean;
 }
 
 export interface LoadedConfig {
@@ -263,6 +265,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     env: options.env,
     kinds,
     ...(options.environment === undefined ? {} : { environment: options.environment }),
+    allowUnsetEnv: options.allowUnsetEnv === true,
     readOverlays: async (overlays) => {
       if (overlays.length === 0) return { files: [], diagnostics: [] };
       const found = await listConfigFiles(overlays, options.cwd);

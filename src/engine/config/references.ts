@@ -60,6 +60,8 @@ function resolvedReference(reference: string, value: string): ResolvedReference 
   };
 }
 
+const UNSET_ENV = 'reference/unset-env';
+
 /** What the redactor returns besides redacting: the facts shown beside each reference. */
 export type ReferenceRedactor = (<T>(value: T) => T) & { readonly references: Readonly<Record<string, { bytes: number; sha256: string }>> };
 
@@ -79,6 +81,14 @@ export interface ReferenceContext {
   credentialVariables?: ReadonlySet<string>;
   /** Top-level keys left alone (resolved on their own before the rest: `values`, `environments`). */
   skip?: ReadonlySet<string>;
+  /**
+   * An unset `${env:}` is a warning, not an error (`validate --allow-unset-env`: a check without
+   * the environments' variables, as in a pre-commit hook); the field keeps the reference's text,
+   * and what the schema and the rules say about that text is dropped (load.ts, validate.ts).
+   */
+  allowUnsetEnv?: boolean;
+  /** The values (`${var:}`) that hold an unset `${env:}` (the variables' names): where one is used, that is the problem (with allowUnsetEnv, a warning). */
+  valuesWithUnsetEnv?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -88,8 +98,17 @@ export interface ReferenceContext {
 export function resolveReferences(data: JsonValue, context: ReferenceContext): { data: JsonValue; resolved: ResolvedReference[]; diagnostics: Diagnostic[] } {
   const resolved: ResolvedReference[] = [];
   const diagnostics: Diagnostic[] = [];
-  const report = (outcome: Problem, reference: string, path: ConfigPath): void =>
-    void diagnostics.push({ severity: 'error', code: outcome.code, message: outcome.problem, location: context.locate([...path]), value: reference, expected: outcome.expected });
+  const report = (outcome: Problem, reference: string, path: ConfigPath): void => {
+    const allowed = context.allowUnsetEnv === true && outcome.code === UNSET_ENV;
+    diagnostics.push({
+      severity: allowed ? 'warning' : 'error',
+      code: outcome.code,
+      message: allowed ? `${outcome.problem} What depends on it is not checked (--allow-unset-env).` : outcome.problem,
+      location: context.locate([...path]),
+      value: reference,
+      expected: outcome.expected,
+    });
+  };
   const remember = (reference: string, value: string): void => void resolved.push(resolvedReference(reference, value));
   const replace = (text: string, path: ConfigPath): JsonValue => {
     if (!text.includes('${')) return text;
@@ -196,12 +215,24 @@ function resolveOne(type: string, argument: string, context: ReferenceContext): 
     }
     const value = context.env[argument];
     if (value === undefined) {
-      return { code: 'reference/unset-env', problem: `The environment variable ${argument} is not set.`, expected: `export ${argument} before running portalctl` };
+      return { code: UNSET_ENV, problem: `The environment variable ${argument} is not set.`, expected: `export ${argument} before running portalctl` };
     }
     return { value };
   }
   if (type === 'file') return resolveFile(argument, context.file);
   return { code: 'reference/unknown-type', problem: `Unknown reference type "${type}".`, expected: '${env:NAME}, ${file:relative/path} or ${var:name}' };
+}
+
+/** The variables `env` does not set whose `${env:}` references `value` still holds (left so by allowUnsetEnv). */
+export function unsetEnvIn(value: JsonValue, env: NodeJS.ProcessEnv, into = new Set<string>()): Set<string> {
+  if (typeof value === 'string') {
+    for (const [, type, argument] of value.matchAll(referencePattern)) if (type === 'env' && argument !== undefined && env[argument] === undefined) into.add(argument);
+  } else if (Array.isArray(value)) {
+    for (const child of value) unsetEnvIn(child, env, into);
+  } else if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) unsetEnvIn(child, env, into);
+  }
+  return into;
 }
 
 /** `${var:name}`: a value of the top-level `values:` or of the selected environment's. */
@@ -210,6 +241,11 @@ function resolveVar(name: string, context: ReferenceContext): Outcome {
     return { code: 'reference/var-here', problem: `\${var:${name}} cannot be used here: values and environments are declared with plain values, ${'${env:}'} and ${'${file:}'} references.`, expected: 'a plain value' };
   }
   if (!valueName.test(name)) return { code: 'reference/invalid-var-name', problem: `"${name}" is not a value name.`, expected: '${var:name} with letters, digits, _, . and -' };
+  const unset = context.valuesWithUnsetEnv?.get(name);
+  if (unset) {
+    const variables = unset.join(', ');
+    return { code: UNSET_ENV, problem: `The value ${name} holds ${unset.map((variable) => `\${env:${variable}}`).join(', ')}, not set.`, expected: `export ${variables} before running portalctl` };
+  }
   const value = context.values.get(name);
   if (value === undefined) {
     const declared = [...context.values.keys()].sort();

@@ -35,8 +35,12 @@ export function validateConfig(loaded: LoadedConfig, portal: Partial<PortalFacts
       checked.push('value' in diagnostic ? { ...diagnostic, value: loaded.redact(diagnostic.value) } : diagnostic);
     }
   }
+  // A reference left unresolved keeps its text, which a rule may then refuse at the same place:
+  // one problem, said once (as load.ts does for the schema).
+  const references = new Set(loaded.diagnostics.filter((diagnostic) => diagnostic.code.startsWith('reference/')).map(place));
+  const ruleChecked = references.size === 0 ? checked : checked.filter((diagnostic) => !references.has(place(diagnostic)));
   // A limit the schema carries for editors and a rule checks too is reported once, in the rule's words.
-  const ruled = new Set(checked.map(place));
+  const ruled = new Set(ruleChecked.map(place));
   const loading = loaded.diagnostics.filter((diagnostic) => !limitCodes.has(diagnostic.code) || !ruled.has(place(diagnostic)));
-  return sortDiagnostics([...loading, ...checked]);
+  return sortDiagnostics([...loading, ...ruleChecked]);
 }
