@@ -29,6 +29,25 @@ describe('references', () => {
     expect(JSON.stringify(facts)).not.toContain('/home/someone');
   });
 
+  it('a referenced file must be UTF-8 text: a bad byte is an error at its offset, not a U+FFFD sent to the portal; a BOM is not part of the value', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-file-reference-'));
+    try {
+      writeFileSync(join(directory, 'latin1.txt'), Buffer.from('Caf\xe9 owners', 'latin1'));
+      writeFileSync(join(directory, 'bom.txt'), '\ufeffCafé owners');
+      const fileContext = { ...context({}), file: join(directory, 'portalctl.yaml') };
+      const bad = resolveReferences({ roles: [{ description: '${file:latin1.txt}' }] }, fileContext);
+      expect(bad.diagnostics).toEqual([
+        expect.objectContaining({ severity: 'error', code: 'reference/file-not-text', message: '"latin1.txt" is not UTF-8 text (at byte offset 3).', value: '${file:latin1.txt}' }),
+      ]);
+      expect(bad.data).toEqual({ roles: [{ description: '${file:latin1.txt}' }] });
+      const bom = resolveReferences({ roles: [{ description: '${file:bom.txt}' }] }, fileContext);
+      expect(bom.diagnostics).toEqual([]);
+      expect(bom.data).toEqual({ roles: [{ description: 'Café owners' }] });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it.each(['PORTALCTL_TOKEN', 'PORTALCTL_PASSWORD', 'PORTALCTL_CLIENT_SECRET', 'PORTALCTL_USERNAME', 'PORTALCTL_CLIENT_ID'])('refuses a reference to %s, set or not', (name) => {
     const data: JsonValue = { roles: [{ description: `token \${env:${name}}` }] };
     const result = resolveReferences(data, context({ [name]: 'the-secret' }));

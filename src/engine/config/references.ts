@@ -18,6 +18,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
+import { firstInvalidUtf8 } from './source.js';
 import { CREDENTIAL_VARIABLES } from '../../api/auth.js';
 
 /** Referenced files are small texts (certificates, descriptions); larger ones are refused. */
@@ -272,6 +273,7 @@ function resolveFile(argument: string, configFile: string): Outcome {
   if (escapes(target, directory)) {
     return { code: 'reference/file-escape', problem: `"${argument}" points outside the config file's directory.`, expected };
   }
+  let bytes: Buffer;
   try {
     // Symbolic links may not lead outside the directory either.
     const real = realpathSync(target);
@@ -283,9 +285,15 @@ function resolveFile(argument: string, configFile: string): Outcome {
     if (info.size > maxReferencedFileBytes) {
       return { code: 'reference/file-too-large', problem: `"${argument}" has ${info.size} bytes; referenced files are limited to ${maxReferencedFileBytes}.`, expected: `at most ${maxReferencedFileBytes} bytes` };
     }
-    return { value: readFileSync(real, 'utf8') };
+    bytes = readFileSync(real);
   } catch {
     return { code: 'reference/missing-file', problem: `The referenced file "${argument}" does not exist (looked for ${target}).`, expected };
+  }
+  // Decoded strictly: a lenient decode would send U+FFFD in place of each bad byte (a binary file, another encoding).
+  try {
+    return { value: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    return { code: 'reference/file-not-text', problem: `"${argument}" is not UTF-8 text (at byte offset ${firstInvalidUtf8(bytes)}).`, expected: 'a UTF-8 text file (a PEM certificate, a description)' };
   }
 }
 

@@ -122,7 +122,7 @@ export async function readConfigText(file: string, limitBytes = maxConfigFileByt
  * which streaming decoding leaves pending), then the start of the character it broke. Only on the
  * error path; about thirty decodes of a large file.
  */
-function firstInvalidUtf8(bytes: Uint8Array): number {
+export function firstInvalidUtf8(bytes: Uint8Array): number {
   const decodes = (length: number, stream: boolean): boolean => {
     try {
       new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, length), { stream });
