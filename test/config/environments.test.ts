@@ -302,7 +302,7 @@ federations:
       ['warning', 'reference/unset-env', 'config/environments.yaml:5:27', '${env:PROD_MIN_LENGTH}'],
     ]);
     const useOfValue = validateConfig(loaded).find((d) => d.location?.line === 6);
-    expect(useOfValue?.message).toBe('The value min_length holds ${env:PROD_MIN_LENGTH}, not set. What depends on it is not checked (--allow-unset-env).');
+    expect(useOfValue?.message).toBe('The value min_length holds ${env:PROD_MIN_LENGTH}, which is not set. What depends on it is not checked (--allow-unset-env).');
     expect(useOfValue?.expected).toBe('export PROD_MIN_LENGTH before running portalctl');
   });
 

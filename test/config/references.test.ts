@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/engine/config/index.js';
-import { redactor, resolveReferences } from '../../src/engine/config/references.js';
+import { redactor, resolveReferences, unsetEnvIn } from '../../src/engine/config/references.js';
 import { registry } from '../../src/registry.js';
 import type { JsonValue } from '../../src/core/json.js';
 
@@ -46,6 +46,16 @@ describe('references', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+
+  it('a ${var:} whose value holds unset variables is reported where it is used, naming them', () => {
+    const values = new Map<string, JsonValue>([['pair', '${env:A}-${env:B}-${env:SET}']]);
+    const unset = unsetEnvIn(values.get('pair') as JsonValue, { SET: 'x' });
+    expect([...unset]).toEqual(['A', 'B']);
+    const result = resolveReferences({ roles: [{ description: '${var:pair}' }] }, { ...context({}), values, valuesWithUnsetEnv: new Map([['pair', [...unset]]]) });
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'reference/unset-env', message: 'The value pair holds ${env:A}, ${env:B}, which are not set.', expected: 'export A, B before running portalctl' }),
+    ]);
   });
 
   it.each(['PORTALCTL_TOKEN', 'PORTALCTL_PASSWORD', 'PORTALCTL_CLIENT_SECRET', 'PORTALCTL_USERNAME', 'PORTALCTL_CLIENT_ID'])('refuses a reference to %s, set or not', (name) => {

@@ -224,7 +224,7 @@ function resolveOne(type: string, argument: string, context: ReferenceContext): 
   return { code: 'reference/unknown-type', problem: `Unknown reference type "${type}".`, expected: '${env:NAME}, ${file:relative/path} or ${var:name}' };
 }
 
-/** The variables `env` does not set whose `${env:}` references `value` still holds (left so by allowUnsetEnv). */
+/** The variables `env` does not set whose `${env:}` references `value` still holds (an unresolved reference keeps its text). */
 export function unsetEnvIn(value: JsonValue, env: NodeJS.ProcessEnv, into = new Set<string>()): Set<string> {
   if (typeof value === 'string') {
     for (const [, type, argument] of value.matchAll(referencePattern)) if (type === 'env' && argument !== undefined && env[argument] === undefined) into.add(argument);
@@ -244,8 +244,9 @@ function resolveVar(name: string, context: ReferenceContext): Outcome {
   if (!valueName.test(name)) return { code: 'reference/invalid-var-name', problem: `"${name}" is not a value name.`, expected: '${var:name} with letters, digits, _, . and -' };
   const unset = context.valuesWithUnsetEnv?.get(name);
   if (unset) {
-    const variables = unset.join(', ');
-    return { code: UNSET_ENV, problem: `The value ${name} holds ${unset.map((variable) => `\${env:${variable}}`).join(', ')}, not set.`, expected: `export ${variables} before running portalctl` };
+    const references = unset.map((variable) => `\${env:${variable}}`).join(', ');
+    const problem = `The value ${name} holds ${references}, which ${unset.length === 1 ? 'is' : 'are'} not set.`;
+    return { code: UNSET_ENV, problem, expected: `export ${unset.join(', ')} before running portalctl` };
   }
   const value = context.values.get(name);
   if (value === undefined) {
