@@ -73,6 +73,9 @@ Over several environments: the worst of theirs.`,
   const formatOption = (choices: [string, ...string[]], description = 'output format') =>
     new Option('--format <format>', description).choices(choices).default(choices[0]);
   const refreshOption = () => new Option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal').default('true');
+  /** For the commands that only read the config: nothing is planned from a config with a hole in it. */
+  const allowUnsetEnvOption = () =>
+    new Option('--allow-unset-env', "an unset ${env:NAME} is a warning and the fields that use it are not checked (without the environments' variables, e.g. in a pre-commit hook)");
   /** A command that reads a config from the given paths. */
   const configCommand = (name: string, description: string) =>
     program.command(name).description(description).argument('[paths...]', 'config files or directories (default: the current directory)');
@@ -167,13 +170,14 @@ Over several environments: the worst of theirs.`,
 
   configCommand('validate', 'check the config against the schema and the portal\'s rules (no network); in each environment it declares')
     .addOption(formatOption(['text', 'json']))
-    .option('--allow-unset-env', 'an unset ${env:NAME} is a warning and the fields that use it are not checked (to validate without the environments\' variables, e.g. in a pre-commit hook)')
+    .addOption(allowUnsetEnvOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command }),
     );
 
   configCommand('config', 'print the effective config (with --env: the environment\'s overlays merged, its values in place), each value with where it was written')
     .addOption(formatOption(['yaml', 'json']))
+    .addOption(allowUnsetEnvOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
       run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command }),
     );

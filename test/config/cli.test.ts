@@ -35,7 +35,7 @@ describe('portalctl validate', () => {
     expect(result.stdout).toContain('1 error, 0 warnings');
   });
 
-  it('--allow-unset-env validates examples/environments without its portals\' URLs: warnings, exit 0; without it, exit 1', () => {
+  it('--allow-unset-env validates and shows examples/environments without its portals\' URLs: warnings, exit 0; without it, exit 1', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     for (const name of ['DEV_PORTAL_URL', 'TEST_PORTAL_URL', 'PROD_PORTAL_URL']) delete env[name];
     const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'validate', 'examples/environments', ...args], { cwd: root, encoding: 'utf8', env });
@@ -48,7 +48,14 @@ describe('portalctl validate', () => {
     const strict = run();
     expect(strict.status).toBe(1);
     expect(strict.stdout).toContain('examples/environments/environments.yaml:33:12: error: The environment variable PROD_PORTAL_URL is not set. (reference/unset-env)');
-    // Only validate takes it: nothing is planned from a config with a hole in it.
+    // config shows what an environment gets without its variables (their values are never shown anyway).
+    const config = (...args: string[]) => spawnSync(process.execPath, [cli, 'config', 'examples/environments', '--env', 'production', ...args], { cwd: root, encoding: 'utf8', env });
+    const shown = config('--allow-unset-env');
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toContain('  url: ${env:PROD_PORTAL_URL} # examples/environments/environments.yaml:33\n');
+    expect(shown.stderr).toContain('warning: The environment variable PROD_PORTAL_URL is not set.');
+    expect(config().status).toBe(1);
+    // Only validate and config take it: nothing is planned from a config with a hole in it.
     const plan = spawnSync(process.execPath, [cli, 'plan', 'examples/environments', '--env', 'production', '--allow-unset-env'], { cwd: root, encoding: 'utf8', env });
     expect(plan.status).toBe(1);
     expect(plan.stderr).toContain("unknown option '--allow-unset-env'");

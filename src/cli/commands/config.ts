@@ -16,13 +16,20 @@ import type { CommandIO } from '../io.js';
 
 export interface ConfigOptions extends EnvironmentOptions {
   format: 'yaml' | 'json';
+  allowUnsetEnv?: boolean;
 }
 
 export async function configCommand(paths: readonly string[], options: ConfigOptions, io: CommandIO): Promise<number> {
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) throw new UsageError('config prints one environment: name it with --env NAME.');
   const environment = singleEnvironment(request);
-  const loaded = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
+  const loaded = await loadConfig(paths, {
+    cwd: io.cwd,
+    env: io.env,
+    kinds: registry,
+    allowUnsetEnv: options.allowUnsetEnv === true,
+    ...(environment === undefined ? {} : { environment }),
+  });
   if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments));
   if (options.format !== 'json') {
     const bytes = loaded.sources.reduce((total, file) => total + (statSync(resolve(io.cwd, file), { throwIfNoEntry: false })?.size ?? 0), 0);
