@@ -175,6 +175,23 @@ describe('a fleet run', () => {
     expect(one.stdout).not.toMatch(/^production /m);
   });
 
+  it('one environment\'s saved plan is not applied over several environments: refused, nothing sent', async () => {
+    const planned = await fleet.run(['plan', 'config', '--env', 'test', '--out', 'test-plan.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    for (const environments of [['--all-envs'], ['--env', 'test,production']]) {
+      const applied = await fleet.run(['apply', 'config', '--plan', 'test-plan.json', ...environments, '--auto-approve']);
+      expect(applied.code).toBe(1);
+      expect(applied.stderr).toContain('test-plan.json holds the plan of one environment (test); apply it alone with `portalctl apply --plan test-plan.json`');
+    }
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    expect(await stateFiles(fleet.dir)).toEqual([]);
+    // As the refusal says: alone, it applies in its own environment.
+    const alone = await fleet.run(['apply', '--plan', 'test-plan.json']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(await fleet.portals.test.requests({ writesOnly: true })).toHaveLength(5);
+    expect(await fleet.portals.production.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('validate checks every environment; config prints one environment\'s effective config; state reads an environment\'s state', async () => {
     await writeFile(join(fleet.config, 'overlays', 'test.yaml'), 'version: 1\norganization:\n  securityPolicy:\n    minLength: 2\n');
     const validated = await fleet.run(['validate', 'config', '--format', 'json']);

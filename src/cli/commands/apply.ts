@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../engine/apply/apply.js';
 import type { PreparedPlan } from '../../engine/plan/prepare.js';
-import { parseFleetPlans, parsePlanFile } from '../../engine/plan/saved-plan.js';
+import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
 import type { Plan } from '../../engine/plan/plan.js';
 import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
 import { FailureWithResult } from '../exit.js';
@@ -145,9 +145,16 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   }
   const planFile = options.plan;
   const planText = planFile ? await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8')) : undefined;
-  const index = planFile && planText !== undefined ? parseFleetPlans(planText, planFile) : undefined;
+  const savedPlans = planFile && planText !== undefined ? parseSavedPlans(planText, planFile) : undefined;
+  const index = savedPlans && 'fleet' in savedPlans ? savedPlans.fleet : undefined;
+  const saved = savedPlans && 'plan' in savedPlans ? savedPlans.plan : undefined;
+  // Applied over several environments, one plan would leave every one of them to a plan made now, unreviewed.
+  if (saved && isFleet(request)) {
+    throw new UsageError(
+      `${planFile} holds the plan of one environment (${saved.environment ?? 'a config without environments'}); apply it alone with \`portalctl apply --plan ${planFile}\`, or save the plans of several with \`portalctl plan --env a,b --out FILE\`.`,
+    );
+  }
   if (!isFleet(request) && !index) {
-    const saved = planFile && planText !== undefined ? parsePlanFile(planText, planFile) : undefined;
     const environment = singleEnvironment(request);
     const applied = await applyOne(paths, options, io, { ...(environment === undefined ? {} : { environment }), ...(saved ? { saved } : {}) });
     if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, io);

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseFleetPlans, parsePlanFile } from '../../engine/plan/saved-plan.js';
+import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
 import { renderPlan, renderPlanHeading } from '../../engine/render/plan-output.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -15,9 +15,10 @@ export interface ShowOptions {
 
 export async function showCommand(planFile: string, options: ShowOptions, io: CommandIO): Promise<number> {
   const text = await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8'));
+  const saved = parseSavedPlans(text, planFile);
   // The plans of several environments (`plan --env a,b --out FILE`): each under its environment's name.
-  const fleet = parseFleetPlans(text, planFile);
-  if (fleet) {
+  if ('fleet' in saved) {
+    const { fleet } = saved;
     if (options.format === 'json') {
       io.stdout(`${JSON.stringify(fleet, null, 2)}\n`);
       return 0;
@@ -33,7 +34,7 @@ export async function showCommand(planFile: string, options: ShowOptions, io: Co
     }
     return 0;
   }
-  const plan = parsePlanFile(text, planFile);
+  const { plan } = saved;
   // Saved plans are already redacted (plan/saved-plan.ts): shown as they are.
   if (options.format === 'text') io.stdout(renderPlanHeading(plan));
   io.stdout(renderPlan(plan, options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), savedTo: planFile }));

@@ -70,8 +70,16 @@ function planFileJson(text: string, file: string): unknown {
   return value;
 }
 
-export function parsePlanFile(text: string, file: string): Plan {
+/**
+ * A plan file, parsed once: the plans of several environments (`plan --env a,b --out FILE`) or
+ * one plan. A config, text that is not JSON, or a foreign or damaged file is refused saying which.
+ */
+export function parseSavedPlans(text: string, file: string): { fleet: FleetPlanFile } | { plan: Plan } {
   const value = planFileJson(text, file);
+  return isObject(value) && Array.isArray(value['fleet']) ? { fleet: fleetPlansOf(value['fleet'], file) } : { plan: savedPlanOf(value, file) };
+}
+
+function savedPlanOf(value: unknown, file: string): Plan {
   if (!isSavedPlan(value)) {
     throw new PlanFileError(`${file} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}); save one with \`portalctl plan --out ${file}\`.`);
   }
@@ -123,12 +131,9 @@ export function serializeFleetPlans(entries: readonly FleetPlanEntry[]): string 
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
-/** The plans of several environments saved in `text`, or undefined when the file holds one plan. */
-export function parseFleetPlans(text: string, file: string): FleetPlanFile | undefined {
-  const value = planFileJson(text, file);
-  if (!isObject(value) || !Array.isArray(value['fleet'])) return undefined;
+function fleetPlansOf(entries: readonly unknown[], file: string): FleetPlanFile {
   const fleet: FleetPlanEntry[] = [];
-  for (const entry of value['fleet']) {
+  for (const entry of entries) {
     if (!isObject(entry) || typeof entry['environment'] !== 'string' || typeof entry['outcome'] !== 'string' || typeof entry['exitCode'] !== 'number') {
       throw new PlanFileError(`${file} is not a portalctl plan file: every entry of its fleet names its environment, outcome and exit code.`);
     }
