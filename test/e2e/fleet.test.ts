@@ -192,7 +192,7 @@ describe('a fleet run', () => {
     expect(await fleet.portals.production.requests({ writesOnly: true })).toEqual([]);
   });
 
-  it('validate checks every environment; config prints one environment\'s effective config; state reads an environment\'s state', async () => {
+  it('validate checks every environment; config prints one environment\'s effective config, graph its plan; state reads an environment\'s state', async () => {
     await writeFile(join(fleet.config, 'overlays', 'test.yaml'), 'version: 1\norganization:\n  securityPolicy:\n    minLength: 2\n');
     const validated = await fleet.run(['validate', 'config', '--format', 'json']);
     expect(validated.code).toBe(1);
@@ -210,6 +210,16 @@ describe('a fleet run', () => {
     expect(config.stdout).toContain('historySize: 5 # config/overlays/production.yaml:5');
     expect(config.stdout).toContain('url: ${env:PROD_PORTAL_URL} # config/environments.yaml:33');
     expect(config.stdout).not.toContain(fleet.portals.production.url);
+
+    // graph draws one environment's plan, against that environment's portal.
+    const graph = await fleet.run(['graph', 'config', '--env', 'production']);
+    expect(graph.code, graph.stderr).toBe(0);
+    // Production's six operations (development has 4, test 5), none depending on another.
+    expect(graph.stdout).toBe("No operation depends on another: the plan's 6 operations can run in any order, so there is no graph to draw.\n");
+    expect(await fleet.portals.production.requests({ writesOnly: true })).toEqual([]);
+    const graphs = await fleet.run(['graph', 'config', '--all-envs']);
+    expect(graphs.code).toBe(1);
+    expect(graphs.stderr).toContain("graph draws one environment's plan: name it with --env NAME.");
 
     expect((await fleet.run(['apply', 'config', '--env', 'production', '--auto-approve'])).code).toBe(0);
     expect(existsSync(join(fleet.dir, 'portalctl.prod.state.json'))).toBe(true);

@@ -10,6 +10,8 @@ import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
 import { parseRefresh } from './plan.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
+import { UsageError } from '../../core/errors.js';
+import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 
 export interface GraphOptions extends SharedOptions {
   format: 'mermaid' | 'dot';
@@ -18,6 +20,9 @@ export interface GraphOptions extends SharedOptions {
 }
 
 export async function graphCommand(paths: string[], options: GraphOptions, io: CommandIO): Promise<number> {
+  const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) throw new UsageError("graph draws one environment's plan: name it with --env NAME.");
+  const environment = singleEnvironment(request);
   const refresh = parseRefresh(options.refresh);
   const targets = options.target ?? [];
   const progress = showProgress(io);
@@ -29,7 +34,7 @@ export async function graphCommand(paths: string[], options: GraphOptions, io: C
       assertTargetsMatch(targets, session.config);
       return planSession(session, targets, { progress: progress.observer });
     },
-    { refresh },
+    { refresh, ...(environment === undefined ? {} : { environment }) },
   ).finally(() => progress.stop());
   printWarnings(warnings, io);
   io.stdout(renderGraph(redactPlan(plan, config.redact), options.format));
