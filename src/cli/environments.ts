@@ -5,6 +5,7 @@
  */
 import { UsageError } from '../core/errors.js';
 import { readEnvironments, ConfigError } from '../engine/config/index.js';
+import type { FleetPlanFile } from '../engine/plan/saved-plan.js';
 import type { CommandIO } from './io.js';
 
 export interface EnvironmentOptions {
@@ -37,19 +38,33 @@ export function singleEnvironment(request: EnvironmentRequest): string | undefin
   return request.kind === 'names' && request.names.length === 1 ? request.names[0] : undefined;
 }
 
-/** `--state-name` names one state; in a fleet each environment has its own (its `state:`). */
-export function refuseOneStateName(options: { stateName?: string }): void {
+/**
+ * `--state-name` names one state and `--portal` one portal; in a fleet each environment has its
+ * own (its `state:`, its `portal.url`). One portal for all would run every environment's config
+ * against it.
+ */
+export function refuseOneStateOrPortal(options: { stateName?: string; portal?: string }): void {
   if (options.stateName !== undefined) throw new UsageError('--state-name names one state, but each environment of a fleet has its own (environments.<name>.state); leave it out.');
+  if (options.portal !== undefined) throw new UsageError('--portal names one portal, but each environment of a fleet has its own (environments.<name>.portal.url); leave it out, or run one environment with --env NAME.');
 }
 
 /** The names a fleet runs over: those given, or every declared one for --all-envs (unknown names fail in their own run). */
-export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd' | 'env'>, options: { stateName?: string } = {}): Promise<string[]> {
-  refuseOneStateName(options);
+export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd' | 'env'>, options: { stateName?: string; portal?: string } = {}): Promise<string[]> {
+  refuseOneStateOrPortal(options);
   if (request.kind === 'names') return request.names;
   const declared = await readEnvironments(paths, { cwd: io.cwd, env: io.env });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   if (declared.names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
   return declared.names;
+}
+
+/** The environments of a saved plans file that `request` names (all of them when it names none), in the order named. */
+export function plannedEnvironments(file: FleetPlanFile, request: EnvironmentRequest): string[] {
+  const planned = file.fleet.map((entry) => entry.environment);
+  if (request.kind !== 'names') return planned;
+  const missing = request.names.filter((name) => !planned.includes(name));
+  if (missing.length) throw new UsageError(`The plan file has no plan for ${missing.join(', ')}; it holds ${planned.join(', ')}.`);
+  return request.names;
 }
 
 export function chooseEnvironmentMessage(names: readonly string[]): string {

@@ -159,6 +159,13 @@ describe('a fleet run', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect([...shown.stdout.matchAll(/^=== (\w+) ===$/gm)].map((match) => match[1])).toEqual(['development', 'test', 'production']);
     expect(shown.stdout).toContain('role[r7HkQ2] — Field Analyst  (by name: role "Field Analyst" → r7HkQ2)');
+    // --env shows those environments' plans alone, as apply --plan applies them alone.
+    const shownOne = await fleet.run(['show', 'plan.json', '--env', 'production,test']);
+    expect(shownOne.code, shownOne.stderr).toBe(0);
+    expect([...shownOne.stdout.matchAll(/^=== (\w+) ===$/gm)].map((match) => match[1])).toEqual(['production', 'test']);
+    const shownNone = await fleet.run(['show', 'plan.json', '--env', 'staging']);
+    expect(shownNone.code).toBe(1);
+    expect(shownNone.stderr).toContain('The plan file has no plan for staging; it holds development, test, production.');
 
     // A reviewed plan that went stale is refused in its environment alone.
     await changePolicy(fleet.portals.development.url, 'dev-token', 20);
@@ -185,6 +192,9 @@ describe('a fleet run', () => {
     }
     for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
     expect(await stateFiles(fleet.dir)).toEqual([]);
+    const shown = await fleet.run(['show', 'test-plan.json', '--env', 'production']);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain('test-plan.json holds the plan of environment test alone, not of production.');
     // As the refusal says: alone, it applies in its own environment.
     const alone = await fleet.run(['apply', '--plan', 'test-plan.json']);
     expect(alone.code, alone.stderr).toBe(0);
@@ -226,6 +236,21 @@ describe('a fleet run', () => {
     const listed = await fleet.run(['state', 'list', '--env', 'production', '--config', 'config']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('role[r7HkQ2]');
+  });
+
+  it('--portal and --state-name name one portal and one state: refused over several environments, nothing sent', async () => {
+    for (const command of [['plan'], ['drift'], ['apply', '--auto-approve'], ['apply', '--refresh-only', '--auto-approve']]) {
+      const result = await fleet.run([...command, 'config', '--all-envs', '--portal', fleet.portals.production.url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('--portal names one portal, but each environment of a fleet has its own (environments.<name>.portal.url); leave it out, or run one environment with --env NAME.');
+    }
+    const named = await fleet.run(['plan', 'config', '--env', 'test,production', '--state-name', 'one']);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain('--state-name names one state');
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests()).toEqual([]);
+    // One environment takes --portal over its own URL, as a config without environments does.
+    const one = await fleet.run(['plan', 'config', '--env', 'production', '--portal', fleet.portals.production.url]);
+    expect(one.code, one.stderr).toBe(0);
   });
 
   it('a fleet apply asks no questions: it needs --auto-approve', async () => {

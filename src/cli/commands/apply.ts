@@ -14,7 +14,7 @@ import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '.
 import { UsageError } from '../../core/errors.js';
 import { isPostgresUrl, stateSpec } from '../../state/index.js';
 import { assertPrivateInvitesDir, saveInvitationFile } from '../invites.js';
-import { fleetNames, isFleet, refuseOneStateName, requestedEnvironments, singleEnvironment, type EnvironmentRequest } from '../environments.js';
+import { fleetNames, isFleet, plannedEnvironments, refuseOneStateOrPortal, requestedEnvironments, singleEnvironment, type EnvironmentRequest } from '../environments.js';
 import { envParallelism, MemberFailure, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -168,8 +168,8 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
 
   // A fleet: every environment applied on its own (approved beforehand), a failure in one stopping none of the others.
   if (!index && !options.autoApprove) throw new UsageError('Applying to several environments asks no questions: review them with `portalctl plan --env ...` and pass --auto-approve (or apply their saved plans with --plan FILE).');
-  refuseOneStateName(options);
-  const names = index ? selectFromIndex(index.fleet.map((entry) => entry.environment), request) : await fleetNames(request, paths, io, options);
+  refuseOneStateOrPortal(options);
+  const names = index ? plannedEnvironments(index, request) : await fleetNames(request, paths, io, options);
   let stop = false;
   const removeHook = io.onInterrupt?.(() => (stop = true));
   try {
@@ -209,13 +209,6 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
 }
 
 /** The environments of a file of saved plans to apply: all of them, or those --env names. */
-function selectFromIndex(indexed: readonly string[], request: ReturnType<typeof requestedEnvironments>): string[] {
-  if (request.kind !== 'names') return [...indexed];
-  const missing = request.names.filter((name) => !indexed.includes(name));
-  if (missing.length) throw new UsageError(`The plan file has no plan for ${missing.join(', ')}; it holds ${indexed.join(', ')}.`);
-  return request.names;
-}
-
 /**
  * `apply --refresh-only` in one environment: records the live value of every managed object that
  * drifted or is not recorded, sending nothing to the portal; shows (on `io`) what it will record
@@ -272,7 +265,7 @@ async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: Comman
 /** `apply --refresh-only` over several environments: each records its own live values; approved beforehand. */
 async function refreshOnlyFleet(paths: string[], options: ApplyOptions, io: CommandIO, request: EnvironmentRequest): Promise<number> {
   if (!options.autoApprove) throw new UsageError('Recording live values in several environments asks no questions: review them with `portalctl drift --env ...` and pass --auto-approve.');
-  refuseOneStateName(options);
+  refuseOneStateOrPortal(options);
   const names = await fleetNames(request, paths, io, options);
   const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) => refreshOnlyOne(paths, options, own, environment));
   return printFleet('apply --refresh-only', members, options.format === 'json' ? 'json' : 'text', io);

@@ -8,17 +8,21 @@ import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
 import { renderPlan, renderPlanHeading } from '../../engine/render/plan-output.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import { UsageError } from '../../core/errors.js';
+import { plannedEnvironments, requestedEnvironments, type EnvironmentOptions } from '../environments.js';
 
-export interface ShowOptions {
+export interface ShowOptions extends EnvironmentOptions {
   format: 'text' | 'markdown' | 'json';
 }
 
 export async function showCommand(planFile: string, options: ShowOptions, io: CommandIO): Promise<number> {
   const text = await withFile('Could not read the plan file', planFile, () => readFile(resolve(io.cwd, planFile), 'utf8'));
   const saved = parseSavedPlans(text, planFile);
-  // The plans of several environments (`plan --env a,b --out FILE`): each under its environment's name.
+  const request = requestedEnvironments(options, io.env);
+  // The plans of several environments (`plan --env a,b --out FILE`): each under its environment's name, those --env names.
   if ('fleet' in saved) {
-    const { fleet } = saved;
+    const names = plannedEnvironments(saved.fleet, request);
+    const fleet = { ...saved.fleet, fleet: names.flatMap((name) => saved.fleet.fleet.filter((entry) => entry.environment === name)) };
     if (options.format === 'json') {
       io.stdout(`${JSON.stringify(fleet, null, 2)}\n`);
       return 0;
@@ -35,6 +39,9 @@ export async function showCommand(planFile: string, options: ShowOptions, io: Co
     return 0;
   }
   const { plan } = saved;
+  if (request.kind === 'names' && (request.names.length > 1 || request.names[0] !== plan.environment)) {
+    throw new UsageError(`${planFile} holds the plan of ${plan.environment === undefined ? 'a config without environments' : `environment ${plan.environment}`} alone, not of ${request.names.join(', ')}.`);
+  }
   // Saved plans are already redacted (plan/saved-plan.ts): shown as they are.
   if (options.format === 'text') io.stdout(renderPlanHeading(plan));
   io.stdout(renderPlan(plan, options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), savedTo: planFile }));
