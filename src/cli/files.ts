@@ -1,4 +1,6 @@
 /** File errors said for people: which file, what was being done, and why, never a raw Node error. */
+import { chmod, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
 const reasons: Record<string, string> = {
@@ -28,5 +30,38 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
   } catch (error) {
     if ((error as NodeJS.ErrnoException | undefined)?.code === undefined) throw error;
     throw new UsageError(`${what} ${file}: ${fileErrorReason(error)}.`, { cause: error });
+  }
+}
+
+/**
+ * Writes `text` to `file`, a file people keep (a config): without `replace`, a file already there
+ * is refused (EEXIST, atomically) and a write that fails half-way leaves nothing behind; with it,
+ * the text goes to a new file beside the old one, renamed over it, so a write that fails (a full
+ * disk, an interrupt) leaves the old file whole. A replaced file keeps its permissions, and a
+ * symbolic link its target.
+ */
+export async function writeKeptFile(file: string, text: string, { replace }: { replace: boolean }): Promise<void> {
+  if (!replace) {
+    const handle = await open(file, 'wx');
+    try {
+      await handle.writeFile(text);
+    } catch (error) {
+      await handle.close();
+      await rm(file, { force: true });
+      throw error;
+    }
+    await handle.close();
+    return;
+  }
+  const target = await realpath(file).catch(() => file);
+  const mode = (await stat(target).catch(() => undefined))?.mode;
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}-${Date.now().toString(36)}.tmp`);
+  try {
+    await writeFile(temp, text, { flag: 'wx' });
+    if (mode !== undefined) await chmod(temp, mode & 0o7777);
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
   }
 }

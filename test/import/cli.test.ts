@@ -1,5 +1,5 @@
 /** `portalctl import` through the real CLI: stdout, --out, --force, and the round trip through validate and plan. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCliPortal, type CliPortal } from '../support/cli.js';
@@ -45,9 +45,19 @@ describe('portalctl import', () => {
     expect(refused.stderr).toContain('--force');
     expect(await readFile(out, 'utf8')).toBe('keep me\n');
 
-    const forced = await portal.run(['import', '--out', 'imported.yaml', '--force']);
-    expect(forced.code).toBe(0);
+    // --force replaces the file by renaming a new one over it (a write that fails leaves the old
+    // one whole): a new inode, the old file's permissions, and through a symbolic link its target.
+    await chmod(out, 0o640);
+    await symlink('imported.yaml', join(portal.dir, 'link.yaml'));
+    const before = await stat(out);
+    const forced = await portal.run(['import', '--out', 'link.yaml', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
     expect(await readFile(out, 'utf8')).toBe(written);
+    const after = await stat(out);
+    expect(after.ino).not.toBe(before.ino);
+    expect(after.mode & 0o777).toBe(0o640);
+    expect((await lstat(join(portal.dir, 'link.yaml'))).isSymbolicLink()).toBe(true);
+    expect((await readdir(portal.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('names skipped kinds in the summary and still writes a valid config', async () => {

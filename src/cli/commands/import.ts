@@ -1,6 +1,6 @@
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileErrorReason } from '../files.js';
+import { fileErrorReason, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
@@ -86,8 +86,8 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
     throw new UsageError(`Could not write the config to ${options.out}: ${reason}.`, { cause: error });
   });
   try {
-    // `wx` refuses an existing file atomically: nothing is overwritten by accident.
-    await writeFile(file, result.text, { flag: options.force ? 'w' : 'wx' });
+    // Nothing is overwritten by accident, and a --force that fails half-way leaves the old config whole.
+    await writeKeptFile(file, result.text, { replace: options.force === true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new OutputExistsError(`${options.out} already exists; nothing was written. Pass --force to overwrite it.`);
