@@ -34,15 +34,15 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
 }
 
 /**
- * Writes `text` to `file`, a file people keep (a config): without `replace`, a file already there
+ * Writes `text` to `file` (created with `mode`, default by the umask), a file people keep (a config): without `replace`, a file already there
  * is refused (EEXIST, atomically) and a write that fails half-way leaves nothing behind; with it,
  * the text goes to a new file beside the old one, renamed over it, so a write that fails (a full
  * disk, an interrupt) leaves the old file whole. A replaced file keeps its permissions, and a
  * symbolic link its target.
  */
-export async function writeKeptFile(file: string, text: string, { replace }: { replace: boolean }): Promise<void> {
+export async function writeKeptFile(file: string, text: string, { replace, mode: newMode }: { replace: boolean; mode?: number }): Promise<void> {
   if (!replace) {
-    const handle = await open(file, 'wx');
+    const handle = await open(file, 'wx', newMode);
     try {
       await handle.writeFile(text);
     } catch (error) {
@@ -54,10 +54,11 @@ export async function writeKeptFile(file: string, text: string, { replace }: { r
     return;
   }
   const target = await realpath(file).catch(() => file);
-  const mode = (await stat(target).catch(() => undefined))?.mode;
+  const mode = (await stat(target).catch(() => undefined))?.mode ?? newMode;
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}-${Date.now().toString(36)}.tmp`);
   try {
-    await writeFile(temp, text, { flag: 'wx' });
+    // Owner-only until it has the old file's permissions (without any: the umask's default).
+    await writeFile(temp, text, { flag: 'wx', ...(mode === undefined ? {} : { mode: 0o600 }) });
     if (mode !== undefined) await chmod(temp, mode & 0o7777);
     await rename(temp, target);
   } catch (error) {

@@ -3,7 +3,7 @@
  * while the portal is read, targets that match nothing, files that cannot be read or written,
  * messages printed once and in good English, the invites directory, Retry-After notices.
  */
-import { chmod, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PostgresStateStore } from '../../src/state/index.js';
@@ -98,7 +98,7 @@ describe('CLI reliability', () => {
     expect(prefix.code).toBe(2);
   });
 
-  it('a missing --plan file and a bad --out path get clear messages, not Node errors', async () => {
+  it('a missing --plan file and a bad --out path get clear messages, not Node errors; --out never overwrites a config', async () => {
     const missing = await portal.run(['apply', '--plan', 'no-such-plan.json']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('Error: Could not read the plan file no-such-plan.json: no such file or directory.\n');
@@ -110,7 +110,22 @@ describe('CLI reliability', () => {
 
     const directory = await portal.run(['plan', config, '--out', '.']);
     expect(directory.code).toBe(1);
-    expect(directory.stderr).toContain('Error: Could not write the plan to .: it is a directory.');
+    expect(directory.stderr).toContain('Error: Could not write the plan to .: it is a directory; nothing was read or written.');
+
+    // --out replaces a plan saved before, never another file: a config named by mistake is kept, and nothing is read.
+    await portal.clearRequests();
+    const configFile = join(config, 'portalctl.yaml');
+    const configText = await readFile(configFile, 'utf8');
+    const overConfig = await portal.run(['plan', config, '--out', configFile]);
+    expect(overConfig.code).toBe(1);
+    expect(overConfig.stderr).toContain(`${configFile} exists and is not a saved plan: --out replaces only a plan file. Choose another path, or remove ${configFile}; nothing was read or written.`);
+    expect(await readFile(configFile, 'utf8')).toBe(configText);
+    expect(await portal.requests()).toEqual([]);
+    const first = await portal.run(['plan', config, '--out', 'again.plan.json']);
+    expect(first.code, first.stderr).toBe(0);
+    expect((await stat(join(portal.dir, 'again.plan.json'))).mode & 0o777).toBe(0o600);
+    const again = await portal.run(['plan', config, '--out', 'again.plan.json']);
+    expect(again.code, again.stderr).toBe(0);
 
     // import --out creates missing directories; a path through a file cannot be one.
     await writeFile(join(portal.dir, 'a-file'), '');

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan/saved-plan.js';
 import { planSession } from '../../engine/plan/prepare.js';
@@ -9,7 +9,7 @@ import { redactPlan } from '../../engine/plan/redact.js';
 import { UsageError } from '../../core/errors.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
-import { withFile } from '../files.js';
+import { fileErrorReason, withFile, writeKeptFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
@@ -49,7 +49,7 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
   printWarnings(warnings, io);
 
   if (out) {
-    await withFile('Could not write the plan to', out, () => writeFile(resolve(io.cwd, out), serializePlan(plan, config.redact), { mode: 0o600 }));
+    await withFile('Could not write the plan to', out, () => writeKeptFile(resolve(io.cwd, out), serializePlan(plan, config.redact), PLAN_FILE));
     io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${out}\n`);
   }
   const shown = redactPlan(plan, config.redact);
@@ -67,7 +67,34 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
   };
 }
 
+/** A plan file replaces the plan saved before (renamed over it: a reviewed plan is never half-written); a new one is the owner's alone. */
+const PLAN_FILE = { replace: true, mode: 0o600 };
+
+/**
+ * `--out` replaces a plan saved before, never another file (`--out portalctl.yaml` by mistake
+ * would have written the plan over a config): checked before anything is read. A plan file's
+ * JSON starts with its formatVersion; an empty file is taken too (one made to hold it).
+ */
+async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<void> {
+  let head: string;
+  try {
+    const handle = await open(resolve(cwd, out), 'r');
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
+      head = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new UsageError(`Could not write the plan to ${out}: ${fileErrorReason(error)}; nothing was read or written.`, { cause: error });
+  }
+  if (head.trim() === '' || /^\{\s*"formatVersion"\s*:/.test(head)) return;
+  throw new UsageError(`${out} exists and is not a saved plan: --out replaces only a plan file. Choose another path, or remove ${out}; nothing was read or written.`);
+}
+
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
+  if (options.out !== undefined) await refuseToOverwriteOtherFiles(options.out, io.cwd);
   const request = requestedEnvironments(options, io.env);
   if (!isFleet(request)) {
     const result = await planOne(paths, options, io, singleEnvironment(request), options.out);
@@ -87,7 +114,7 @@ export async function planCommand(paths: string[], options: PlanOptions, io: Com
       outcome: member.outcome,
       ...(member.saved ? { plan: member.saved } : { error: member.error ?? member.outcome }),
     }));
-    await withFile('Could not write the plans to', out, () => writeFile(resolve(io.cwd, out), serializeFleetPlans(entries), { mode: 0o600 }));
+    await withFile('Could not write the plans to', out, () => writeKeptFile(resolve(io.cwd, out), serializeFleetPlans(entries), PLAN_FILE));
     io.stderr(`Saved the plans of ${entries.filter((entry) => entry.plan).length} environment(s) to ${out}; apply them with: portalctl apply --plan ${out}\n`);
   }
   return printFleet('plan', members, options.format, io);
