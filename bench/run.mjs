@@ -27,8 +27,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = cliPath(root);
 const GROUPS = ['startup', 'cheap', 'scale', 'economy', 'state', 'fleet'];
 const USAGE = `Usage: node bench/run.mjs [--no-build] [--only ${GROUPS.join(',')}] [--keep] [--profile DIR] [--node-versions 22,24]
-(a full run takes about 15 minutes and 4 GB of memory; see bench/README.md)`;
-// Strict: a mistyped flag must not start a quarter of an hour of measuring.
+(a full run takes about 8 minutes and 4 GB of memory; see bench/README.md)`;
+// Strict: a mistyped flag must not start minutes of measuring.
 const { values: flags } = (() => {
   try {
     return parseArgs({
