@@ -38,7 +38,7 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
  * is refused (EEXIST, atomically) and a write that fails half-way leaves nothing behind; with it,
  * the text goes to a new file beside the old one, renamed over it, so a write that fails (a full
  * disk, an interrupt) leaves the old file whole. A replaced file keeps its permissions, and a
- * symbolic link its target.
+ * symbolic link its target; a device or a pipe is written to as it is.
  */
 export async function writeKeptFile(file: string, text: string, { replace, mode: newMode }: { replace: boolean; mode?: number }): Promise<void> {
   if (!replace) {
@@ -53,8 +53,11 @@ export async function writeKeptFile(file: string, text: string, { replace, mode:
     await handle.close();
     return;
   }
+  const existing = await stat(file).catch(() => undefined);
+  // A device or a pipe (`--out /dev/stdout`) is written to, not replaced.
+  if (existing && !existing.isFile()) return writeFile(file, text);
   const target = await realpath(file).catch(() => file);
-  const mode = (await stat(target).catch(() => undefined))?.mode ?? newMode;
+  const mode = existing?.mode ?? newMode;
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}-${Date.now().toString(36)}.tmp`);
   try {
     // Owner-only until it has the old file's permissions (without any: the umask's default).

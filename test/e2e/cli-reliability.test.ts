@@ -3,7 +3,8 @@
  * while the portal is read, targets that match nothing, files that cannot be read or written,
  * messages printed once and in good English, the invites directory, Retry-After notices.
  */
-import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PostgresStateStore } from '../../src/state/index.js';
@@ -126,6 +127,14 @@ describe('CLI reliability', () => {
     expect((await stat(join(portal.dir, 'again.plan.json'))).mode & 0o777).toBe(0o600);
     const again = await portal.run(['plan', config, '--out', 'again.plan.json']);
     expect(again.code, again.stderr).toBe(0);
+    // A pipe (`--out /dev/stdout` in a shell pipeline) is written to as it is, never read first or replaced.
+    const fifo = join(portal.dir, 'plan.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const received = readFile(fifo, 'utf8');
+    const piped = await portal.run(['plan', config, '--out', fifo]);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(await received).toMatch(/^\{\n {2}"formatVersion": 1,/);
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
 
     // import --out creates missing directories; a path through a file cannot be one.
     await writeFile(join(portal.dir, 'a-file'), '');

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan/saved-plan.js';
 import { planSession } from '../../engine/plan/prepare.js';
@@ -78,7 +78,11 @@ const PLAN_FILE = { replace: true, mode: 0o600 };
 async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<void> {
   let head: string;
   try {
-    const handle = await open(resolve(cwd, out), 'r');
+    const file = resolve(cwd, out);
+    const existing = await stat(file);
+    // A device or a pipe (`--out /dev/stdout`) is written to, never read: reading it could wait forever.
+    if (!existing.isFile() && !existing.isDirectory()) return;
+    const handle = await open(file, 'r');
     try {
       const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
       head = buffer.subarray(0, bytesRead).toString('utf8');
