@@ -34,11 +34,12 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
 }
 
 /**
- * Writes `text` to `file` (created with `mode`, default by the umask), a file people keep (a config): without `replace`, a file already there
- * is refused (EEXIST, atomically) and a write that fails half-way leaves nothing behind; with it,
- * the text goes to a new file beside the old one, renamed over it, so a write that fails (a full
- * disk, an interrupt) leaves the old file whole. A replaced file keeps its permissions, and a
- * symbolic link its target; a device or a pipe is written to as it is.
+ * Writes `text` to `file`, a file people keep (a config, a reviewed plan), created with `mode`
+ * (default: the umask's). Without `replace`, a file already there is refused (EEXIST, atomically)
+ * and a write that fails half-way leaves nothing behind; with it, the text goes to a new file
+ * beside the old one, renamed over it, so a write that fails (a full disk, an interrupt) leaves
+ * the old file whole. A replaced file keeps its permissions, and a symbolic link its target; a
+ * device or a pipe is written to as it is.
  */
 export async function writeKeptFile(file: string, text: string, { replace, mode: newMode }: { replace: boolean; mode?: number }): Promise<void> {
   if (!replace) {

@@ -208,7 +208,6 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   }
 }
 
-/** The environments of a file of saved plans to apply: all of them, or those --env names. */
 /**
  * `apply --refresh-only` in one environment: records the live value of every managed object that
  * drifted or is not recorded, sending nothing to the portal; shows (on `io`) what it will record
