@@ -48,6 +48,12 @@ describe('portalctl validate', () => {
     const strict = run();
     expect(strict.status).toBe(1);
     expect(strict.stdout).toContain('examples/environments/environments.yaml:33:12: error: The environment variable PROD_PORTAL_URL is not set. (reference/unset-env)');
+    // When nothing else is wrong, the way to check the rest is named once; not beside other errors, nor with the flag.
+    expect(strict.stdout.endsWith('\nOnly unset environment variables are in the way: `portalctl validate --allow-unset-env` checks the rest without them.\n')).toBe(true);
+    expect(allowed.stdout).not.toContain('Only unset environment variables');
+    const mixed = portalctl('validate', 'test/config/fixtures/references/broken.yaml');
+    expect(mixed.stdout).toContain('(reference/unset-env)');
+    expect(mixed.stdout).not.toContain('Only unset environment variables');
     // config shows what an environment gets without its variables (their values are never shown anyway).
     const config = (...args: string[]) => spawnSync(process.execPath, [cli, 'config', 'examples/environments', '--env', 'production', ...args], { cwd: root, encoding: 'utf8', env });
     const shown = config('--allow-unset-env');

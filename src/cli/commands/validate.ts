@@ -48,6 +48,12 @@ const asJson = (result: Validated) => ({
   diagnostics: result.diagnostics,
 });
 
+/** When unset variables are all that is wrong, the way to check the rest without them (text output only). */
+function unsetEnvHint(results: readonly Validated[], options: ValidateOptions): string {
+  const onlyUnset = (result: Validated) => result.errors > 0 && result.diagnostics.every((diagnostic) => diagnostic.severity !== 'error' || diagnostic.code === 'reference/unset-env');
+  return !options.allowUnsetEnv && results.some(onlyUnset) ? 'Only unset environment variables are in the way: `portalctl validate --allow-unset-env` checks the rest without them.\n' : '';
+}
+
 /** Exit code 0 when there are no errors (warnings allowed), 1 otherwise. */
 export async function validateCommand(paths: readonly string[], options: ValidateOptions, io: CommandIO): Promise<number> {
   const format = options.format ?? 'text';
@@ -66,7 +72,7 @@ export async function validateCommand(paths: readonly string[], options: Validat
     if (request.kind === 'all' && names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
     if (names.length === 0) {
       const result = validated(base);
-      io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n`);
+      io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n${unsetEnvHint([result], options)}`);
       return result.errors === 0 ? 0 : 1;
     }
   }
@@ -77,6 +83,7 @@ export async function validateCommand(paths: readonly string[], options: Validat
     io.stdout(`${JSON.stringify({ valid, environments: results.map((result) => ({ environment: result.environment, ...asJson(result) })) }, null, 2)}\n`);
   } else {
     for (const result of results) io.stdout(`Environment ${result.environment}:\n${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n`);
+    io.stdout(unsetEnvHint(results, options));
   }
   return valid ? 0 : 1;
 }
