@@ -39,11 +39,14 @@ describe('portalctl import', () => {
     expect(written).toContain('# Field Analyst\n  - id: r7HkQ2\n');
 
     await writeFile(out, 'keep me\n');
+    await portal.clearRequests();
     const refused = await portal.run(['import', '--out', 'imported.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('imported.yaml already exists');
     expect(refused.stderr).toContain('--force');
     expect(await readFile(out, 'utf8')).toBe('keep me\n');
+    // Said before the portal is read.
+    expect(await portal.requests()).toEqual([]);
 
     // --force replaces the file by renaming a new one over it (a write that fails leaves the old
     // one whole): a new inode, the old file's permissions, and through a symbolic link its target.

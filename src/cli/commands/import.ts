@@ -23,6 +23,8 @@ export interface ImportOptions extends SharedOptions {
 /** `--out` names a file that exists and `--force` was not given. */
 export class OutputExistsError extends PortalctlError {}
 
+const alreadyExists = (out: string): OutputExistsError => new OutputExistsError(`${out} already exists; nothing was written. Pass --force to overwrite it.`);
+
 const SCHEMA_FILE = join('schemas', 'portalctl.schema.json');
 
 async function exists(path: string): Promise<boolean> {
@@ -64,6 +66,8 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   const config = environment === undefined ? undefined : await loadDesired(paths, io, environment);
   const url = portalUrl(config, options);
   const file = options.out === undefined ? undefined : resolve(io.cwd, options.out);
+  // Said before the portal is read (minutes for a large organization); the write refuses it again atomically.
+  if (file && !options.force && (await exists(file))) throw alreadyExists(options.out ?? file);
   const schema = await schemaLocation(file ? dirname(file) : io.cwd);
   const client = connect(url, options, io, config?.environment);
   const progress = showProgress(io);
@@ -89,9 +93,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
     // Nothing is overwritten by accident, and a --force that fails half-way leaves the old config whole.
     await writeKeptFile(file, result.text, { replace: options.force === true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new OutputExistsError(`${options.out} already exists; nothing was written. Pass --force to overwrite it.`);
-    }
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw alreadyExists(options.out);
     throw new UsageError(`Could not write the config to ${options.out}: ${fileErrorReason(error)}.`, { cause: error });
   }
   if (options.format === 'json') {
