@@ -1,6 +1,8 @@
 /** The built CLI: `portalctl validate` and `portalctl schema`, exit codes and output. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -54,6 +56,20 @@ describe('portalctl validate', () => {
     const mixed = portalctl('validate', 'test/config/fixtures/references/broken.yaml');
     expect(mixed.stdout).toContain('(reference/unset-env)');
     expect(mixed.stdout).not.toContain('Only unset environment variables');
+    // Nor when another environment has other errors.
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-unset-hint-'));
+    try {
+      writeFileSync(
+        join(directory, 'portalctl.yaml'),
+        'version: 1\nenvironments:\n  a: { portal: { url: "${env:A_PORTAL_URL}" } }\n  b: { portal: { url: "https://b.example.com/portal/sharing/rest" }, values: { length: x } }\nvalues: { length: 8 }\norganization:\n  securityPolicy: { minLength: "${var:length}" }\n',
+      );
+      const environments = spawnSync(process.execPath, [cli, 'validate', directory], { cwd: root, encoding: 'utf8', env });
+      expect(environments.stdout).toContain('error: The environment variable A_PORTAL_URL is not set.');
+      expect(environments.stdout).toContain('(schema/wrong-type)');
+      expect(environments.stdout).not.toContain('Only unset environment variables');
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
     // config shows what an environment gets without its variables (their values are never shown anyway).
     const config = (...args: string[]) => spawnSync(process.execPath, [cli, 'config', 'examples/environments', '--env', 'production', ...args], { cwd: root, encoding: 'utf8', env });
     const shown = config('--allow-unset-env');

@@ -48,10 +48,11 @@ const asJson = (result: Validated) => ({
   diagnostics: result.diagnostics,
 });
 
-/** When unset variables are all that is wrong, the way to check the rest without them (text output only). */
+/** When unset variables are all that is wrong, in every environment, the way to check the rest without them (text output only). */
 function unsetEnvHint(results: readonly Validated[], options: ValidateOptions): string {
-  const onlyUnset = (result: Validated) => result.errors > 0 && result.diagnostics.every((diagnostic) => diagnostic.severity !== 'error' || diagnostic.code === 'reference/unset-env');
-  return !options.allowUnsetEnv && results.some(onlyUnset) ? 'Only unset environment variables are in the way: `portalctl validate --allow-unset-env` checks the rest without them.\n' : '';
+  const errors = results.flatMap((result) => result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error'));
+  const onlyUnset = errors.length > 0 && errors.every((diagnostic) => diagnostic.code === 'reference/unset-env');
+  return !options.allowUnsetEnv && onlyUnset ? 'Only unset environment variables are in the way: `portalctl validate --allow-unset-env` checks the rest without them.\n' : '';
 }
 
 /** Exit code 0 when there are no errors (warnings allowed), 1 otherwise. */
