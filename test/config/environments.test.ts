@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 /** Writes the files (relative name -> text) into a fresh directory and loads `config/` (with `environment`). */
-async function load(files: Record<string, string>, options: { environment?: string; env?: Record<string, string>; paths?: string[]; allowUnsetEnv?: boolean } = {}): Promise<LoadedConfig> {
+async function load(files: Record<string, string>, options: { environment?: string; env?: Record<string, string>; paths?: string[]; allowUnsetEnv?: boolean; portalUrl?: string } = {}): Promise<LoadedConfig> {
   directory = mkdtempSync(join(tmpdir(), 'portalctl-environments-'));
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(directory, name)), { recursive: true });
@@ -29,6 +29,7 @@ async function load(files: Record<string, string>, options: { environment?: stri
     kinds: registry,
     ...(options.environment ? { environment: options.environment } : {}),
     ...(options.allowUnsetEnv ? { allowUnsetEnv: true } : {}),
+    ...(options.portalUrl ? { portalUrl: options.portalUrl } : {}),
   });
 }
 
@@ -315,6 +316,27 @@ federations:
       ['error', 'reference/unset-env', 'config/environments.yaml:4:20', '${env:PROD_PORTAL_URL}'],
       ['error', 'reference/unset-env', 'config/environments.yaml:5:27', '${env:PROD_MIN_LENGTH}'],
     ]);
+  });
+
+  it('--portal replaces portal.url wherever it is written: the variable the written URL needs is not asked for', async () => {
+    const url = 'https://copy.example.com/portal/sharing/rest';
+    const loaded = await load(files, { environment: 'production', env: { MIN_UPPER: '2', MIN_DIGIT: '1', CERTIFICATE: 'x', PROD_MIN_LENGTH: '12' }, portalUrl: url });
+    // Only what is wrong with the certificate's own text: nothing of PROD_PORTAL_URL.
+    expect(shown(loaded)).toEqual([['error', 'federation/certificate-markers', 'config/base.yaml:11:18', '${env:CERTIFICATE}']]);
+    expect(loaded.portal.url).toBe(url);
+    // In an overlay, in a document without references, and a URL holding `${` is taken as it is.
+    const odd = 'https://copy.example.com/$' + '{x}/portal/sharing/rest';
+    const overlaid = await load(
+      {
+        'config/base.yaml': 'version: 1\nportal: { url: "${env:BASE_URL}" }\nenvironments:\n  test:\n    overlays: [overlays/test.yaml]\n',
+        'config/overlays/test.yaml': 'version: 1\nportal: { url: "${env:TEST_URL}" }\n',
+      },
+      { environment: 'test', portalUrl: odd },
+    );
+    expect(shown(overlaid)).toEqual([]);
+    expect(overlaid.portal.url).toBe(odd);
+    const plain = await load({ 'config/base.json': JSON.stringify({ version: 1, portal: { url: 'https://dev.example.com/portal/sharing/rest' } }) }, { paths: ['config/base.json'], portalUrl: odd });
+    expect(plain.portal.url).toBe(odd);
   });
 
   it('other reference problems stay errors', async () => {

@@ -248,9 +248,12 @@ describe('a fleet run', () => {
     expect(named.code).toBe(1);
     expect(named.stderr).toContain('--state-name names one state');
     for (const portal of Object.values(fleet.portals)) expect(await portal.requests()).toEqual([]);
-    // One environment takes --portal over its own URL, as a config without environments does.
-    const one = await fleet.run(['plan', 'config', '--env', 'production', '--portal', fleet.portals.production.url]);
-    expect(one.code, one.stderr).toBe(0);
+    // One environment takes --portal over its own URL, as a config without environments does,
+    // and then the variable its own URL comes from need not be set.
+    const one = await fleet.run(['plan', 'config', '--env', 'production', '--portal', fleet.portals.production.url, '--detailed-exitcode'], { drop: ['PROD_PORTAL_URL'] });
+    expect(one.code, one.stderr).toBe(2);
+    expect(one.stdout).toContain('Plan: 0 to create, 6 to update, 0 to delete.');
+    expect(await fleet.portals.production.requests()).not.toEqual([]);
   });
 
   it('a fleet apply asks no questions: it needs --auto-approve', async () => {

@@ -22,12 +22,12 @@ export interface SharedOptions extends EnvironmentOptions {
 }
 
 /**
- * The config (with `environment`'s layers), or the errors that make it unreadable (files, YAML,
- * references, schema) before anything else happens. A config that declares environments needs
- * one chosen.
+ * The config (with `environment`'s layers; `--portal` in place of its portal.url), or the errors
+ * that make it unreadable (files, YAML, references, schema) before anything else happens. A config
+ * that declares environments needs one chosen.
  */
-export async function loadDesired(paths: readonly string[], io: CommandIO, environment?: string): Promise<LoadedConfig> {
-  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }) });
+export async function loadDesired(paths: readonly string[], io: CommandIO, { environment, portal }: { environment?: string | undefined; portal?: string | undefined }): Promise<LoadedConfig> {
+  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }), ...(portal === undefined ? {} : { portalUrl: portal }) });
   if (environment === undefined && config.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(config.environments));
   // On a loading error, report every problem at once, rule checks included, as validate does.
   if (config.diagnostics.some((d) => d.severity === 'error')) throwIfInvalid(validateConfig(config));
@@ -116,7 +116,7 @@ export async function withSession<T>(
   action: (session: PortalSession & { client: ApiClient | undefined }) => Promise<T>,
   { refresh = true, environment }: { refresh?: boolean; environment?: string } = {},
 ): Promise<T> {
-  const config = await loadDesired(paths, io, environment);
+  const config = await loadDesired(paths, io, { environment, portal: options.portal });
   const url = portalUrl(config, options);
   const store = stateStore(options, io, config.environment);
   try {

@@ -63,7 +63,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
   const environment = singleEnvironment(request);
-  const config = environment === undefined ? undefined : await loadDesired(paths, io, environment);
+  const config = environment === undefined ? undefined : await loadDesired(paths, io, { environment, portal: options.portal });
   const url = portalUrl(config, options);
   const file = options.out === undefined ? undefined : resolve(io.cwd, options.out);
   // Said before the portal is read (minutes for a large organization); the write refuses it again atomically.

@@ -42,6 +42,8 @@ export interface LayerOptions {
   environment?: string;
   /** An unset `${env:}` is a warning (references.ts). */
   allowUnsetEnv?: boolean;
+  /** `--portal`: replaces `portal.url` wherever it is written (withPortalUrl). */
+  portalUrl?: string;
   /** Reads the overlay files an environment names (files as given, directories' own YAML files). */
   readOverlays(paths: readonly string[]): Promise<{ files: ReadFile[]; diagnostics: Diagnostic[] }>;
 }
@@ -83,6 +85,8 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
     locate: (path: ConfigPath) => source.locate([...prefix, ...path]),
     typesAt: (path: ConfigPath) => typesAt([...prefix, ...path]),
   });
+
+  if (options.portalUrl !== undefined) for (const { source } of base) withPortalUrl(source, options.portalUrl, options.environment);
 
   // 2. `values:` and the selected environment's block first, without `${var:}`. Other
   // environments' references are theirs: an unset variable of production is no error in test.
@@ -146,6 +150,7 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
       diagnostics.push({ severity: 'error', code: 'overlay/not-a-mapping', message: 'An overlay is a mapping of the config\'s sections, like a base file.', location: source.locate([]), expected: 'a YAML mapping' });
       continue;
     }
+    if (options.portalUrl !== undefined) withPortalUrl(source, options.portalUrl);
     const result = source.mayHoldReferences === false ? { data: source.data, resolved: [], diagnostics: [] } : resolveReferences(source.data, { ...context(source, file), ...withValues });
     resolved.push(...result.resolved);
     diagnostics.push(...result.diagnostics);
@@ -181,6 +186,23 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
   diagnostics.push(...merge.diagnostics);
   layered.documents = merged;
   return layered;
+}
+
+/**
+ * `--portal` replaces `portal.url` where a document writes it (and in the block of `environment`,
+ * in a base document), before references are resolved: a variable the written URL refers to need
+ * not be set, since that URL is not used (`plan --env production --portal <a copy>` without
+ * PROD_PORTAL_URL). Where references are resolved, a `${` in the URL is escaped.
+ */
+function withPortalUrl(source: ParsedSource, url: string, environment?: string): void {
+  if (!isObject(source.data)) return;
+  const written = source.mayHoldReferences === false ? url : url.replaceAll('${', '$${');
+  const environments = source.data['environments'];
+  const holders = [source.data, environment !== undefined && isObject(environments) && Object.prototype.hasOwnProperty.call(environments, environment) ? environments[environment] : undefined];
+  for (const holder of holders) {
+    const portal = isObject(holder) ? holder['portal'] : undefined;
+    if (isObject(portal) && Object.prototype.hasOwnProperty.call(portal, 'url')) portal['url'] = written;
+  }
 }
 
 function environmentEntry(declaration: EnvironmentsDeclaration, name: string): JsonObject | undefined {

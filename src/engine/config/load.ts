@@ -191,6 +191,8 @@ export interface LoadOptions {
   environment?: string;
   /** An unset `${env:}` is a warning and what depends on it is not checked (`validate --allow-unset-env` only: nothing is planned from such a config). */
   allowUnsetEnv?: boolean;
+  /** `--portal`: the REST root used instead of `portal.url`, which is then not resolved (an unset variable there is no error). */
+  portalUrl?: string;
 }
 
 export interface LoadedConfig {
@@ -266,6 +268,7 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     kinds,
     ...(options.environment === undefined ? {} : { environment: options.environment }),
     allowUnsetEnv: options.allowUnsetEnv === true,
+    ...(options.portalUrl === undefined ? {} : { portalUrl: options.portalUrl }),
     readOverlays: async (overlays) => {
       if (overlays.length === 0) return { files: [], diagnostics: [] };
       const found = await listConfigFiles(overlays, options.cwd);
