@@ -36,7 +36,7 @@ describe('renderPlanMarkdown', () => {
     // One collapsible section per kind, its counts in the summary, every change in a diff block.
     expect(md).toContain('<details><summary><b>fake</b>: 2 to update, 1 to delete (1 destructive)</summary>');
     expect(md).toMatch(/```diff\n~ fake\[a\]\n- {3}x: 1\n\+ {3}x: 2\n- fake\[b\] {2}\(destructive\)\n- {3}\(value\): 1\n\+ {3}\(value\): null\n~ fake\[c\]\n/);
-    expect(md).toContain("#### Drift\n\n| address | changed fields | to keep the portal's value |\n|---|---|---|\n| `fake[c]` | (value) | `portalctl apply --refresh-only` (the configuration asks for another value) |");
+    expect(md).toContain("#### Drift\n\n| address | changed fields | to keep the portal's value |\n|---|---|---|\n| `fake[c]` | (value) | write it in the configuration (`portalctl apply` would set it back; `portalctl apply --refresh-only` records it as seen) |");
   });
 
   it('says when there is nothing to do', () => {

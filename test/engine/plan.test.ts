@@ -76,7 +76,7 @@ describe('buildPlan', () => {
       { address: 'fake[a]', kind: 'fake', before: { x: 1 }, after: { x: 9 }, patch: [{ op: 'replace', path: '/x', value: 9 }], resolution: 'refresh-only' },
     ]);
     expect(plan.operations.map((op) => op.address)).toEqual(['fake[a]']);
-    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n {2}! fake\[a\]\n {6}x: recorded 1, now 9\n {6}→ keep it with `portalctl apply --refresh-only`/);
+    expect(renderPlanText(plan, { color: false })).toMatch(/Drift: 1 object.*\n {2}! fake\[a\]\n {6}x: recorded 1, now 9\n {6}→ to keep it, write it in the configuration: `portalctl apply` would set the configured value back \(`portalctl apply --refresh-only` records it as seen meanwhile\)/);
   });
 
   it('says how each drift entry can be accepted: adopted by apply when the configuration asks for the live value, else by --refresh-only', () => {

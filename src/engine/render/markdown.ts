@@ -94,7 +94,7 @@ export function driftSections(drift: readonly DriftEntry[], style: ValueStyle): 
 /** How to accept a drift entry, in a table cell. */
 const RESOLUTION_CELL: Record<DriftResolution, string> = {
   adopt: '`portalctl apply` (the configuration already asks for it)',
-  'refresh-only': '`portalctl apply --refresh-only` (the configuration asks for another value)',
+  'refresh-only': 'write it in the configuration (`portalctl apply` would set it back; `portalctl apply --refresh-only` records it as seen)',
 };
 
 /** The drift table: each drifted address, its changed fields, and how to keep the portal's value. */

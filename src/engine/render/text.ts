@@ -14,10 +14,14 @@ export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~
 
 export const NO_CHANGES = 'No changes. The portal matches the configuration.';
 
-/** How to keep the portal's value of a drifted object (README "Drift"). */
+/**
+ * How to keep the portal's value of a drifted object (README "Accepting drift"). Where the
+ * configuration asks for another value, `apply --refresh-only` only records the portal's value:
+ * the next `apply` sets the configured one back, so keeping it means writing it in the YAML.
+ */
 export const RESOLUTION: Record<DriftResolution, string> = {
   adopt: 'keep it with `portalctl apply` (the configuration already asks for this value; nothing is sent)',
-  'refresh-only': 'keep it with `portalctl apply --refresh-only` (the configuration asks for another value, which `portalctl apply` would set back)',
+  'refresh-only': 'to keep it, write it in the configuration: `portalctl apply` would set the configured value back (`portalctl apply --refresh-only` records it as seen meanwhile)',
 };
 
 /** What `apply` would refuse in this plan, one line each, with the flag that overrides it. */
