@@ -126,6 +126,23 @@ describe('adopt-on-match: apply records the live value the configuration matches
   });
 });
 
+describe('an apply whose write fails', () => {
+  it('keeps the record of the object it could not change: the change made outside portalctl is still drift', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    await editRoleByHand('Changed outside');
+    // The portal refuses the write that would set the configured description back.
+    await portal.fault({ path: '/portals/self/roles/r7HkQ2/update', error: { code: 400, message: 'Refused' }, count: 0 });
+    const failed = await portal.run(['apply', config, '--auto-approve']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/FAILED +role\[r7HkQ2\]/);
+    expect(await recordedDescription()).toBe('Edits field data');
+    const { code, report } = await driftReport();
+    expect(code).toBe(3);
+    expect(report.drift).toMatchObject([{ address: 'role[r7HkQ2]', resolution: 'refresh-only' }]);
+    expect(report.pending.map((entry) => entry.address)).toEqual(['role[r7HkQ2]']);
+  });
+});
+
 describe('apply --refresh-only', () => {
   it('shows what it will record, records it with --auto-approve and sends nothing; drift is then clean and the configuration ahead', async () => {
     expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);

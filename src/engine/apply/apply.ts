@@ -218,7 +218,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     digest: false,
     ...(request.progress ? { progress: request.progress } : {}),
   });
-  await writer.update((state) => withObserved(state, after, conceal));
+  await writer.update((state) => withObserved(state, after, conceal, notApplied(prepared, result)));
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
 }
 
@@ -268,17 +268,26 @@ async function keepUnrecorded(
   return { file, addresses };
 }
 
+/** The addresses of the planned operations that were not applied: failed, skipped or never started. */
+function notApplied(prepared: PreparedPlan, result: ExecuteResult): Set<string> {
+  const applied = new Set(result.applied.map((op) => op.address));
+  return new Set(prepared.plan.operations.map((op) => op.address).filter((address) => !applied.has(address)));
+}
+
 /**
  * The state with what the re-plan read for every targeted object. Objects left out by --target
- * keep their record: recording their live value would silently accept drift on them.
+ * keep their record, and so do recorded objects whose operation was not applied (it failed, or
+ * did not run): recording their live value would silently accept drift on them, and the next
+ * `drift` would no longer show what changed outside portalctl.
  */
-function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue): StateDocument {
+function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue, notApplied: ReadonlySet<string>): StateDocument {
   const observedAt = new Date().toISOString();
   const resources = { ...state.resources };
   for (const obj of after.objects) {
     // A read object's basis value is never undefined (a missing object is null).
     const observed = after.basis.get(obj.address);
     if (observed === undefined || !isTargeted(obj.address, after.plan.targets)) continue;
+    if (notApplied.has(obj.address) && resources[obj.address] !== undefined) continue;
     resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(observed), observedAt, after.names.get(obj.address));
   }
   return { ...state, resources };
