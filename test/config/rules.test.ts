@@ -25,6 +25,13 @@ const table: Expected[] = [
   ['group-schema-version.yaml', 'error', 'version/group-category-schema', 'group[g1].categorySchema', 5, 5],
   ['group-title-too-long.yaml', 'error', 'category-schema/title-too-long', 'group[g1].categorySchema', 6, 16],
   ['group-too-many-categories.yaml', 'error', 'category-schema/too-many-categories', 'group[g1].categorySchema', 208, 11],
+  ['id-or-name.yaml', 'error', 'schema/missing-property', 'role[nme=Analyst]', 3, 5],
+  ['id-or-name.yaml', 'error', 'schema/unknown-property', 'role[nme=Analyst]', 3, 11],
+  ['id-or-name.yaml', 'error', 'schema/wrong-type', undefined, 5, 9],
+  ['id-or-name.yaml', 'error', 'schema/missing-property', 'item[title=Parcels]', 8, 5],
+  ['id-or-name.yaml', 'error', 'schema/missing-property', 'item[title=Parcels]', 8, 5],
+  ['id-or-name.yaml', 'error', 'schema/wrong-type', undefined, 11, 9],
+  ['id-or-name.yaml', 'error', 'schema/min-length', 'federation[f1]', 15, 21],
   ['invitation-access-mode.yaml', 'error', 'schema/invalid-value', 'collaboration[c1].invitation[https://partner.example.org/portal]', 7, 27],
   ['invitation-http.yaml', 'error', 'invitation/https-required', 'collaboration[c1].invitation[http://partner.example.org/portal]', 6, 25],
   ['item-public-authoritative.yaml', 'error', 'item-status/public-authoritative-unavailable', 'item[i1].status', 4, 23],
@@ -106,6 +113,18 @@ describe('rule checks, one broken config per rule', () => {
 
   it('a missing property is named with its article', async () => {
     expect((await diagnosticsOf('role-missing-id.yaml')).map((d) => [d.message, d.expected])).toEqual([['Missing required property "id" in roles[0].', 'an "id" property']]);
+  });
+
+  it('an id or a name mapping: a mapping is checked as a mapping, a value of neither type names both', async () => {
+    expect((await diagnosticsOf('id-or-name.yaml')).map((d) => d.message)).toEqual([
+      'Missing required property "name" in roles[0].id.',
+      'Unknown property "nme" in roles[0].id. Did you mean "name"?',
+      'roles[1].id must be a string or an object with name.',
+      'Missing required property "type" in items[0].id.',
+      'Missing required property "owner" in items[0].id.',
+      'groups[0].id must be a string or an object with title.',
+      'federations[0].roleId.name must not be empty.',
+    ]);
   });
 
   it('gates apply only to declared facts: the same config without portal facts is valid', async () => {

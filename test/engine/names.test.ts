@@ -243,7 +243,10 @@ describe('names in fields that hold another object\'s id', () => {
 
   it('a referred name must give the fields the lookup requires (schema)', async () => {
     const config = await portal.config(`${HEADER}federations:\n  - id: J55ajJJ7MsY1QoQs\n    roleId: { title: Viewer }\n`);
-    expect(config.diagnostics).toEqual([expect.objectContaining({ severity: 'error', location: expect.objectContaining({ line: 8 }) })]);
+    expect(config.diagnostics.map((d) => [d.severity, d.location?.line, d.message])).toEqual([
+      ['error', 8, 'Missing required property "name" in federations[0].roleId.'],
+      ['error', 8, 'Unknown property "title" in federations[0].roleId.'],
+    ]);
   });
 });
 

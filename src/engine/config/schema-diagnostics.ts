@@ -98,6 +98,8 @@ function limitMessage(error: SchemaError, path: readonly (string | number)[], va
       return { message: `${what} has ${typeof value === 'string' ? value.length : 'more than ' + limit} characters; at most ${limit} are allowed.`, expected: `at most ${limit} characters` };
     case 'maxItems':
       return { message: `${what} holds ${Array.isArray(value) ? value.length : 'more than ' + limit} entries; at most ${limit} are allowed.`, expected: `at most ${limit} entries` };
+    case 'minLength':
+      return limit === 1 ? { message: `${what} must not be empty.`, expected: 'a non-empty text' } : { message: `${what} needs at least ${limit} characters.`, expected: `at least ${limit} characters` };
     case 'minItems':
       return { message: `${what} needs at least ${limit} ${limit === 1 ? 'entry' : 'entries'}.`, expected: `at least ${limit} ${limit === 1 ? 'entry' : 'entries'}` };
     case 'minimum':
@@ -117,10 +119,50 @@ function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
 
+/** A value's JSON Schema type, as a branch's `type` names it. */
+function typeOf(value: JsonValue | undefined): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+}
+
+/** An anyOf whose branches each take one type (an id, or a mapping naming the object): each branch's type and required properties. */
+function typedBranches(node: JsonValue | undefined): { type: string; required: string[] }[] | undefined {
+  if (!Array.isArray(node)) return undefined;
+  const branches = node.map((branch) => {
+    if (typeof branch !== 'object' || branch === null || Array.isArray(branch) || typeof branch['type'] !== 'string') return undefined;
+    const required = Array.isArray(branch['required']) ? branch['required'].filter((name): name is string => typeof name === 'string') : [];
+    return { type: branch['type'], required };
+  });
+  return branches.every((branch) => branch !== undefined) ? branches : undefined;
+}
+
+/** How the alternatives read: "a string or an object with title, type and owner". */
+function alternativesText(branches: readonly { type: string; required: string[] }[]): string {
+  const listed = (names: readonly string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join(''));
+  return branches.map(({ type, required }) => `${article(type)}${type === 'object' && required.length > 0 ? ` with ${listed(required)}` : ''}`).join(' or ');
+}
+
 export function schemaDiagnostics(errors: readonly SchemaError[], source: ParsedSource, kinds: KindSet): Diagnostic[] {
   const schema = configSchema(kinds);
   const diagnostics: Diagnostic[] = [];
   const data = source.data;
+  // An anyOf of typed branches (an id, or a mapping by name): the branch the value's type picks
+  // explains what is wrong, its errors reported as if it were the only schema there; a value of
+  // no branch's type is one wrong-type error naming them all.
+  const chosenBranches: { schemaPath: string; instancePath: string }[] = [];
+  const typedAlternatives = new Map<SchemaError, string>();
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf') continue;
+    const branches = typedBranches(schemaAt(schema, error.schemaPath));
+    if (!branches) continue;
+    const type = typeOf(valueAt(data, pointerToPath(error.instancePath)));
+    const chosen = branches.findIndex((branch) => branch.type === type || (branch.type === 'number' && type === 'integer'));
+    if (chosen >= 0) chosenBranches.push({ schemaPath: `${error.schemaPath}/${chosen}/`, instancePath: error.instancePath });
+    typedAlternatives.set(error, chosen >= 0 ? '' : alternativesText(branches));
+  }
+  const inChosenBranch = (error: SchemaError) =>
+    chosenBranches.some(({ schemaPath, instancePath }) => error.schemaPath.startsWith(schemaPath) && (error.instancePath === instancePath || error.instancePath.startsWith(`${instancePath}/`)));
   // Missing variant keys arrive as one `required` per alternative plus an `anyOf`: report once.
   const variantKeys = new Map<string, string[]>();
   for (const error of errors) {
@@ -135,7 +177,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     const address = addressForPath(kinds, data, path);
     const base = { severity: 'error' as const, ...(address ? { address } : {}) };
     const value = valueAt(data, path);
-    if (error.schemaPath.includes('/anyOf/') || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
+    if ((error.schemaPath.includes('/anyOf/') && !inChosenBranch(error)) || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
       const names = (error.params['allowedValues'] as string[] | undefined) ?? [];
@@ -154,6 +196,12 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     }
     switch (error.keyword) {
       case 'anyOf': {
+        const alternatives = typedAlternatives.get(error);
+        if (alternatives !== undefined) {
+          if (alternatives === '') break; // the chosen branch's own errors say it
+          diagnostics.push({ ...base, code: 'schema/wrong-type', message: `${described(path)} must be ${alternatives}.`, location: source.locate(path), value: shown(value), expected: alternatives });
+          break;
+        }
         const keys = variantKeys.get(error.instancePath) ?? [];
         diagnostics.push({
           ...base,
