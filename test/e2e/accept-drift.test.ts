@@ -126,6 +126,25 @@ describe('adopt-on-match: apply records the live value the configuration matches
   });
 });
 
+describe('drift compares what the record and the configuration both manage', () => {
+  it('a field no longer declared, or declared since the record, is no drift; a declared field changed outside still is', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    // The role's description is left to the portal, and the policy's minLength joins it later.
+    await writeFile(join(config, 'portalctl.yaml'), POLICY_AND_ROLE.replace('    description: Edits field data\n', '').replace('    historySize: 5\n', '    historySize: 5\n    minUpper: 2\n'));
+    await editRoleByHand('Left to the portal');
+    const unmanaged = await driftReport();
+    expect(unmanaged.report.drift).toEqual([]);
+    expect(unmanaged.report.pending.map((entry) => entry.address)).toEqual(['organization.securityPolicy']);
+    expect(unmanaged.code).toBe(2);
+
+    // Declared again: the record still holds the description applied, so the hand edit is drift.
+    await writeFile(join(config, 'portalctl.yaml'), POLICY_AND_ROLE);
+    const declared = await driftReport();
+    expect(declared.code).toBe(3);
+    expect(declared.report.drift.map((entry) => entry.address)).toEqual(['role[r7HkQ2]']);
+  });
+});
+
 describe('an apply whose write fails', () => {
   it('keeps the record of the object it could not change: the change made outside portalctl is still drift', async () => {
     expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);

@@ -208,17 +208,19 @@ export function buildPlan(input: PlanInput): Plan {
     const recorded = input.refreshed && known ? input.recorded[obj.address] : undefined;
     const label = input.labels && input.labels.size > 0 ? input.labels.get(obj.address) : undefined;
     if (recorded) {
-      const asRecorded: DesiredObject = { ...obj, value: recorded.value, absent: recorded.value === null };
+      // Over what both describe: a field declared or no longer declared since the record is no drift.
+      const seen = kind.driftValues ? kind.driftValues(obj, recorded.value, live) : { recorded: recorded.value, live };
+      const asRecorded: DesiredObject = { ...obj, value: seen.recorded, absent: seen.recorded === null };
       // Unchanged since recorded is never drift, also for kinds whose inSync compares a wish (an
       // invitation to send) rather than a value (a failed invitation is recorded as null).
-      if (!deepEqual(recorded.value, live) && !kind.inSync(asRecorded, live)) {
+      if (!deepEqual(seen.recorded, seen.live) && !kind.inSync(asRecorded, seen.live)) {
         drift.push({
           address: obj.address,
           ...(label === undefined ? {} : { label }),
           kind: obj.kind,
-          before: recorded.value,
-          after: live,
-          patch: patchBetween(recorded.value, live),
+          before: seen.recorded,
+          after: seen.live,
+          patch: patchBetween(seen.recorded, seen.live),
           resolution: desiredInSync() ? 'adopt' : 'refresh-only',
         });
       }

@@ -287,6 +287,13 @@ export interface KindReconciler {
   /** Normalised comparison (absent = null = "" where the API treats them alike, ...). */
   inSync(desired: DesiredObject, live: JsonValue): boolean;
 
+  /**
+   * The recorded and live values over what both describe, for drift: a kind of declared fields
+   * compares only the fields `obj` declares now that the record holds too (a field no longer
+   * declared, or declared since it was recorded, changed nothing on the portal). Absent: both whole.
+   */
+  driftValues?(obj: DesiredObject, recorded: JsonValue, live: JsonValue): { recorded: JsonValue; live: JsonValue };
+
   /** The change that brings `live` to `desired`; called only when they are not in sync. */
   change(desired: DesiredObject, live: JsonValue): Change;
 

@@ -21,7 +21,7 @@ import {
   type KindReconciler,
   type ReadContext,
 } from './contract.js';
-import { isObject } from './support.js';
+import { isObject, pick } from './support.js';
 
 /** One field of an object-valued kind: how it is read, compared and sent. */
 export interface ManagedField {
@@ -197,7 +197,7 @@ function requestOf(spec: KindSpec, desired: DesiredObject): ApiRequest {
 
 const nullish = (value: JsonValue | undefined): JsonValue => (value === undefined ? null : value);
 
-function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change'> & { project(record: JsonObject, obj: DesiredObject): JsonValue } {
+function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change' | 'driftValues'> & { project(record: JsonObject, obj: DesiredObject): JsonValue } {
   if ('removal' in spec) {
     return {
       project: (record, obj) => spec.removal.view(record, obj),
@@ -236,13 +236,18 @@ function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change'>
       return Object.entries(desired.value).every(([name, value]) => deepEqual(comparable(name, value), comparable(name, live[name])));
     },
     change: (desired, live) => ({ action: 'update', before: live, after: desired.value, request: requestOf(spec, desired) }),
+    driftValues(obj, recorded, live) {
+      if (!isObject(obj.value) || !isObject(recorded) || !isObject(live)) return { recorded, live };
+      const both = Object.keys(obj.value).filter((name) => Object.prototype.hasOwnProperty.call(recorded, name));
+      return { recorded: pick(recorded, both), live: pick(live, both) };
+    },
   };
 }
 
 /** The Kind contract from a kind's data. */
 export function defineKind(spec: KindSpec): Kind {
   const { live, label, labelList } = spec;
-  const { project, inSync, change } = reconcilerOf(spec);
+  const { project, inSync, change, driftValues } = reconcilerOf(spec);
   const kind: Kind = {
     name: spec.name,
     operation: spec.operation,
@@ -268,6 +273,7 @@ export function defineKind(spec: KindSpec): Kind {
     },
     inSync,
     change,
+    ...(driftValues ? { driftValues } : {}),
     dependsOn: spec.dependsOn ?? (() => []),
     ...(spec.warnings ? { warnings: spec.warnings } : {}),
     ...(spec.prune ? { prune: spec.prune } : {}),
