@@ -184,6 +184,13 @@ describe('aliases are bounded by the size of the expanded document, not by their
     expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['yaml/recursive-alias', 4, 5]]);
   });
 
+  it('an alias whose anchor is not set is located at that alias, not at the first alias of the file', async () => {
+    const diagnostics = await diagnosticsOf('unresolved.yaml', 'version: 1\nx-defaults: &d\n  description: Shared\nroles:\n  - id: r1\n    <<: *d\n  - id: r2\n    description: *missing\n');
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column, d.message])).toEqual([
+      ['yaml/unresolved-alias', 8, 18, 'Invalid YAML: Unresolved alias (the anchor must be set before the alias): missing'],
+    ]);
+  });
+
   it('many aliases of small values are fine: their number is not the limit', async () => {
     const users = Array.from({ length: 500 }, (_, index) => `  - { username: u${index}, level: ${index === 0 ? '&level 2' : '*level'} }`).join('\n');
     const diagnostics = await diagnosticsOf('many-aliases.yaml', `version: 1\nportal: { url: https://gis.example.com/portal/sharing/rest, edition: self-managed, version: "10.6" }\nusers:\n${users}\n`);

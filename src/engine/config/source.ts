@@ -17,7 +17,7 @@ import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, type SnippetPositions } from './large-locate.js';
 import { flowDepthExceeded, jsonSyntaxProblem, locationAt } from './text-scan.js';
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
-import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias } from './yaml-expand.js';
+import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias, UnresolvedAlias } from './yaml-expand.js';
 
 /**
  * Larger config files are refused while they are read (README "Configuration limits"): a guard
@@ -367,8 +367,8 @@ export function parsePositionedYaml(file: string, text: string): ParsedSource {
       source.diagnostics.push(sourceProblem(file, 'yaml/merge-source', error.message, document.at(error.offset), 'a mapping, an alias of one, or a list of them'));
       return source;
     }
-    if (error instanceof ReferenceError) {
-      source.diagnostics.push(sourceProblem(file, 'yaml/unresolved-alias', `Invalid YAML: ${error.message}`, document.firstAlias()));
+    if (error instanceof UnresolvedAlias) {
+      source.diagnostics.push(sourceProblem(file, 'yaml/unresolved-alias', `Invalid YAML: ${error.message}`, document.at(error.offset)));
       return source;
     }
     if (error instanceof RangeError) return tooDeepSource(file, text);
@@ -441,7 +441,6 @@ interface PositionedDocument {
   /** The `yaml` package ran out of stack (a document nested thousands of levels deep). */
   exhausted: boolean;
   locate: ParsedSource['locate'];
-  firstAlias(): SourceLocation;
   at(offset: number): SourceLocation;
 }
 
@@ -542,17 +541,7 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     return at(offset);
   };
 
-  const firstAlias = (): SourceLocation => {
-    let found: number | undefined;
-    visit(doc, {
-      Alias(_key, alias) {
-        found = alias.range?.[0];
-        return visit.BREAK;
-      },
-    });
-    return at(found ?? 0);
-  };
-  return { doc, diagnostics, exhausted, locate, firstAlias, at };
+  return { doc, diagnostics, exhausted, locate, at };
 }
 
 /** An opening `[`, `{` or quote that is never closed, found in the parser's concrete syntax tree. */

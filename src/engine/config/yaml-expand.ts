@@ -24,6 +24,16 @@ export class ExpandedSizeExceeded extends Error {
 }
 
 /** An alias that names a node it stands inside: its expansion would never end. */
+/** An alias whose anchor is not set before it (at `offset`). */
+export class UnresolvedAlias extends ReferenceError {
+  constructor(
+    readonly aliasName: string,
+    readonly offset: number,
+  ) {
+    super(`Unresolved alias (the anchor must be set before the alias): ${aliasName}`);
+  }
+}
+
 export class RecursiveAlias extends Error {
   constructor(
     readonly aliasName: string,
@@ -110,7 +120,7 @@ export function expandYamlDocument(doc: Document, limit: number): JsonValue {
   const resolveAlias = (alias: Alias): { data: JsonValue; size: number } => {
     const offset = rangeStart(alias);
     const target = anchors.get(alias.source);
-    if (!target) throw new ReferenceError(`Unresolved alias (the anchor must be set before the alias): ${alias.source}`);
+    if (!target) throw new UnresolvedAlias(alias.source, offset);
     if (target.size === undefined) throw new RecursiveAlias(alias.source, offset);
     aliased = true;
     count(target.size, offset);
