@@ -191,6 +191,15 @@ describe('aliases are bounded by the size of the expanded document, not by their
     ]);
   });
 
+  it('a merge key in a YAML 1.2 file says how to merge; under %YAML 1.1 it merges', async () => {
+    const text = 'version: 1\nvalues:\n  role_defaults: &d\n    description: Shared\nroles:\n  - id: r1\n    <<: *d\n';
+    const diagnostics = await diagnosticsOf('merge-1.2.yaml', text);
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.message])).toEqual([
+      ['schema/unknown-property', 7, 'Unknown property "<<" in roles[0]: a merge key is YAML 1.1, and a file is read as YAML 1.2 unless it starts with "%YAML 1.1" and "---".'],
+    ]);
+    expect(await diagnosticsOf('merge-1.1.yaml', `%YAML 1.1\n---\n${text}`)).toEqual([]);
+  });
+
   it('many aliases of small values are fine: their number is not the limit', async () => {
     const users = Array.from({ length: 500 }, (_, index) => `  - { username: u${index}, level: ${index === 0 ? '&level 2' : '*level'} }`).join('\n');
     const diagnostics = await diagnosticsOf('many-aliases.yaml', `version: 1\nportal: { url: https://gis.example.com/portal/sharing/rest, edition: self-managed, version: "10.6" }\nusers:\n${users}\n`);

@@ -63,6 +63,9 @@ function allowedProperties(schema: JsonSchema, schemaPath: string): Candidate[] 
 
 const article = (type: string): string => withArticle(type);
 
+/** YAML 1.1's merge key: a plain key in a YAML 1.2 document. */
+const MERGE_KEY = '<<';
+
 /** Keywords of the limits the schema carries for editors (lengths, counts, bounds); most are rule checks too. */
 const limitKeywords = new Set(['maxLength', 'maxItems', 'minItems', 'minimum', 'maximum']);
 
@@ -219,7 +222,10 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         diagnostics.push({
           ...base,
           code: 'schema/unknown-property',
-          message: `Unknown property "${name}" in ${described(path)}.${didYouMean(name, allowed)}`,
+          message:
+            name === MERGE_KEY
+              ? `Unknown property "${name}" in ${described(path)}: a merge key is YAML 1.1, and a file is read as YAML 1.2 unless it starts with "%YAML 1.1" and "---".`
+              : `Unknown property "${name}" in ${described(path)}.${didYouMean(name, allowed)}`,
           location: source.locate([...path, name], { key: true }),
           value: name,
           expected: allowed.length > 0 ? `one of ${allowed.map((property) => property.name).join(', ')}` : 'no other properties',
