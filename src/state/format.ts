@@ -17,7 +17,8 @@
  * `lineage` is a random UUID fixed when the state is created; `serial` is +1 on every write. Per
  * address: `kind` (Kind.name), `ids` (identifiers of the request paths), `value` (the last
  * applied / observed managed value), `status` ("present", or "absent" when removed by
- * portalctl), `appliedAt` (last successful apply), `observedAt` (last read of the live value)
+ * portalctl), `appliedAt` (last successful apply), `observedAt` (when the recorded value was read
+ * from the portal; a read that finds the same value does not rewrite the entry)
  * and, for an object the config names instead of giving its id or whose fields name other
  * objects, `names` (each name on the way to it, and each in a field with that `field`, with the
  * portal's fields and id: `plan --refresh=false` resolves names from them).

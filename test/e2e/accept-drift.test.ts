@@ -145,6 +145,17 @@ describe('drift compares what the record and the configuration both manage', () 
   });
 });
 
+describe('what an apply records', () => {
+  it('what it changed, once: the records its closing read only confirms are not written again', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    const before = (await history())[0]?.serial ?? 0;
+    await writeFile(join(config, 'portalctl.yaml'), POLICY_AND_ROLE.replace('minLength: 12', 'minLength: 14'));
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    // One serial, the policy's operation; the role, read again and unchanged, is not rewritten.
+    expect((await history()).filter((row) => row.serial > before).map((row) => row.changed)).toEqual([1]);
+  });
+});
+
 describe('an apply whose write fails', () => {
   it('keeps the record of the object it could not change: the change made outside portalctl is still drift', async () => {
     expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);

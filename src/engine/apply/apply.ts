@@ -7,8 +7,8 @@
 import { counted } from '../../core/words.js';
 import { createLiveReader, type ApiClient } from '../../api/index.js';
 import { InterruptedError, PortalctlError } from '../../core/errors.js';
-import type { JsonValue } from '../../core/json.js';
-import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type StateStore } from '../../state/index.js';
+import { deepEqual, type JsonValue } from '../../core/json.js';
+import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type StateEntry, type StateStore } from '../../state/index.js';
 import { readRecovery, removeRecovery, RECOVERY_FORMAT, writeRecovery } from '../../state/recovery.js';
 import { checkUnknownOutcomes, type UnknownOutcomeCheck } from '../plan/unknown-outcomes.js';
 import { concealer } from '../plan/recorded-values.js';
@@ -218,7 +218,8 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     digest: false,
     ...(request.progress ? { progress: request.progress } : {}),
   });
-  await writer.update((state) => withObserved(state, after, conceal, notApplied(prepared, result)));
+  const observed = observedEntries(writer.state, after, conceal, notApplied(prepared, result));
+  if (observed.size > 0) await writer.update((state) => ({ ...state, resources: { ...state.resources, ...Object.fromEntries(observed) } }));
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
 }
 
@@ -275,22 +276,34 @@ function notApplied(prepared: PreparedPlan, result: ExecuteResult): Set<string> 
 }
 
 /**
- * The state with what the re-plan read for every targeted object. Objects left out by --target
- * keep their record, and so do recorded objects whose operation was not applied (it failed, or
- * did not run): recording their live value would silently accept drift on them, and the next
- * `drift` would no longer show what changed outside portalctl.
+ * The entries to record from what the re-plan read, for every targeted object whose record it
+ * changes. Objects left out by --target keep their record, and so do recorded objects whose
+ * operation was not applied (it failed, or did not run): recording their live value would
+ * silently accept drift on them, and the next `drift` would no longer show what changed outside
+ * portalctl. A record the read only confirms is not written again (`observedAt` says when its
+ * value was read): on a large organization that would rewrite, and keep in the history, every
+ * entry at every apply.
  */
-function withObserved(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue, notApplied: ReadonlySet<string>): StateDocument {
+function observedEntries(state: StateDocument, after: PreparedPlan, conceal: (value: JsonValue) => JsonValue, notApplied: ReadonlySet<string>): Map<string, StateEntry> {
   const observedAt = new Date().toISOString();
-  const resources = { ...state.resources };
+  const changed = new Map<string, StateEntry>();
   for (const obj of after.objects) {
     // A read object's basis value is never undefined (a missing object is null).
     const observed = after.basis.get(obj.address);
     if (observed === undefined || !isTargeted(obj.address, after.plan.targets)) continue;
-    if (notApplied.has(obj.address) && resources[obj.address] !== undefined) continue;
-    resources[obj.address] = observedEntry(resources[obj.address], obj.kind, obj.ids, conceal(observed), observedAt, after.names.get(obj.address));
+    const previous = state.resources[obj.address];
+    if (previous !== undefined && notApplied.has(obj.address)) continue;
+    const entry = observedEntry(previous, obj.kind, obj.ids, conceal(observed), observedAt, after.names.get(obj.address));
+    if (previous === undefined || !sameRecord(previous, entry)) changed.set(obj.address, entry);
   }
-  return { ...state, resources };
+  return changed;
+}
+
+/** Whether two entries record the same, whenever each was read. */
+function sameRecord(previous: StateEntry, next: StateEntry): boolean {
+  const { observedAt: _previousRead, ...before } = previous;
+  const { observedAt: _nextRead, ...after } = next;
+  return deepEqual(before, after);
 }
 
 /** The error an apply ends with, or undefined when it applied everything and converged. */
