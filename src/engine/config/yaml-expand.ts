@@ -23,9 +23,8 @@ export class ExpandedSizeExceeded extends Error {
   }
 }
 
-/** An alias that names a node it stands inside: its expansion would never end. */
 /** An alias whose anchor is not set before it (at `offset`). */
-export class UnresolvedAlias extends ReferenceError {
+export class UnresolvedAlias extends Error {
   constructor(
     readonly aliasName: string,
     readonly offset: number,
@@ -34,6 +33,7 @@ export class UnresolvedAlias extends ReferenceError {
   }
 }
 
+/** An alias that names a node it stands inside: its expansion would never end. */
 export class RecursiveAlias extends Error {
   constructor(
     readonly aliasName: string,
