@@ -124,7 +124,7 @@ export function markUnknownOutcome(state: StateDocument, address: string, mark: 
 
 /** The outcome at `address` is known again (recorded, or the portal answered). Pure. */
 export function clearUnknownOutcome(state: StateDocument, address: string): StateDocument {
-  if (!state.unknownOutcomes || !(address in state.unknownOutcomes)) return state;
+  if (!state.unknownOutcomes || !Object.hasOwn(state.unknownOutcomes, address)) return state;
   const { [address]: _cleared, ...rest } = state.unknownOutcomes;
   const next: StateDocument = { ...state };
   if (Object.keys(rest).length > 0) next.unknownOutcomes = rest;
@@ -134,7 +134,7 @@ export function clearUnknownOutcome(state: StateDocument, address: string): Stat
 
 /** Forget an address entirely (e.g. it is no longer managed), with any unknown outcome there. Pure. */
 export function forgetResource(state: StateDocument, address: string): StateDocument {
-  if (!(address in state.resources)) return clearUnknownOutcome(state, address);
+  if (!Object.hasOwn(state.resources, address)) return clearUnknownOutcome(state, address);
   const resources = { ...state.resources };
   delete resources[address];
   return clearUnknownOutcome({ ...state, resources }, address);
@@ -142,9 +142,9 @@ export function forgetResource(state: StateDocument, address: string): StateDocu
 
 /** Move an address's record to another address (`state mv`). Pure; throws when `from` is unknown or `to` is taken. */
 export function moveResource(state: StateDocument, from: string, to: string): StateDocument {
-  const entry = state.resources[from];
+  const entry = Object.hasOwn(state.resources, from) ? state.resources[from] : undefined;
   if (!entry) throw new StateError(`The state has no resource at ${from}; nothing was moved.`);
-  if (to in state.resources) throw new StateError(`The state already has a resource at ${to}; nothing was moved. Remove it first with \`portalctl state rm ${to}\`.`);
+  if (Object.hasOwn(state.resources, to)) throw new StateError(`The state already has a resource at ${to}; nothing was moved. Remove it first with \`portalctl state rm ${to}\`.`);
   const resources = { ...state.resources };
   delete resources[from];
   resources[to] = { ...entry, ids: movedIds(entry.ids, from, to) };

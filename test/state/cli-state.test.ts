@@ -97,6 +97,24 @@ describe('file state through the CLI', () => {
     expect(after?.resources['organization.securityPolicy']).toBeUndefined();
     expect(after?.serial).toBe((JSON.parse(before) as { serial: number }).serial + 1);
 
+    // Names of an object's own properties are no addresses: nothing is forgotten, no serial written.
+    const unchanged = await readFile(portal.statePath, 'utf8');
+    for (const name of ['toString', '__proto__', 'constructor']) {
+      const bogus = await portal.run(['state', 'rm', name]);
+      expect(bogus.code, name).toBe(1);
+      expect(bogus.stderr).toContain(`The state has no resource at ${name}; nothing was removed.`);
+    }
+    expect(await readFile(portal.statePath, 'utf8')).toBe(unchanged);
+
+    // A request marked in flight where nothing is recorded: the plan says to forget it with state rm, which does.
+    const address = 'collaboration[c1].invitation[https://partner.example.org/portal]';
+    const state = JSON.parse(unchanged) as { unknownOutcomes?: Record<string, unknown> };
+    state.unknownOutcomes = { [address]: { kind: 'collaboration.invitation', ids: { collaborationId: 'c1' }, operation: 'E13 Invite collaboration participant', value: null, reason: 'in flight', since: new Date().toISOString() } };
+    await writeFile(portal.statePath, JSON.stringify(state));
+    const forgotten = await portal.run(['state', 'rm', address]);
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+
     const named = await portal.run(['state', 'list', '--state-name', 'prod']);
     expect(named.code).toBe(1);
     expect(named.stderr).toContain('--state-name applies to a PostgreSQL state');

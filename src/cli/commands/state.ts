@@ -155,7 +155,8 @@ async function surgery(action: 'rm' | 'mv', args: readonly string[], options: St
       const [from = '', to = ''] = args;
       return { next: moveResource(state, from, checkedDestination(state, from, to)), lines: [`${from} -> ${to}`] };
     }
-    const unknown = args.filter((address) => !(address in state.resources));
+    // A request marked in flight at an address with no record is forgotten too (the plan says to).
+    const unknown = args.filter((address) => !Object.hasOwn(state.resources, address) && !Object.hasOwn(state.unknownOutcomes ?? {}, address));
     const [first] = unknown;
     if (first !== undefined && unknown.length === 1) throw unknownAddress(state, first, 'nothing was removed');
     if (unknown.length) throw new StateError(`The state has no resource at ${unknown.join(', ')}; nothing was removed.`);
