@@ -56,8 +56,9 @@ const booleanFields = new Set([
 ]);
 
 /**
- * Fields the portal may leave out of its answer (wire facts, unverified): when missing, their
- * live value is unknown, so they are taken as declared rather than reported as a change forever.
+ * Fields the portal may leave out of its answer (wire samples: not found in the public docs):
+ * when missing, their live value is unknown, so what portalctl last recorded stands for it; never
+ * recorded, the declared value is sent (once: then it is recorded).
  */
 const possiblyUnreturned = new Set(['userCreditAssignment', 'userType', 'level', 'updateGroupsAtSignin', 'userLicenseType']);
 

@@ -54,8 +54,8 @@ roles:
         destructive: false,
         before: {
           name: 'Campus federation',
-          // The documented GET does not return userCreditAssignment: unknown, so taken as declared.
-          userCreditAssignment: 250,
+          // The documented GET does not return userCreditAssignment: unknown (nothing recorded
+          // yet), so the declared value is sent.
           groups: [],
           updateProfileAtSignin: false,
           signUpMode: 'Invitation',
@@ -141,20 +141,29 @@ roles:
     await expectConverged(portal, config);
   });
 
-  it('takes a field the portal does not return (userCreditAssignment) as unknown, not as a change', async () => {
+  it('takes a field the portal does not return (userCreditAssignment) as what portalctl recorded: sent once, then no change, and sent again when changed', async () => {
     const state = await portal.state();
     if (!state.federation) throw new Error('the sample has a federation');
     delete state.federation.userCreditAssignment;
     await portal.replaceState(state);
     const config = await portal.config(HEADER + `federations:\n  - id: ${FEDERATION_ID}\n    userCreditAssignment: 100\n    name: Campus federation\n`);
+    // Nothing recorded: unknown, so the declared value is sent.
+    await portal.clearRequests();
+    await portal.apply(config);
+    expect((await sentWrites(portal)).map(({ params }) => params)).toEqual([{ userCreditAssignment: '100', name: 'Campus federation' }]);
+    expect((await portal.state()).federation?.userCreditAssignment).toBe(100);
+    // Recorded: what portalctl set stands for it.
     await expectNothingToDo(portal, config);
 
-    // When another field changes, the declared value travels with it.
-    const renamed = await portal.config(HEADER + `federations:\n  - id: ${FEDERATION_ID}\n    userCreditAssignment: 100\n    name: Campus\n`);
+    // A changed declaration alone is sent.
+    const changed = await portal.config(HEADER + `federations:\n  - id: ${FEDERATION_ID}\n    userCreditAssignment: 200\n    name: Campus federation\n`);
+    expect(planned(await portal.plan(changed))).toEqual([
+      { address: ADDRESS, action: 'update', operation: 'E6', destructive: false, before: { name: 'Campus federation', userCreditAssignment: 100 }, after: { name: 'Campus federation', userCreditAssignment: 200 } },
+    ]);
     await portal.clearRequests();
-    await portal.apply(renamed);
-    expect((await sentWrites(portal)).map(({ params }) => params)).toEqual([{ userCreditAssignment: '100', name: 'Campus' }]);
-    expect((await portal.state()).federation?.userCreditAssignment).toBe(100);
+    await portal.apply(changed);
+    expect((await sentWrites(portal)).map(({ params }) => params)).toEqual([{ userCreditAssignment: '200', name: 'Campus federation' }]);
+    await expectNothingToDo(portal, changed);
   });
 
   it('turns flags off and clears groups with explicit values', async () => {

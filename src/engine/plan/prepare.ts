@@ -8,7 +8,7 @@ import { PortalctlError } from '../../core/errors.js';
 import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateStore } from '../../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from '../config/index.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
-import type { DesiredObject, NamedKey, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import type { DesiredObject, Kind, NamedKey, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { buildPlan, type Plan, type PlanAbout, type PlanWarning, type RecordedValue } from './plan.js';
 import { planRefusals } from './safety.js';
@@ -155,6 +155,22 @@ export async function planSession(session: PortalSession, targets: readonly stri
 }
 
 /**
+ * The live values with what the portal's answers left out taken from the record, for the kinds
+ * that name fields the portal may leave out (Kind.withUnreported); a referenced value recorded as
+ * its fingerprint is revealed by the declared value it matches.
+ */
+function withUnreported(values: Map<string, JsonValue>, objects: readonly DesiredObject[], kinds: ReadonlyMap<string, Kind>, recorded: StateDocument | undefined): Map<string, JsonValue> {
+  for (const obj of objects) {
+    const kind = kinds.get(obj.kind);
+    const live = values.get(obj.address);
+    if (!kind?.withUnreported || live === undefined) continue;
+    const entry = recorded && Object.hasOwn(recorded.resources, obj.address) ? recorded.resources[obj.address] : undefined;
+    values.set(obj.address, kind.withUnreported(obj, live, entry ? revealRecorded(entry.value, [obj.value]) : undefined));
+  }
+  return values;
+}
+
+/**
  * Recorded values of the declared objects, for drift (only compared when the basis is live),
  * with fingerprints of referenced values revealed by the desired or live value they match
  * (recorded-values.ts).
@@ -237,7 +253,7 @@ async function planWith(
     objects = previous.objects;
     names = previous.names;
     const reread = await readLive(objects.filter((obj) => addresses.has(obj.address)), config.kinds.byName, reader, tracker);
-    basis = new Map([...previous.basis, ...reread.values]);
+    basis = new Map([...previous.basis, ...withUnreported(reread.values, objects, config.kinds.byName, recorded)]);
     labels = new Map([...previous.labels, ...reread.labels]);
   } else if (reader) {
     const pruned = await expandPrunes(config, prunes, objects, reader);
@@ -245,7 +261,9 @@ async function planWith(
     if (pruned.length > 0) tracker?.resize(objects.length);
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
-    ({ values: basis, labels } = await readLive(objects, config.kinds.byName, reader, tracker));
+    const read = await readLive(objects, config.kinds.byName, reader, tracker);
+    basis = withUnreported(read.values, objects, config.kinds.byName, recorded);
+    labels = read.labels;
   } else {
     basis = recorded ? new RecordedBasis(recorded, objects) : new Map();
     for (const prune of prunes) {

@@ -294,6 +294,13 @@ export interface KindReconciler {
    */
   driftValues?(obj: DesiredObject, recorded: JsonValue, live: JsonValue): { recorded: JsonValue; live: JsonValue };
 
+  /**
+   * The live value with the declared fields the portal's answer left out taken from the record
+   * (`recorded`: what portalctl last set or saw is all that is known of them). Without a record
+   * they stay out, unknown, and their declared values are sent. Absent: the value as read.
+   */
+  withUnreported?(obj: DesiredObject, live: JsonValue, recorded: JsonValue | undefined): JsonValue;
+
   /** The change that brings `live` to `desired`; called only when they are not in sync. */
   change(desired: DesiredObject, live: JsonValue): Change;
 

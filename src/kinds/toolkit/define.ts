@@ -88,7 +88,10 @@ interface KindSpecBase extends Omit<KindDefinition, 'check'> {
 /** A kind whose value is an object of declared fields, each managed as the table says. */
 export interface FieldsKindSpec extends KindSpecBase {
   fields: Readonly<Record<string, ManagedField>>;
-  /** Fields whose live value may be missing from the answer: then taken as declared (unknown is not a change). */
+  /**
+   * Fields whose live value may be missing from the answer: then left out of the live value, and
+   * the engine takes them from the record (`withUnreported`); never recorded, they are sent.
+   */
   mayBeUnreported?: ReadonlySet<string>;
 }
 
@@ -197,7 +200,7 @@ function requestOf(spec: KindSpec, desired: DesiredObject): ApiRequest {
 
 const nullish = (value: JsonValue | undefined): JsonValue => (value === undefined ? null : value);
 
-function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change' | 'driftValues'> & { project(record: JsonObject, obj: DesiredObject): JsonValue } {
+function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change' | 'driftValues' | 'withUnreported'> & { project(record: JsonObject, obj: DesiredObject): JsonValue } {
   if ('removal' in spec) {
     return {
       project: (record, obj) => spec.removal.view(record, obj),
@@ -224,10 +227,12 @@ function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change' 
   return {
     project(record, obj) {
       const projected: JsonObject = {};
-      for (const [name, declared] of Object.entries(isObject(obj.value) ? obj.value : {})) {
+      for (const name of Object.keys(isObject(obj.value) ? obj.value : {})) {
         const field = spec.fields[name];
         const value = field?.read ? field.read(record) : record[name];
-        projected[name] = value === undefined && spec.mayBeUnreported?.has(name) ? declared : nullish(value);
+        // Unknown: left out, for the engine to take from the record (withUnreported).
+        if (value === undefined && spec.mayBeUnreported?.has(name)) continue;
+        projected[name] = nullish(value);
       }
       return projected;
     },
@@ -236,6 +241,16 @@ function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change' 
       return Object.entries(desired.value).every(([name, value]) => deepEqual(comparable(name, value), comparable(name, live[name])));
     },
     change: (desired, live) => ({ action: 'update', before: live, after: desired.value, request: requestOf(spec, desired) }),
+    ...(spec.mayBeUnreported
+      ? {
+          withUnreported(obj: DesiredObject, live: JsonValue, recorded: JsonValue | undefined): JsonValue {
+            const declared = obj.value;
+            if (!isObject(declared) || !isObject(live) || !isObject(recorded)) return live;
+            const known = [...(spec.mayBeUnreported ?? [])].filter((name) => Object.hasOwn(declared, name) && !Object.hasOwn(live, name) && Object.hasOwn(recorded, name));
+            return known.length === 0 ? live : { ...live, ...pick(recorded, known) };
+          },
+        }
+      : {}),
     driftValues(obj, recorded, live) {
       if (!isObject(obj.value) || !isObject(recorded) || !isObject(live)) return { recorded, live };
       const both = Object.keys(obj.value).filter((name) => Object.prototype.hasOwnProperty.call(recorded, name));
@@ -247,7 +262,7 @@ function reconcilerOf(spec: KindSpec): Pick<KindReconciler, 'inSync' | 'change' 
 /** The Kind contract from a kind's data. */
 export function defineKind(spec: KindSpec): Kind {
   const { live, label, labelList } = spec;
-  const { project, inSync, change, driftValues } = reconcilerOf(spec);
+  const { project, inSync, change, driftValues, withUnreported } = reconcilerOf(spec);
   const kind: Kind = {
     name: spec.name,
     operation: spec.operation,
@@ -274,6 +289,7 @@ export function defineKind(spec: KindSpec): Kind {
     inSync,
     change,
     ...(driftValues ? { driftValues } : {}),
+    ...(withUnreported ? { withUnreported } : {}),
     dependsOn: spec.dependsOn ?? (() => []),
     ...(spec.warnings ? { warnings: spec.warnings } : {}),
     ...(spec.prune ? { prune: spec.prune } : {}),
