@@ -51,6 +51,9 @@ const table: Expected[] = [
   ['six-trees.yaml', 'error', 'category-schema/too-many-trees', 'organization.categorySchema', 10, 5],
   ['task-disable.yaml', 'error', 'task/cannot-disable', 'user[u1].task[t1]', 7, 18],
   ['task-version.yaml', 'error', 'version/enable-task', 'user[u1].task[t1]', 6, 7],
+  ['text-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'federation[f1]', 4, 28],
+  ['text-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'federation[f1]', 5, 27],
+  ['text-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 8, 15],
   ['too-deep.yaml', 'error', 'category-schema/too-deep', 'group[g1].categorySchema', 14, 23],
   ['unknown-property.yaml', 'error', 'schema/unknown-property', 'role[r1]', 6, 5],
   ['unknown-top-level.yaml', 'error', 'schema/unknown-property', undefined, 3, 1],
@@ -124,6 +127,14 @@ describe('rule checks, one broken config per rule', () => {
       'Missing required property "owner" in items[0].id.',
       'groups[0].id must be a string or an object with title.',
       'federations[0].roleId.name must not be empty.',
+    ]);
+  });
+
+  it('a text where a boolean or a number goes says how to write it: YAML 1.1 words, quotes', async () => {
+    expect((await diagnosticsOf('text-for-boolean-or-number.yaml')).map((d) => d.expected)).toEqual([
+      'a boolean (yes, no, on and off are text in YAML 1.2: write true or false)',
+      'a boolean (it is quoted: write it without quotes)',
+      'an integer or a null (it is quoted: write it without quotes)',
     ]);
   });
 

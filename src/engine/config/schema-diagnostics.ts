@@ -122,6 +122,25 @@ function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
 
+/** YAML 1.1's words for booleans, which YAML 1.2 (how files are read) takes as text. */
+const yaml11Booleans = new Set(['yes', 'no', 'on', 'off', 'y', 'n']);
+
+/**
+ * How to write a text as the boolean or number the schema asks for, when it plainly is one. The
+ * value itself is not repeated: it may come from a reference, whose value is never shown.
+ */
+function typeHint(value: JsonValue | undefined, types: string): string {
+  if (typeof value !== 'string') return '';
+  const wanted = types.split(',');
+  const trimmed = value.trim();
+  if (wanted.includes('boolean')) {
+    if (trimmed === 'true' || trimmed === 'false') return ' (it is quoted: write it without quotes)';
+    if (yaml11Booleans.has(trimmed.toLowerCase())) return ' (yes, no, on and off are text in YAML 1.2: write true or false)';
+  }
+  const number = (wanted.includes('integer') && /^-?\d+$/.test(trimmed)) || (wanted.includes('number') && trimmed !== '' && Number.isFinite(Number(trimmed)));
+  return number ? ' (it is quoted: write it without quotes)' : '';
+}
+
 /** A value's JSON Schema type, as a branch's `type` names it. */
 function typeOf(value: JsonValue | undefined): string {
   if (value === null) return 'null';
@@ -248,7 +267,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       }
       case 'type': {
         const type = String(error.params['type']).split(',').map(article).join(' or ');
-        const quoteHint = typeof value === 'number' && type.includes('string') ? ` (quote it: "${value}")` : '';
+        const quoteHint = typeof value === 'number' && type.includes('string') ? ` (quote it: "${value}")` : typeHint(value, String(error.params['type']));
         diagnostics.push({
           ...base,
           code: 'schema/wrong-type',
