@@ -382,6 +382,15 @@ export class FileStateStore implements StateStore {
   async forceUnlock(lockId?: string): Promise<LockInfo | undefined> {
     const held = await this.readLock();
     if (held.state === 'gone') return undefined;
+    // A running holder's lock is not stuck: without it a second run would apply beside the first,
+    // and the one that records second would find the state changed and keep what it applied in a
+    // recovery file. Removed only when named by its id.
+    if (lockId === undefined && held.state === 'held' && this.staleReason(held.lock) === undefined && this.runsHere(held.lock)) {
+      throw new StateError(
+        `The state lock is held by a running process, ${describeHolder(held.lock)}: it is not stuck, and removing it would let another run apply beside it. ` +
+          `Wait for it to finish, or stop it first; to remove the lock all the same, name it: \`portalctl state unlock ${held.lock.id}\`. Nothing was removed.`,
+      );
+    }
     if (lockId !== undefined && (held.state !== 'held' || held.lock.id !== lockId)) {
       throw new StateError(
         held.state === 'held'
@@ -459,6 +468,11 @@ export class FileStateStore implements StateStore {
     const age = this.now() - modified;
     const abandoned = age > UNREADABLE_LOCK_GRACE_MS;
     return { state: 'unreadable', raw, staleReason: abandoned ? `it held no readable lock record and was last written ${formatWait(age)} ago` : undefined };
+  }
+
+  /** Whether the lock's holder is a process on this host that is still running. */
+  private runsHere(lock: LockInfo): boolean {
+    return lock.host === this.identity.host && lock.pid !== this.identity.pid && processAlive(lock.pid);
   }
 
   private staleReason(lock: LockInfo): string | undefined {

@@ -5,7 +5,8 @@
  */
 import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+import { existsSync } from 'node:fs';
+import { CONFIG_HEADER, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
 
 const CONFIG = `${CONFIG_HEADER}
 organization:
@@ -118,5 +119,38 @@ describe('file state through the CLI', () => {
     const named = await portal.run(['state', 'list', '--state-name', 'prod']);
     expect(named.code).toBe(1);
     expect(named.stderr).toContain('--state-name applies to a PostgreSQL state');
+  });
+});
+
+describe('state unlock and a running apply (file state)', () => {
+  let portal: CliPortal;
+  beforeAll(async () => {
+    portal = await startCliPortal();
+  });
+  afterAll(async () => portal.dispose());
+
+  it('leaves the lock of a process running on this host, unless the lock is named by its id', async () => {
+    const config = await portal.writeConfig(CONFIG);
+    // The apply's write waits at the portal: its lock is held meanwhile.
+    await portal.fault({ path: '/portals/self/securityPolicy/update', method: 'POST', hold: true, count: 1 });
+    const apply = portal.start(['apply', config, '--auto-approve']);
+    const lockPath = `${portal.statePath}.lock`;
+    await waitFor(async () => (await portal.requests({ writesOnly: true })).length > 0 && existsSync(lockPath), 'the held write, under the lock', apply.done);
+
+    const refused = await portal.run(['state', 'unlock']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('The state lock is held by a running process');
+    expect(refused.stderr).toContain('Nothing was removed.');
+    const { id } = JSON.parse(await readFile(lockPath, 'utf8')) as { id: string };
+    expect(refused.stderr).toContain(`portalctl state unlock ${id}`);
+    expect(existsSync(lockPath)).toBe(true);
+
+    const named = await portal.run(['state', 'unlock', id]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(existsSync(lockPath)).toBe(false);
+
+    await portal.clearFaults();
+    await fetch(`${portal.emulator.controlUrl}/faults/release`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect((await apply.done).code).toBe(0);
   });
 });
