@@ -135,6 +135,14 @@ describe('CLI reliability', () => {
     expect(piped.code, piped.stderr).toBe(0);
     expect(await received).toMatch(/^\{\n {2}"formatVersion": 1,/);
     expect((await lstat(fifo)).isFIFO()).toBe(true);
+    // This command's own standard output is refused: the plan's text goes there too (and a socket,
+    // as a Node parent gives, cannot even be opened by that name).
+    await portal.clearRequests();
+    const toStdout = await portal.run(['plan', config, '--out', '/dev/stdout']);
+    expect(toStdout.code).toBe(1);
+    expect(toStdout.stderr).toContain("--out /dev/stdout is this command's standard output, where the plan's text goes too");
+    expect(toStdout.stdout).toBe('');
+    expect(await portal.requests()).toEqual([]);
 
     // import --out creates missing directories; a path through a file cannot be one.
     await writeFile(join(portal.dir, 'a-file'), '');

@@ -1,3 +1,4 @@
+import { fstatSync, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan/saved-plan.js';
@@ -76,12 +77,23 @@ const PLAN_FILE = { replace: true, mode: 0o600 };
  * JSON starts with its formatVersion; an empty file is taken too (one made to hold it).
  */
 async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<void> {
+  const file = resolve(cwd, out);
+  const failed = (error: unknown) => new UsageError(`Could not write the plan to ${out}: ${fileErrorReason(error)}; nothing was read or written.`, { cause: error });
+  const existing = await stat(file).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw failed(error);
+  });
+  if (!existing) return;
+  // A device or a pipe is written to, never read: reading it could wait forever. This command's
+  // own standard output is not one to write to: the plan's text goes there too.
+  if (!existing.isFile() && !existing.isDirectory()) {
+    if (isStandardOutput(existing)) {
+      throw new UsageError(`--out ${out} is this command's standard output, where the plan's text goes too: save the plan to a file, or print it with --format json; nothing was read or written.`);
+    }
+    return;
+  }
   let head: string;
   try {
-    const file = resolve(cwd, out);
-    const existing = await stat(file);
-    // A device or a pipe (`--out /dev/stdout`) is written to, never read: reading it could wait forever.
-    if (!existing.isFile() && !existing.isDirectory()) return;
     const handle = await open(file, 'r');
     try {
       const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
@@ -90,11 +102,20 @@ async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<vo
       await handle.close();
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new UsageError(`Could not write the plan to ${out}: ${fileErrorReason(error)}; nothing was read or written.`, { cause: error });
+    throw failed(error);
   }
   if (head.trim() === '' || /^\{\s*"formatVersion"\s*:/.test(head)) return;
   throw new UsageError(`${out} exists and is not a saved plan: --out replaces only a plan file. Choose another path, or remove ${out}; nothing was read or written.`);
+}
+
+/** Whether `file` is the file this process's standard output is (a pipe, a socket, a terminal). */
+function isStandardOutput(file: Stats): boolean {
+  try {
+    const stdout = fstatSync(1);
+    return stdout.dev === file.dev && stdout.ino === file.ino;
+  } catch {
+    return false;
+  }
 }
 
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
