@@ -20,7 +20,7 @@ export function normalizeBaseUrl(raw: string, insecure: boolean): URL {
     url = new URL(raw);
   } catch {
     throw new PortalUrlError(
-      `Portal URL "${raw}" is not a valid URL; expected the REST root, e.g. https://host/portal/sharing/rest.`,
+      `Portal URL "${shownUrl(raw)}" is not a valid URL; expected the REST root, e.g. https://host/portal/sharing/rest.`,
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -41,4 +41,20 @@ export function normalizeBaseUrl(raw: string, insecure: boolean): URL {
   }
   url.pathname = url.pathname.replace(/\/+$/, '');
   return url;
+}
+
+/** `raw` as messages may show it: a user name and password before the host are masked. */
+export function shownUrl(raw: string): string {
+  return raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1***@');
+}
+
+/** What is wrong with `raw` as a REST root, whatever the scheme policy (validate has no --insecure to weigh). */
+export function portalUrlProblem(raw: string): string | undefined {
+  try {
+    normalizeBaseUrl(raw, true);
+    return undefined;
+  } catch (error) {
+    if (error instanceof PortalUrlError) return error.message;
+    throw error;
+  }
 }

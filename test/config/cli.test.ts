@@ -83,6 +83,37 @@ describe('portalctl validate', () => {
     expect(plan.stderr).toContain("unknown option '--allow-unset-env'");
   });
 
+  it('--portal is checked and shown in place of portal.url, as plan would use it; its mistakes are the flag\'s', () => {
+    const broken = portalctl('validate', 'examples/minimal', '--portal', 'ftp://gis.example.com/portal/sharing/rest');
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toBe('Error: --portal: Portal URL "ftp://gis.example.com" must use https (got ftp:).\n');
+    const plan = portalctl('plan', 'examples/minimal', '--refresh=false', '--portal', 'not a url');
+    expect(plan.stderr).toContain('Error: --portal: Portal URL "not a url" is not a valid URL');
+    // The file's own URL is no longer what is checked: a broken one is replaced, as plan replaces it.
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-portal-flag-'));
+    try {
+      writeFileSync(join(directory, 'portalctl.yaml'), 'version: 1\nportal:\n  url: gis.example.com\norganization:\n  securityPolicy: { minLength: 8 }\n');
+      const file = portalctl('validate', directory);
+      expect(file.status).toBe(1);
+      expect(file.stdout).toContain(`${directory}/portalctl.yaml:3:8: error: Portal URL "gis.example.com" is not a valid URL; expected the REST root, e.g. https://host/portal/sharing/rest. (portal/invalid-url)`);
+      expect(portalctl('validate', directory, '--portal', 'https://gis.example.com/portal/sharing/rest').status).toBe(0);
+      const shown = portalctl('config', directory, '--portal', 'https://gis.example.com/portal/sharing/rest');
+      expect(shown.status).toBe(0);
+      expect(shown.stdout).toContain(`  url: https://gis.example.com/portal/sharing/rest # --portal, in place of ${directory}/portalctl.yaml:3\n`);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+    // Each environment has its own portal: one URL for all of them is refused, as a fleet run refuses it.
+    const environments = portalctl('validate', 'examples/environments', '--portal', 'https://gis.example.com/portal/sharing/rest');
+    expect(environments.status).toBe(1);
+    expect(environments.stderr).toContain('--portal names one portal, but each environment of a fleet has its own');
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    delete env['PROD_PORTAL_URL'];
+    const production = spawnSync(process.execPath, [cli, 'validate', 'examples/environments', '--env', 'production', '--portal', 'https://gis.example.com/portal/sharing/rest'], { cwd: root, encoding: 'utf8', env });
+    expect(production.stdout).toContain('0 errors, 0 warnings');
+    expect(production.status).toBe(0);
+  });
+
   it('warnings alone exit 0', () => {
     const result = portalctl('validate', 'test/config/fixtures/rules/federation-level.yaml');
     expect(result.status).toBe(0);

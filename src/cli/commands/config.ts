@@ -17,6 +17,8 @@ import type { CommandIO } from '../io.js';
 export interface ConfigOptions extends EnvironmentOptions {
   format: 'yaml' | 'json';
   allowUnsetEnv?: boolean;
+  /** `--portal`: shown (and checked) in place of portal.url, as plan would use it. */
+  portal?: string;
 }
 
 export async function configCommand(paths: readonly string[], options: ConfigOptions, io: CommandIO): Promise<number> {
@@ -29,6 +31,7 @@ export async function configCommand(paths: readonly string[], options: ConfigOpt
     kinds: registry,
     allowUnsetEnv: options.allowUnsetEnv === true,
     ...(environment === undefined ? {} : { environment }),
+    ...(options.portal === undefined ? {} : { portalUrl: options.portal }),
   });
   if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments));
   if (options.format !== 'json') {
@@ -39,7 +42,7 @@ export async function configCommand(paths: readonly string[], options: ConfigOpt
       );
     }
   }
-  io.stdout(options.format === 'json' ? renderEffectiveJson(loaded) : renderEffectiveYaml(loaded));
+  io.stdout(options.format === 'json' ? renderEffectiveJson(loaded) : renderEffectiveYaml(loaded, { portalFromFlag: options.portal !== undefined }));
   const diagnostics = validateConfig(loaded);
   if (diagnostics.length > 0) io.stderr(renderDiagnostics(diagnostics, io));
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? 1 : 0;

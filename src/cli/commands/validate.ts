@@ -9,11 +9,13 @@ import { UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
-import { requestedEnvironments, type EnvironmentOptions } from '../environments.js';
+import { isFleet, refuseOneStateOrPortal, requestedEnvironments, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
 
 export interface ValidateOptions extends EnvironmentOptions {
   format?: string;
+  /** `--portal`: checked in place of portal.url, as plan would use it (one environment, or a config without any). */
+  portal?: string;
   allowUnsetEnv?: boolean;
 }
 
@@ -60,8 +62,16 @@ export async function validateCommand(paths: readonly string[], options: Validat
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not "${format}".`);
   const load = (environment?: string) =>
-    loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, allowUnsetEnv: options.allowUnsetEnv === true, ...(environment === undefined ? {} : { environment }) });
+    loadConfig(paths, {
+      cwd: io.cwd,
+      env: io.env,
+      kinds: registry,
+      allowUnsetEnv: options.allowUnsetEnv === true,
+      ...(environment === undefined ? {} : { environment }),
+      ...(options.portal === undefined ? {} : { portalUrl: options.portal }),
+    });
   const request = requestedEnvironments(options, io.env);
+  if (isFleet(request)) refuseOneStateOrPortal({ ...(options.portal === undefined ? {} : { portal: options.portal }) });
   let names: string[];
   if (request.kind === 'names') {
     names = request.names;
@@ -71,6 +81,8 @@ export async function validateCommand(paths: readonly string[], options: Validat
     const base = await load();
     names = base.environments;
     if (request.kind === 'all' && names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
+    // Every declared environment, each with its own portal: one --portal for all would check none of them.
+    if (names.length > 0) refuseOneStateOrPortal({ ...(options.portal === undefined ? {} : { portal: options.portal }) });
     if (names.length === 0) {
       const result = validated(base);
       io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n${unsetEnvHint([result], options)}`);

@@ -45,8 +45,11 @@ export function effectiveConfig(loaded: LoadedConfig): EffectiveConfig {
  */
 export const effectiveYamlMaxBytes = 16 << 20;
 
-/** The effective config as YAML, each scalar followed by a comment naming where it was written. */
-export function renderEffectiveYaml(loaded: LoadedConfig): string {
+/**
+ * The effective config as YAML, each scalar followed by a comment naming where it was written;
+ * `portalFromFlag`: portal.url came from `--portal`, in place of the one written.
+ */
+export function renderEffectiveYaml(loaded: LoadedConfig, { portalFromFlag = false }: { portalFromFlag?: boolean } = {}): string {
   const effective = effectiveConfig(loaded);
   const doc = new Document(effective.data);
   const annotate = (node: unknown, path: (string | number)[]): void => {
@@ -66,7 +69,8 @@ export function renderEffectiveYaml(loaded: LoadedConfig): string {
       node.items.forEach((item, index) => annotate(item, [...path, index]));
     } else if (isScalar(node)) {
       const at = effective.locate(path);
-      (node as Node).comment = ` ${at.file}:${at.line}`;
+      const flag = portalFromFlag && path.length === 2 && path[0] === 'portal' && path[1] === 'url';
+      (node as Node).comment = flag ? ` --portal, in place of ${at.file}:${at.line}` : ` ${at.file}:${at.line}`;
     }
   };
   annotate(doc.contents, []);

@@ -18,6 +18,8 @@ import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
 import { readConfigSourcesOffThread } from './off-thread.js';
+import { portalUrlProblem, shownUrl } from '../../api/url.js';
+import { UsageError } from '../../core/errors.js';
 import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
@@ -117,6 +119,17 @@ function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Di
   Object.defineProperty(portal, 'source', { enumerable: true, configurable: true, get: () => (location ??= first.source.locate(['portal'], { key: true })) });
   for (const other of others) {
     diagnostics.push(duplicateBlock('portal', first.source.locate(['portal'], { key: true }), other.source.locate(['portal'], { key: true }), 'one portal block across all files'));
+  }
+  const urlProblem = typeof portal.url === 'string' ? portalUrlProblem(portal.url) : undefined;
+  if (urlProblem && portal.url !== undefined) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'portal/invalid-url',
+      message: urlProblem,
+      location: first.source.locate(['portal', 'url']),
+      value: shownUrl(portal.url),
+      expected: "the portal's REST root, e.g. https://gis.example.com/portal/sharing/rest",
+    });
   }
   return portal;
 }
@@ -256,6 +269,9 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
 
 export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
   const { kinds } = options;
+  // A flag's mistake is the command line's, not the file's its value replaces.
+  const flagProblem = options.portalUrl === undefined ? undefined : portalUrlProblem(options.portalUrl);
+  if (flagProblem) throw new UsageError(`--portal: ${flagProblem}`);
   const limitBytes = configFileLimit(options.env);
   const listed = await listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(configSchema(kinds));
@@ -313,5 +329,5 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
 function withoutSchemaEchoes(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const references = new Set(diagnostics.filter((d) => d.code.startsWith('reference/')).map((d) => formatLocation(d.location)));
   if (references.size === 0) return [...diagnostics];
-  return diagnostics.filter((d) => !(d.code.startsWith('schema/') && references.has(formatLocation(d.location))));
+  return diagnostics.filter((d) => !((d.code.startsWith('schema/') || d.code === 'portal/invalid-url') && references.has(formatLocation(d.location))));
 }
