@@ -1,4 +1,5 @@
 /** File errors said for people: which file, what was being done, and why, never a raw Node error. */
+import { fstatSync, type Stats } from 'node:fs';
 import { chmod, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -30,6 +31,20 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
   } catch (error) {
     if ((error as NodeJS.ErrnoException | undefined)?.code === undefined) throw error;
     throw new UsageError(`${what} ${file}: ${fileErrorReason(error)}.`, { cause: error });
+  }
+}
+
+/**
+ * Whether `file` is the file this process's standard output is (a pipe, a socket, a terminal):
+ * `--out /dev/stdout`. Opened by name, a socket fails (ENXIO, as under a Node parent).
+ */
+export function isStandardOutput(file: Stats | undefined): boolean {
+  if (!file) return false;
+  try {
+    const stdout = fstatSync(1);
+    return stdout.dev === file.dev && stdout.ino === file.ino;
+  } catch {
+    return false;
   }
 }
 

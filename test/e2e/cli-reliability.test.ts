@@ -149,6 +149,20 @@ describe('CLI reliability', () => {
     const imported = await portal.run(['import', '--out', 'a-file/portal.yaml']);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('Error: Could not write the config to a-file/portal.yaml: a part of the path is not a directory.');
+    // import --out /dev/stdout writes the config there, as without --out (opened by name, a Node
+    // parent's socket failed with ENXIO after the whole organization was read); the JSON report,
+    // which goes there too, is refused before anything is read.
+    const plain = await portal.run(['import']);
+    const importedToStdout = await portal.run(['import', '--out', '/dev/stdout']);
+    expect(importedToStdout.code, importedToStdout.stderr).toBe(0);
+    expect(importedToStdout.stdout).toBe(plain.stdout);
+    expect(importedToStdout.stdout).toContain('securityPolicy:');
+    await portal.clearRequests();
+    const report = await portal.run(['import', '--out', '/dev/stdout', '--format', 'json']);
+    expect(report.code).toBe(1);
+    // The refusal is the one JSON document on standard output, as every error with --format json.
+    expect((JSON.parse(report.stdout) as { error: string }).error).toContain("--out /dev/stdout is this command's standard output, where the JSON report goes too");
+    expect(await portal.requests()).toEqual([]);
   });
 
   it('config errors are printed once', async () => {

@@ -1,6 +1,6 @@
-import { access, mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileErrorReason, writeKeptFile } from '../files.js';
+import { fileErrorReason, isStandardOutput, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
@@ -65,7 +65,12 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   const environment = singleEnvironment(request);
   const config = environment === undefined ? undefined : await loadDesired(paths, io, { environment, portal: options.portal });
   const url = portalUrl(config, options);
-  const file = options.out === undefined ? undefined : resolve(io.cwd, options.out);
+  // `--out /dev/stdout` is standard output, written as without --out (opened by name, a socket fails).
+  const toStandardOutput = options.out !== undefined && isStandardOutput(await stat(resolve(io.cwd, options.out)).catch(() => undefined));
+  if (toStandardOutput && options.format === 'json') {
+    throw new UsageError(`--out ${options.out} is this command's standard output, where the JSON report goes too: write the config to a file, or leave --out out (the report then holds the config); nothing was read.`);
+  }
+  const file = options.out === undefined || toStandardOutput ? undefined : resolve(io.cwd, options.out);
   // Said before the portal is read (minutes for a large organization); the write refuses it again atomically.
   if (file && !options.force && (await exists(file))) throw alreadyExists(options.out ?? file);
   const schema = await schemaLocation(file ? dirname(file) : io.cwd);

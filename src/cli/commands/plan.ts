@@ -1,4 +1,3 @@
-import { fstatSync, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { serializePlan, serializeFleetPlans, type FleetPlanEntry } from '../../engine/plan/saved-plan.js';
@@ -10,7 +9,7 @@ import { redactPlan } from '../../engine/plan/redact.js';
 import { UsageError } from '../../core/errors.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
-import { fileErrorReason, withFile, writeKeptFile } from '../files.js';
+import { fileErrorReason, isStandardOutput, withFile, writeKeptFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
@@ -106,16 +105,6 @@ async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<vo
   }
   if (head.trim() === '' || /^\{\s*"formatVersion"\s*:/.test(head)) return;
   throw new UsageError(`${out} exists and is not a saved plan: --out replaces only a plan file. Choose another path, or remove ${out}; nothing was read or written.`);
-}
-
-/** Whether `file` is the file this process's standard output is (a pipe, a socket, a terminal). */
-function isStandardOutput(file: Stats): boolean {
-  try {
-    const stdout = fstatSync(1);
-    return stdout.dev === file.dev && stdout.ino === file.ino;
-  } catch {
-    return false;
-  }
 }
 
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
