@@ -1,5 +1,6 @@
 import { ConfigError } from '../engine/config/errors.js';
 import { StalePlanError } from '../engine/plan/saved-plan.js';
+import { ReadsRefusedError } from '../engine/read/read-live.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
@@ -29,6 +30,9 @@ function codeOf(error: Error): string {
 /** An error as the diagnostics `validate --format json` prints (non-config errors become one). */
 function diagnosticsOf(error: unknown): Diagnostic[] {
   if (error instanceof ConfigError) return [...error.diagnostics];
+  if (error instanceof ReadsRefusedError) {
+    return error.refused.map(({ address, location, error: refusal }) => ({ ...diagnosticsOf(refusal)[0] as Diagnostic, address, ...(location ? { location } : {}) }));
+  }
   if (error instanceof ApiError) {
     const portal = [error.code === undefined ? '' : String(error.code), error.messageCode ?? ''].filter(Boolean).join(' ');
     return [{ severity: 'error', code: `api/${codeOf(error)}`, message: error.message, ...(portal ? { value: portal } : {}), expected: `${error.method} ${error.path} to succeed` }];

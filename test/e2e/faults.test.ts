@@ -89,6 +89,31 @@ describe('fault handling through the CLI', () => {
     expect(again.code).toBe(0);
     await expectStateMatchesPortal();
   });
+  it('reads refused for want of privileges are said together, each at its place in the config, and nothing is sent', async () => {
+    const tasks = await portal.writeConfig(
+      `${CONFIG}users:\n  - username: jsmith\n    tasks:\n      - { id: a1b2c3, enabled: true }\n  - username: mlopez\n    tasks:\n      - { id: 9f8e7d, enabled: true }\n`,
+      'tasks',
+    );
+    // The viewer may read the organization but no one's tasks: two refusals, both said in one run.
+    const apply = await portal.run(['apply', tasks, '--auto-approve'], { credentials: { token: 'viewer-token' } });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('Error: The portal refused 2 of the reads the configuration needs: the account behind the credentials lacks a privilege for each (code 403, GWM_0003; not retried).\n');
+    expect(apply.stderr).toContain(`tasks/portalctl.yaml:16:7: user[jsmith].task[a1b2c3]: GET /community/users/jsmith/tasks: tasks is reserved to default administrators and the user 'jsmith'.\n`);
+    expect(apply.stderr).toContain(`tasks/portalctl.yaml:19:7: user[mlopez].task[9f8e7d]: GET /community/users/mlopez/tasks: tasks is reserved to default administrators and the user 'mlopez'.\n`);
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    const json = await portal.run(['plan', tasks, '--format', 'json'], { credentials: { token: 'viewer-token' } });
+    const report = JSON.parse(json.stdout) as { errors: number; diagnostics: { address: string; value: string; location: { line: number } }[] };
+    expect(report.errors).toBe(2);
+    expect(report.diagnostics.map(({ address, value, location }) => [address, value, location.line])).toEqual([
+      ['user[jsmith].task[a1b2c3]', '403 GWM_0003', 16],
+      ['user[mlopez].task[9f8e7d]', '403 GWM_0003', 19],
+    ]);
+    // One refusal is the portal's own error, as before.
+    const jsmith = await portal.run(['plan', tasks], { credentials: { token: 'jsmith-token' } });
+    expect(jsmith.code).toBe(1);
+    expect(jsmith.stderr).toContain('Error: GET /community/users/mlopez/tasks failed: You do not have permissions to access this resource or perform this operation. (code 403, GWM_0003)');
+  });
+
   it('does not repeat a dropped inviteParticipant (E13) and reports it', async () => {
     const inviting = await portal.writeConfig(
       `${CONFIG}collaborations:\n  - id: c0ffee\n    participants:\n      - guestPortalUrl: https://partner.example.org/portal\n        workspaces: { w1: sendAndReceive }\n        expirationHours: 72\n`,

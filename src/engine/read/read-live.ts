@@ -9,8 +9,11 @@
  * most of them wait on a read another object started (a list, a user's tasks) and a bound on
  * objects would leave request places idle behind them.
  */
+import { isMissingPrivilege, type ApiError } from '../../api/index.js';
 import { ConfigError } from '../config/errors.js';
-import type { Diagnostic } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
+import { PortalctlError } from '../../core/errors.js';
+import { counted } from '../../core/words.js';
 import { NotOnPortalError, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
 import { type JsonValue } from '../../core/json.js';
 import { type LiveReader } from '../../core/request.js';
@@ -22,6 +25,48 @@ export interface LiveRead {
   labels: Map<string, string>;
 }
 
+/** A read the portal refused for want of a privilege, and the object it was for. */
+export interface RefusedRead {
+  address: string;
+  location: Diagnostic['location'];
+  error: ApiError;
+}
+
+/** Refused requests listed by name; the rest are counted. */
+const REFUSALS_LISTED = 20;
+
+/**
+ * The portal refused several reads (403 GWM_0003): each is said at once, with the objects it was
+ * for, so that the privileges are granted in one go rather than one failed run at a time.
+ */
+export class ReadsRefusedError extends PortalctlError {
+  constructor(readonly refused: readonly RefusedRead[]) {
+    super(refusalText(refused));
+  }
+}
+
+function refusalText(refused: readonly RefusedRead[]): string {
+  const byRequest = new Map<string, RefusedRead[]>();
+  for (const read of refused) {
+    const request = `${read.error.method} ${read.error.path}`;
+    byRequest.set(request, [...(byRequest.get(request) ?? []), read]);
+  }
+  const lines = [...byRequest].slice(0, REFUSALS_LISTED).map(([request, reads]) => {
+    const [first] = reads as [RefusedRead, ...RefusedRead[]];
+    const where = first.location ? `${formatLocation(first.location)}: ` : '';
+    const objects = reads.length > 1 ? `${first.address} and ${counted(reads.length - 1, 'other object')}` : first.address;
+    const reason = first.error.details.filter((detail) => detail.trim() !== '').join('; ') || first.error.apiMessage;
+    return `  ${where}${objects}: ${request}: ${reason}`;
+  });
+  const more = byRequest.size > REFUSALS_LISTED ? [`  and ${counted(byRequest.size - REFUSALS_LISTED, 'other request')}`] : [];
+  return [
+    `The portal refused ${byRequest.size} of the reads the configuration needs: the account behind the credentials lacks a privilege for each (code 403, GWM_0003; not retried).`,
+    ...lines,
+    ...more,
+    'Use a default administrator account, or grant the privileges to its role.',
+  ].join('\n');
+}
+
 /** Objects in progress at once: enough to keep every request place busy, few enough to bound memory. */
 const OBJECTS_IN_PROGRESS = 1024;
 
@@ -30,6 +75,7 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
   const values = new Map<string, JsonValue>();
   const labels = new Map<string, string>();
   const missing: Diagnostic[] = [];
+  const refused: RefusedRead[] = [];
   // Each kind's reads, all sharing the kind's one context.
   const byKind = new Map<string, { context: ReadContext; reads: { obj: DesiredObject; context: ReadContext }[] }>();
   for (const obj of objects) {
@@ -50,6 +96,12 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
         if (label) labels.set(obj.address, label);
         tracker?.step();
       } catch (error) {
+        if (isMissingPrivilege(error)) {
+          // The other reads go on: every privilege missing is said in one run.
+          tracker?.step();
+          refused.push({ address: obj.address, location: obj.source, error });
+          continue;
+        }
         if (!(error instanceof NotOnPortalError)) throw error;
         tracker?.step();
         missing.push({
@@ -64,6 +116,10 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(OBJECTS_IN_PROGRESS, objects.length)) }, worker));
+  // One refusal is the portal's own error, as any other request's; several are said together.
+  const requests = new Set(refused.map(({ error }) => `${error.method} ${error.path}`));
+  if (requests.size === 1) throw (refused[0] as RefusedRead).error;
+  if (requests.size > 1) throw new ReadsRefusedError(refused.sort((a, b) => a.address.localeCompare(b.address)));
   if (missing.length) throw new ConfigError(missing.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
   return { values, labels };
 }
