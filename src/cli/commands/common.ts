@@ -1,14 +1,14 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
 import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, type ApiClient } from '../../api/index.js';
-import { loadConfig, throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
+import { throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/plan/prepare.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { terminalText } from '../../engine/render/escape.js';
-import { registry } from '../../registry.js';
 import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, stateSpec, type StateStore } from '../../state/index.js';
 import { chooseEnvironmentMessage, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
+import { readConfig } from '../read-config.js';
 import { version } from '../version.js';
 
 /** Options every command that talks to a portal or the state accepts (DESIGN.md "Shared options"). */
@@ -27,7 +27,7 @@ export interface SharedOptions extends EnvironmentOptions {
  * that declares environments needs one chosen.
  */
 export async function loadDesired(paths: readonly string[], io: CommandIO, { environment, portal }: { environment?: string | undefined; portal?: string | undefined }): Promise<LoadedConfig> {
-  const config = await loadConfig(paths, { cwd: io.cwd, env: io.env, kinds: registry, ...(environment === undefined ? {} : { environment }), ...(portal === undefined ? {} : { portalUrl: portal }) });
+  const config = await readConfig(paths, io, { environment, portal });
   if (environment === undefined && config.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(config.environments));
   // On a loading error, report every problem at once, rule checks included, as validate does.
   if (config.diagnostics.some((d) => d.severity === 'error')) throwIfInvalid(validateConfig(config));

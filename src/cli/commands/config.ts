@@ -4,15 +4,15 @@
  * followed by the file and line it was written at. An invalid config is printed too (its
  * problems go to stderr, exit 1): seeing the merge is how an overlay's mistake is found.
  */
-import { loadConfig, validateConfig } from '../../engine/config/index.js';
+import { validateConfig } from '../../engine/config/index.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { effectiveYamlMaxBytes, renderEffectiveJson, renderEffectiveYaml } from '../../engine/config/effective.js';
 import { UsageError } from '../../core/errors.js';
-import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
 import { chooseEnvironmentMessage, isFleet, requestedEnvironments, singleEnvironment, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
+import { readConfig } from '../read-config.js';
 
 export interface ConfigOptions extends EnvironmentOptions {
   format: 'yaml' | 'json';
@@ -25,14 +25,7 @@ export async function configCommand(paths: readonly string[], options: ConfigOpt
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) throw new UsageError('config prints one environment: name it with --env NAME.');
   const environment = singleEnvironment(request);
-  const loaded = await loadConfig(paths, {
-    cwd: io.cwd,
-    env: io.env,
-    kinds: registry,
-    allowUnsetEnv: options.allowUnsetEnv === true,
-    ...(environment === undefined ? {} : { environment }),
-    ...(options.portal === undefined ? {} : { portalUrl: options.portal }),
-  });
+  const loaded = await readConfig(paths, io, { environment, portal: options.portal, allowUnsetEnv: options.allowUnsetEnv });
   if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments));
   if (options.format !== 'json') {
     const bytes = loaded.sources.reduce((total, file) => total + (statSync(resolve(io.cwd, file), { throwIfNoEntry: false })?.size ?? 0), 0);

@@ -3,14 +3,14 @@
  * environments is validated in each of them (or in those --env names): each environment's
  * effective config, its overlays merged over the base with its values.
  */
-import { loadConfig, validateConfig, type LoadedConfig } from '../../engine/config/index.js';
+import { validateConfig, type LoadedConfig } from '../../engine/config/index.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
-import { registry } from '../../registry.js';
 import { renderDiagnostics } from '../diagnostics.js';
 import { isFleet, refuseOneStateOrPortal, requestedEnvironments, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
+import { readConfig } from '../read-config.js';
 
 export interface ValidateOptions extends EnvironmentOptions {
   format?: string;
@@ -61,15 +61,7 @@ function unsetEnvHint(results: readonly Validated[], options: ValidateOptions): 
 export async function validateCommand(paths: readonly string[], options: ValidateOptions, io: CommandIO): Promise<number> {
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not "${format}".`);
-  const load = (environment?: string) =>
-    loadConfig(paths, {
-      cwd: io.cwd,
-      env: io.env,
-      kinds: registry,
-      allowUnsetEnv: options.allowUnsetEnv === true,
-      ...(environment === undefined ? {} : { environment }),
-      ...(options.portal === undefined ? {} : { portalUrl: options.portal }),
-    });
+  const load = (environment?: string) => readConfig(paths, io, { environment, portal: options.portal, allowUnsetEnv: options.allowUnsetEnv });
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) refuseOneStateOrPortal({ ...(options.portal === undefined ? {} : { portal: options.portal }) });
   let names: string[];
