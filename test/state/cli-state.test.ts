@@ -83,6 +83,10 @@ describe('file state through the CLI', () => {
     const serials = history.stdout.trim().split('\n').slice(2).map((line) => Number(line.split('\t')[0]));
     const shown = await portal.run(['state', 'show', '--serial', String(serials[serials.length - 1])]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ serial: serials[serials.length - 1] });
+    // An address missing from an old serial is said to be missing there, not from the state.
+    const missing = await portal.run(['state', 'show', '--serial', '1', 'role[r0]']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('Error: The state has no resource at role[r0]; nothing to show at serial 1.\n');
 
     const before = await readFile(portal.statePath, 'utf8');
     // A record moves within its kind only: organization.other is no address of the security policy.

@@ -191,7 +191,7 @@ async function showState(state: StateDocument, address: string | undefined, opti
   }
   const entry = Object.prototype.hasOwnProperty.call(state.resources, address) ? state.resources[address] : undefined;
   const mark = Object.prototype.hasOwnProperty.call(state.unknownOutcomes ?? {}, address) ? state.unknownOutcomes?.[address] : undefined;
-  if (!entry && !mark) throw unknownAddress(state, address, 'nothing to show');
+  if (!entry && !mark) throw unknownAddress(state, address, options.serial === undefined ? 'nothing to show' : `nothing to show at serial ${state.serial}`);
   const shown = { address, ...(entry ? { ...entry, status: entry.status ?? 'present' } : {}), ...(mark ? { unknownOutcome: mark } : {}) };
   if (options.format === 'json') {
     io.stdout(json(shown));
