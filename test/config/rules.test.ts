@@ -38,6 +38,8 @@ const table: Expected[] = [
   ['item-status-value.yaml', 'error', 'schema/invalid-value', 'item[i1].status', 5, 13],
   ['memberschema-value.yaml', 'error', 'schema/invalid-value', 'organization.memberCategorySchema', 4, 25],
   ['missing-version.yaml', 'error', 'schema/missing-property', undefined, 1, 1],
+  ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 2, 43],
+  ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 4, 11],
   ['organization-description-too-long.yaml', 'error', 'category-schema/description-too-long', 'organization.categorySchema', 8, 20],
   ['organization-title-too-long.yaml', 'error', 'category-schema/title-too-long', 'organization.categorySchema', 6, 14],
   ['organization-too-many-categories.yaml', 'error', 'category-schema/too-many-categories', 'organization.categorySchema', 207, 9],
@@ -136,6 +138,13 @@ describe('rule checks, one broken config per rule', () => {
       'a boolean (yes, no, on and off are text in YAML 1.2: write true or false)',
       'a boolean (it is quoted: write it without quotes)',
       'an integer or a null (it is quoted: write it without quotes)',
+    ]);
+  });
+
+  it('a number where a text goes says to quote it as written, without the number it was read as (10.10 reads as 10.1, 0012 as 12)', async () => {
+    expect((await diagnosticsOf('number-for-text.yaml')).map((d) => d.expected)).toEqual([
+      'a string (write it in quotes, as it is written: unquoted, YAML reads it as a number)',
+      'a string or an object with name (write it in quotes, as it is written: unquoted, YAML reads it as a number)',
     ]);
   });
 

@@ -160,7 +160,8 @@ export function checkSchema(source: ResolvedSource, validate: SchemaValidator, k
   diagnostics.push({
     severity: 'error',
     code: 'schema/too-many-problems',
-    message: `The file has ${errors.length.toLocaleString('en-US')} schema problems; the first ${maxSchemaProblems.toLocaleString('en-US')} are listed, and nothing else of the file is checked.`,
+    // The validator's findings are not the problems listed: an id that is neither of its two forms is three findings, one problem.
+    message: `The file has too many schema problems to list: the ${diagnostics.length.toLocaleString('en-US')} in the first ${maxSchemaProblems.toLocaleString('en-US')} of the validator's ${errors.length.toLocaleString('en-US')} findings are listed, and nothing else of the file is checked.`,
     location: { file: source.file, line: 1, column: 1 },
     expected: 'fix the problems listed, then validate again',
   });

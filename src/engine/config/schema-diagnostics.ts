@@ -129,9 +129,8 @@ const yaml11Booleans = new Set(['yes', 'no', 'on', 'off', 'y', 'n']);
  * How to write a text as the boolean or number the schema asks for, when it plainly is one. The
  * value itself is not repeated: it may come from a reference, whose value is never shown.
  */
-function typeHint(value: JsonValue | undefined, types: string): string {
+function typeHint(value: JsonValue | undefined, wanted: readonly string[]): string {
   if (typeof value !== 'string') return '';
-  const wanted = types.split(',');
   const trimmed = value.trim();
   if (wanted.includes('boolean')) {
     if (trimmed === 'true' || trimmed === 'false') return ' (it is quoted: write it without quotes)';
@@ -139,6 +138,16 @@ function typeHint(value: JsonValue | undefined, types: string): string {
   }
   const number = (wanted.includes('integer') && /^-?\d+$/.test(trimmed)) || (wanted.includes('number') && trimmed !== '' && Number.isFinite(Number(trimmed)));
   return number ? ' (it is quoted: write it without quotes)' : '';
+}
+
+/**
+ * How to write as text a number or a boolean where a text goes (`version: 10.10`, an id of digits
+ * only): in quotes, as written. The parsed value is not repeated, since it is not what was
+ * written (10.10 reads as 10.1, 0012 as 12, 1e3 as 1000).
+ */
+function textHint(value: JsonValue | undefined, types: readonly string[]): string {
+  if (!types.includes('string') || (typeof value !== 'number' && typeof value !== 'boolean')) return '';
+  return ` (write it in quotes, as it is written: unquoted, YAML reads it as a ${typeof value})`;
 }
 
 /** A value's JSON Schema type, as a branch's `type` names it. */
@@ -221,7 +230,8 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         const alternatives = typedAlternatives.get(error);
         if (alternatives !== undefined) {
           if (alternatives === '') break; // the chosen branch's own errors say it
-          diagnostics.push({ ...base, code: 'schema/wrong-type', message: `${described(path)} must be ${alternatives}.`, location: source.locate(path), value: shown(value), expected: alternatives });
+          const hint = textHint(value, typedBranches(schemaAt(schema, error.schemaPath))?.map((branch) => branch.type) ?? []);
+          diagnostics.push({ ...base, code: 'schema/wrong-type', message: `${described(path)} must be ${alternatives}.`, location: source.locate(path), value: shown(value), expected: `${alternatives}${hint}` });
           break;
         }
         const keys = variantKeys.get(error.instancePath) ?? [];
@@ -267,7 +277,8 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       }
       case 'type': {
         const type = String(error.params['type']).split(',').map(article).join(' or ');
-        const quoteHint = typeof value === 'number' && type.includes('string') ? ` (quote it: "${value}")` : typeHint(value, String(error.params['type']));
+        const types = String(error.params['type']).split(',');
+        const quoteHint = textHint(value, types) || typeHint(value, types);
         diagnostics.push({
           ...base,
           code: 'schema/wrong-type',
