@@ -137,7 +137,8 @@ function readOrganization(field: Field): Organization {
   const apiVersion = o.optional('apiVersion');
   for (const field of [version, apiVersion]) {
     if (field && typeof field.value === 'number') {
-      field.failHere(`must be a string; quote it ("${String(field.value)}") so that e.g. "10.10" is not read as 10.1`);
+      // Not the number read: 10.10 reads as 10.1.
+      field.failHere('must be a string; quote it as it is written, so that e.g. "10.10" is not read as 10.1');
     }
   }
   const quotas = o.optional('quotas')?.object(['level1', 'level2']);
