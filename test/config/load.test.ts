@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
@@ -44,6 +47,18 @@ describe('loading', () => {
       location: { file: 'duplicates/two.yaml', line: 6, column: 13 },
     });
     expect(diagnostics[0]?.message).toContain('duplicates/one.yaml:3:23');
+  });
+
+  it('reads a file once when two paths name it (a directory and a link to it, a file and its directory)', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-linked-'));
+    try {
+      symlinkSync(join(fixtures, 'split'), join(directory, 'linked'));
+      const loaded = await loadConfig([join(fixtures, 'split'), join(directory, 'linked'), join(fixtures, 'split/a.yaml')], { cwd: fixtures, env: {}, kinds: registry });
+      expect(loaded.sources).toEqual(['split/a.yaml']);
+      expect(validateConfig(loaded)).toEqual([]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('reports a missing path', async () => {

@@ -4,7 +4,7 @@
  * merge declarations. Each address, each pruned collection and the portal block may be
  * declared once across all files.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
 import { duplicateBlock } from './errors.js';
@@ -64,7 +64,20 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
       diagnostics.push(sourceProblem(displayName(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory'));
     }
   }
-  return { files: [...new Set(files)], diagnostics };
+  return { files: await oncePerFile(files), diagnostics };
+}
+
+/** Each file once, also when named twice by different paths (a directory and a link to it: its objects are not declared twice). */
+async function oncePerFile(files: readonly string[]): Promise<string[]> {
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  for (const file of new Set(files)) {
+    const real = await realpath(file).catch(() => file);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    kept.push(file);
+  }
+  return kept;
 }
 
 /** Files read and parsed (off-thread.ts), in order, their locations naming each file as diagnostics show it. */
