@@ -1,6 +1,6 @@
 import { ConfigError } from '../engine/config/errors.js';
 import { StalePlanError } from '../engine/plan/saved-plan.js';
-import { ReadsRefusedError } from '../engine/read/read-live.js';
+import { ReadsRefusedError, refusalText } from '../engine/read/read-live.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
@@ -31,7 +31,13 @@ function codeOf(error: Error): string {
 function diagnosticsOf(error: unknown): Diagnostic[] {
   if (error instanceof ConfigError) return [...error.diagnostics];
   if (error instanceof ReadsRefusedError) {
-    return error.refused.map(({ address, location, error: refusal }) => ({ ...diagnosticsOf(refusal)[0] as Diagnostic, address, ...(location ? { location } : {}) }));
+    return error.refused.map(({ address, location, error: refusal }) => ({
+      ...(diagnosticsOf(refusal)[0] as Diagnostic),
+      code: 'api/missing-privilege',
+      message: `Refused for want of a privilege: ${refusalText(refusal)}`,
+      address,
+      ...(location ? { location } : {}),
+    }));
   }
   if (error instanceof ApiError) {
     const portal = [error.code === undefined ? '' : String(error.code), error.messageCode ?? ''].filter(Boolean).join(' ');

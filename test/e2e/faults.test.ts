@@ -102,12 +102,13 @@ describe('fault handling through the CLI', () => {
     expect(apply.stderr).toContain(`tasks/portalctl.yaml:19:7: user[mlopez].task[9f8e7d]: GET /community/users/mlopez/tasks: tasks is reserved to default administrators and the user 'mlopez'.\n`);
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
     const json = await portal.run(['plan', tasks, '--format', 'json'], { credentials: { token: 'viewer-token' } });
-    const report = JSON.parse(json.stdout) as { errors: number; diagnostics: { address: string; value: string; location: { line: number } }[] };
+    const report = JSON.parse(json.stdout) as { errors: number; diagnostics: { code: string; message: string; address: string; value: string; location: { line: number } }[] };
     expect(report.errors).toBe(2);
-    expect(report.diagnostics.map(({ address, value, location }) => [address, value, location.line])).toEqual([
-      ['user[jsmith].task[a1b2c3]', '403 GWM_0003', 16],
-      ['user[mlopez].task[9f8e7d]', '403 GWM_0003', 19],
+    expect(report.diagnostics.map(({ code, address, value, location }) => [code, address, value, location.line])).toEqual([
+      ['api/missing-privilege', 'user[jsmith].task[a1b2c3]', '403 GWM_0003', 16],
+      ['api/missing-privilege', 'user[mlopez].task[9f8e7d]', '403 GWM_0003', 19],
     ]);
+    expect(report.diagnostics[0]?.message).toBe("Refused for want of a privilege: GET /community/users/jsmith/tasks: tasks is reserved to default administrators and the user 'jsmith'.");
     // One refusal is the portal's own error, as before.
     const jsmith = await portal.run(['plan', tasks], { credentials: { token: 'jsmith-token' } });
     expect(jsmith.code).toBe(1);

@@ -41,22 +41,29 @@ const REFUSALS_LISTED = 20;
  */
 export class ReadsRefusedError extends PortalctlError {
   constructor(readonly refused: readonly RefusedRead[]) {
-    super(refusalText(refused));
+    super(refusalsText(refused));
   }
 }
 
-function refusalText(refused: readonly RefusedRead[]): string {
+/** One refused request in a line: `GET /path: the portal's details` (its message when it gives none). */
+export function refusalText(error: ApiError): string {
+  const reason = error.details.filter((detail) => detail.trim() !== '').join('; ') || error.apiMessage;
+  return `${error.method} ${error.path}: ${reason}`;
+}
+
+function refusalsText(refused: readonly RefusedRead[]): string {
   const byRequest = new Map<string, RefusedRead[]>();
   for (const read of refused) {
     const request = `${read.error.method} ${read.error.path}`;
-    byRequest.set(request, [...(byRequest.get(request) ?? []), read]);
+    const reads = byRequest.get(request);
+    if (reads) reads.push(read);
+    else byRequest.set(request, [read]);
   }
-  const lines = [...byRequest].slice(0, REFUSALS_LISTED).map(([request, reads]) => {
+  const lines = [...byRequest.values()].slice(0, REFUSALS_LISTED).map((reads) => {
     const [first] = reads as [RefusedRead, ...RefusedRead[]];
     const where = first.location ? `${formatLocation(first.location)}: ` : '';
     const objects = reads.length > 1 ? `${first.address} and ${counted(reads.length - 1, 'other object')}` : first.address;
-    const reason = first.error.details.filter((detail) => detail.trim() !== '').join('; ') || first.error.apiMessage;
-    return `  ${where}${objects}: ${request}: ${reason}`;
+    return `  ${where}${objects}: ${refusalText(first.error)}`;
   });
   const more = byRequest.size > REFUSALS_LISTED ? [`  and ${counted(byRequest.size - REFUSALS_LISTED, 'other request')}`] : [];
   return [
