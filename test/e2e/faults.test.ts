@@ -91,22 +91,24 @@ describe('fault handling through the CLI', () => {
   });
   it('reads refused for want of privileges are said together, each at its place in the config, and nothing is sent', async () => {
     const tasks = await portal.writeConfig(
-      `${CONFIG}users:\n  - username: jsmith\n    tasks:\n      - { id: a1b2c3, enabled: true }\n  - username: mlopez\n    tasks:\n      - { id: 9f8e7d, enabled: true }\n`,
+      `${CONFIG}users:\n  - username: jsmith\n    tasks:\n      - { id: a1b2c3, enabled: true }\n      - { id: d4e5f6, enabled: true }\n  - username: mlopez\n    tasks:\n      - { id: 9f8e7d, enabled: true }\n`,
       'tasks',
     );
     // The viewer may read the organization but no one's tasks: two refusals, both said in one run.
     const apply = await portal.run(['apply', tasks, '--auto-approve'], { credentials: { token: 'viewer-token' } });
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('Error: The portal refused 2 of the reads the configuration needs: the account behind the credentials lacks a privilege for each (code 403, GWM_0003; not retried).\n');
-    expect(apply.stderr).toContain(`tasks/portalctl.yaml:16:7: user[jsmith].task[a1b2c3]: GET /community/users/jsmith/tasks: tasks is reserved to default administrators and the user 'jsmith'.\n`);
-    expect(apply.stderr).toContain(`tasks/portalctl.yaml:19:7: user[mlopez].task[9f8e7d]: GET /community/users/mlopez/tasks: tasks is reserved to default administrators and the user 'mlopez'.\n`);
+    // The two tasks of jsmith come from one refused request: said once, with both objects.
+    expect(apply.stderr).toContain(`tasks/portalctl.yaml:16:7: user[jsmith].task[a1b2c3] and 1 other object: GET /community/users/jsmith/tasks: tasks is reserved to default administrators and the user 'jsmith'.\n`);
+    expect(apply.stderr).toContain(`tasks/portalctl.yaml:20:7: user[mlopez].task[9f8e7d]: GET /community/users/mlopez/tasks: tasks is reserved to default administrators and the user 'mlopez'.\n`);
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
     const json = await portal.run(['plan', tasks, '--format', 'json'], { credentials: { token: 'viewer-token' } });
     const report = JSON.parse(json.stdout) as { errors: number; diagnostics: { code: string; message: string; address: string; value: string; location: { line: number } }[] };
-    expect(report.errors).toBe(2);
+    expect(report.errors).toBe(3);
     expect(report.diagnostics.map(({ code, address, value, location }) => [code, address, value, location.line])).toEqual([
       ['api/missing-privilege', 'user[jsmith].task[a1b2c3]', '403 GWM_0003', 16],
-      ['api/missing-privilege', 'user[mlopez].task[9f8e7d]', '403 GWM_0003', 19],
+      ['api/missing-privilege', 'user[jsmith].task[d4e5f6]', '403 GWM_0003', 17],
+      ['api/missing-privilege', 'user[mlopez].task[9f8e7d]', '403 GWM_0003', 20],
     ]);
     expect(report.diagnostics[0]?.message).toBe("Refused for want of a privilege: GET /community/users/jsmith/tasks: tasks is reserved to default administrators and the user 'jsmith'.");
     // One refusal is the portal's own error, as before.
