@@ -117,7 +117,8 @@ describe('the product release, through the CLI', () => {
       const dir = await portal.writeConfig(`${header('11.3')}organization:\n  securityPolicy:\n    minLength: 12\n`);
       const plan = await portal.run(['plan', dir]);
       expect(plan.code).toBe(0);
-      expect(plan.stderr).toContain('warning: portal.version is declared as "11.3", but the portal at');
+      // Located at the declared value, not at the portal block.
+      expect(plan.stderr).toMatch(/portalctl\.yaml:5:12: warning: portal\.version is declared as "11\.3", but the portal at/);
       expect(plan.stderr).toContain('reports "11.1"');
     } finally {
       await portal.dispose();

@@ -111,6 +111,8 @@ export interface DeclaredPortal {
   access?: 'public' | 'private';
   verified?: boolean;
   source?: SourceLocation;
+  /** Where a field of the block is written (its value), for a problem with that field. */
+  locate?: (field: string) => SourceLocation;
 }
 
 export interface MergedDeclarations {
@@ -130,6 +132,7 @@ function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Di
   // took seconds for a large config that needed no location at all.
   let location: SourceLocation | undefined;
   Object.defineProperty(portal, 'source', { enumerable: true, configurable: true, get: () => (location ??= first.source.locate(['portal'], { key: true })) });
+  Object.defineProperty(portal, 'locate', { enumerable: false, value: (field: string) => first.source.locate(['portal', field]) });
   for (const other of others) {
     diagnostics.push(duplicateBlock('portal', first.source.locate(['portal'], { key: true }), other.source.locate(['portal'], { key: true }), 'one portal block across all files'));
   }

@@ -72,7 +72,7 @@ function factMismatches(config: LoadedConfig, portal: LivePortal, url: string): 
       severity,
       code: `portal/${field}-mismatch`,
       message: `portal.${field} is declared as ${JSON.stringify(was)}, but the portal at ${url} reports ${JSON.stringify(now)}.`,
-      ...(declared.source ? { location: declared.source } : {}),
+      ...(declared.source ? { location: declared.locate?.(field) ?? declared.source } : {}),
       value: was,
       expected: JSON.stringify(now),
     });
