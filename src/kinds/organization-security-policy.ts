@@ -2,6 +2,7 @@
  * E8: the password security policy. Value: the declared rules only, e.g.
  * `{ minLength: 12, minOther: null }`; a declared null clears the rule.
  */
+import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DiscoveredObject, JsonSchema, PortalFacts } from './toolkit/contract.js';
 import { entryProperty } from './toolkit/config-entries.js';
@@ -105,17 +106,30 @@ export const organizationSecurityPolicy = defineKind({
     }
     return diagnostics;
   },
-  live: { one: (_obj, reader) => reader.get('/portals/self/securityPolicy') },
+  live: { one: (_obj, reader) => readPolicy(reader) },
   // Every declared rule is sent; a null as an empty value, which the API reads as null.
   fields: Object.fromEntries(ruleNames.map((name) => [name, rule(name)])),
   request: { path: () => '/portals/self/securityPolicy/update' },
   discover: discoverSecurityPolicy,
 });
 
+const POLICY_PATH = '/portals/self/securityPolicy';
+
+/**
+ * The policy's answer, whose rules are all under `passwordPolicy` (wire-samples: a policy never
+ * customised is `type: "default"`). Without it every rule would read as unset, and the plan would
+ * set each declared rule over whatever the portal has: an answer of another shape is an error.
+ */
+async function readPolicy(reader: LiveReader): Promise<JsonObject | undefined> {
+  const answer = await reader.get(POLICY_PATH);
+  if (answer && !isObject(answer['passwordPolicy'])) throw new ApiError({ method: 'GET', path: POLICY_PATH, apiMessage: 'unexpected answer: no "passwordPolicy" object in it' });
+  return answer;
+}
+
 /** For import: the rules that are set (whole numbers within the spec's bounds); unset rules stay unmanaged. */
 async function discoverSecurityPolicy(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {
   if (liveVersionBelow(portal, '10.4')) return [];
-  const policy = (await reader.get('/portals/self/securityPolicy'))?.['passwordPolicy'];
+  const policy = (await readPolicy(reader))?.['passwordPolicy'];
   if (!isObject(policy)) return [];
   const rules: JsonObject = {};
   for (const [name, bounds] of Object.entries(securityPolicyBounds)) {

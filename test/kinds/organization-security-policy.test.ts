@@ -70,6 +70,11 @@ describe('organization.securityPolicy (E8) against the emulator', () => {
     expect((await portal.state()).organization.securityPolicy).toEqual({ minLength: 8, minDigit: 1 });
   });
 
+  it('an answer without its passwordPolicy object is an error, not every rule unset to be set again', async () => {
+    await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', rewrite: { passwordPolicy: null }, count: 0 });
+    await expect(portal.plan(await portal.config(CHANGING))).rejects.toThrow('GET /portals/self/securityPolicy failed: unexpected answer: no "passwordPolicy" object in it');
+  });
+
   it('plans nothing and sends nothing when the declared rules already match', async () => {
     const config = await portal.config(`${HEADER}organization:\n  securityPolicy:\n    minLength: 8\n    minUpper: 1\n    minLower: null\n`);
     await expectNothingToSend(portal, config);
