@@ -47,6 +47,8 @@ export function interpretAnswer(
   }
   if (answer.status < 200 || answer.status > 299) {
     const reason = STATUS_CODES[answer.status] ?? 'unexpected status';
+    const location = answer.status >= 300 && answer.status <= 399 ? headerValue(answer.headers['location']) : undefined;
+    if (location) return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}: ${redirectAdvice(location, request.path)}` });
     const snippet = parsed === undefined ? textSnippet(text, contentType) : '';
     return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}${snippet ? `: ${snippet}` : ''}` });
   }
@@ -93,6 +95,22 @@ function detailsOf(value: JsonValue | undefined): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : JSON.stringify(entry)));
   return [typeof value === 'string' ? value : JSON.stringify(value)];
+}
+
+/**
+ * A redirect is not followed: the token would go along to wherever it points (a web adaptor's
+ * http-to-https redirect may be fine; a login page or another host is not). It is said where to,
+ * without its query string, and, when it points to the same path under another root, that root.
+ */
+function redirectAdvice(location: string, path: string): string {
+  let target: URL;
+  try {
+    target = new URL(location);
+  } catch {
+    return `the portal redirects to ${location.split(/[?#]/)[0] ?? ''}, which portalctl does not follow`;
+  }
+  const root = target.pathname.endsWith(path) ? `${target.origin}${target.pathname.slice(0, target.pathname.length - path.length)}` : undefined;
+  return `the portal redirects to ${target.origin}${target.pathname}, which portalctl does not follow (the token would go along)${root ? `; if that is the portal, use ${root} as its URL` : ''}`;
 }
 
 function envelopeFields(error: JsonValue, httpStatus: number): Pick<ApiErrorFields, 'code' | 'messageCode' | 'apiMessage' | 'details'> {

@@ -235,6 +235,19 @@ describe('errors', () => {
     expect(error.message).toContain('HTTP 413 Payload Too Large: Request Entity Too Large');
   });
 
+  it('does not follow a redirect (the token would go along): says where to, without its query, and the REST root it points to', async () => {
+    const { client, server } = await setup((req, res) => {
+      res.writeHead(301, { location: `https://gis.example.com/portal/sharing/rest${req.pathname}?f=json&token=leaked` });
+      res.end();
+    });
+    const error = await failure(client.get('/portals/self'));
+    expect(error.code).toBe(301);
+    expect(error.message).toBe(
+      'GET /portals/self failed: HTTP 301 Moved Permanently: the portal redirects to https://gis.example.com/portal/sharing/rest/portals/self, which portalctl does not follow (the token would go along); if that is the portal, use https://gis.example.com/portal/sharing/rest as its URL (code 301)',
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('reports an answer that is not JSON', async () => {
     const { client } = await setup((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
