@@ -49,6 +49,8 @@ export function interpretAnswer(
     const reason = STATUS_CODES[answer.status] ?? 'unexpected status';
     const location = answer.status >= 300 && answer.status <= 399 ? headerValue(answer.headers['location']) : undefined;
     if (location) return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}: ${redirectAdvice(location, request.path)}` });
+    const webTier = answer.status === 401 ? webTierSignIn(answer.headers['www-authenticate']) : undefined;
+    if (webTier) return fail({ code: answer.status, apiMessage: `HTTP 401 ${reason}: ${webTier}` });
     const snippet = parsed === undefined ? textSnippet(text, contentType) : '';
     return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}${snippet ? `: ${snippet}` : ''}` });
   }
@@ -111,6 +113,25 @@ function redirectAdvice(location: string, path: string): string {
   }
   const root = target.pathname.endsWith(path) ? `${target.origin}${target.pathname.slice(0, target.pathname.length - path.length)}` : undefined;
   return `the portal redirects to ${target.origin}${target.pathname}, which portalctl does not follow (the token would go along)${root ? `; if that is the portal, use ${root} as its URL` : ''}`;
+}
+
+/** Sign-in schemes of a web server in front of the portal (web-tier authentication), not the portal's own tokens. */
+const WEB_TIER_SCHEMES = ['negotiate', 'ntlm', 'kerberos', 'basic', 'digest'];
+
+/**
+ * A 401 whose WWW-Authenticate names a web server's own sign-in: the portal's web adaptor does
+ * Integrated Windows Authentication (or basic/digest), which no portal token passes. The portal
+ * itself, without the web adaptor, takes the same Windows account as username@DOMAIN (Esri
+ * technical support article 000023415, "Can I use IWA authentication to access Portal for ArcGIS
+ * without using the ArcGIS Web Adaptor?").
+ */
+function webTierSignIn(header: string | string[] | undefined): string | undefined {
+  const offered = (Array.isArray(header) ? header : header === undefined ? [] : [header])
+    .flatMap((value) => value.split(','))
+    .map((challenge) => challenge.trim().split(/\s+/)[0] ?? '')
+    .filter((scheme) => WEB_TIER_SCHEMES.includes(scheme.toLowerCase()));
+  if (offered.length === 0) return undefined;
+  return `the web server in front of the portal asks for its own sign-in (${[...new Set(offered)].join(', ')}: web-tier authentication, such as a web adaptor with Integrated Windows Authentication), which portal tokens do not pass. Use the portal's URL without the web adaptor (e.g. https://portal-host:7443/arcgis/sharing/rest), where a Windows account signs in as username@DOMAIN`;
 }
 
 function envelopeFields(error: JsonValue, httpStatus: number): Pick<ApiErrorFields, 'code' | 'messageCode' | 'apiMessage' | 'details'> {

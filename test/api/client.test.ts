@@ -248,6 +248,23 @@ describe('errors', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("a web server's own sign-in (Integrated Windows Authentication in front of the portal) is named, with the way around it", async () => {
+    let answered = 0;
+    const { client } = await setup((_req, res) => {
+      answered += 1;
+      // The first answer challenges as IIS does; the second is a 401 without a challenge.
+      res.writeHead(401, { 'content-type': 'text/plain', ...(answered === 1 ? { 'www-authenticate': ['Negotiate', 'NTLM'] } : {}) });
+      res.end('no');
+    });
+    const error = await failure(client.get('/portals/self'));
+    expect(error.code).toBe(401);
+    expect(error.message).toContain(
+      'HTTP 401 Unauthorized: the web server in front of the portal asks for its own sign-in (Negotiate, NTLM: web-tier authentication, such as a web adaptor with Integrated Windows Authentication), which portal tokens do not pass.',
+    );
+    expect(error.message).toContain('where a Windows account signs in as username@DOMAIN');
+    expect((await failure(client.get('/portals/self'))).message).toContain('HTTP 401 Unauthorized: no');
+  });
+
   it('reports an answer that is not JSON', async () => {
     const { client } = await setup((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
