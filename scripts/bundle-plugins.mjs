@@ -82,6 +82,8 @@ export const undiciAgentOnly = [
   "const Dispatcher = require('undici/lib/dispatcher/dispatcher');",
   "Object.assign(Dispatcher.prototype, require('undici/lib/api'));",
   "module.exports = { Agent: require('undici/lib/dispatcher/agent') };",
+  // Only with a proxy set (https_proxy, ...): initialised on first use, so a direct run does not pay for it.
+  "Object.defineProperty(module.exports, 'ProxyAgent', { enumerable: true, get: () => require('undici/lib/dispatcher/proxy-agent') });",
 ].join('\n');
 
 /**

@@ -4,6 +4,7 @@
  * answer (interpret.ts) and scrubbing secrets from errors (secrets.ts). `f=json` goes on every
  * request, writes are form-encoded, and a fixed `Referer` is sent.
  */
+import { STATUS_CODES } from 'node:http';
 import type { ApiRequest } from '../core/request.js';
 import type { JsonObject } from '../core/json.js';
 import { TokenProvider, credentialVariablesFor, tokenHeaders, type Credentials } from './auth.js';
@@ -13,7 +14,7 @@ import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
-import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, type CertificateProblem, type RawAnswer } from './transport.js';
+import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 import { stopwatch } from '../core/stopwatch.js';
 
@@ -44,6 +45,8 @@ export interface ApiClientOptions {
   insecure?: boolean;
   /** Per-attempt timeout covering the answer's headers and body. Default 30 s. */
   timeoutMs?: number;
+  /** The URL of the HTTP(S) proxy to reach the portal through (proxyFromEnv); default: none. */
+  proxy?: string;
   /** Retries after the first attempt for transient failures. Default 4. */
   maxRetries?: number;
   /** First backoff delay; doubles each retry, with jitter. Default 500 ms. */
@@ -121,7 +124,7 @@ class HttpApiClient implements ApiClient {
     this.base = normalizeBaseUrl(options.url, options.insecure ?? false);
     this.url = this.base.href.replace(/\/+$/, '');
     this.referer = options.referer ?? 'portalctl';
-    this.transport = new Transport(options.timeoutMs ?? 30_000);
+    this.transport = new Transport(options.timeoutMs ?? 30_000, options.proxy);
     this.retry = new RetryPolicy({
       maxRetries: options.maxRetries ?? 4,
       baseDelayMs: options.baseDelayMs ?? 500,
@@ -218,8 +221,10 @@ class HttpApiClient implements ApiClient {
         // A certificate that is not accepted now will not be on the next try: say what to do.
         const certificate = certificateProblem(cause);
         if (certificate) throw this.certificateError(spec, certificate, cause);
-        // Nor will a port that speaks plain HTTP start speaking TLS.
+        // Nor will a port that speaks plain HTTP start speaking TLS, nor a proxy that refused change its mind.
         if (plainHttpAnswered(cause)) throw this.networkError(spec, failure, cause);
+        const refusal = proxyRefusal(cause);
+        if (refusal !== undefined) throw this.proxyRefusedError(spec, refusal, cause);
         if (this.retry.mayRetryNetworkFailure(failure, spec.idempotent, nameDoesNotResolve(cause), retries)) {
           retries += 1;
           await this.waitToRetry(spec, retries, this.retry.delay(retries), false);
@@ -315,12 +320,14 @@ class HttpApiClient implements ApiClient {
     const outcomeUnknown = !spec.idempotent && failure !== 'unreachable';
     // The host: a wrong --portal or portal.url is the usual cause, and the path alone does not show it.
     const host = (spec.administration?.base ?? this.base).host;
+    // Through a proxy, the proxy may be what failed.
+    const via = this.transport.proxy === undefined ? '' : ` through the proxy ${proxyShown(this.transport.proxy)}`;
     const what =
       failure === 'timeout'
-        ? `no answer within ${this.transport.timeoutMs} ms from ${host}`
+        ? `no answer within ${this.transport.timeoutMs} ms from ${host}${via}`
         : failure === 'unreachable'
-          ? `could not reach the portal at ${host} (${describeCause(cause)})`
-          : `the connection to ${host} was dropped (${describeCause(cause)})`;
+          ? `could not reach the portal at ${host}${via} (${describeCause(cause)})`
+          : `the connection to ${host}${via} was dropped (${describeCause(cause)})`;
     return new ApiNetworkError({
       method: spec.method,
       path: spec.path,
@@ -333,6 +340,27 @@ class HttpApiClient implements ApiClient {
           ? `${host} answers plain HTTP where the portal URL asks for https://: check the URL's scheme and port.`
           : undefined,
     });
+  }
+
+  /** The proxy would not open the way to the portal: nothing was sent to it. */
+  private proxyRefusedError(spec: CallSpec, status: number, cause: unknown): ApiNetworkError {
+    const proxy = proxyShown(this.transport.proxy ?? '');
+    const host = (spec.administration?.base ?? this.base).host;
+    const advice: Record<number, string> = {
+      407: `The proxy asks for a sign-in: give its user name and password in the proxy's URL (${this.base.protocol === 'https:' ? 'https_proxy' : 'http_proxy'}=http://user:password@${proxy}).`,
+      403: `The proxy does not let this machine reach ${host}: ask for it to be allowed, or, if the portal is reached directly, name its host in no_proxy.`,
+    };
+    return new ApiNetworkError(
+      {
+        method: spec.method,
+        path: spec.path,
+        apiMessage: `the proxy ${proxy} refused the connection to ${host} (HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''})`,
+        failure: 'unreachable',
+        outcomeUnknown: false,
+        ...(advice[status] ? { hint: advice[status] } : {}),
+      },
+      { cause },
+    );
   }
 
   private certificateError(spec: CallSpec, problem: CertificateProblem, cause: unknown): UntrustedCertificateError {

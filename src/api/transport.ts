@@ -2,8 +2,9 @@
  * Transport: one HTTP attempt over a keep-alive undici Agent, with a per-attempt timeout
  * covering the answer's headers and body, and the classification of attempts that got no answer.
  */
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { NetworkFailure } from './errors.js';
+import { isLoopbackHost } from './url.js';
 
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
@@ -27,6 +28,42 @@ export interface Attempt {
   body?: string;
 }
 
+/**
+ * The HTTP(S) proxy between portalctl and the portal, read from the environment as curl reads
+ * it: `https_proxy`/`HTTPS_PROXY` for an https portal, `http_proxy`/`HTTP_PROXY` for an http one
+ * (the lower-case name first); none when `no_proxy`/`NO_PROXY` names the portal's host (`*`, a
+ * host and its subdomains, `.domain`, `*.domain`, each with an optional `:port`), and none for a
+ * loopback portal (the emulator, a tunnel). undici's EnvHttpProxyAgent applies the same rules,
+ * but does not say which it chose, and messages name the proxy a failed request went through.
+ */
+export function proxyFromEnv(env: NodeJS.ProcessEnv, url: URL): string | undefined {
+  if (isLoopbackHost(url.hostname)) return undefined;
+  const read = (name: string): string => env[name] ?? env[name.toUpperCase()] ?? '';
+  const proxy = read(url.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
+  if (proxy === '') return undefined;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const excluded = read('no_proxy')
+    .split(/[,\s]/)
+    .filter((entry) => entry !== '')
+    .some((entry) => {
+      if (entry === '*') return true;
+      const [, name = entry, entryPort] = /^(.+):(\d+)$/.exec(entry) ?? [];
+      const domain = name.replace(/^\*?\./, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+      return (entryPort === undefined || Number(entryPort) === port) && (host === domain || host.endsWith(`.${domain}`));
+    });
+  return excluded ? undefined : proxy;
+}
+
+/** The proxy as messages name it: its host and port, never a user name or password in its URL. */
+export function proxyShown(proxy: string): string {
+  try {
+    return new URL(proxy).host;
+  } catch {
+    return 'the proxy set in the environment';
+  }
+}
+
 /** The attempt took longer than the per-attempt timeout. */
 export class AttemptTimeout extends Error {
   constructor(options?: { cause?: unknown }) {
@@ -37,10 +74,14 @@ export class AttemptTimeout extends Error {
 
 export class Transport {
   /** Created with the first request (see loadUndici). */
-  private agent: Promise<Agent> | undefined;
+  private agent: Promise<Dispatcher> | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(readonly timeoutMs: number) {
+  constructor(
+    readonly timeoutMs: number,
+    /** The proxy's URL (proxyFromEnv), when the portal is reached through one. */
+    readonly proxy?: string,
+  ) {
     // A failure to load is reported by the first send, which awaits the same promise.
     loadUndici().catch(() => undefined);
   }
@@ -50,7 +91,7 @@ export class Transport {
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
     try {
       // The Agent's own request (undici's Dispatcher.request): the bundle carries only the Agent
-      // and what it uses, not the rest of undici (scripts/bundle.mjs).
+      // and the ProxyAgent and what they use, not the rest of undici (scripts/bundle.mjs).
       const dispatcher = await this.dispatcher();
       const response = await dispatcher.request({
         origin: attempt.target.origin,
@@ -78,8 +119,9 @@ export class Transport {
     await this.closing;
   }
 
-  private dispatcher(): Promise<Agent> {
-    return (this.agent ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } })));
+  private dispatcher(): Promise<Dispatcher> {
+    const options = { keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } };
+    return (this.agent ??= loadUndici().then(({ Agent, ProxyAgent }) => (this.proxy ? new ProxyAgent({ ...options, uri: this.proxy }) : new Agent(options))));
   }
 }
 
@@ -144,6 +186,19 @@ export function nameDoesNotResolve(error: unknown): boolean {
 /** TLS spoken to a server that answers plain HTTP on that port (an https:// URL for an http:// port). */
 export function plainHttpAnswered(error: unknown): boolean {
   return errorCodes(error).includes('ERR_SSL_WRONG_VERSION_NUMBER');
+}
+
+/**
+ * The HTTP status with which a proxy refused to open the tunnel to the portal: undici's ProxyAgent
+ * says it only in its error's message ("Proxy response (407) !== 200 when HTTP Tunneling", in
+ * lib/dispatcher/proxy-agent.js). Nothing reached the portal, and a retry meets the same answer.
+ */
+export function proxyRefusal(error: unknown): number | undefined {
+  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth++, current = current.cause) {
+    const status = /Proxy response \((\d{3})\) !== 200|Proxy Authentication Required \((407)\)/.exec(current.message);
+    if (status) return Number(status[1] ?? status[2]);
+  }
+  return undefined;
 }
 
 export function describeCause(error: unknown): string {

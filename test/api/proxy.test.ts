@@ -1,0 +1,97 @@
+/**
+ * A proxy between portalctl and the portal: which one the environment names for a portal URL
+ * (curl's variables and no_proxy rules), requests through it (a CONNECT tunnel, its sign-in from
+ * the URL), and a proxy that refuses: said at once, not retried, with what to do.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiNetworkError, createApiClient, proxyFromEnv, type ApiClient } from '../../src/api/index.js';
+import { startProxy, type TestProxy } from '../support/proxy.js';
+import { REST_PREFIX } from '../support/loopback.js';
+import { recordingSleep, sendJson, startServer, type TestServer } from './helpers.js';
+
+describe('proxyFromEnv', () => {
+  const portal = new URL('https://gis.example.com/portal/sharing/rest');
+
+  it('https_proxy for an https portal, http_proxy for an http one, the lower-case name first', () => {
+    expect(proxyFromEnv({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' }, portal)).toBe('http://lower:3128');
+    expect(proxyFromEnv({ HTTPS_PROXY: 'http://upper:3128' }, portal)).toBe('http://upper:3128');
+    expect(proxyFromEnv({ HTTP_PROXY: 'http://plain:3128' }, portal)).toBeUndefined();
+    expect(proxyFromEnv({ HTTP_PROXY: 'http://plain:3128' }, new URL('http://gis.example.com/portal/sharing/rest'))).toBe('http://plain:3128');
+    expect(proxyFromEnv({}, portal)).toBeUndefined();
+    expect(proxyFromEnv({ https_proxy: '' }, portal)).toBeUndefined();
+  });
+
+  it('none for a host no_proxy names: *, the host, a parent domain (with or without a leading dot or *.), a port', () => {
+    const through = { https_proxy: 'http://proxy:3128' };
+    for (const noProxy of ['*', 'gis.example.com', 'example.com', '.example.com', '*.example.com', 'other.org, example.com', 'other.org example.com', 'GIS.EXAMPLE.COM:443']) {
+      expect(proxyFromEnv({ ...through, no_proxy: noProxy }, portal), noProxy).toBeUndefined();
+    }
+    for (const noProxy of ['ample.com', 'gis.example.com:7443', 'other.org', 'www.gis.example.com']) {
+      expect(proxyFromEnv({ ...through, NO_PROXY: noProxy }, portal), noProxy).toBe('http://proxy:3128');
+    }
+    expect(proxyFromEnv({ ...through, no_proxy: 'gis.example.com:7443' }, new URL('https://gis.example.com:7443/arcgis/sharing/rest'))).toBeUndefined();
+  });
+
+  it('none for a loopback portal (the emulator, a tunnel), whatever the environment says', () => {
+    for (const host of ['127.0.0.1:7080', 'localhost', '[::1]:7443']) {
+      expect(proxyFromEnv({ https_proxy: 'http://proxy:3128', http_proxy: 'http://proxy:3128' }, new URL(`https://${host}/portal/sharing/rest`)), host).toBeUndefined();
+    }
+  });
+});
+
+describe('requests through a proxy', () => {
+  let server: TestServer | undefined;
+  let proxy: TestProxy | undefined;
+  let client: ApiClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await proxy?.close();
+    await server?.close();
+    client = proxy = server = undefined;
+  });
+
+  /** A portal named by a host that does not resolve: only the proxy, which tunnels to the test server, can reach it. */
+  async function through(refuseWith?: number): Promise<{ client: ApiClient; proxy: TestProxy; server: TestServer; delays: number[] }> {
+    server = await startServer((_req, res) => sendJson(res, { id: '0123456789ABCDEF', name: 'Through the proxy' }));
+    const { port } = new URL(server.url);
+    proxy = await startProxy({ target: { host: '127.0.0.1', port: Number(port) }, ...(refuseWith === undefined ? {} : { refuseWith }) });
+    const sleeper = recordingSleep();
+    const proxyUrl = new URL(proxy.url);
+    proxyUrl.username = 'ops';
+    proxyUrl.password = 's3cret';
+    client = createApiClient({
+      url: `http://portal.invalid${REST_PREFIX}`,
+      insecure: true,
+      credentials: { type: 'token', token: 'token-through-proxy' },
+      proxy: proxyUrl.toString(),
+      sleep: sleeper.sleep,
+      baseDelayMs: 10,
+    });
+    return { client, proxy, server, delays: sleeper.delays };
+  }
+
+  it('goes through a CONNECT tunnel, signing in to the proxy with the user name and password of its URL', async () => {
+    const { client, proxy, server } = await through();
+    expect(await client.get('/portals/self')).toEqual({ id: '0123456789ABCDEF', name: 'Through the proxy' });
+    expect(proxy.tunnels[0]).toEqual({ authority: 'portal.invalid:80', authorization: `Basic ${Buffer.from('ops:s3cret').toString('base64')}` });
+    expect(server.requests.map((request) => request.pathname)).toEqual(['/portals/self']);
+    // The portal's token goes inside the tunnel, never to the proxy.
+    expect(server.requests[0]?.headers['x-esri-authorization']).toBe('Bearer token-through-proxy');
+  });
+
+  it('a proxy that refuses (407) is said at once with what to do, never retried, its password never shown', async () => {
+    const { client, proxy, delays } = await through(407);
+    const error = await client.get('/portals/self').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    const message = (error as ApiNetworkError).message;
+    expect(message).toContain(`GET /portals/self failed: the proxy ${new URL(proxy.url).host} refused the connection to portal.invalid (HTTP 407 Proxy Authentication Required)`);
+    expect(message).toContain("The proxy asks for a sign-in: give its user name and password in the proxy's URL");
+    expect(message).not.toContain('s3cret');
+    expect((error as ApiNetworkError).outcomeUnknown).toBe(false);
+    expect(proxy.tunnels).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+});
