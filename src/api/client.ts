@@ -324,7 +324,7 @@ class HttpApiClient implements ApiClient {
     const via = this.transport.proxy === undefined ? '' : ` through the proxy ${proxyShown(this.transport.proxy)}`;
     const what =
       failure === 'timeout'
-        ? `no answer within ${this.transport.timeoutMs} ms from ${host}${via}`
+        ? `no answer within ${durationText(this.transport.timeoutMs)} from ${host}${via}`
         : failure === 'unreachable'
           ? `could not reach the portal at ${host}${via} (${describeCause(cause)})`
           : `the connection to ${host}${via} was dropped (${describeCause(cause)})`;
@@ -453,4 +453,9 @@ function splitPath(path: string, params: Params): { path: string; query: URLSear
   // `f=json` is added to every request in one place (target).
   query.delete('f');
   return { path: cleanPath, query };
+}
+
+/** 500 ms, 30 s, 2.5 s: how long a wait was, as messages say it. */
+function durationText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from '../engine/config/errors.js';
 import { StalePlanError } from '../engine/plan/saved-plan.js';
 import { ReadsRefusedError, refusalText } from '../engine/read/read-live.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, ApiNetworkError } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import { counted } from '../core/words.js';
@@ -94,6 +94,8 @@ export function describeError(error: unknown, io: Pick<CommandIO, 'cwd' | 'color
   }
   if (failure instanceof InterruptedError) return { code: 130, text: `${shown(failure.message)}\n`, summary };
   let text = `Error: ${shown(summary)}\n`;
+  // A portal slower than the wait is the usual cause; the flag that sets it is the CLI's to name.
+  if (failure instanceof ApiNetworkError && failure.failure === 'timeout') text += '  A slow portal may need a longer wait for each answer: --request-timeout (default 30s), e.g. --request-timeout 2m.\n';
   if (failure instanceof PortalctlError) {
     if (verbose && failure.cause) text += `Caused by: ${shown(String(failure.cause))}\n`;
   } else if (failure instanceof Error && verbose && failure.stack) {

@@ -17,3 +17,10 @@ export function parsePositiveInt(text: string, flag: string): number {
   if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}".`);
   return value;
 }
+
+/** `--request-timeout`: how long each attempt of a request waits for its whole answer (default 30 s). */
+export function requestTimeoutMs(text: string | undefined): number {
+  const ms = parseDuration(text ?? '30s', '--request-timeout');
+  if (ms <= 0) throw new UsageError(`--request-timeout takes a duration longer than 0, such as 30s or 2m, not "${text ?? ''}".`);
+  return ms;
+}

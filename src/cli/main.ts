@@ -4,7 +4,7 @@
  */
 import { Argument, Command, Option } from 'commander';
 import { reportError } from './exit.js';
-import { parseDuration, parsePositiveInt } from './flag-values.js';
+import { parseDuration, parsePositiveInt, requestTimeoutMs } from './flag-values.js';
 import { processIO, type CommandIO } from './io.js';
 import { version } from './version.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
@@ -31,8 +31,9 @@ async function run(program: Command, runner: Runner, { interrupts = true, comman
  * reads it.
  */
 function checkGlobalFlagValues(program: Command): void {
-  const { lockTimeout, envParallelism } = program.opts<{ lockTimeout?: string; envParallelism?: string }>();
+  const { lockTimeout, envParallelism, requestTimeout } = program.opts<{ lockTimeout?: string; envParallelism?: string; requestTimeout?: string }>();
   parseDuration(lockTimeout, '--lock-timeout');
+  requestTimeoutMs(requestTimeout);
   if (envParallelism !== undefined) parsePositiveInt(envParallelism, '--env-parallelism');
 }
 
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
     .option('--all-envs', 'run in every declared environment')
     .option('--env-parallelism <n>', 'environments run at once by --env a,b or --all-envs', '4')
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .option('--request-timeout <duration>', "how long to wait for each answer of the portal (e.g. 2m for a slow one)", '30s')
     .option('--insecure', 'allow plain http:// to a host that is not loopback')
     .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')

@@ -165,6 +165,20 @@ describe('CLI reliability', () => {
     expect(await portal.requests()).toEqual([]);
   });
 
+  it('--request-timeout bounds each attempt: a slow first answer is waited for that long, then asked again', async () => {
+    // The first answer of portals/self would take 20 s; the second comes at once.
+    await portal.fault({ path: '/portals/self', method: 'GET', delayMs: 20_000, count: 1 });
+    const plan = await portal.run(['plan', config, '--request-timeout', '1s', '--verbose']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toMatch(/^GET \/portals\/self timeout \d+ms\n/m);
+    expect(plan.stderr).toMatch(/^GET \/portals\/self 200 \d+ms \(attempt 2\)$/m);
+    for (const value of ['0s', 'soon']) {
+      const refused = await portal.run(['plan', config, '--request-timeout', value]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`--request-timeout takes a duration`);
+    }
+  });
+
   it('config errors are printed once', async () => {
     const invalid = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r1, name: 5 }\n`, 'invalid');
     const plan = await portal.run(['plan', invalid]);

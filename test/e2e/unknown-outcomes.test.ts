@@ -173,11 +173,11 @@ describe('unknown outcomes in the engine', () => {
     try {
       const first = await applyConfig({ ...request, client: impatient });
       expect(first.result.failed.map(({ op }) => op.address)).toEqual([ADDRESS]);
-      expect(String(first.result.failed[0]?.error)).toMatch(/no answer within 1500 ms.*outcome is unknown/s);
+      expect(String(first.result.failed[0]?.error)).toMatch(/no answer within 1.5 s.*outcome is unknown/s);
     } finally {
       await impatient.close();
     }
-    expect((await portal.store.read())?.unknownOutcomes?.[ADDRESS]?.reason).toMatch(/^no answer: .*no answer within 1500 ms/);
+    expect((await portal.store.read())?.unknownOutcomes?.[ADDRESS]?.reason).toMatch(/^no answer: .*no answer within 1.5 s/);
     await waitFor(async () => invitationsFor(await portal.state()).length === 1, 'the late invitation');
 
     const notices: string[] = [];

@@ -7,6 +7,7 @@ import { UsageError } from '../../core/errors.js';
 import { terminalText } from '../../engine/render/escape.js';
 import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, stateSpec, type StateStore } from '../../state/index.js';
 import { chooseEnvironmentMessage, type EnvironmentOptions } from '../environments.js';
+import { requestTimeoutMs } from '../flag-values.js';
 import type { CommandIO } from '../io.js';
 import { readConfig } from '../read-config.js';
 import { version } from '../version.js';
@@ -17,6 +18,7 @@ export interface SharedOptions extends EnvironmentOptions {
   state?: string;
   stateName?: string;
   lockTimeout?: string;
+  requestTimeout?: string;
   insecure?: boolean;
   verbose?: boolean;
 }
@@ -85,6 +87,7 @@ export function connect(url: string, options: SharedOptions, io: CommandIO, envi
     url,
     credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
     ...(proxy ? { proxy } : {}),
+    timeoutMs: requestTimeoutMs(options.requestTimeout),
     ...(options.insecure ? { insecure: true } : {}),
     // A wait the portal asked for (Retry-After) is said while it lasts; backoff waits only with --verbose.
     ...(io.isTTY || options.verbose
