@@ -63,7 +63,9 @@ export async function validateCommand(paths: readonly string[], options: Validat
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not "${format}".`);
   const load = (environment?: string) => readConfig(paths, io, { environment, portal: options.portal, allowUnsetEnv: options.allowUnsetEnv });
   const request = requestedEnvironments(options, io.env);
-  if (isFleet(request)) refuseOneStateOrPortal({ ...(options.portal === undefined ? {} : { portal: options.portal }) });
+  // Each environment has its own portal: one --portal for several would check none of theirs.
+  const refusePortalOverSeveral = () => refuseOneStateOrPortal(options.portal === undefined ? {} : { portal: options.portal });
+  if (isFleet(request)) refusePortalOverSeveral();
   let names: string[];
   if (request.kind === 'names') {
     names = request.names;
@@ -73,8 +75,7 @@ export async function validateCommand(paths: readonly string[], options: Validat
     const base = await load();
     names = base.environments;
     if (request.kind === 'all' && names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
-    // Every declared environment, each with its own portal: one --portal for all would check none of them.
-    if (names.length > 0) refuseOneStateOrPortal({ ...(options.portal === undefined ? {} : { portal: options.portal }) });
+    if (names.length > 0) refusePortalOverSeveral();
     if (names.length === 0) {
       const result = validated(base);
       io.stdout(format === 'json' ? `${JSON.stringify(asJson(result), null, 2)}\n` : `${renderDiagnostics(result.diagnostics, io)}${summaryText(result)}\n${unsetEnvHint([result], options)}`);

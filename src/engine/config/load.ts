@@ -137,13 +137,13 @@ function mergePortal(documents: readonly DocumentDeclarations[], diagnostics: Di
     diagnostics.push(duplicateBlock('portal', first.source.locate(['portal'], { key: true }), other.source.locate(['portal'], { key: true }), 'one portal block across all files'));
   }
   const urlProblem = typeof portal.url === 'string' ? portalUrlProblem(portal.url) : undefined;
-  if (urlProblem && portal.url !== undefined) {
+  if (urlProblem) {
     diagnostics.push({
       severity: 'error',
       code: 'portal/invalid-url',
       message: urlProblem,
       location: first.source.locate(['portal', 'url']),
-      value: shownUrl(portal.url),
+      value: shownUrl(String(portal.url)),
       expected: "the portal's REST root, e.g. https://gis.example.com/portal/sharing/rest",
     });
   }
