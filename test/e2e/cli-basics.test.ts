@@ -162,6 +162,26 @@ describe('CLI plan/apply/state end to end', () => {
     expect(fresh.code).toBe(2);
   });
 
+  it('an object taken out of the config is no longer managed: each plan says so until `state rm` forgets its record', async () => {
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.code, apply.stderr).toBe(0);
+    const withoutTask = await portal.writeConfig(CHANGES.replace(/users:[\s\S]*$/, ''), 'without-task');
+    expect(withoutTask).not.toBe(config);
+    const plan = await portal.run(['plan', withoutTask, '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(
+      'Warnings (1):\n  ! user[jsmith].task[a1b2c3]: recorded in the state but no longer declared: portalctl no longer manages it and leaves it on the portal as it is (`portalctl state rm user[jsmith].task[a1b2c3]` forgets the record).\n',
+    );
+    // Offline too, and in the plan value.
+    const offline = JSON.parse((await portal.run(['plan', withoutTask, '--refresh=false', '--format', 'json'])).stdout) as { warnings: { address: string; kind: string }[] };
+    expect(offline.warnings).toEqual([expect.objectContaining({ address: 'user[jsmith].task[a1b2c3]', kind: 'user.task' })]);
+    // Nothing was sent for it, and the portal keeps what was applied.
+    expect((await portal.state()).users.find((user) => user.username === 'jsmith')?.tasks?.find((task) => task.id === 'a1b2c3')?.active).toBe(true);
+    expect((await portal.run(['state', 'rm', 'user[jsmith].task[a1b2c3]'])).code).toBe(0);
+    const after = await portal.run(['plan', withoutTask]);
+    expect(after.stdout).not.toContain('Warnings');
+  });
+
   it('state list, show and unlock', async () => {
     const empty = await portal.run(['state', 'list']);
     expect(empty.code).toBe(0);

@@ -298,10 +298,32 @@ async function planWith(
   // A reference's previous value (rotated since the last apply) is never shown in clear.
   const checked = concealPreviousValues(withUnknownOutcomes(built, checkUnknownOutcomes(built, objects, basis, recorded)), recorded, config.redact);
   const unknownRelease = releaseWarning(config, portal, url);
-  const warned = unknownRelease ? { ...checked, warnings: [unknownRelease, ...checked.warnings] } : checked;
+  const extraWarnings = [...(unknownRelease ? [unknownRelease] : []), ...undeclaredRecords(recorded, objects)];
+  const warned = extraWarnings.length > 0 ? { ...checked, warnings: [...extraWarnings, ...checked.warnings] } : checked;
   // What apply would refuse is part of the plan, so the reviewed plan says it (safety.ts).
   const plan: Plan = { ...warned, refusals: planRefusals(warned, objects, config.safety) };
   return { plan, config, objects, basis, labels, names, recorded, portal, warnings };
+}
+
+/**
+ * Records of objects the config no longer declares. Taking an object out of the config stops
+ * managing it: it stays on the portal as it is, which someone used to tools that delete what is
+ * no longer declared may not expect, and its record stays in the state. Said in every plan until
+ * the record is forgotten (`state rm`). An object recorded as removed is not: nothing is left of it.
+ */
+function undeclaredRecords(recorded: StateDocument | undefined, objects: readonly DesiredObject[]): PlanWarning[] {
+  if (!recorded) return [];
+  const declared = new Set(objects.map((obj) => obj.address));
+  const warnings: PlanWarning[] = [];
+  for (const [address, entry] of Object.entries(recorded.resources)) {
+    if (declared.has(address) || entry.status === 'absent') continue;
+    warnings.push({
+      address,
+      kind: entry.kind,
+      message: `recorded in the state but no longer declared: portalctl no longer manages it and leaves it on the portal as it is (\`portalctl state rm ${address}\` forgets the record).`,
+    });
+  }
+  return warnings.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
 /** `--refresh=false` without a state has nothing to resolve names from: said at each name. */
