@@ -1,7 +1,7 @@
 import { ConfigError } from '../engine/config/errors.js';
 import { StalePlanError } from '../engine/plan/saved-plan.js';
 import { ReadsRefusedError, refusalText } from '../engine/read/read-live.js';
-import { ApiError, ApiNetworkError } from '../api/errors.js';
+import { ApiError, ApiNetworkError, UntrustedCertificateError, isMissingPrivilege, isNotFound, tokenProblem } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
 import { counted } from '../core/words.js';
@@ -27,13 +27,23 @@ function codeOf(error: Error): string {
   return error.name.replace(/Error$/, '').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase() || 'error';
 }
 
+/** What kind of failure a request's was, for scripts: `api/missing-privilege`, `api/timeout`, ... */
+function apiCode(error: ApiError): string {
+  if (error instanceof UntrustedCertificateError) return 'api/untrusted-certificate';
+  if (error instanceof ApiNetworkError) return `api/${error.failure}`;
+  if (isMissingPrivilege(error)) return 'api/missing-privilege';
+  if (isNotFound(error)) return 'api/not-found';
+  const token = tokenProblem(error);
+  if (token) return token === 'invalid' ? 'api/invalid-token' : 'api/token-required';
+  return 'api/request-failed';
+}
+
 /** An error as the diagnostics `validate --format json` prints (non-config errors become one). */
 function diagnosticsOf(error: unknown): Diagnostic[] {
   if (error instanceof ConfigError) return [...error.diagnostics];
   if (error instanceof ReadsRefusedError) {
     return error.refused.map(({ address, location, error: refusal }) => ({
       ...(diagnosticsOf(refusal)[0] as Diagnostic),
-      code: 'api/missing-privilege',
       message: `Refused for want of a privilege: ${refusalText(refusal)}`,
       address,
       ...(location ? { location } : {}),
@@ -41,7 +51,7 @@ function diagnosticsOf(error: unknown): Diagnostic[] {
   }
   if (error instanceof ApiError) {
     const portal = [error.code === undefined ? '' : String(error.code), error.messageCode ?? ''].filter(Boolean).join(' ');
-    return [{ severity: 'error', code: `api/${codeOf(error)}`, message: error.message, ...(portal ? { value: portal } : {}), expected: `${error.method} ${error.path} to succeed` }];
+    return [{ severity: 'error', code: apiCode(error), message: error.message, ...(portal ? { value: portal } : {}), expected: `${error.method} ${error.path} to succeed` }];
   }
   // What changed since the plan was saved, for pipelines that re-plan with the reason (scripts/action).
   if (error instanceof StalePlanError) return [{ severity: 'error', code: codeOf(error), message: error.message, value: error.reasons.join('; ') }];

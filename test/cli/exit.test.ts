@@ -1,7 +1,7 @@
 /** How a failure reads for a person: an answer that never came names the flag that sets the wait. */
 import { describe, expect, it } from 'vitest';
-import { ApiNetworkError } from '../../src/api/errors.js';
-import { describeError } from '../../src/cli/exit.js';
+import { ApiError, ApiNetworkError, UntrustedCertificateError } from '../../src/api/errors.js';
+import { describeError, errorDocument } from '../../src/cli/exit.js';
 
 const io = { cwd: process.cwd(), color: false };
 const network = (failure: 'timeout' | 'connection') =>
@@ -15,5 +15,21 @@ describe('describeError', () => {
       'Error: GET /portals/self failed: no answer within 30 s from gis.example.com\n  A slow portal may need a longer wait for each answer: --request-timeout (default 30s), e.g. --request-timeout 2m.\n',
     );
     expect(describeError(network('connection'), io, false).text).toBe('Error: GET /portals/self failed: the connection to gis.example.com was dropped\n');
+  });
+});
+
+describe('errorDocument', () => {
+  const request = { method: 'GET', path: '/portals/self' };
+  const codeOf = (error: unknown): unknown => (errorDocument(error) as { diagnostics: { code: string }[] }).diagnostics.map((diagnostic) => diagnostic.code);
+
+  it('names what kind of failure a request had, for scripts', () => {
+    expect(codeOf(new ApiError({ ...request, code: 403, messageCode: 'GWM_0003', apiMessage: 'no' }))).toEqual(['api/missing-privilege']);
+    expect(codeOf(new ApiError({ ...request, code: 400, messageCode: 'CONT_0001', apiMessage: 'gone' }))).toEqual(['api/not-found']);
+    expect(codeOf(new ApiError({ ...request, code: 498, apiMessage: 'Invalid token.' }))).toEqual(['api/invalid-token']);
+    expect(codeOf(new ApiError({ ...request, code: 499, apiMessage: 'Token Required' }))).toEqual(['api/token-required']);
+    expect(codeOf(new ApiError({ ...request, code: 400, apiMessage: 'Unable to update.' }))).toEqual(['api/request-failed']);
+    expect(codeOf(network('timeout'))).toEqual(['api/timeout']);
+    expect(codeOf(network('connection'))).toEqual(['api/connection']);
+    expect(codeOf(new UntrustedCertificateError({ ...request, apiMessage: 'untrusted', certificateCode: 'SELF_SIGNED_CERT_IN_CHAIN' }))).toEqual(['api/untrusted-certificate']);
   });
 });
