@@ -36,6 +36,7 @@ const table: Expected[] = [
   ['invitation-http.yaml', 'error', 'invitation/https-required', 'collaboration[c1].invitation[http://partner.example.org/portal]', 6, 25],
   ['item-public-authoritative.yaml', 'error', 'item-status/public-authoritative-unavailable', 'item[i1].status', 4, 23],
   ['item-status-value.yaml', 'error', 'schema/invalid-value', 'item[i1].status', 5, 13],
+  ['later-format.yaml', 'error', 'schema/invalid-value', undefined, 1, 10],
   ['memberschema-value.yaml', 'error', 'schema/invalid-value', 'organization.memberCategorySchema', 4, 25],
   ['missing-version.yaml', 'error', 'schema/missing-property', undefined, 1, 1],
   ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 2, 43],
@@ -145,6 +146,12 @@ describe('rule checks, one broken config per rule', () => {
     expect((await diagnosticsOf('number-for-text.yaml')).map((d) => d.expected)).toEqual([
       'a string (write it in quotes, as it is written: unquoted, YAML reads it as a number)',
       'a string or an object with name (write it in quotes, as it is written: unquoted, YAML reads it as a number)',
+    ]);
+  });
+
+  it('a config of a later format says which portalctl reads it', async () => {
+    expect((await diagnosticsOf('later-format.yaml')).map((d) => d.message)).toEqual([
+      'This config is written in format version 2; this portalctl reads version 1: a later portalctl may read it.',
     ]);
   });
 

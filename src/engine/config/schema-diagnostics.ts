@@ -294,10 +294,12 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         const allowed = error.keyword === 'enum' ? (error.params['allowedValues'] as unknown[]) : [error.params['allowedValue']];
         // A misspelt word (`deprecatd`, `Automatc`) is most of these.
         const near = typeof value === 'string' ? didYouMean(value, allowed.filter((option): option is string => typeof option === 'string')) : '';
+        // A config of a later format: the version says which portalctl reads it.
+        const laterFormat = path.length === 1 && path[0] === 'version' && typeof value === 'number' && Number.isInteger(value) && value > 1;
         diagnostics.push({
           ...base,
           code: 'schema/invalid-value',
-          message: `${described(path)} has a value that is not allowed.${near}`,
+          message: laterFormat ? `This config is written in format version ${String(value)}; this portalctl reads version 1: a later portalctl may read it.` : `${described(path)} has a value that is not allowed.${near}`,
           location: source.locate(path),
           value: shown(value),
           expected: allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | '),
