@@ -25,6 +25,16 @@ export class StateCorruptError extends StateError {
   }
 }
 
+/**
+ * The stored state is in a later format than this portalctl reads: written by a later release.
+ * Not corrupt, so nothing is offered in its place (a backup, an earlier serial, a new state).
+ */
+export class StateFromLaterVersionError extends StateError {
+  constructor(where: string, version: number, reads: number, what = 'State file') {
+    super(`${what} ${where} was written by a later portalctl (state format version ${version}; this one reads version ${reads}): run that portalctl, or a later one. Nothing was changed.`);
+  }
+}
+
 /** A write would overwrite a state it did not start from (another lineage, or a newer serial). */
 export class StateConflictError extends StateError {}
 

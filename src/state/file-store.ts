@@ -101,6 +101,7 @@ export class FileStateStore implements StateStore {
       state = await readStateLines(this.path);
     } catch (error) {
       if (error instanceof StateCorruptError) throw await this.hinted(error);
+      if (error instanceof StateError) throw error;
       throw new StateError(`Cannot read ${this.path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     if (state !== 'other-layout') return state;

@@ -37,7 +37,7 @@ import { randomUUID } from 'node:crypto';
 import { parseAddress } from '../core/address.js';
 import { errorMessage } from '../core/errors.js';
 import { isObject, type JsonValue } from '../core/json.js';
-import { StateCorruptError, StateError, StatePortalMismatchError } from './errors.js';
+import { StateCorruptError, StateError, StateFromLaterVersionError, StatePortalMismatchError } from './errors.js';
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -401,7 +401,14 @@ export function stateFromValue(data: unknown, where: string, what?: string, opti
   return data;
 }
 
+/** A state of a later format is no corrupt one: said as such before anything else is checked. */
+export function assertReadableVersion(data: unknown, where: string, what?: string): void {
+  const version = isObject(data) ? data['formatVersion'] : undefined;
+  if (typeof version === 'number' && version > STATE_FORMAT_VERSION) throw new StateFromLaterVersionError(where, version, STATE_FORMAT_VERSION, what);
+}
+
 function assertState(data: unknown, where: string, what: string | undefined, entries: Iterable<string> | undefined): asserts data is StateDocument {
+  assertReadableVersion(data, where, what);
   const problem = findProblem(data, false, entries);
   if (problem) throw new StateCorruptError(where, problem, what ? { what } : undefined);
 }

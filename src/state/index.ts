@@ -31,6 +31,7 @@ export {
   StateBackendError,
   StateConflictError,
   StateCorruptError,
+  StateFromLaterVersionError,
   StateError,
   StateLockedError,
   StatePortalMismatchError,

@@ -9,7 +9,7 @@
  * files of earlier releases, a hand edit) is reported as such, and read whole by the caller.
  */
 import { open } from 'node:fs/promises';
-import { StateAssembler, type StateDocument } from './format.js';
+import { assertReadableVersion, StateAssembler, type StateDocument } from './format.js';
 
 /** Bytes read at a time. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -53,8 +53,8 @@ class LineReader {
   private lineNumber = 0;
   private closed = false;
 
-  constructor(where: string) {
-    this.assembler = new StateAssembler(where);
+  constructor(private readonly path: string) {
+    this.assembler = new StateAssembler(path);
   }
 
   line(line: string): void {
@@ -99,6 +99,8 @@ class LineReader {
       return;
     }
     this.head[key] = parse(text);
+    // Said before a later format's entries could read as corrupt ones.
+    if (key === 'formatVersion') assertReadableVersion(this.head, this.path);
   }
 
   finish(): StateDocument {

@@ -38,6 +38,29 @@ describe('file state through the CLI', () => {
     await rm(portal.statePath);
   });
 
+  it('a state written by a later portalctl is said to be so, not corrupt: no backup or new state offered, nothing changes', async () => {
+    const apply = await portal.run(['apply', config, '--auto-approve']);
+    expect(apply.code, apply.stderr).toBe(0);
+    // Both the line layout and a whole-document one, as a later release might write.
+    const state = JSON.parse(await readFile(portal.statePath, 'utf8')) as Record<string, unknown>;
+    for (const text of [(await readFile(portal.statePath, 'utf8')).replace('"formatVersion": 1', '"formatVersion": 2'), JSON.stringify({ ...state, formatVersion: 2 })]) {
+      await writeFile(portal.statePath, text);
+      await portal.clearRequests();
+      for (const args of [['plan', config], ['apply', config, '--auto-approve'], ['state', 'list'], ['state', 'show', '--serial', '1']]) {
+        const run = await portal.run(args);
+        expect(run.code, args.join(' ')).toBe(1);
+        expect(run.stderr, args.join(' ')).toBe(
+          `Error: State file ${portal.statePath} was written by a later portalctl (state format version 2; this one reads version 1): run that portalctl, or a later one. Nothing was changed.\n`,
+        );
+      }
+      expect(await readFile(portal.statePath, 'utf8')).toBe(text);
+      expect(await portal.requests({ writesOnly: true })).toHaveLength(0);
+    }
+    await rm(portal.statePath, { force: true });
+    await rm(`${portal.statePath}.backup`, { force: true });
+    await rm(`${portal.statePath}.history`, { recursive: true, force: true });
+  });
+
   it('an empty lock file: apply and state unlock say the same thing, and unlock clears it', async () => {
     await writeFile(`${portal.statePath}.lock`, '');
     const apply = await portal.run(['apply', config, '--auto-approve']);

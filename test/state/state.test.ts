@@ -60,7 +60,8 @@ describe('format', () => {
       return JSON.stringify(data);
     };
     expect(() => parseState(good.slice(0, good.length / 2), 'f.json')).toThrow(/f\.json is corrupt: not valid JSON.*truncated/);
-    expect(() => parseState(broken((d) => (d['formatVersion'] = 2)), 'f.json')).toThrow(/formatVersion 2 is not supported/);
+    expect(() => parseState(broken((d) => (d['formatVersion'] = 2)), 'f.json')).toThrow(/f\.json was written by a later portalctl \(state format version 2; this one reads version 1\)/);
+    expect(() => parseState(broken((d) => (d['formatVersion'] = 0)), 'f.json')).toThrow(/formatVersion 0 is not supported/);
     expect(() => parseState(broken((d) => delete d['lineage']), 'f.json')).toThrow(/lineage is missing/);
     expect(() => parseState(broken((d) => (d['serial'] = -1)), 'f.json')).toThrow(/serial/);
     expect(() => parseState(broken((d) => (d['portal'] = {})), 'f.json')).toThrow(/portal\.url/);
