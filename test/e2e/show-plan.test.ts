@@ -100,12 +100,14 @@ describe('portalctl show PLANFILE', () => {
     // Configs, YAML and JSON: the advice for a damaged plan would write a plan over them.
     await writeFile(join(portal.dir, 'portalctl.yaml'), '# the config\nversion: 1  # format\nroles: []\n');
     await writeFile(join(portal.dir, 'portalctl.json'), JSON.stringify({ version: 1, roles: [] }));
+    await writeFile(join(portal.dir, 'later.json'), JSON.stringify({ formatVersion: 2, operations: [], basisDigest: 'sha256:0' }));
     const asConfig = (file: string) =>
       `Error: ${file} is a config, not a saved plan: apply its directory's config with \`portalctl apply .\`, or save that plan with \`portalctl plan . --out plan.json\` and apply it with \`portalctl apply --plan plan.json\`.`;
     const cases: [string, string][] = [
       ['missing.json', 'Error: Could not read the plan file missing.json'],
       ['broken.json', 'Error: broken.json is not a plan file:'],
       ['foreign.json', 'Error: foreign.json is not a portalctl plan (formatVersion 1); save one with `portalctl plan --out foreign.json`.'],
+      ['later.json', 'Error: later.json was saved by a later portalctl (plan format version 2; this one reads version 1): show or apply it with that portalctl, or plan again with this one.'],
       ['portalctl.yaml', asConfig('portalctl.yaml')],
       ['portalctl.json', asConfig('portalctl.json')],
     ];

@@ -76,6 +76,11 @@ function planFileJson(text: string, file: string): unknown {
  */
 export function parseSavedPlans(text: string, file: string): { fleet: FleetPlanFile } | { plan: Plan } {
   const value = planFileJson(text, file);
+  // A later release's plan is no foreign file: said as such, before its fields are judged.
+  const version = isObject(value) ? value['formatVersion'] : undefined;
+  if (typeof version === 'number' && version > PLAN_FORMAT_VERSION) {
+    throw new PlanFileError(`${file} was saved by a later portalctl (plan format version ${version}; this one reads version ${PLAN_FORMAT_VERSION}): show or apply it with that portalctl, or plan again with this one.`);
+  }
   return isObject(value) && Array.isArray(value['fleet']) ? { fleet: fleetPlansOf(value['fleet'], file) } : { plan: savedPlanOf(value, file) };
 }
 
