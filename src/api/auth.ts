@@ -27,7 +27,7 @@ export function credentialsFromEnv(env: Readonly<Record<string, string | undefin
     return text === undefined || text === '' ? undefined : text;
   };
   const token = value('PORTALCTL_TOKEN');
-  if (token) return { type: 'token', token };
+  if (token) return { type: 'token', token: tokenText(token, 'PORTALCTL_TOKEN') };
 
   const username = value('PORTALCTL_USERNAME');
   const password = value('PORTALCTL_PASSWORD');
@@ -53,6 +53,19 @@ export function credentialsFromEnv(env: Readonly<Record<string, string | undefin
   );
 }
 
+/**
+ * A token as a header carries it. The line break a secret copied from a file or an `echo` keeps
+ * is dropped with any space around it (a token has none); anything else no header may carry
+ * would fail every request as a dropped connection, so it is said at once, never shown.
+ */
+function tokenText(text: string, variable: string): string {
+  const token = text.trim();
+  if (token === '' || !/^[\x21-\x7e]+$/.test(token)) {
+    throw new CredentialsError(`${variable} holds ${token === '' ? 'only spaces' : 'a character no token has (a space, a control character or a letter outside ASCII)'}: set it to the token alone.`);
+  }
+  return token;
+}
+
 /** The variables an environment names for its credentials (README "Environments"), by role. */
 export interface CredentialVariables {
   token?: string;
@@ -73,7 +86,7 @@ export function credentialsFromVariables(names: CredentialVariables, env: Readon
     if (text === undefined || text === '') throw new CredentialsError(`${owner} takes its ${role} from ${variable}, which is not set.`);
     return text;
   };
-  if (names.token) return { type: 'token', token: read('token', names.token) };
+  if (names.token) return { type: 'token', token: tokenText(read('token', names.token), names.token) };
   if (names.username || names.password) {
     if (!names.username || !names.password) throw new CredentialsError(`${owner} names a variable for its ${names.username ? 'username but not its password' : 'password but not its username'}; name both.`);
     return { type: 'password', username: read('username', names.username), password: read('password', names.password) };

@@ -197,7 +197,12 @@ class HttpApiClient implements ApiClient {
       return body;
     } catch (error) {
       if (error instanceof ApiError && !(error instanceof ApiNetworkError)) {
-        throw new CredentialsError(`Could not get a token: ${error.message}\n  Check ${credentialVariablesFor(path)}.`, { cause: error });
+        // A secret copied with its line break is the usual cause of a refusal that looks right.
+        const padded = Object.entries(form)
+          .filter(([name, value]) => SIGN_IN_FIELDS.has(name) && value !== value.trim())
+          .map(([name]) => name.replace('_', ' '));
+        const note = padded.length > 0 ? `\n  The ${padded.join(' and ')} given ${padded.length > 1 ? 'begin or end' : 'begins or ends'} with a space or a line break, as a secret copied with one does.` : '';
+        throw new CredentialsError(`Could not get a token: ${error.message}\n  Check ${credentialVariablesFor(path)}.${note}`, { cause: error });
       }
       throw error;
     }
@@ -454,6 +459,9 @@ function splitPath(path: string, params: Params): { path: string; query: URLSear
   query.delete('f');
   return { path: cleanPath, query };
 }
+
+/** The form fields of a sign-in that come from the user's variables. */
+const SIGN_IN_FIELDS = new Set(['username', 'password', 'client_id', 'client_secret']);
 
 /** 500 ms, 30 s, 2.5 s: how long a wait was, as messages say it. */
 function durationText(ms: number): string {

@@ -589,6 +589,15 @@ describe('authentication', () => {
     expect((error as Error).message).not.toContain('pw-Zq81x');
   });
 
+  it('a refused sign-in whose password ends with a line break says so (a secret copied with one), without the password', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, { error: { code: 400, message: 'Unable to generate token.', details: ['Invalid username or password.'] } }), {
+      credentials: { type: 'password', username: 'u', password: 'pw-Zq81x\n' },
+    });
+    const message = ((await client.get('/a').catch((caught: unknown) => caught)) as Error).message;
+    expect(message).toContain('\n  The password given begins or ends with a space or a line break, as a secret copied with one does.');
+    expect(message).not.toContain('pw-Zq81x');
+  });
+
   it('never passes the token or form values to onRequest', async () => {
     const events: RequestEvent[] = [];
     const { client } = await setup((_req, res) => sendJson(res, { success: true }), { onRequest: (event) => events.push(event) });

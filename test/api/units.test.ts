@@ -5,6 +5,7 @@ import {
   CredentialsError,
   createLiveReader,
   credentialsFromEnv,
+  credentialsFromVariables,
   encodeForm,
   filenameFromDisposition,
   isLoopbackHost,
@@ -37,6 +38,16 @@ describe('credentials from the environment', () => {
     expect(credentialsFromEnv({ PORTALCTL_TOKEN: 't', PORTALCTL_USERNAME: 'u', PORTALCTL_PASSWORD: 'p' })).toEqual({ type: 'token', token: 't' });
     expect(credentialsFromEnv({ PORTALCTL_USERNAME: 'u', PORTALCTL_PASSWORD: 'p' })).toEqual({ type: 'password', username: 'u', password: 'p' });
     expect(credentialsFromEnv({ PORTALCTL_CLIENT_ID: 'i', PORTALCTL_CLIENT_SECRET: 's' })).toEqual({ type: 'client', clientId: 'i', clientSecret: 's' });
+  });
+
+  it('a token copied with its line break works; one no header can carry is said at once, never shown', () => {
+    expect(credentialsFromEnv({ PORTALCTL_TOKEN: 'abc.DEF-123_=\n' })).toEqual({ type: 'token', token: 'abc.DEF-123_=' });
+    expect(credentialsFromEnv({ PORTALCTL_TOKEN: ' abc\r\n' })).toEqual({ type: 'token', token: 'abc' });
+    expect(credentialsFromVariables({ token: 'PROD_TOKEN' }, { PROD_TOKEN: 'abc\n' }, 'Environment production')).toEqual({ type: 'token', token: 'abc' });
+    expect(() => credentialsFromEnv({ PORTALCTL_TOKEN: 'secret part\u0001two' })).toThrow(
+      new CredentialsError('PORTALCTL_TOKEN holds a character no token has (a space, a control character or a letter outside ASCII): set it to the token alone.'),
+    );
+    expect(() => credentialsFromVariables({ token: 'PROD_TOKEN' }, { PROD_TOKEN: '  ' }, 'Environment production')).toThrow(new CredentialsError('PROD_TOKEN holds only spaces: set it to the token alone.'));
   });
 
   it('names the variables when credentials are missing or incomplete', () => {
