@@ -20,5 +20,5 @@ export {
 export type { ApiErrorFields, NetworkFailure } from './errors.js';
 export { createLiveReader } from './reader.js';
 export { isLoopbackHost, normalizeBaseUrl } from './url.js';
-export { proxyFromEnv } from './transport.js';
+export { proxyFromEnv, proxyShown } from './transport.js';
 export { describeRetryWait, type RetryWait } from './retry.js';

@@ -1,5 +1,5 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
-import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, proxyFromEnv, type ApiClient } from '../../api/index.js';
+import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, proxyFromEnv, proxyShown, type ApiClient } from '../../api/index.js';
 import { throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/plan/prepare.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
@@ -83,6 +83,7 @@ export function commandLine(): string {
 /** The API client; an environment's credentials come from the variables it names (else PORTALCTL_*). */
 export function connect(url: string, options: SharedOptions, io: CommandIO, environment?: Environment): ApiClient {
   const proxy = proxyFromEnv(io.env, new URL(url));
+  if (proxy && options.verbose) io.stderr(`Reaching ${url} through the proxy ${proxyShown(proxy)} (from the environment's ${url.startsWith('https:') ? 'https_proxy' : 'http_proxy'}).\n`);
   return createApiClient({
     url,
     credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
