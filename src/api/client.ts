@@ -429,7 +429,21 @@ function jsonBody(result: SendResult): JsonObject {
 function notTheRestRoot(error: ApiError, base: URL | undefined): string | undefined {
   if (!base || error.path !== '/portals/self' || /\/sharing\/rest$/i.test(base.pathname)) return undefined;
   if (error.code !== undefined && error.code !== 400 && error.code !== 404) return undefined;
-  return `The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${base.origin}${base.pathname}/sharing/rest); ${base.href} does not. Give it with --portal or portal.url.`;
+  return `The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${base.origin}${restRootOf(base.pathname)}); ${base.href} does not. Give it with --portal or portal.url.`;
+}
+
+/** Pages of a portal's own under its web address: a URL copied from one of them ends its web address there. */
+const PORTAL_PAGES = new Set(['sharing', 'home', 'apps', 'portaladmin']);
+
+/**
+ * The REST root a URL that is not one most likely meant: a resource's URL (`…/sharing/rest/portals/self`)
+ * cut after `/sharing/rest`, a page's (`…/portal/home/index.html`) cut before the page, else the
+ * web address with `/sharing/rest` added.
+ */
+function restRootOf(pathname: string): string {
+  const steps = pathname.split('/');
+  const page = steps.findIndex((step, index) => index > 0 && PORTAL_PAGES.has(step.toLowerCase()));
+  return `${page === -1 ? pathname.replace(/\/+$/, '') : steps.slice(0, page).join('/')}/sharing/rest`;
 }
 
 /** The same error with advice on what to do. */

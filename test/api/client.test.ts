@@ -452,12 +452,16 @@ describe('a portal URL that is not the REST root', () => {
     ['400 "Invalid URL" over HTTP 200, as the portal answers a path it does not know', invalidUrl, ''],
     ["a web server's 404 page", webPage(404), ''],
     ["a web page with 200, as a portal's web app answers paths of its own", webPage(200), '/home'],
+    // URLs copied from elsewhere: a page of the portal's web app, a resource under the REST root.
+    ['400 "Invalid URL", for a page of the web app', invalidUrl, '/home/index.html'],
+    ['400 "Invalid URL", for a resource under the REST root', invalidUrl, '/sharing/rest/portals/self'],
   ])('/portals/self answered by %s, under a URL that does not end in /sharing/rest: says what the REST root looks like', async (_answer, handler, path) => {
     server = await startServer(handler);
     const web = server.url.replace(/\/sharing\/rest$/, path);
     client = createApiClient({ url: web, credentials: { type: 'token', token: TOKEN }, sleep: recordingSleep().sleep });
     const error = await failure(client.get('/portals/self'));
-    expect(error.message).toContain(`The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${web}/sharing/rest); ${web} does not.`);
+    // The REST root the URL most likely meant: the portal's web address with /sharing/rest.
+    expect(error.message).toContain(`The portal URL should be the portal's REST root, ending in /sharing/rest (e.g. ${server.url}); ${web} does not.`);
   });
 
   it('the same answer under the REST root, or for another path: no such advice', async () => {
