@@ -114,6 +114,9 @@ describe('environments', () => {
     expect(validateConfig(loaded)).toEqual([
       expect.objectContaining({ code: 'environment/unknown', message: 'No environment named staging; declared: test, production.', location: { file: 'config/environments.yaml', line: 2, column: 1 } }),
     ]);
+    // A mistyped one names the one it is nearest.
+    const mistyped = await load({ 'config/environments.yaml': ENVIRONMENTS, 'config/base.yaml': BASE }, { environment: 'prodution' });
+    expect(validateConfig(mistyped).map((diagnostic) => diagnostic.message)).toEqual(['No environment named prodution; declared: test, production. Did you mean "production"?']);
   });
 
   it('the credential variables an environment names cannot be referenced from the config', async () => {

@@ -43,7 +43,7 @@ async function stateEnvironment(options: StateOptions, io: CommandIO): Promise<E
   const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd, env: io.env });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   const environment = declared.get(name);
-  if (!environment) throw new UsageError(`No environment named ${name} in the config at ${options.config ?? '.'}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).`);
+  if (!environment) throw new UsageError(`No environment named ${name} in the config at ${options.config ?? '.'}; declared: ${declared.names.join(', ') || 'none'} (--config names the config).${didYouMean(name, declared.names)}`);
   return environment;
 }
 

@@ -15,6 +15,7 @@
  */
 import { realpathSync } from 'node:fs';
 import type { Diagnostic } from '../../core/diagnostics.js';
+import { didYouMean } from '../../core/suggest.js';
 import { duplicateBlock } from './errors.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
@@ -256,7 +257,7 @@ function unknownEnvironment(name: string, declaration: EnvironmentsDeclaration |
   return {
     severity: 'error',
     code: 'environment/unknown',
-    message: `No environment named ${name}; declared: ${declaration.names.join(', ') || 'none'}.`,
+    message: `No environment named ${name}; declared: ${declaration.names.join(', ') || 'none'}.${didYouMean(name, declaration.names)}`,
     location: declaration.document.locate(['environments'], { key: true }),
     value: name,
     expected: `one of ${declaration.names.join(', ')}`,
