@@ -1,6 +1,6 @@
 import { ConfigError } from '../engine/config/errors.js';
 import { StalePlanError } from '../engine/plan/saved-plan.js';
-import { ReadsRefusedError, refusalText } from '../engine/read/read-live.js';
+import { ReadsRefusedError, refusalText } from '../engine/read/refused-reads.js';
 import { ApiError, ApiNetworkError, UntrustedCertificateError, isMissingPrivilege, isNotFound, tokenProblem } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { InterruptedError, PortalctlError } from '../core/errors.js';
