@@ -60,6 +60,21 @@ function readLines(path: string, wanted: ReadonlySet<number>): Map<number, strin
   }
 }
 
+/** A URL's user name and password (`scheme://user:secret@host`): the file holds them, the output must not. */
+const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@'"`]+)@/gi;
+
+/** `line` with every URL's credentials shown as `***`, and `column` moved to stay under the same text. */
+function withoutUrlCredentials(line: string, column: number): { line: string; column: number } {
+  let shift = 0;
+  const masked = line.replace(URL_CREDENTIALS, (_match, scheme: string, credentials: string, offset: number) => {
+    const start = offset + scheme.length;
+    if (column - 1 >= start + credentials.length) shift += credentials.length - 3;
+    else if (column - 1 > start) shift += column - 1 - start;
+    return `${scheme}***@`;
+  });
+  return { line: masked, column: column - shift };
+}
+
 /** How much of a source line a diagnostic shows. */
 const EXCERPT_CHARS = 160;
 
@@ -86,13 +101,14 @@ export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<C
     const where = location ? `${terminalText(location.file)}:${location.line}:${location.column}: ` : '';
     const address = diagnostic.address ? ` [${terminalText(diagnostic.address)}]` : '';
     output += `${where}${paint(diagnostic.severity, diagnostic.severity)}: ${terminalText(diagnostic.message)}${address} (${diagnostic.code})\n`;
-    const line = location ? sourceLine(location.file, location.line) : undefined;
-    if (location && line !== undefined) {
+    const source = location ? sourceLine(location.file, location.line) : undefined;
+    if (location && source !== undefined) {
       const gutter = String(location.line);
+      const { line, column } = withoutUrlCredentials(source, location.column);
       // A long line (minified JSON is one line) is shown around the column, so the caret stays under it.
-      const from = line.length <= EXCERPT_CHARS ? 0 : Math.max(0, Math.min(location.column - 1 - EXCERPT_CHARS / 2, line.length - EXCERPT_CHARS));
+      const from = line.length <= EXCERPT_CHARS ? 0 : Math.max(0, Math.min(column - 1 - EXCERPT_CHARS / 2, line.length - EXCERPT_CHARS));
       const cut = `${from > 0 ? '...' : ''}${line.slice(from, from + EXCERPT_CHARS)}${from + EXCERPT_CHARS < line.length ? '...' : ''}`;
-      const caret = (from > 0 ? 3 : 0) + Math.max(0, location.column - 1 - from);
+      const caret = (from > 0 ? 3 : 0) + Math.max(0, column - 1 - from);
       output += `  ${paint('dim', `${gutter} |`)} ${terminalText(cut, { lines: true })}\n`;
       output += `  ${' '.repeat(gutter.length)} ${paint('dim', '|')} ${' '.repeat(caret)}${paint(diagnostic.severity, '^')}\n`;
     }

@@ -70,6 +70,22 @@ describe('a diagnostic shows its line', () => {
     expect(excerpts.find((text) => text.startsWith('  3001 |'))).toBe('  3001 | ');
   });
 
+  it('a URL\'s user name and password are not shown; the caret stays under the same text', () => {
+    writeFileSync(join(cwd, 'secret.yaml'), "  url: https://admin:s3cr3t@gis.example.com/portal, state: 'postgres://ci:hunter22@db/states' # x\n");
+    const shown = (column: number): string[] => renderDiagnostics([at('secret.yaml', 1, column)], { cwd, color: false }).split('\n');
+    const [, excerpt, caret] = shown(8);
+    expect(excerpt).toBe("  1 |   url: https://***@gis.example.com/portal, state: 'postgres://***@db/states' # x");
+    expect(excerpt?.slice(caret?.indexOf('^')).startsWith('https://***@')).toBe(true);
+    // After both URLs, inside the second's credentials (put at the mask), at the host.
+    const after = shown(95);
+    expect(after[1]?.slice(after[2]?.indexOf('^')).startsWith('# x')).toBe(true);
+    const inside = shown(75);
+    expect(after[1]?.slice(inside[2]?.indexOf('^')).startsWith('***@db')).toBe(true);
+    const host = shown(29);
+    expect(host[1]?.slice(host[2]?.indexOf('^')).startsWith('gis.example.com')).toBe(true);
+    expect(shown(1).join('\n')).not.toMatch(/s3cr3t|hunter22|admin|ci:/);
+  });
+
   it('no line from what is not a text file: binary, a directory (a FIFO: test/e2e/hostile-files.test.ts)', () => {
     writeFileSync(join(cwd, 'binary.yaml'), Buffer.from('a: 1\n\u0000\u0001\n'));
     expect(renderDiagnostics([at('binary.yaml', 1, 1)], { cwd, color: false })).toBe('binary.yaml:1:1: error: Here. (test/here)\n');

@@ -114,6 +114,21 @@ describe('portalctl validate', () => {
     expect(production.status).toBe(0);
   });
 
+  it('a portal URL with a password is refused without showing the password, in the message, value or source line', () => {
+    const result = portalctl('validate', 'test/config/fixtures/rules/portal-url.yaml');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('  4 |   url: https://***@gis.example.com/portal/sharing/rest\n');
+    expect(result.stdout).toContain('value: "https://***@gis.example.com/portal/sharing/rest"');
+    expect(result.stdout).not.toContain('s3cret');
+    // The effective config shows it as it shows every secret: not at all.
+    for (const format of ['yaml', 'json']) {
+      const shown = portalctl('config', 'test/config/fixtures/rules/portal-url.yaml', '--format', format);
+      expect(shown.status).toBe(1);
+      expect(shown.stdout).toContain('https://***@gis.example.com/portal/sharing/rest');
+      expect(`${shown.stdout}${shown.stderr}`).not.toContain('s3cret');
+    }
+  });
+
   it('warnings alone exit 0', () => {
     const result = portalctl('validate', 'test/config/fixtures/rules/federation-level.yaml');
     expect(result.status).toBe(0);

@@ -11,6 +11,7 @@ import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { LoadedConfig } from './load.js';
 import { containerKeyAt, Origin, OverlayMerge } from './overlay.js';
 import { configSchema } from './config-schema.js';
+import { shownUrl } from '../../api/url.js';
 
 /** Blocks the effective config does not repeat: what they declare is already applied. */
 const DECLARING = ['values', 'environments'];
@@ -34,7 +35,11 @@ export function effectiveConfig(loaded: LoadedConfig): EffectiveConfig {
   const order = isObject(properties) ? Object.keys(properties) : [];
   const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   const sorted = Object.fromEntries(Object.entries(data).sort(([a], [b]) => rank(a) - rank(b)));
-  return { data: loaded.redact(sorted), locate: (path) => origin.locate(path) };
+  const shown = loaded.redact(sorted);
+  // A password written in the portal's URL is refused by validation, and never shown.
+  const portal = shown['portal'];
+  if (isObject(portal) && typeof portal['url'] === 'string') portal['url'] = shownUrl(portal['url']);
+  return { data: shown, locate: (path) => origin.locate(path) };
 }
 
 /**
