@@ -217,9 +217,10 @@ class HttpApiClient implements ApiClient {
       const token = spec.authenticated ? await this.tokens.current() : undefined;
       this.secrets.add(token);
       const elapsed = stopwatch();
+      const target = this.target(spec);
       let answer: RawAnswer;
       try {
-        answer = await this.transport.send({ method: spec.method, target: this.target(spec), headers: this.headers(spec, token), body: this.body(spec) });
+        answer = await this.transport.send({ method: spec.method, target, headers: this.headers(spec, token), body: this.body(spec) });
       } catch (cause) {
         const failure = classifyNetworkFailure(cause);
         this.emit({ method: spec.method, path: spec.path, attempt, failure, ms: elapsed() });
@@ -239,7 +240,7 @@ class HttpApiClient implements ApiClient {
       }
       this.emit({ method: spec.method, path: spec.path, attempt, status: answer.status, ms: elapsed() });
 
-      const meaning = interpretAnswer(spec, answer, Date.now());
+      const meaning = interpretAnswer({ ...spec, url: target }, answer, Date.now());
       if (meaning.ok) return meaning.result;
       const error = this.makeError(meaning.error);
 

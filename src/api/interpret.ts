@@ -31,7 +31,7 @@ const SNIPPET_LENGTH = 300;
  * ids); a missing or false `success` is a failure.
  */
 export function interpretAnswer(
-  request: { method: string; path: string; expect: 'json' | 'file'; write?: boolean },
+  request: { method: string; path: string; url: URL; expect: 'json' | 'file'; write?: boolean; administration?: object },
   answer: RawAnswer,
   now: number,
 ): Interpretation {
@@ -48,7 +48,7 @@ export function interpretAnswer(
   if (answer.status < 200 || answer.status > 299) {
     const reason = STATUS_CODES[answer.status] ?? 'unexpected status';
     const location = answer.status >= 300 && answer.status <= 399 ? headerValue(answer.headers['location']) : undefined;
-    if (location) return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}: ${redirectAdvice(location, request.path)}` });
+    if (location) return fail({ code: answer.status, apiMessage: `HTTP ${answer.status} ${reason}: ${redirectAdvice(location, request)}` });
     const webTier = answer.status === 401 ? webTierSignIn(answer.headers['www-authenticate']) : undefined;
     if (webTier) return fail({ code: answer.status, apiMessage: `HTTP 401 ${reason}: ${webTier}` });
     const snippet = parsed === undefined ? textSnippet(text, contentType) : '';
@@ -101,17 +101,20 @@ function detailsOf(value: JsonValue | undefined): string[] {
 
 /**
  * A redirect is not followed: the token would go along to wherever it points (a web adaptor's
- * http-to-https redirect may be fine; a login page or another host is not). It is said where to,
- * without its query string, and, when it points to the same path under another root, that root.
+ * http-to-https redirect may be fine; a login page or another host is not). It is said where to
+ * (a relative Location resolved against the request, as a browser would), without its query
+ * string, and, when it points to the same path under another REST root, that root.
  */
-function redirectAdvice(location: string, path: string): string {
+function redirectAdvice(location: string, request: { path: string; url: URL; administration?: object }): string {
   let target: URL;
   try {
-    target = new URL(location);
+    target = new URL(location, request.url);
   } catch {
     return `the portal redirects to ${location.split(/[?#]/)[0] ?? ''}, which portalctl does not follow`;
   }
-  const root = target.pathname.endsWith(path) ? `${target.origin}${target.pathname.slice(0, target.pathname.length - path.length)}` : undefined;
+  // An administration request's path is under /portaladmin, not the REST root: no root follows from it.
+  const sameResource = request.administration === undefined && target.pathname.endsWith(request.path);
+  const root = sameResource ? `${target.origin}${target.pathname.slice(0, target.pathname.length - request.path.length)}` : undefined;
   return `the portal redirects to ${target.origin}${target.pathname}, which portalctl does not follow (the token would go along)${root ? `; if that is the portal, use ${root} as its URL` : ''}`;
 }
 

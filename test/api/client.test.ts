@@ -248,6 +248,20 @@ describe('errors', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('a relative redirect is resolved against the request, as a browser would; an administration request suggests no REST root', async () => {
+    const { client, server } = await setup((req, res) => {
+      res.writeHead(302, { location: req.url.includes('/portaladmin/') ? '/arcgis/portaladmin/system/properties?f=json' : `/arcgis/sharing/rest${req.pathname}?f=json` });
+      res.end();
+    });
+    const origin = new URL(server.url).origin;
+    const error = await failure(client.get('/portals/self'));
+    expect(error.message).toBe(
+      `GET /portals/self failed: HTTP 302 Found: the portal redirects to ${origin}/arcgis/sharing/rest/portals/self, which portalctl does not follow (the token would go along); if that is the portal, use ${origin}/arcgis/sharing/rest as its URL (code 302)`,
+    );
+    const administration = await failure(client.getAdministration('/system/properties'));
+    expect(administration.message).toMatch(new RegExp(`redirects to ${origin}/arcgis/portaladmin/system/properties, which portalctl does not follow \\(the token would go along\\) \\(code 302\\)$`));
+  });
+
   it("a web server's own sign-in (Integrated Windows Authentication in front of the portal) is named, with the way around it", async () => {
     let answered = 0;
     const { client } = await setup((_req, res) => {
