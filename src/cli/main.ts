@@ -77,7 +77,7 @@ Over several environments: the worst of theirs.`,
   const refreshOption = () => new Option('--refresh <boolean>', 'false: plan against the recorded state without reading the portal').default('true');
   /** For the commands that only read the config: nothing is planned from a config with a hole in it. */
   const allowUnsetEnvOption = () =>
-    new Option('--allow-unset-env', "an unset ${env:NAME} is a warning and the fields that use it are not checked (without the environments' variables, e.g. in a pre-commit hook)");
+    new Option('--allow-unset-env', "an unset ${env:NAME}, or a ${file:path} whose file is absent, is a warning and the fields that use it are not checked (without the environments' variables and secrets, e.g. in a pre-commit hook)");
   /** A command that reads a config from the given paths. */
   const configCommand = (name: string, description: string) =>
     program.command(name).description(description).argument('[paths...]', 'config files or directories (default: the current directory)');

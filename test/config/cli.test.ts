@@ -67,6 +67,15 @@ describe('portalctl validate', () => {
       expect(environments.stdout).toContain('error: The environment variable A_PORTAL_URL is not set.');
       expect(environments.stdout).toContain('(schema/wrong-type)');
       expect(environments.stdout).not.toContain('Only unset environment variables');
+      // A secret's file written only where the config is deployed is named in the hint, and let pass by the flag.
+      writeFileSync(join(directory, 'portalctl.yaml'), 'version: 1\nportal: { url: "${env:A_PORTAL_URL}" }\nfederations:\n  - { id: f1, certificate: "${file:secrets/idp.pem}" }\n');
+      const secrets = spawnSync(process.execPath, [cli, 'validate', directory], { cwd: root, encoding: 'utf8', env });
+      expect(secrets.status).toBe(1);
+      expect(secrets.stdout).toContain(`The referenced file "secrets/idp.pem" does not exist (looked for ${join(directory, 'secrets/idp.pem')}). (reference/missing-file)`);
+      expect(secrets.stdout.endsWith('\nOnly unset environment variables and absent referenced files are in the way: `portalctl validate --allow-unset-env` checks the rest without them.\n')).toBe(true);
+      const lenient = spawnSync(process.execPath, [cli, 'validate', directory, '--allow-unset-env'], { cwd: root, encoding: 'utf8', env });
+      expect(lenient.status).toBe(0);
+      expect(lenient.stdout).toContain('0 errors, 2 warnings');
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

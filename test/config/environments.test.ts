@@ -3,7 +3,7 @@
  * rules, each with the file:line:column of the winning value, and `${var:}`/`${env:}` typed by
  * the schema with errors at the reference.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -342,11 +342,31 @@ federations:
     expect(plain.portal.url).toBe(odd);
   });
 
-  it('other reference problems stay errors', async () => {
-    const loaded = await load({ 'config/base.yaml': 'version: 1\nroles:\n  - { id: r1, name: "${file:missing.txt}", description: "${env:bad-name}" }\n' }, { allowUnsetEnv: true });
+  it('a referenced file that is absent (a secret written only where the config is deployed) is a warning too, and nothing is said of the field holding its text', async () => {
+    const files = {
+      'config/base.yaml': 'version: 1\nfederations:\n  - id: f1\n    certificate: ${file:secrets/idp.pem}\n',
+      'config/secrets/.gitignore': '*\n',
+    };
+    expect(shown(await load(files, { allowUnsetEnv: true }))).toEqual([['warning', 'reference/missing-file', 'config/base.yaml:4:18', '${file:secrets/idp.pem}']]);
+    expect(shown(await load(files))).toEqual([['error', 'reference/missing-file', 'config/base.yaml:4:18', '${file:secrets/idp.pem}']]);
+  });
+
+  it('other reference problems stay errors: a directory where a file is referenced, a file outside the directory, a bad name', async () => {
+    const loaded = await load(
+      { 'config/base.yaml': 'version: 1\nroles:\n  - { id: r1, name: "${file:certs}", description: "${env:bad-name}" }\n  - { id: r2, name: "${file:../outside.txt}" }\n', 'config/certs/a.pem': 'x' },
+      { allowUnsetEnv: true },
+    );
     expect(shown(loaded).map(([severity, code]) => [severity, code])).toEqual([
-      ['error', 'reference/missing-file'],
+      ['error', 'reference/not-a-file'],
       ['error', 'reference/invalid-env-name'],
+      ['error', 'reference/file-escape'],
     ]);
+    // A file that exists but cannot be read (here a loop of links) is not said not to exist.
+    symlinkSync('b.pem', join(directory, 'config/a.pem'));
+    symlinkSync('a.pem', join(directory, 'config/b.pem'));
+    writeFileSync(join(directory, 'config/loop.yaml'), 'version: 1\nroles:\n  - { id: r1, name: "${file:a.pem}" }\n');
+    const looped = validateConfig(await loadConfig(['config/loop.yaml'], { cwd: directory, env: {}, kinds: registry, allowUnsetEnv: true }));
+    expect(looped.map((d) => [d.severity, d.code])).toEqual([['error', 'reference/unreadable-file']]);
+    expect(looped[0]?.message).toMatch(/^The referenced file "a.pem" cannot be read: ELOOP: too many symbolic links encountered/);
   });
 });

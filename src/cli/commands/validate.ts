@@ -50,11 +50,13 @@ const asJson = (result: Validated) => ({
   diagnostics: result.diagnostics,
 });
 
-/** When unset variables are all that is wrong, in every environment, the way to check the rest without them (text output only). */
+/** When unset variables (and absent referenced files) are all that is wrong, in every environment, the way to check the rest without them (text output only). */
 function unsetEnvHint(results: readonly Validated[], options: ValidateOptions): string {
   const errors = results.flatMap((result) => result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error'));
-  const onlyUnset = errors.length > 0 && errors.every((diagnostic) => diagnostic.code === 'reference/unset-env');
-  return !options.allowUnsetEnv && onlyUnset ? 'Only unset environment variables are in the way: `portalctl validate --allow-unset-env` checks the rest without them.\n' : '';
+  const codes = new Set(errors.map((diagnostic) => diagnostic.code));
+  if (options.allowUnsetEnv || codes.size === 0 || [...codes].some((code) => code !== 'reference/unset-env' && code !== 'reference/missing-file')) return '';
+  const what = [codes.has('reference/unset-env') ? 'unset environment variables' : '', codes.has('reference/missing-file') ? 'absent referenced files' : ''].filter(Boolean).join(' and ');
+  return `Only ${what} are in the way: \`portalctl validate --allow-unset-env\` checks the rest without them.\n`;
 }
 
 /** Exit code 0 when there are no errors (warnings allowed), 1 otherwise. */

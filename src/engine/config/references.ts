@@ -62,6 +62,9 @@ function resolvedReference(reference: string, value: string): ResolvedReference 
 }
 
 const UNSET_ENV = 'reference/unset-env';
+const MISSING_FILE = 'reference/missing-file';
+/** What `allowUnsetEnv` lets pass: values the deployment supplies, not the repository (a variable, a secret's file). */
+const SUPPLIED_WHERE_DEPLOYED = new Set([UNSET_ENV, MISSING_FILE]);
 
 /** What the redactor returns besides redacting: the facts shown beside each reference. */
 export type ReferenceRedactor = (<T>(value: T) => T) & { readonly references: Readonly<Record<string, { bytes: number; sha256: string }>> };
@@ -83,9 +86,11 @@ export interface ReferenceContext {
   /** Top-level keys left alone (resolved on their own before the rest: `values`, `environments`). */
   skip?: ReadonlySet<string>;
   /**
-   * An unset `${env:}` is a warning, not an error (`validate --allow-unset-env`: a check without
-   * the environments' variables, as in a pre-commit hook); the field keeps the reference's text,
-   * and what the schema and the rules say about that text is dropped (load.ts, validate.ts).
+   * An unset `${env:}`, or a `${file:}` whose file does not exist, is a warning, not an error
+   * (`validate --allow-unset-env`: a check without the environments' variables and the secrets
+   * written only where the config is deployed, as in a pre-commit hook); the field keeps the
+   * reference's text, and what the schema and the rules say about that text is dropped (load.ts,
+   * validate.ts).
    */
   allowUnsetEnv?: boolean;
   /** The values (`${var:}`) that hold an unset `${env:}` (the variables' names): where one is used, that is the problem (with allowUnsetEnv, a warning). */
@@ -100,7 +105,7 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
   const resolved: ResolvedReference[] = [];
   const diagnostics: Diagnostic[] = [];
   const report = (outcome: Problem, reference: string, path: ConfigPath): void => {
-    const allowed = context.allowUnsetEnv === true && outcome.code === UNSET_ENV;
+    const allowed = context.allowUnsetEnv === true && SUPPLIED_WHERE_DEPLOYED.has(outcome.code);
     diagnostics.push({
       severity: allowed ? 'warning' : 'error',
       code: outcome.code,
@@ -282,13 +287,17 @@ function resolveFile(argument: string, configFile: string): Outcome {
       return { code: 'reference/file-escape', problem: `"${argument}" links to a file outside the config file's directory.`, expected };
     }
     const info = statSync(real);
-    if (!info.isFile()) return { code: 'reference/missing-file', problem: `"${argument}" is not a file.`, expected };
+    if (!info.isFile()) return { code: 'reference/not-a-file', problem: `"${argument}" is not a file.`, expected };
     if (info.size > maxReferencedFileBytes) {
       return { code: 'reference/file-too-large', problem: `"${argument}" has ${info.size} bytes; referenced files are limited to ${maxReferencedFileBytes}.`, expected: `at most ${maxReferencedFileBytes} bytes` };
     }
     bytes = readFileSync(real);
-  } catch {
-    return { code: 'reference/missing-file', problem: `The referenced file "${argument}" does not exist (looked for ${target}).`, expected };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return { code: MISSING_FILE, problem: `The referenced file "${argument}" does not exist (looked for ${target}).`, expected };
+    }
+    return { code: 'reference/unreadable-file', problem: `The referenced file "${argument}" cannot be read: ${(error as Error).message}.`, expected: 'a file portalctl may read' };
   }
   // Decoded strictly: a lenient decode would send U+FFFD in place of each bad byte (a binary file, another encoding).
   try {
