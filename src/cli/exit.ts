@@ -100,7 +100,7 @@ export function describeError(error: unknown, io: Pick<CommandIO, 'cwd' | 'color
   const summary = failure instanceof Error ? failure.message : String(failure);
   if (failure instanceof ConfigError) {
     const errors = failure.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-    return { code: 1, text: `${renderDiagnostics(failure.diagnostics, io)}Error: invalid configuration (${counted(errors, 'error')} above); nothing was sent to the portal.\n`, summary };
+    return { code: 1, text: `${renderDiagnostics(failure.diagnostics, io)}Error: invalid configuration (${counted(errors, 'error')} above); nothing was changed on the portal.\n`, summary };
   }
   if (failure instanceof InterruptedError) return { code: 130, text: `${shown(failure.message)}\n`, summary };
   let text = `Error: ${shown(summary)}\n`;

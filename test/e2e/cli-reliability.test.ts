@@ -184,7 +184,7 @@ describe('CLI reliability', () => {
     const plan = await portal.run(['plan', invalid]);
     expect(plan.code).toBe(1);
     expect(plan.stderr.split('roles[0].name must be a string').length - 1).toBe(1);
-    expect(plan.stderr).toContain('Error: invalid configuration (1 error above); nothing was sent to the portal.');
+    expect(plan.stderr).toContain('Error: invalid configuration (1 error above); nothing was changed on the portal.');
   });
 
   it('"An organization", not "A organization"', async () => {

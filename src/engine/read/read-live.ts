@@ -67,7 +67,8 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
           message: `${error.message}.`,
           address: obj.address,
           location: obj.source,
-          expected: 'the id of an existing object (portalctl import lists them)',
+          // Every kind that can be missing is one the API only changes: a new id cannot be made to exist.
+          expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
         });
       }
     }

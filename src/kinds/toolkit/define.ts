@@ -53,7 +53,8 @@ export interface LiveSource {
   list?: ListSource;
   /**
    * What to name when the record is missing (`listOwnerFound` false: the list's owner, such as
-   * the user of a task list, is not there either); absent: a missing record is the value null.
+   * the user of a task list, is not there either), for a kind the API cannot create (the plan
+   * says so); absent: a missing record is the value null.
    */
   missing?(obj: DesiredObject, listOwnerFound: boolean): string;
 }
