@@ -84,6 +84,7 @@ export const undiciAgentOnly = [
   "module.exports = { Agent: require('undici/lib/dispatcher/agent') };",
   // Only with a proxy set (https_proxy, ...): initialised on first use, so a direct run does not pay for it.
   "Object.defineProperty(module.exports, 'ProxyAgent', { enumerable: true, get: () => require('undici/lib/dispatcher/proxy-agent') });",
+  "Object.defineProperty(module.exports, 'Socks5ProxyAgent', { enumerable: true, get: () => require('undici/lib/dispatcher/socks5-proxy-agent') });",
 ].join('\n');
 
 /**

@@ -14,7 +14,7 @@ import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
-import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type RawAnswer } from './transport.js';
+import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type ProxyRefusal, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 import { stopwatch } from '../core/stopwatch.js';
 
@@ -349,21 +349,28 @@ class HttpApiClient implements ApiClient {
   }
 
   /** The proxy would not open the way to the portal: nothing was sent to it. */
-  private proxyRefusedError(spec: CallSpec, status: number, cause: unknown): ApiNetworkError {
-    const proxy = proxyShown(this.transport.proxy ?? '');
+  private proxyRefusedError(spec: CallSpec, refusal: ProxyRefusal, cause: unknown): ApiNetworkError {
+    const proxyUrl = this.transport.proxy ?? '';
+    const proxy = proxyShown(proxyUrl);
     const host = (spec.administration?.base ?? this.base).host;
-    const advice: Record<number, string> = {
-      407: `The proxy asks for a sign-in: give its user name and password in the proxy's URL (${this.base.protocol === 'https:' ? 'https_proxy' : 'http_proxy'}=http://user:password@${proxy}).`,
-      403: `The proxy does not let this machine reach ${host}: ask for it to be allowed, or, if the portal is reached directly, name its host in no_proxy.`,
-    };
+    const variable = this.base.protocol === 'https:' ? 'https_proxy' : 'http_proxy';
+    const signedIn = /^[^:]+:\/\/[^/@]+@/.test(proxyUrl);
+    const advice = {
+      'sign-in': signedIn
+        ? "The proxy did not accept the user name and password in the proxy's URL: check them (characters such as @ : / % written percent-encoded)."
+        : `The proxy asks for a sign-in: give its user name and password in the proxy's URL (${variable}=${proxyUrl.startsWith('socks5:') ? 'socks5' : 'http'}://user:password@${proxy}).`,
+      'not-allowed': `The proxy does not let this machine reach ${host}: ask for it to be allowed, or, if the portal is reached directly, name its host in no_proxy.`,
+      other: undefined,
+    }[refusal.reason];
+    const said = 'status' in refusal ? `HTTP ${refusal.status}${STATUS_CODES[refusal.status] ? ` ${STATUS_CODES[refusal.status]}` : ''}` : `SOCKS5: ${refusal.socks}`;
     return new ApiNetworkError(
       {
         method: spec.method,
         path: spec.path,
-        apiMessage: `the proxy ${proxy} refused the connection to ${host} (HTTP ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''})`,
+        apiMessage: `the proxy ${proxy} refused the connection to ${host} (${said})`,
         failure: 'unreachable',
         outcomeUnknown: false,
-        ...(advice[status] ? { hint: advice[status] } : {}),
+        ...(advice ? { hint: advice } : {}),
       },
       { cause },
     );

@@ -92,6 +92,9 @@ export class CredentialsError extends PortalctlError {}
 /** The portal URL is not acceptable (plain http to a remote host, not a URL, userinfo in it). */
 export class PortalUrlError extends PortalctlError {}
 
+/** The proxy the environment names is not one portalctl can go through (not a URL, a socks4:// proxy). */
+export class ProxyUrlError extends PortalctlError {}
+
 function formatApiErrorMessage(fields: ApiErrorFields): string {
   const codes = [fields.code !== undefined ? `code ${fields.code}` : undefined, fields.messageCode]
     .filter((part): part is string => Boolean(part))

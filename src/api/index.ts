@@ -11,6 +11,7 @@ export {
   ApiNetworkError,
   CredentialsError,
   PortalUrlError,
+  ProxyUrlError,
   UntrustedCertificateError,
   isMissingPrivilege,
   isNotFound,

@@ -3,8 +3,8 @@
  * covering the answer's headers and body, and the classification of attempts that got no answer.
  */
 import type { Dispatcher } from 'undici';
-import type { NetworkFailure } from './errors.js';
-import { isLoopbackHost } from './url.js';
+import { ProxyUrlError, type NetworkFailure } from './errors.js';
+import { isLoopbackHost, shownUrl } from './url.js';
 
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
@@ -29,17 +29,20 @@ export interface Attempt {
 }
 
 /**
- * The HTTP(S) proxy between portalctl and the portal, read from the environment as curl reads
- * it: `https_proxy`/`HTTPS_PROXY` for an https portal, `http_proxy`/`HTTP_PROXY` for an http one
+ * The proxy between portalctl and the portal, read from the environment as curl reads it:
+ * `https_proxy`/`HTTPS_PROXY` for an https portal, `http_proxy`/`HTTP_PROXY` for an http one
  * (the lower-case name first); none when `no_proxy`/`NO_PROXY` names the portal's host (`*`, a
  * host and its subdomains, `.domain`, `*.domain`, each with an optional `:port`), and none for a
  * loopback portal (the emulator, a tunnel). undici's EnvHttpProxyAgent applies the same rules,
  * but does not say which it chose, and messages name the proxy a failed request went through.
+ * The URL is taken as curl takes it (proxyUrl).
  */
 export function proxyFromEnv(env: NodeJS.ProcessEnv, url: URL): string | undefined {
   if (isLoopbackHost(url.hostname)) return undefined;
-  const read = (name: string): string => env[name] ?? env[name.toUpperCase()] ?? '';
-  const proxy = read(url.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
+  const named = (name: string): string => (env[name] !== undefined ? name : name.toUpperCase());
+  const read = (name: string): string => env[named(name)] ?? '';
+  const variable = named(url.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
+  const proxy = read(variable);
   if (proxy === '') return undefined;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
@@ -52,7 +55,32 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, url: URL): string | undefin
       const domain = name.replace(/^\*?\./, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
       return (entryPort === undefined || Number(entryPort) === port) && (host === domain || host.endsWith(`.${domain}`));
     });
-  return excluded ? undefined : proxy;
+  return excluded ? undefined : proxyUrl(proxy, variable);
+}
+
+/** Schemes of the proxies portalctl goes through: an HTTP proxy (CONNECT tunnels) or SOCKS5. */
+const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks5:']);
+
+/**
+ * A proxy URL as curl reads one: without a scheme, http:// (`proxy.example.com:3128` is usual in
+ * these variables); `socks5h://` and `socks://` as `socks5://`, which undici's SOCKS5 client is
+ * (it lets the proxy resolve host names, as socks5h asks). Anything else is said at once, naming
+ * the variable: undici's own error ("Invalid URL protocol") came only after five retries.
+ */
+function proxyUrl(raw: string, variable: string): string {
+  const text = raw.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(withScheme);
+  } catch {
+    throw new ProxyUrlError(`${variable} is not a proxy URL ("${shownUrl(text)}"); expected one such as http://proxy.example.com:3128.`);
+  }
+  if (parsed.protocol === 'socks5h:' || parsed.protocol === 'socks:') return `socks5:${withScheme.slice(parsed.protocol.length)}`;
+  if (!PROXY_SCHEMES.has(parsed.protocol)) {
+    throw new ProxyUrlError(`${variable} names a ${parsed.protocol}// proxy (${parsed.host}); portalctl goes through an http://, https:// or socks5:// proxy.`);
+  }
+  return withScheme;
 }
 
 /** The proxy as messages name it: its host and port, never a user name or password in its URL. */
@@ -121,7 +149,32 @@ export class Transport {
 
   private dispatcher(): Promise<Dispatcher> {
     const options = { keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } };
-    return (this.agent ??= loadUndici().then(({ Agent, ProxyAgent }) => (this.proxy ? new ProxyAgent({ ...options, uri: this.proxy }) : new Agent(options))));
+    return (this.agent ??= loadUndici().then(({ Agent, ProxyAgent, Socks5ProxyAgent }) => {
+      const proxy = this.proxy;
+      if (proxy === undefined) return new Agent(options);
+      // undici's SOCKS5 agent itself (a ProxyAgent makes one per origin, later, on dispatch).
+      if (proxy.startsWith('socks5:')) return withoutExperimentalSocksWarning(() => new Socks5ProxyAgent(proxy));
+      return new ProxyAgent({ ...options, uri: proxy });
+    }));
+  }
+}
+
+/**
+ * undici says once per process, on stderr, that its SOCKS5 support is experimental: a line in
+ * every run's output that its user can do nothing about. portalctl tests the part it relies on
+ * (test/api/proxy.test.ts, test/e2e/proxy.test.ts) and the README says whose support it is; that
+ * one warning is not passed on, any other is.
+ */
+function withoutExperimentalSocksWarning<T>(make: () => T): T {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).startsWith('SOCKS5 proxy support is experimental')) return;
+    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return make();
+  } finally {
+    process.emitWarning = emit;
   }
 }
 
@@ -188,15 +241,26 @@ export function plainHttpAnswered(error: unknown): boolean {
   return errorCodes(error).includes('ERR_SSL_WRONG_VERSION_NUMBER');
 }
 
+/** How a proxy refused to open the way to the portal, and what it wants: a sign-in, or not this host. */
+export type ProxyRefusal = { reason: 'sign-in' | 'not-allowed' | 'other' } & ({ status: number } | { socks: string });
+
 /**
- * The HTTP status with which a proxy refused to open the tunnel to the portal: undici's ProxyAgent
- * says it only in its error's message ("Proxy response (407) !== 200 when HTTP Tunneling", in
- * lib/dispatcher/proxy-agent.js). Nothing reached the portal, and a retry meets the same answer.
+ * A proxy's refusal to open the way to the portal. undici's ProxyAgent says the HTTP status only
+ * in its error's message ("Proxy response (407) !== 200 when HTTP Tunneling", in
+ * lib/dispatcher/proxy-agent.js); its SOCKS5 client (lib/core/socks5-client.js) in error codes: a
+ * refused sign-in, and RFC 1928's reply 2, "connection not allowed by ruleset". Nothing reached
+ * the portal, and a retry meets the same answer.
  */
-export function proxyRefusal(error: unknown): number | undefined {
+export function proxyRefusal(error: unknown): ProxyRefusal | undefined {
   for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth++, current = current.cause) {
     const status = /Proxy response \((\d{3})\) !== 200|Proxy Authentication Required \((407)\)/.exec(current.message);
-    if (status) return Number(status[1] ?? status[2]);
+    if (status) {
+      const code = Number(status[1] ?? status[2]);
+      return { status: code, reason: code === 407 ? 'sign-in' : code === 403 ? 'not-allowed' : 'other' };
+    }
+    const code = (current as NodeJS.ErrnoException).code;
+    if (code === 'UND_ERR_SOCKS5_AUTH_FAILED' || code === 'UND_ERR_SOCKS5_AUTH_REJECTED') return { socks: current.message, reason: 'sign-in' };
+    if (code === 'UND_ERR_SOCKS5_REPLY_2') return { socks: current.message, reason: 'not-allowed' };
   }
   return undefined;
 }

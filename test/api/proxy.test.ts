@@ -3,9 +3,9 @@
  * (curl's variables and no_proxy rules), requests through it (a CONNECT tunnel, its sign-in from
  * the URL), and a proxy that refuses: said at once, not retried, with what to do.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { ApiNetworkError, createApiClient, proxyFromEnv, type ApiClient } from '../../src/api/index.js';
-import { startProxy, type TestProxy } from '../support/proxy.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiNetworkError, ProxyUrlError, createApiClient, proxyFromEnv, type ApiClient } from '../../src/api/index.js';
+import { startProxy, startSocksProxy, type TestProxy, type TestSocksProxy } from '../support/proxy.js';
 import { REST_PREFIX } from '../support/loopback.js';
 import { recordingSleep, sendJson, startServer, type TestServer } from './helpers.js';
 
@@ -30,6 +30,26 @@ describe('proxyFromEnv', () => {
       expect(proxyFromEnv({ ...through, NO_PROXY: noProxy }, portal), noProxy).toBe('http://proxy:3128');
     }
     expect(proxyFromEnv({ ...through, no_proxy: 'gis.example.com:7443' }, new URL('https://gis.example.com:7443/arcgis/sharing/rest'))).toBeUndefined();
+  });
+
+  it('the URL as curl takes it: without a scheme, http://; socks5h:// and socks:// as socks5://; another scheme or no URL refused, naming the variable', () => {
+    expect(proxyFromEnv({ https_proxy: 'proxy.corp:3128' }, portal)).toBe('http://proxy.corp:3128');
+    expect(proxyFromEnv({ https_proxy: ' https://ops:pw@proxy.corp:3129 ' }, portal)).toBe('https://ops:pw@proxy.corp:3129');
+    expect(proxyFromEnv({ https_proxy: 'socks5h://ops:pw@proxy.corp:1080' }, portal)).toBe('socks5://ops:pw@proxy.corp:1080');
+    expect(proxyFromEnv({ https_proxy: 'socks://proxy.corp' }, portal)).toBe('socks5://proxy.corp');
+    const refused = (env: NodeJS.ProcessEnv): string => {
+      try {
+        proxyFromEnv(env, portal);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ProxyUrlError);
+        return (error as Error).message;
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(refused({ HTTPS_PROXY: 'socks4://proxy.corp:1080' })).toBe('HTTPS_PROXY names a socks4:// proxy (proxy.corp:1080); portalctl goes through an http://, https:// or socks5:// proxy.');
+    expect(refused({ https_proxy: 'http://ops:s3cret@proxy corp:3128' })).toBe('https_proxy is not a proxy URL ("http://***@proxy corp:3128"); expected one such as http://proxy.example.com:3128.');
+    // A proxy the portal does not go through is not judged.
+    expect(proxyFromEnv({ https_proxy: 'socks4://proxy.corp:1080', no_proxy: 'example.com' }, portal)).toBeUndefined();
   });
 
   it('none for a loopback portal (the emulator, a tunnel), whatever the environment says', () => {
@@ -88,10 +108,68 @@ describe('requests through a proxy', () => {
     expect(error).toBeInstanceOf(ApiNetworkError);
     const message = (error as ApiNetworkError).message;
     expect(message).toContain(`GET /portals/self failed: the proxy ${new URL(proxy.url).host} refused the connection to portal.invalid (HTTP 407 Proxy Authentication Required)`);
-    expect(message).toContain("The proxy asks for a sign-in: give its user name and password in the proxy's URL");
+    // It was given one: the advice is to check it.
+    expect(message).toContain("The proxy did not accept the user name and password in the proxy's URL: check them");
     expect(message).not.toContain('s3cret');
     expect((error as ApiNetworkError).outcomeUnknown).toBe(false);
     expect(proxy.tunnels).toHaveLength(1);
     expect(delays).toEqual([]);
+  });
+});
+
+describe('requests through a SOCKS5 proxy', () => {
+  let server: TestServer | undefined;
+  let proxy: TestSocksProxy | undefined;
+  let client: ApiClient | undefined;
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
+  beforeEach(() => void process.on('warning', onWarning));
+  afterEach(async () => {
+    process.off('warning', onWarning);
+    await client?.close();
+    await proxy?.close();
+    await server?.close();
+    client = proxy = server = undefined;
+  });
+
+  /** As `through` above: the portal's host does not resolve, the proxy tunnels to the test server. */
+  async function throughSocks(password: string): Promise<{ client: ApiClient; proxy: TestSocksProxy; server: TestServer; delays: number[] }> {
+    server = await startServer((_req, res) => sendJson(res, { id: '0123456789ABCDEF', name: 'Through SOCKS' }));
+    proxy = await startSocksProxy({ target: { host: '127.0.0.1', port: Number(new URL(server.url).port) }, password: 's3cret' });
+    const sleeper = recordingSleep();
+    // Written as curl users write it; proxyFromEnv makes it socks5://.
+    const proxyUrl = proxyFromEnv({ https_proxy: proxy.url.replace('socks5://', `socks5h://ops:${password}@`) }, new URL(`https://portal.invalid${REST_PREFIX}`));
+    client = createApiClient({
+      url: `http://portal.invalid${REST_PREFIX}`,
+      insecure: true,
+      credentials: { type: 'token', token: 'token-through-socks' },
+      ...(proxyUrl ? { proxy: proxyUrl } : {}),
+      sleep: sleeper.sleep,
+      baseDelayMs: 10,
+    });
+    return { client, proxy, server, delays: sleeper.delays };
+  }
+
+  it('asks the proxy for the portal by name (the proxy resolves it), signed in with the URL\'s user name and password; no warning on stderr', async () => {
+    const { client, proxy, server } = await throughSocks('s3cret');
+    expect(await client.get('/portals/self')).toEqual({ id: '0123456789ABCDEF', name: 'Through SOCKS' });
+    expect(proxy.tunnels).toEqual([{ authority: 'portal.invalid:80', username: 'ops' }]);
+    expect(server.requests[0]?.headers['x-esri-authorization']).toBe('Bearer token-through-socks');
+    expect(warnings).toEqual([]);
+  });
+
+  it('a refused sign-in is said at once with what to do, never retried, its password never shown', async () => {
+    const { client, proxy, server, delays } = await throughSocks('wrong-password');
+    const error = await client.get('/portals/self').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    const message = (error as ApiNetworkError).message;
+    expect(message).toContain(`GET /portals/self failed: the proxy ${new URL(proxy.url).host} refused the connection to portal.invalid (SOCKS5: Authentication failed)`);
+    expect(message).toContain("The proxy did not accept the user name and password in the proxy's URL: check them");
+    expect(message).not.toContain('wrong-password');
+    expect(delays).toEqual([]);
+    expect(server.requests).toEqual([]);
   });
 });

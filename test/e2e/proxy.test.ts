@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REST_PREFIX } from '../support/loopback.js';
-import { startProxy, type TestProxy } from '../support/proxy.js';
+import { startProxy, startSocksProxy, type TestProxy } from '../support/proxy.js';
 import { startCliPortal, THREE_CHANGES, type CliPortal } from '../support/cli.js';
 
 describe('through a proxy', () => {
@@ -40,5 +40,26 @@ describe('through a proxy', () => {
     const direct = await portal.run(['plan', config, '--detailed-exitcode'], { env: { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url } });
     expect(direct.code, direct.stderr).toBe(0);
     expect(proxy.tunnels).toHaveLength(tunnelled);
+  });
+
+  it('a SOCKS5 proxy (socks5h://, as curl users write it) carries plan and apply, with nothing on stderr; a proxy URL of another kind is refused at once, naming the variable', async () => {
+    const socks = await startSocksProxy({ target: { host: '127.0.0.1', port: Number(new URL(portal.url).port) } });
+    try {
+      const config = await portal.writeConfig(THREE_CHANGES);
+      const behind = { portal: `http://portal.invalid${REST_PREFIX}`, env: { http_proxy: socks.url.replace('socks5://', 'socks5h://') } };
+      const plan = await portal.run(['plan', config, '--insecure', '--detailed-exitcode'], behind);
+      expect(plan.stderr).toBe('');
+      expect(plan.code).toBe(2);
+      const apply = await portal.run(['apply', config, '--insecure', '--auto-approve'], behind);
+      expect(apply.code, apply.stderr).toBe(0);
+      expect(apply.stderr).toBe('');
+      expect(new Set(socks.tunnels.map((tunnel) => tunnel.authority))).toEqual(new Set(['portal.invalid:80']));
+    } finally {
+      await socks.close();
+    }
+    const config = await portal.writeConfig(THREE_CHANGES, 'socks4');
+    const socks4 = await portal.run(['plan', config, '--insecure'], { portal: `http://portal.invalid${REST_PREFIX}`, env: { HTTP_PROXY: 'socks4://127.0.0.1:1080' } });
+    expect(socks4.code).toBe(1);
+    expect(socks4.stderr).toBe('Error: HTTP_PROXY names a socks4:// proxy (127.0.0.1:1080); portalctl goes through an http://, https:// or socks5:// proxy.\n');
   });
 });
