@@ -1,10 +1,12 @@
 /**
  * One entry point from a `--state` value to a store: a postgres:// or postgresql:// URL opens
- * the PostgreSQL store (state `name` inside it), anything else is a file path. With no value,
+ * the PostgreSQL store (state `name` inside it), anything else is a file path (or file:// URL). With no value,
  * `PORTALCTL_STATE` from the environment is used, then the default file.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.js';
+import { closestNames } from '../core/suggest.js';
 import { DEFAULT_STATE_FILE, FileStateStore } from './file-store.js';
 import { PostgresStateStore } from './postgres-store.js';
 import { checkStateName, DEFAULT_STATE_NAME, isPostgresUrl } from './postgres-url.js';
@@ -22,6 +24,8 @@ export interface OpenStateOptions {
   keepHistory?: number;
   /** Told, in a sentence, when a run waits for another's lock or takes over a dead holder's lock. */
   onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
+  /** What gave `spec`, as messages name it (default: --state, or PORTALCTL_STATE when it came from there). */
+  given?: string;
 }
 
 /** The `--state` value in force: the flag, else PORTALCTL_STATE, else the default file. */
@@ -51,8 +55,30 @@ export function openStateStore(spec: string | undefined, options: OpenStateOptio
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   };
   if (isPostgresUrl(chosen)) return new PostgresStateStore({ url: chosen, name, env: options.env, ...common });
+  const path = filePath(chosen, options.given ?? (spec === undefined ? 'PORTALCTL_STATE' : '--state'));
   if (name !== DEFAULT_STATE_NAME) {
     throw new UsageError(`--state-name applies to a PostgreSQL state (--state postgres://…); for a file, give another --state path instead of --state-name ${name}.`);
   }
-  return new FileStateStore({ path: isAbsolute(chosen) ? chosen : resolve(options.cwd, chosen), ...common });
+  return new FileStateStore({ path: isAbsolute(path) ? path : resolve(options.cwd, path), ...common });
+}
+
+/**
+ * A `--state` value that is not a postgres:// URL, as a file's path: a file:// URL is its path;
+ * any other URL (`postgress://`, `s3://`) is refused, where it was taken as a relative path and a
+ * plan ran as the first one, against an empty state.
+ */
+function filePath(spec: string, given: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(spec)?.[1];
+  if (scheme === undefined) return spec;
+  if (scheme.toLowerCase() === 'file') {
+    try {
+      return fileURLToPath(spec);
+    } catch (error) {
+      throw new UsageError(`${given}: ${(error as Error).message}; give the file's path instead.`);
+    }
+  }
+  const nearest = closestNames(scheme, ['postgres', 'postgresql'], 1)[0];
+  throw new UsageError(
+    `${given} takes a file's path or a postgres:// URL, and ${scheme}:// is neither${nearest ? ` (did you mean ${nearest}://?)` : ''}: portalctl keeps state in a file or in PostgreSQL.`,
+  );
 }

@@ -6,7 +6,9 @@
 import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { CONFIG_HEADER, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { CLI, CONFIG_HEADER, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
 
 const CONFIG = `${CONFIG_HEADER}
 organization:
@@ -146,6 +148,21 @@ describe('file state through the CLI', () => {
     const named = await portal.run(['state', 'list', '--state-name', 'prod']);
     expect(named.code).toBe(1);
     expect(named.stderr).toContain('--state-name applies to a PostgreSQL state');
+
+    // A URL of another kind is no file path (it ran as a first plan, against an empty state); a file:// URL is one.
+    const recorded = await readFile(portal.statePath, 'utf8');
+    const config = await portal.writeConfig(CONFIG, 'state-urls');
+    const mistyped = await portal.run(['plan', config], { state: 'postgress://ops@db.example.com/states' });
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.stderr).toBe("Error: --state takes a file's path or a postgres:// URL, and postgress:// is neither (did you mean postgres://?): portalctl keeps state in a file or in PostgreSQL.\n");
+    const fromEnv = spawnSync(process.execPath, [CLI, 'state', 'list'], { encoding: 'utf8', env: { ...process.env, PORTALCTL_STATE: 's3://bucket/portalctl.state.json' } });
+    expect(fromEnv.stderr).toBe("Error: PORTALCTL_STATE takes a file's path or a postgres:// URL, and s3:// is neither: portalctl keeps state in a file or in PostgreSQL.\n");
+    const push = await portal.run(['state', 'push', 'postgre://db.example.com/states']);
+    expect(push.stderr).toContain("Error: state push SOURCE takes a file's path or a postgres:// URL, and postgre:// is neither (did you mean postgres://?)");
+    const asUrl = await portal.run(['state', 'list'], { state: pathToFileURL(portal.statePath).href });
+    expect(asUrl.code, asUrl.stderr).toBe(0);
+    expect(asUrl.stdout).toContain(`# file ${portal.statePath}: lineage`);
+    expect(await readFile(portal.statePath, 'utf8')).toBe(recorded);
   });
 });
 

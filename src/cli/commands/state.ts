@@ -233,6 +233,7 @@ async function copyState(action: 'push' | 'pull', other: string, options: StateO
     cwd: io.cwd,
     env: io.env,
     command: commandLine(),
+    given: `state ${action} ${action === 'push' ? 'SOURCE' : 'DESTINATION'}`,
   });
   try {
     const [from, to] = action === 'push' ? [otherStore, store] : [store, otherStore];
