@@ -408,11 +408,20 @@ export class FileStateStore implements StateStore {
     return held.state === 'held' ? held.lock : undefined;
   }
 
-  /** The lock's record written whole, then linked to the lock's name: false when the lock exists. */
+  /**
+   * The lock's record written whole, then linked to the lock's name: false when the lock exists.
+   * A missing directory of the state file is created first, as `import --out` creates its file's
+   * (the first apply to `states/production.json` failed with the lock's ENOENT).
+   */
   private async tryCreateLock(info: LockInfo): Promise<boolean> {
     const temporary = temporaryName(this.lockPath, this.identity.host, this.identity.pid);
+    const create = () => open(temporary, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
     try {
-      const handle = await open(temporary, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
+      const handle = await create().catch(async (error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error;
+        await mkdir(dirname(this.lockPath), { recursive: true });
+        return create();
+      });
       try {
         await handle.writeFile(`${JSON.stringify(info, null, 2)}\n`);
         await handle.sync();

@@ -187,6 +187,15 @@ describe('FileStateStore locks', () => {
     await store.unlock(lock);
   });
 
+  it('creates the missing directories of a new state file (as import --out does), and writes the state there', async () => {
+    const nested = join(dir, 'states', 'production', 'portalctl.state.json');
+    const store = new FileStateStore({ path: nested });
+    const lock = await store.lock({ operation: 'apply' });
+    await store.write(newState(PORTAL));
+    await store.unlock(lock);
+    expect((await store.read())?.serial).toBe(1);
+  });
+
   it('makes a second locker wait, then fail naming the owner, pid, host, time and the unlock command', async () => {
     const holder = new FileStateStore({ path: file, host: 'runner-a', pid: process.pid, user: 'alice' });
     const held = await holder.lock({ operation: 'apply' });
