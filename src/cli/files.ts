@@ -1,6 +1,6 @@
 /** File errors said for people: which file, what was being done, and why, never a raw Node error. */
 import { fstatSync, type Stats } from 'node:fs';
-import { chmod, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
@@ -50,13 +50,18 @@ export function isStandardOutput(file: Stats | undefined): boolean {
 
 /**
  * Writes `text` to `file`, a file people keep (a config, a reviewed plan), created with `mode`
- * (default: the umask's). Without `replace`, a file already there is refused (EEXIST, atomically)
+ * (default: the umask's) and with its missing directories. Without `replace`, a file already there is refused (EEXIST, atomically)
  * and a write that fails half-way leaves nothing behind; with it, the text goes to a new file
  * beside the old one, renamed over it, so a write that fails (a full disk, an interrupt) leaves
  * the old file whole. A replaced file keeps its permissions, and a symbolic link its target; a
  * device or a pipe is written to as it is.
  */
 export async function writeKeptFile(file: string, text: string, { replace, mode: newMode }: { replace: boolean; mode?: number }): Promise<void> {
+  // Missing directories are created: people name a new folder for such a file (`--out plans/production.json`).
+  await mkdir(dirname(file), { recursive: true }).catch((error: unknown) => {
+    // A file where a directory of the path should be: mkdir says EEXIST, which callers would take for the file's own.
+    throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? Object.assign(new Error('a part of the path is not a directory', { cause: error }), { code: 'ENOTDIR' }) : error;
+  });
   if (!replace) {
     const handle = await open(file, 'wx', newMode);
     try {

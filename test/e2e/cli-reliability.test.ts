@@ -104,9 +104,14 @@ describe('CLI reliability', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('Error: Could not read the plan file no-such-plan.json: no such file or directory.\n');
 
-    const out = await portal.run(['plan', config, '--out', 'no-such-dir/plan.json']);
+    // A missing directory is created (a pipeline's artifacts/ folder), as import --out creates it; a path through a file cannot be one.
+    const saved = await portal.run(['plan', config, '--out', 'artifacts/plans/plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(portal.dir, 'artifacts/plans/plan.json'), 'utf8'))).toHaveProperty('formatVersion');
+    await writeFile(join(portal.dir, 'not-a-directory'), '');
+    const out = await portal.run(['plan', config, '--out', 'not-a-directory/plan.json']);
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain('Error: Could not write the plan to no-such-dir/plan.json: no such file or directory.');
+    expect(out.stderr).toContain('Error: Could not write the plan to not-a-directory/plan.json: a part of the path is not a directory; nothing was read or written.');
     noStackTrace(out);
 
     const directory = await portal.run(['plan', config, '--out', '.']);

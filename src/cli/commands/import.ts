@@ -1,4 +1,4 @@
-import { access, mkdir, readFile, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileErrorReason, isStandardOutput, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
@@ -89,11 +89,6 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
     } else io.stdout(result.text);
     return 0;
   }
-  await mkdir(dirname(file), { recursive: true }).catch((error: unknown) => {
-    // A file where a directory of the path should be: mkdir says EEXIST, which means something else below.
-    const reason = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'a part of the path is not a directory' : fileErrorReason(error);
-    throw new UsageError(`Could not write the config to ${options.out}: ${reason}.`, { cause: error });
-  });
   try {
     // Nothing is overwritten by accident, and a --force that fails half-way leaves the old config whole.
     await writeKeptFile(file, result.text, { replace: options.force === true });
