@@ -362,10 +362,11 @@ federations:
       ['error', 'reference/file-escape'],
     ]);
     // A file that exists but cannot be read (here a loop of links) is not said not to exist.
-    symlinkSync('b.pem', join(directory, 'config/a.pem'));
-    symlinkSync('a.pem', join(directory, 'config/b.pem'));
-    writeFileSync(join(directory, 'config/loop.yaml'), 'version: 1\nroles:\n  - { id: r1, name: "${file:a.pem}" }\n');
-    const looped = validateConfig(await loadConfig(['config/loop.yaml'], { cwd: directory, env: {}, kinds: registry, allowUnsetEnv: true }));
+    const cwd = directory as string;
+    symlinkSync('b.pem', join(cwd, 'config/a.pem'));
+    symlinkSync('a.pem', join(cwd, 'config/b.pem'));
+    writeFileSync(join(cwd, 'config/loop.yaml'), 'version: 1\nroles:\n  - { id: r1, name: "${file:a.pem}" }\n');
+    const looped = validateConfig(await loadConfig(['config/loop.yaml'], { cwd, env: {}, kinds: registry, allowUnsetEnv: true }));
     expect(looped.map((d) => [d.severity, d.code])).toEqual([['error', 'reference/unreadable-file']]);
     expect(looped[0]?.message).toMatch(/^The referenced file "a.pem" cannot be read: ELOOP: too many symbolic links encountered/);
   });

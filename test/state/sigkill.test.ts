@@ -4,7 +4,7 @@
  * the test kills it at arbitrary moments and checks what is on disk.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,8 @@ beforeAll(async () => {
     await writeFile(target, output);
   }
   await writeFile(join(work, 'package.json'), '{"type":"module"}\n');
+  // The rooms' own dependencies (fastest-levenshtein for core's did-you-mean), as installed.
+  await symlink(join(repoRoot, 'node_modules'), join(work, 'node_modules'), 'dir');
   await writeFile(
     join(work, 'writer.js'),
     `import { FileStateStore, StateWriter, newState } from './lib/state/index.js';
