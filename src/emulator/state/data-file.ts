@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { isRecord } from './json.js';
 import { documentedRelease, isDottedVersion } from './releases.js';
 import type {
@@ -74,7 +74,9 @@ export function loadDataFile(path: string): EmulatorState {
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new EmulatorDataError(path, '', `not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`);
+    // Where, as file:line:column (editors and terminals open it there); yaml's message shows the line.
+    const at = error instanceof YAMLParseError && error.linePos ? `${path}:${error.linePos[0].line}:${error.linePos[0].col}` : path;
+    throw new EmulatorDataError(at, '', `not valid YAML or JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   return parseEmulatorState(document, path);
 }

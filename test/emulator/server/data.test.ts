@@ -114,7 +114,8 @@ describe('loadDataFile', () => {
 
   it('reports unreadable files and YAML syntax errors', () => {
     expect(failure(() => loadDataFile(join(directory, 'missing.yaml'))).message).toContain('cannot read the data file');
-    expect(failure(() => loadDataFile(dataFile('organization: [unclosed\n'))).message).toContain('not valid YAML or JSON');
+    const unclosed = dataFile('organization: [unclosed\n');
+    expect(failure(() => loadDataFile(unclosed)).message).toMatch(new RegExp(`^${unclosed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:1: not valid YAML or JSON: `));
   });
 
   it('validates a state object the same way', () => {
