@@ -1,12 +1,51 @@
 /**
- * A forward proxy on loopback, as a corporate one: it opens tunnels (CONNECT) and logs each,
- * with the Proxy-Authorization it was given. Every tunnel goes to `target` (host:port), whatever
- * host was asked for, so a portal named by a host that does not resolve is reached through it
- * and only through it. `refuseWith` answers every CONNECT with that status instead.
+ * Forward proxies on loopback, as a corporate network has: an HTTP proxy that opens tunnels
+ * (CONNECT) and a SOCKS5 one, each logging the tunnels asked for and how they signed in. Every
+ * tunnel goes to `target` (host:port), whatever host was asked for, so a portal named by a host
+ * that does not resolve is reached through the proxy and only through it.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+
+/** What both proxies keep: every socket, to destroy them at close, and the tunnel to the target. */
+class Sockets {
+  private readonly open = new Set<Socket>();
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  add(socket: Socket): Socket {
+    this.open.add(socket);
+    socket.on('close', () => this.open.delete(socket));
+    return socket;
+  }
+
+  /** Connects to the target; once connected, `ready` answers the client, then the two are piped together. */
+  tunnel(client: Socket, ready: (upstream: Socket) => void): void {
+    const upstream = this.add(
+      connect(this.target.port, this.target.host, () => {
+        ready(upstream);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      }),
+    );
+    upstream.on('error', () => client.destroy());
+  }
+
+  /** Listens on a free loopback port; returns the port and a close that ends every connection. */
+  async listen(server: Server | NetServer): Promise<{ port: number; close(): Promise<void> }> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of this.open) socket.destroy();
+          server.close(() => resolve());
+        }),
+    };
+  }
+}
 
 export interface TestProxy {
   /** http://127.0.0.1:PORT */
@@ -15,43 +54,28 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
+/** The HTTP proxy; `refuseWith` answers every CONNECT with that status instead. */
 export async function startProxy({ target, refuseWith }: { target: { host: string; port: number }; refuseWith?: number }): Promise<TestProxy> {
   const tunnels: TestProxy['tunnels'] = [];
-  const sockets = new Set<Socket>();
+  const sockets = new Sockets(target);
   const server = createServer((_req, res) => {
     res.writeHead(405);
     res.end();
   });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     tunnels.push({ authority: req.url ?? '', authorization: req.headers['proxy-authorization'] });
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
+    sockets.add(client).on('error', () => client.destroy());
     if (refuseWith !== undefined) {
       client.end(`HTTP/1.1 ${refuseWith} Refused\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    const upstream = connect(target.port, target.host, () => {
+    sockets.tunnel(client, (upstream) => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
     });
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
-    upstream.on('error', () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const { port, close } = await sockets.listen(server);
+  return { url: `http://127.0.0.1:${port}`, tunnels, close };
 }
 
 export interface TestSocksProxy {
@@ -69,11 +93,9 @@ export interface TestSocksProxy {
  */
 export async function startSocksProxy({ target, password }: { target: { host: string; port: number }; password?: string }): Promise<TestSocksProxy> {
   const tunnels: TestSocksProxy['tunnels'] = [];
-  const sockets = new Set<Socket>();
+  const sockets = new Sockets(target);
   const server = createNetServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
+    sockets.add(client).on('error', () => client.destroy());
     void negotiate(client).catch(() => client.destroy());
   });
   /** Reads exactly `count` bytes from what the client sent, waiting for them to arrive. */
@@ -122,26 +144,12 @@ export async function startSocksProxy({ target, password }: { target: { host: st
     else host = (await read(16)).toString('hex');
     const port = (await read(2)).readUInt16BE(0);
     tunnels.push({ authority: `${host}:${port}`, username });
-    const upstream = connect(target.port, target.host, () => {
+    sockets.tunnel(client, () => {
       client.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
       client.removeAllListeners('data');
-      upstream.pipe(client);
-      client.pipe(upstream);
       client.resume();
     });
-    sockets.add(upstream);
-    upstream.on('close', () => sockets.delete(upstream));
-    upstream.on('error', () => client.destroy());
   }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `socks5://127.0.0.1:${port}`,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const { port, close } = await sockets.listen(server);
+  return { url: `socks5://127.0.0.1:${port}`, tunnels, close };
 }
