@@ -182,6 +182,17 @@ describe('CLI reliability', () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`--request-timeout takes a duration`);
     }
+    // Past what a Node timer takes, a wait would end at once (every request timed out, with Node's warning).
+    await portal.clearRequests();
+    for (const flag of ['--request-timeout', '--lock-timeout']) {
+      const tooLong = await portal.run(['apply', config, '--auto-approve', flag, '1000h']);
+      expect(tooLong.code).toBe(1);
+      expect(tooLong.stderr).toBe(`Error: ${flag} takes a duration of at most 596h (about 24 days), not "1000h".\n`);
+    }
+    expect(await portal.requests()).toEqual([]);
+    const longest = await portal.run(['plan', config, '--request-timeout', '596h']);
+    expect(longest.code, longest.stderr).toBe(0);
+    expect(longest.stderr).toBe('');
   });
 
   it('config errors are printed once', async () => {
