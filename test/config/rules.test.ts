@@ -39,6 +39,11 @@ const table: Expected[] = [
   ['later-format.yaml', 'error', 'schema/invalid-value', undefined, 1, 10],
   ['memberschema-value.yaml', 'error', 'schema/invalid-value', 'organization.memberCategorySchema', 4, 25],
   ['missing-version.yaml', 'error', 'schema/missing-property', undefined, 1, 1],
+  // No portal takes infinity or not-a-number: one wrong type each (not also "at least 1" for .nan), 0x10 is 16.
+  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 4, 16],
+  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 5, 15],
+  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 6, 15],
+  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'collaboration[c1].workspace[w1]', 11, 36],
   ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 2, 43],
   ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 4, 11],
   ['organization-description-too-long.yaml', 'error', 'category-schema/description-too-long', 'organization.categorySchema', 8, 20],
@@ -103,6 +108,12 @@ describe('rule checks, one broken config per rule', () => {
         }
       }
     }
+  });
+
+  it('a non-finite number is shown as YAML writes it (JSON would show null), with what is wrong with it', async () => {
+    const diagnostics = await diagnosticsOf('non-finite-numbers.yaml');
+    expect(diagnostics.map((d) => d.value)).toEqual(['.inf', '.nan', '-.inf', '.inf']);
+    expect(diagnostics[0]?.expected).toBe('an integer (.inf, .nan and numbers too large to hold, such as 1e400, are none)');
   });
 
   it('reports every problem of a file in one run', async () => {

@@ -37,8 +37,16 @@ function valueAt(data: JsonValue | undefined, path: readonly (string | number)[]
 function shown(value: JsonValue | undefined): unknown {
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (typeof value === 'object' && value !== null) return 'a mapping';
+  // JSON has no word for these (it would show null): YAML's own.
+  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
   return value;
 }
+
+/** A number no portal takes: `.inf`, `.nan`, or one past what a double holds (1e400 reads as infinity). */
+const isNonFinite = (value: JsonValue | undefined): boolean => typeof value === 'number' && !Number.isFinite(value);
+
+/** Limits that say nothing more of a non-finite number than its type error does (NaN is below every minimum). */
+const NUMBER_LIMITS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
 
 function schemaAt(schema: JsonSchema, schemaPath: string): JsonValue | undefined {
   let node: JsonValue | undefined = schema;
@@ -209,6 +217,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     const base = { severity: 'error' as const, ...(address ? { address } : {}) };
     const value = valueAt(data, path);
     if ((error.schemaPath.includes('/anyOf/') && !inChosenBranch(error)) || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
+    if (isNonFinite(value) && NUMBER_LIMITS.has(error.keyword)) continue;
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
       const names = (error.params['allowedValues'] as string[] | undefined) ?? [];
@@ -278,7 +287,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       case 'type': {
         const type = String(error.params['type']).split(',').map(article).join(' or ');
         const types = String(error.params['type']).split(',');
-        const quoteHint = textHint(value, types) || typeHint(value, types);
+        const quoteHint = isNonFinite(value) ? ' (.inf, .nan and numbers too large to hold, such as 1e400, are none)' : textHint(value, types) || typeHint(value, types);
         diagnostics.push({
           ...base,
           code: 'schema/wrong-type',

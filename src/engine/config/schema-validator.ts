@@ -23,7 +23,8 @@ type CompiledFunction = ((data: unknown) => boolean) & { errors?: SchemaError[] 
 
 /** Options shared by the run-time compilation and the standalone build, so both behave alike. */
 // unicode: false keeps the standalone code free of ajv's run-time helpers; the schema only uses minLength 1.
-export const ajvOptions = { allErrors: true, strict: false, unicodeRegExp: false, unicode: false, logger: false } as const;
+/** strictNumbers: `.inf`, `.nan` and 1e400 (Infinity) are no integer or number (strict: false had let them through to the portal). */
+export const ajvOptions = { allErrors: true, strict: false, strictNumbers: true, unicodeRegExp: false, unicode: false, logger: false } as const;
 
 function wrap(compiled: CompiledFunction): SchemaValidator {
   return (data) => (compiled(data) ? [] : [...(compiled.errors ?? [])]);
