@@ -26,6 +26,17 @@ export class StateCorruptError extends StateError {
 }
 
 /**
+ * The file named as the state holds something else (a config, a saved plan, another program's
+ * JSON): not corrupt, so the advice for a damaged state (move it aside, start a new one) is not
+ * given, since it would move that file away.
+ */
+export class NotAStateFileError extends StateError {
+  constructor(file: string, what: string) {
+    super(`${file} is not a portalctl state file: ${what}. Nothing was changed; name the state's own file (a file that does not exist yet starts a new state).`);
+  }
+}
+
+/**
  * The stored state is in a later format than this portalctl reads: written by a later release.
  * Not corrupt, so nothing is offered in its place (a backup, an earlier serial, a new state).
  */

@@ -29,7 +29,7 @@ import { processAlive } from '../core/processes.js';
 import { isObject, parseJson } from '../core/json.js';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
-import { parseState, stateFromValue, validateState, type StateDocument } from './format.js';
+import { notAStateFile, parseState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { readStateLines } from './state-file.js';
 import { StateFileText } from './file-text.js';
 import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange, type StateDiff } from './journal.js';
@@ -120,8 +120,12 @@ export class FileStateStore implements StateStore {
     }
   }
 
-  /** The error with what the store keeps of earlier versions. */
-  private async hinted(error: StateCorruptError): Promise<StateCorruptError> {
+  /**
+   * The error with what the store keeps of earlier versions. A file with none, that plainly holds
+   * something else (a config or a plan named by --state), is said to be no state: the advice for
+   * a damaged one (move it aside) would move that file away.
+   */
+  private async hinted(error: StateCorruptError): Promise<StateError> {
     if ((await readTextIfExists(this.backupPath)) !== undefined) {
       return error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
     }
@@ -131,6 +135,9 @@ export class FileStateStore implements StateStore {
         `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
       );
     }
+    const text = await readTextIfExists(this.path);
+    const foreign = text === undefined ? undefined : notAStateFile(this.path, text);
+    if (foreign) return foreign;
     return error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
   }
 

@@ -37,7 +37,7 @@ import { randomUUID } from 'node:crypto';
 import { parseAddress } from '../core/address.js';
 import { errorMessage } from '../core/errors.js';
 import { isObject, type JsonValue } from '../core/json.js';
-import { StateCorruptError, StateError, StateFromLaterVersionError, StatePortalMismatchError } from './errors.js';
+import { NotAStateFileError, StateCorruptError, StateError, StateFromLaterVersionError, StatePortalMismatchError } from './errors.js';
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -246,6 +246,30 @@ export function sortedAddresses(record: Record<string, unknown>): string[] {
     if ((addresses[index - 1] as string) > (addresses[index] as string)) return addresses.sort();
   }
   return addresses;
+}
+
+/**
+ * What a file that does not read as a state is, when it is plainly none: text that does not
+ * begin as JSON does (a config), a saved plan, or JSON with none of a state's fields. A state cut
+ * short (empty, or `{` and part of it) is not one of these: it is corrupt.
+ */
+export function notAStateFile(file: string, text: string): NotAStateFileError | undefined {
+  const start = text.replace(/^\uFEFF/, '').trimStart();
+  if (start === '') return undefined;
+  if (!start.startsWith('{')) {
+    const config = /^version:[ \t]*["']?1["']?[ \t]*(#.*)?$/m.test(text);
+    return new NotAStateFileError(file, config ? 'it is a config (YAML)' : `it does not hold JSON (it begins ${JSON.stringify(start.split('\n')[0]?.slice(0, 30))})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(data)) return undefined;
+  if ('basisDigest' in data && 'operations' in data) return new NotAStateFileError(file, 'it is a saved plan (`portalctl plan --out`)');
+  if (!('lineage' in data) && !('serial' in data) && !('resources' in data)) return new NotAStateFileError(file, "it holds JSON without a state's lineage, serial or resources");
+  return undefined;
 }
 
 /** A record keyed by address: its entries sorted, one compact entry per line. */

@@ -30,6 +30,7 @@ export { StateWriter } from './writer.js';
 export {
   StateBackendError,
   StateConflictError,
+  NotAStateFileError,
   StateCorruptError,
   StateFromLaterVersionError,
   StateError,

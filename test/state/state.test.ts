@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   FileStateStore,
+  NotAStateFileError,
   StateConflictError,
   StateCorruptError,
   StateLockedError,
@@ -124,6 +125,28 @@ describe('FileStateStore writes', () => {
     expect(await readFile(file, 'utf8')).toBe(truncated);
     expect(await readFile(`${file}.backup`, 'utf8')).toBe(backupBefore);
     expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup', 'portalctl.state.json.history']);
+  });
+
+  it('a file that is no state (a config, a saved plan, other JSON) is said to be none, not corrupt, and is never written over', async () => {
+    const files: [name: string, text: string, what: string][] = [
+      ['portalctl.yaml', 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n', 'it is a config (YAML)'],
+      ['notes.txt', 'remember the milk\n', 'it does not hold JSON (it begins "remember the milk")'],
+      ['plan.json', `${JSON.stringify({ formatVersion: 1, basisDigest: 'x', operations: [] }, null, 2)}\n`, 'it is a saved plan (`portalctl plan --out`)'],
+      ['package.json', '{\n  "name": "portal-config",\n  "private": true\n}\n', "it holds JSON without a state's lineage, serial or resources"],
+    ];
+    for (const [name, text, what] of files) {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      const store = new FileStateStore({ path });
+      const error = await store.read().catch((caught: unknown) => caught);
+      expect(error, name).toBeInstanceOf(NotAStateFileError);
+      expect((error as Error).message).toBe(`${path} is not a portalctl state file: ${what}. Nothing was changed; name the state's own file (a file that does not exist yet starts a new state).`);
+      await expect(store.write(newState(PORTAL))).rejects.toThrow(NotAStateFileError);
+      expect(await readFile(path, 'utf8')).toBe(text);
+    }
+    // Cut short, it is a state still: corrupt, with what can be done.
+    await writeFile(file, '');
+    await expect(new FileStateStore({ path: file }).read()).rejects.toThrow(StateCorruptError);
   });
 
   it('never points a corrupt file at a backup that does not exist', async () => {
