@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { CLI, CONFIG_HEADER, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
 
 const CONFIG = `${CONFIG_HEADER}
@@ -163,6 +164,14 @@ describe('file state through the CLI', () => {
     expect(asUrl.code, asUrl.stderr).toBe(0);
     expect(asUrl.stdout).toContain(`# file ${portal.statePath}: lineage`);
     expect(await readFile(portal.statePath, 'utf8')).toBe(recorded);
+
+    // A config named where a state goes (state pull's destination): refused as no state, never written over.
+    const configFile = join(config, 'portalctl.yaml');
+    const configText = await readFile(configFile, 'utf8');
+    const pulled = await portal.run(['state', 'pull', configFile]);
+    expect(pulled.code).toBe(1);
+    expect(pulled.stderr).toBe(`Error: ${configFile} is not a portalctl state file: it is a config (YAML). Nothing was changed; name the state's own file (a file that does not exist yet starts a new state).\n`);
+    expect(await readFile(configFile, 'utf8')).toBe(configText);
   });
 });
 
