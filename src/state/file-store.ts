@@ -96,6 +96,13 @@ export class FileStateStore implements StateStore {
   }
 
   async read(): Promise<StateDocument | undefined> {
+    // A directory (`--state states/`), a device or a pipe: reading one failed with EISDIR, said an
+    // empty /dev/null was a corrupt state, or waited forever on a pipe.
+    const file = await statIfExists(this.path);
+    if (file && !file.isFile()) {
+      const what = file.isDirectory() ? `a directory: name a file in it, e.g. ${join(this.path, DEFAULT_STATE_FILE)}` : 'not a regular file: the state is kept in a file of its own';
+      throw new StateError(`The state ${this.path} is ${what}. Nothing was changed.`);
+    }
     let state: StateDocument | 'other-layout' | undefined;
     try {
       state = await readStateLines(this.path);

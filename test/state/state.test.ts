@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import {
   NotAStateFileError,
   StateConflictError,
   StateCorruptError,
+  StateError,
   StateLockedError,
   StatePortalMismatchError,
   StateWriter,
@@ -147,6 +149,16 @@ describe('FileStateStore writes', () => {
     // Cut short, it is a state still: corrupt, with what can be done.
     await writeFile(file, '');
     await expect(new FileStateStore({ path: file }).read()).rejects.toThrow(StateCorruptError);
+  });
+
+  it('a directory, a device or a pipe named as the state is refused before it is read (a pipe would be waited on forever)', async () => {
+    const directory = new FileStateStore({ path: dir });
+    await expect(directory.read()).rejects.toThrow(`The state ${dir} is a directory: name a file in it, e.g. ${join(dir, 'portalctl.state.json')}. Nothing was changed.`);
+    await expect(directory.write(newState(PORTAL))).rejects.toThrow(StateError);
+    await expect(new FileStateStore({ path: '/dev/null' }).read()).rejects.toThrow('The state /dev/null is not a regular file: the state is kept in a file of its own. Nothing was changed.');
+    const pipe = join(dir, 'pipe');
+    execFileSync('mkfifo', [pipe]);
+    await expect(new FileStateStore({ path: pipe }).read()).rejects.toThrow(`The state ${pipe} is not a regular file`);
   });
 
   it('never points a corrupt file at a backup that does not exist', async () => {
