@@ -271,6 +271,20 @@ describe('typed values', () => {
   });
 });
 
+describe('an environment asked for where none is declared', () => {
+  it('names both ways of asking for it: a job-wide PORTALCTL_ENV is the usual one', async () => {
+    const loaded = await load({ 'config/base.yaml': 'version: 1\nroles:\n  - { id: r1, name: Analyst }\n' }, { environment: 'production' });
+    expect(validateConfig(loaded)).toEqual([
+      expect.objectContaining({
+        code: 'environment/none-declared',
+        message: 'The environment production is asked for (--env, or PORTALCTL_ENV when no --env is given), but the config declares no environments.',
+        value: 'production',
+        expected: 'an environments: block in the base config, or neither --env nor PORTALCTL_ENV',
+      }),
+    ]);
+  });
+});
+
 describe('unset variables (validate --allow-unset-env)', () => {
   const files = {
     'config/environments.yaml': `version: 1

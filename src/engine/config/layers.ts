@@ -252,7 +252,14 @@ function valuesOf(base: readonly ReadFile[], environment: Environment | undefine
 
 function unknownEnvironment(name: string, declaration: EnvironmentsDeclaration | undefined): Diagnostic {
   if (!declaration) {
-    return { severity: 'error', code: 'environment/none-declared', message: `--env ${name}: the config declares no environments.`, expected: 'an environments: block in the base config, or no --env' };
+    // Asked for by --env or by PORTALCTL_ENV (a job-wide variable, the usual surprise): both are named.
+    return {
+      severity: 'error',
+      code: 'environment/none-declared',
+      message: `The environment ${name} is asked for (--env, or PORTALCTL_ENV when no --env is given), but the config declares no environments.`,
+      value: name,
+      expected: 'an environments: block in the base config, or neither --env nor PORTALCTL_ENV',
+    };
   }
   return {
     severity: 'error',
