@@ -50,11 +50,11 @@ export function isStandardOutput(file: Stats | undefined): boolean {
 
 /**
  * Writes `text` to `file`, a file people keep (a config, a reviewed plan), created with `mode`
- * (default: the umask's) and with its missing directories. Without `replace`, a file already there is refused (EEXIST, atomically)
- * and a write that fails half-way leaves nothing behind; with it, the text goes to a new file
- * beside the old one, renamed over it, so a write that fails (a full disk, an interrupt) leaves
- * the old file whole. A replaced file keeps its permissions, and a symbolic link its target; a
- * device or a pipe is written to as it is.
+ * (default: the umask's) and with its missing directories. Without `replace`, a file already
+ * there is refused (EEXIST, atomically) and a write that fails half-way leaves nothing behind;
+ * with it, the text goes to a new file beside the old one, renamed over it, so a write that fails
+ * (a full disk, an interrupt) leaves the old file whole. A replaced file keeps its permissions,
+ * and a symbolic link its target; a device or a pipe is written to as it is.
  */
 export async function writeKeptFile(file: string, text: string, { replace, mode: newMode }: { replace: boolean; mode?: number }): Promise<void> {
   // Missing directories are created: people name a new folder for such a file (`--out plans/production.json`).

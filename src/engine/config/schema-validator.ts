@@ -21,9 +21,12 @@ export type SchemaValidator = (data: unknown) => SchemaError[];
 
 type CompiledFunction = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
 
-/** Options shared by the run-time compilation and the standalone build, so both behave alike. */
-// unicode: false keeps the standalone code free of ajv's run-time helpers; the schema only uses minLength 1.
-/** strictNumbers: `.inf`, `.nan` and 1e400 (Infinity) are no integer or number (strict: false had let them through to the portal). */
+/**
+ * Options shared by the run-time compilation and the standalone build, so both behave alike.
+ * unicode: false keeps the standalone code free of ajv's run-time helpers (the schema only uses
+ * minLength 1); strictNumbers, which strict: false turns off, keeps `.inf`, `.nan` and 1e400
+ * (Infinity) from passing as an integer or a number on their way to the portal.
+ */
 export const ajvOptions = { allErrors: true, strict: false, strictNumbers: true, unicodeRegExp: false, unicode: false, logger: false } as const;
 
 function wrap(compiled: CompiledFunction): SchemaValidator {
