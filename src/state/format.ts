@@ -258,7 +258,8 @@ export function notAStateFile(file: string, text: string): NotAStateFileError | 
   if (start === '') return undefined;
   if (!start.startsWith('{')) {
     const config = /^version:[ \t]*["']?1["']?[ \t]*(#.*)?$/m.test(text);
-    return new NotAStateFileError(file, config ? 'it is a config (YAML)' : `it does not hold JSON (it begins ${JSON.stringify(start.split('\n')[0]?.slice(0, 30))})`);
+    // Its text is not quoted: a file named by mistake may be anything, a file of secrets too.
+    return new NotAStateFileError(file, config ? 'it is a config (YAML)' : 'it does not hold JSON');
   }
   let data: unknown;
   try {

@@ -132,7 +132,7 @@ describe('FileStateStore writes', () => {
   it('a file that is no state (a config, a saved plan, other JSON) is said to be none, not corrupt, and is never written over', async () => {
     const files: [name: string, text: string, what: string][] = [
       ['portalctl.yaml', 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n', 'it is a config (YAML)'],
-      ['notes.txt', 'remember the milk\n', 'it does not hold JSON (it begins "remember the milk")'],
+      ['.env', 'PORTALCTL_TOKEN=s3cret-token\n', 'it does not hold JSON'],
       ['plan.json', `${JSON.stringify({ formatVersion: 1, basisDigest: 'x', operations: [] }, null, 2)}\n`, 'it is a saved plan (`portalctl plan --out`)'],
       ['package.json', '{\n  "name": "portal-config",\n  "private": true\n}\n', "it holds JSON without a state's lineage, serial or resources"],
     ];
