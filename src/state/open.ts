@@ -28,10 +28,15 @@ export interface OpenStateOptions {
   given?: string;
 }
 
-/** The `--state` value in force: the flag, else PORTALCTL_STATE, else the default file. */
+/**
+ * The `--state` value in force: the flag, else PORTALCTL_STATE, else the default file. A path
+ * ending in a slash is a directory, the state file in it under the default name
+ * (`--state states/` is `states/portalctl.state.json`, an environment's `states/portalctl.production.state.json`).
+ */
 export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const fromEnv = env['PORTALCTL_STATE'];
-  return flag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_STATE_FILE);
+  const spec = flag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_STATE_FILE);
+  return !isPostgresUrl(spec) && /[/\\]$/.test(spec) ? `${spec}${DEFAULT_STATE_FILE}` : spec;
 }
 
 /**
@@ -42,6 +47,8 @@ export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): str
  */
 export function environmentFile(path: string, stateName: string): string {
   const name = checkStateName(stateName);
+  // `plans/` would give `plans/.production`, a hidden file nobody asked for.
+  if (/[/\\]$/.test(path)) throw new UsageError(`"${path}" names a directory: name a file in it, into whose name each environment's name goes.`);
   const match = /^(.*?)(\.state\.json|\.[^./\\]+)?$/i.exec(path);
   return `${match?.[1] ?? path}.${name}${match?.[2] ?? ''}`;
 }

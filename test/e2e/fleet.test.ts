@@ -62,6 +62,13 @@ describe('a fleet run', () => {
     expect(again.code, again.stdout).toBe(0);
   });
 
+  it('--state DIR/ keeps each environment\'s state file in that directory, under its default name', async () => {
+    const result = await fleet.run(['apply', 'config', '--env', 'development,test', '--auto-approve', '--state', 'states/']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await stateFiles(join(fleet.dir, 'states'))).toEqual(['portalctl.development.state.json', 'portalctl.test.state.json']);
+    expect(await stateFiles(fleet.dir)).toEqual([]);
+  });
+
   it('exits with the worst outcome: drift in one environment wins over the others in sync', async () => {
     expect((await fleet.run(['apply', 'config', '--all-envs', '--auto-approve'])).code).toBe(0);
     await changePolicy(fleet.portals.test.url, 'test-token', 30);

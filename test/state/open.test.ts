@@ -1,0 +1,38 @@
+/**
+ * From a `--state` value to a store: a postgres:// URL, a file's path or file:// URL, a
+ * directory's path ending in a slash (the default file in it); a URL of another scheme refused.
+ * And the file of one environment's state.
+ */
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import { environmentFile, openStateStore, stateSpec } from '../../src/state/index.js';
+
+describe('--state', () => {
+  const open = (spec: string | undefined, env: NodeJS.ProcessEnv = {}) => openStateStore(spec, { cwd: '/work', env }).describe();
+
+  it('a path, a file:// URL, a directory ending in a slash (the default file in it), from the flag or PORTALCTL_STATE', () => {
+    expect(open('states/prod.json')).toBe('file /work/states/prod.json');
+    expect(open('file:///srv/states/prod.json')).toBe('file /srv/states/prod.json');
+    expect(open('states/')).toBe('file /work/states/portalctl.state.json');
+    expect(open(undefined, { PORTALCTL_STATE: '/srv/states/' })).toBe('file /srv/states/portalctl.state.json');
+    expect(stateSpec(undefined, {})).toBe('portalctl.state.json');
+    expect(stateSpec('postgres://ops@db/states/', {})).toBe('postgres://ops@db/states/');
+  });
+
+  it('a URL of another scheme is refused, naming where it came from, with the scheme it most likely meant', () => {
+    expect(() => open('postgress://ops@db/states')).toThrow(new UsageError("--state takes a file's path or a postgres:// URL, and postgress:// is neither (did you mean postgres://?): portalctl keeps state in a file or in PostgreSQL."));
+    expect(() => open(undefined, { PORTALCTL_STATE: 'https://example.com/state.json' })).toThrow(/^PORTALCTL_STATE takes a file's path or a postgres:\/\/ URL, and https:\/\/ is neither: /);
+    expect(() => openStateStore('s3://bucket/state.json', { cwd: '/work', env: {}, given: 'state pull DESTINATION' })).toThrow(/^state pull DESTINATION takes /);
+    expect(() => open('file://server/share/state.json')).toThrow(/^--state: File URL host must be "localhost" or empty/);
+  });
+});
+
+describe('an environment\'s state file', () => {
+  it('its state name before .state.json, else before the last extension; a directory is refused', () => {
+    expect(environmentFile('portalctl.state.json', 'production')).toBe('portalctl.production.state.json');
+    expect(environmentFile('states/x.json', 'production')).toBe('states/x.production.json');
+    expect(environmentFile('states/x', 'prod')).toBe('states/x.prod');
+    expect(environmentFile(stateSpec('states/', {}), 'production')).toBe('states/portalctl.production.state.json');
+    expect(() => environmentFile('states/', 'production')).toThrow(UsageError);
+  });
+});
