@@ -69,6 +69,8 @@ export function openStateStore(spec: string | undefined, options: OpenStateOptio
   return new FileStateStore({ path: isAbsolute(path) ? path : resolve(options.cwd, path), ...common });
 }
 
+const POSTGRES_ABBREVIATIONS = new Set(['pg', 'pgsql', 'psql']);
+
 /**
  * A `--state` value that is not a postgres:// URL, as a file's path: a file:// URL is its path;
  * any other URL (`postgress://`, `s3://`) is refused, where it was taken as a relative path and a
@@ -84,7 +86,8 @@ function filePath(spec: string, given: string): string {
       throw new UsageError(`${given}: ${(error as Error).message}; give the file's path instead.`);
     }
   }
-  const nearest = closestNames(scheme, ['postgres', 'postgresql'], 1)[0];
+  // `pg://` and `pgsql://` are too short to be near by spelling: taken for what they stand for.
+  const nearest = POSTGRES_ABBREVIATIONS.has(scheme.toLowerCase()) ? 'postgres' : closestNames(scheme, ['postgres', 'postgresql'], 1)[0];
   throw new UsageError(
     `${given} takes a file's path or a postgres:// URL, and ${scheme}:// is neither${nearest ? ` (did you mean ${nearest}://?)` : ''}: portalctl keeps state in a file or in PostgreSQL.`,
   );

@@ -24,6 +24,8 @@ describe('--state', () => {
     expect(() => open(undefined, { PORTALCTL_STATE: 'https://example.com/state.json' })).toThrow(/^PORTALCTL_STATE takes a file's path or a postgres:\/\/ URL, and https:\/\/ is neither: /);
     expect(() => openStateStore('s3://bucket/state.json', { cwd: '/work', env: {}, given: 'state pull DESTINATION' })).toThrow(/^state pull DESTINATION takes /);
     expect(() => open('file://server/share/state.json')).toThrow(/^--state: File URL host must be "localhost" or empty/);
+    expect(() => open('pg://ops@db/states')).toThrow(/and pg:\/\/ is neither \(did you mean postgres:\/\/\?\)/);
+    expect(() => open('s3://bucket/states')).toThrow(/and s3:\/\/ is neither: /);
   });
 });
 
