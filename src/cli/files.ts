@@ -1,7 +1,7 @@
 /** File errors said for people: which file, what was being done, and why, never a raw Node error. */
 import { fstatSync, type Stats } from 'node:fs';
 import { chmod, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
 const reasons: Record<string, string> = {
@@ -32,6 +32,16 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
     if ((error as NodeJS.ErrnoException | undefined)?.code === undefined) throw error;
     throw new UsageError(`${what} ${file}: ${fileErrorReason(error)}.`, { cause: error });
   }
+}
+
+/**
+ * `--out DIR/`, or `--out DIR` of an existing directory, names no file: refused before anything
+ * is read, naming a file in it (a trailing slash was dropped by path.resolve: `--out plans/`
+ * wrote a file named `plans`; an existing directory was "already exists: pass --force").
+ */
+export async function refuseDirectoryAsOut(out: string, cwd: string, { example, nothing }: { example: string; nothing: string }): Promise<void> {
+  const isDirectory = /[/\\]$/.test(out) || (await stat(resolve(cwd, out)).catch(() => undefined))?.isDirectory() === true;
+  if (isDirectory) throw new UsageError(`--out ${out} names a directory: name a file in it, e.g. --out ${join(out, example)}; ${nothing}.`);
 }
 
 /**

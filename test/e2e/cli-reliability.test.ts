@@ -4,6 +4,7 @@
  * messages printed once and in good English, the invites directory, Retry-After notices.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -116,7 +117,12 @@ describe('CLI reliability', () => {
 
     const directory = await portal.run(['plan', config, '--out', '.']);
     expect(directory.code).toBe(1);
-    expect(directory.stderr).toContain('Error: Could not write the plan to .: it is a directory; nothing was read or written.');
+    expect(directory.stderr).toContain('Error: --out . names a directory: name a file in it, e.g. --out plan.json; nothing was read or written.');
+    // A path ending in a slash names one too, existing or not (it wrote a file named `plans`).
+    const slash = await portal.run(['plan', config, '--out', 'plans/']);
+    expect(slash.code).toBe(1);
+    expect(slash.stderr).toContain('Error: --out plans/ names a directory: name a file in it, e.g. --out plans/plan.json; nothing was read or written.');
+    expect(existsSync(join(portal.dir, 'plans'))).toBe(false);
 
     // --out replaces a plan saved before, never another file: a config named by mistake is kept, and nothing is read.
     await portal.clearRequests();
@@ -154,6 +160,14 @@ describe('CLI reliability', () => {
     const imported = await portal.run(['import', '--out', 'a-file/portal.yaml']);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('Error: Could not write the config to a-file/portal.yaml: a part of the path is not a directory.');
+    // A directory is no file to write the config to: not "already exists, pass --force".
+    await mkdir(join(portal.dir, 'configs'));
+    for (const out of ['configs', 'new-config/']) {
+      const intoDirectory = await portal.run(['import', '--out', out]);
+      expect(intoDirectory.code, out).toBe(1);
+      expect(intoDirectory.stderr).toBe(`Error: --out ${out} names a directory: name a file in it, e.g. --out ${join(out, 'portalctl.yaml')}; nothing was read.\n`);
+    }
+    expect(existsSync(join(portal.dir, 'new-config'))).toBe(false);
     // import --out /dev/stdout writes the config there, as without --out (opened by name, a Node
     // parent's socket failed with ENXIO after the whole organization was read); the JSON report,
     // which goes there too, is refused before anything is read.

@@ -1,6 +1,6 @@
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileErrorReason, isStandardOutput, writeKeptFile } from '../files.js';
+import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
@@ -70,6 +70,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   if (toStandardOutput && options.format === 'json') {
     throw new UsageError(`--out ${options.out} is this command's standard output, where the JSON report goes too: write the config to a file, or leave --out out (the report then holds the config); nothing was read.`);
   }
+  if (options.out !== undefined && !toStandardOutput) await refuseDirectoryAsOut(options.out, io.cwd, { example: 'portalctl.yaml', nothing: 'nothing was read' });
   const file = options.out === undefined || toStandardOutput ? undefined : resolve(io.cwd, options.out);
   // Said before the portal is read (minutes for a large organization); the write refuses it again atomically.
   if (file && !options.force && (await exists(file))) throw alreadyExists(options.out ?? file);

@@ -9,7 +9,7 @@ import { redactPlan } from '../../engine/plan/redact.js';
 import { UsageError } from '../../core/errors.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
-import { fileErrorReason, isStandardOutput, withFile, writeKeptFile } from '../files.js';
+import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, withFile, writeKeptFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
@@ -76,6 +76,7 @@ const PLAN_FILE = { replace: true, mode: 0o600 };
  * JSON starts with its formatVersion; an empty file is taken too (one made to hold it).
  */
 async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<void> {
+  await refuseDirectoryAsOut(out, cwd, { example: 'plan.json', nothing: 'nothing was read or written' });
   const file = resolve(cwd, out);
   const failed = (error: unknown) => new UsageError(`Could not write the plan to ${out}: ${fileErrorReason(error)}; nothing was read or written.`, { cause: error });
   const existing = await stat(file).catch((error: unknown) => {
@@ -85,7 +86,7 @@ async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<vo
   if (!existing) return;
   // A device or a pipe is written to, never read: reading it could wait forever. This command's
   // own standard output is not one to write to: the plan's text goes there too.
-  if (!existing.isFile() && !existing.isDirectory()) {
+  if (!existing.isFile()) {
     if (isStandardOutput(existing)) {
       throw new UsageError(`--out ${out} is this command's standard output, where the plan's text goes too: save the plan to a file, or print it with --format json; nothing was read or written.`);
     }
