@@ -3,7 +3,8 @@
  * the PostgreSQL store (state `name` inside it), anything else is a file path (or file:// URL). With no value,
  * `PORTALCTL_STATE` from the environment is used, then the default file.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.js';
 import { closestNames } from '../core/suggest.js';
@@ -66,7 +67,25 @@ export function openStateStore(spec: string | undefined, options: OpenStateOptio
   if (name !== DEFAULT_STATE_NAME) {
     throw new UsageError(`--state-name applies to a PostgreSQL state (--state postgres://…); for a file, give another --state path instead of --state-name ${name}.`);
   }
-  return new FileStateStore({ path: isAbsolute(path) ? path : resolve(options.cwd, path), ...common });
+  return new FileStateStore({ path: throughLink(isAbsolute(path) ? path : resolve(options.cwd, path)), ...common });
+}
+
+/**
+ * A state file that is a symbolic link, as the file it leads to (even one not written yet): each
+ * write renames a new file into place, which replaced the link with a file and left its target
+ * behind, stale, for the next run that reads it there. Backup, history and lock go beside it.
+ */
+function throughLink(path: string): string {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return path;
+  } catch {
+    return path;
+  }
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(dirname(path), readlinkSync(path));
+  }
 }
 
 const POSTGRES_ABBREVIATIONS = new Set(['pg', 'pgsql', 'psql']);

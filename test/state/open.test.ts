@@ -3,9 +3,12 @@
  * directory's path ending in a slash (the default file in it); a URL of another scheme refused.
  * And the file of one environment's state.
  */
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { environmentFile, openStateStore, stateSpec } from '../../src/state/index.js';
+import { environmentFile, newState, openStateStore, stateSpec } from '../../src/state/index.js';
 
 describe('--state', () => {
   const open = (spec: string | undefined, env: NodeJS.ProcessEnv = {}) => openStateStore(spec, { cwd: '/work', env }).describe();
@@ -36,5 +39,28 @@ describe('an environment\'s state file', () => {
     expect(environmentFile('states/x', 'prod')).toBe('states/x.prod');
     expect(environmentFile(stateSpec('states/', {}), 'production')).toBe('states/portalctl.production.state.json');
     expect(() => environmentFile('states/', 'production')).toThrow(UsageError);
+  });
+});
+
+describe('a state file that is a symbolic link', () => {
+  it('is written where it leads, the link kept; backup, history and lock beside the file it leads to; a link to a file not written yet too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'portalctl-state-link-'));
+    try {
+      await mkdir(join(dir, 'volume'));
+      await symlink('volume/state.json', join(dir, 'portalctl.state.json'));
+      const store = openStateStore(undefined, { cwd: dir, env: {} });
+      expect(store.describe()).toBe(`file ${join(dir, 'volume/state.json')}`);
+      const portal = { url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' };
+      const first = await store.write(newState(portal));
+      await store.write(first);
+      expect((await lstat(join(dir, 'portalctl.state.json'))).isSymbolicLink()).toBe(true);
+      expect(await readlink(join(dir, 'portalctl.state.json'))).toBe('volume/state.json');
+      expect(JSON.parse(await readFile(join(dir, 'volume/state.json'), 'utf8'))).toMatchObject({ serial: 2 });
+      expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'volume']);
+      expect((await readdir(join(dir, 'volume'))).sort()).toEqual(['state.json', 'state.json.backup', 'state.json.history']);
+      expect((await openStateStore(undefined, { cwd: dir, env: {} }).read())?.serial).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
