@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { PostgresStateStore } from '../../src/state/index.js';
+import { FileStateStore, PostgresStateStore, newState } from '../../src/state/index.js';
 import { CONFIG_HEADER, REPO_ROOT, startCliPortal, THREE_CHANGES, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
 
 const INVITATION = `${CONFIG_HEADER}collaborations:
@@ -132,6 +132,18 @@ describe('CLI reliability', () => {
     expect(overConfig.code).toBe(1);
     expect(overConfig.stderr).toContain(`${configFile} exists and is not a saved plan: --out replaces only a plan file. Choose another path, or remove ${configFile}; nothing was read or written.`);
     expect(await readFile(configFile, 'utf8')).toBe(configText);
+    // Nor a state file, whose JSON starts with a formatVersion too (the plan was written over it).
+    const stateFile = join(portal.dir, 'portalctl.state.json');
+    await new FileStateStore({ path: stateFile }).write(newState({ url: portal.url, id: '0123456789ABCDEF' }));
+    const stateText = await readFile(stateFile, 'utf8');
+    const overState = await portal.run(['plan', config, '--out', 'portalctl.state.json']);
+    expect(overState.code).toBe(1);
+    expect(overState.stderr).toBe('Error: portalctl.state.json is a portalctl state file: --out replaces only a plan file. Save the plan to another path, such as plan.json; nothing was read or written.\n');
+    expect(await readFile(stateFile, 'utf8')).toBe(stateText);
+    for (const args of [['apply', '--plan', 'portalctl.state.json'], ['show', 'portalctl.state.json']]) {
+      const given = await portal.run(args);
+      expect(given.stderr, args[0]).toBe('Error: portalctl.state.json is a portalctl state file, not a saved plan: save a plan with `portalctl plan --out plan.json` and give that file.\n');
+    }
     expect(await portal.requests()).toEqual([]);
     const first = await portal.run(['plan', config, '--out', 'again.plan.json']);
     expect(first.code, first.stderr).toBe(0);

@@ -85,6 +85,10 @@ export function parseSavedPlans(text: string, file: string): { fleet: FleetPlanF
 }
 
 function savedPlanOf(value: unknown, file: string): Plan {
+  // A state file named as the plan: the advice for a damaged plan (save one there) would write over the state.
+  if (isObject(value) && 'lineage' in value && 'resources' in value) {
+    throw new PlanFileError(`${file} is a portalctl state file, not a saved plan: save a plan with \`portalctl plan --out plan.json\` and give that file.`);
+  }
   if (!isSavedPlan(value)) {
     throw new PlanFileError(`${file} is not a portalctl plan (formatVersion ${PLAN_FORMAT_VERSION}); save one with \`portalctl plan --out ${file}\`.`);
   }
