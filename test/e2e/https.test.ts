@@ -142,6 +142,8 @@ describe('portalctl emulator --tls', () => {
     [['--tls-cert', 'missing.pem', '--tls-key', 'server.key'], '--tls-cert missing.pem:'],
     [['--tls-cert', 'notes.txt', '--tls-key', 'server.key'], '--tls-cert notes.txt is not a PEM file'],
     [['--tls-cert', 'server.pem', '--tls-key', 'other.key'], 'cannot serve HTTPS with --tls-cert server.pem and --tls-key other.key'],
+    // A file named by mistake is not written over with the authority (each start replaces only its own certificate).
+    [['--tls', '--tls-ca-out', 'notes.txt'], 'notes.txt exists and is not a certificate: --tls-ca-out replaces only the certificate an earlier start wrote'],
   ])('refuses %j with a clear error and serves nothing', async (args, message) => {
     await writeFile(join(cwd, 'server.pem'), tls.cert);
     await writeFile(join(cwd, 'server.key'), tls.key);
@@ -151,5 +153,6 @@ describe('portalctl emulator --tls', () => {
     expect(await banner(run)).toBe(1);
     expect(run.stderr).toContain(message);
     expect(run.stdout).not.toContain('REST URL');
+    expect(await readFile(join(cwd, 'notes.txt'), 'utf8')).toBe('not a certificate\n');
   });
 });

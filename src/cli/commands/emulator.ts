@@ -1,7 +1,7 @@
 /**
  * `portalctl emulator`: runs the bundled portal emulator in the foreground until SIGINT/SIGTERM.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { errorMessage, PortalctlError, UsageError } from '../../core/errors.js';
 import { EmulatorDataError, generateTls, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
@@ -81,6 +81,11 @@ async function servedTls(opts: EmulatorCommandOptions, cwd: string): Promise<Ser
   if (!opts.tls) return undefined;
   const generated = await generateTls({ hosts: [opts.host] });
   const authorityFile = resolve(cwd, opts.tlsCaOut ?? 'portalctl-emulator-ca.pem');
+  // Each start writes a new authority over the last one's, never over another file named by mistake (a config).
+  const existing = (await stat(authorityFile).catch(() => undefined))?.isFile() ? await readFile(authorityFile, 'utf8') : undefined;
+  if (existing !== undefined && existing.trim() !== '' && !existing.trimStart().startsWith('-----BEGIN CERTIFICATE-----')) {
+    throw new UsageError(`${authorityFile} exists and is not a certificate: --tls-ca-out replaces only the certificate an earlier start wrote. Choose another place.`);
+  }
   try {
     await writeFile(authorityFile, generated.authority);
   } catch (error) {
