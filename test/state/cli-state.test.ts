@@ -158,6 +158,14 @@ describe('file state through the CLI', () => {
     expect(mistyped.stderr).toBe("Error: --state takes a file's path or a postgres:// URL, and postgress:// is neither (did you mean postgres://?): portalctl keeps state in a file or in PostgreSQL.\n");
     const fromEnv = spawnSync(process.execPath, [CLI, 'state', 'list'], { encoding: 'utf8', env: { ...process.env, PORTALCTL_STATE: 's3://bucket/portalctl.state.json' } });
     expect(fromEnv.stderr).toBe("Error: PORTALCTL_STATE takes a file's path or a postgres:// URL, and s3:// is neither: portalctl keeps state in a file or in PostgreSQL.\n");
+    // Onto itself: refused (it replaced the backup of the version before with this one).
+    const backup = await readFile(`${portal.statePath}.backup`, 'utf8');
+    for (const action of ['push', 'pull']) {
+      const itself = await portal.run(['state', action, portal.statePath]);
+      expect(itself.code, action).toBe(1);
+      expect(itself.stderr).toBe(`Error: state ${action}: ${portal.statePath} is the --state state itself (file ${portal.statePath}); nothing was copied.\n`);
+    }
+    expect(await readFile(`${portal.statePath}.backup`, 'utf8')).toBe(backup);
     const push = await portal.run(['state', 'push', 'postgre://db.example.com/states']);
     expect(push.stderr).toContain("Error: state push SOURCE takes a file's path or a postgres:// URL, and postgre:// is neither (did you mean postgres://?)");
     const asUrl = await portal.run(['state', 'list'], { state: pathToFileURL(portal.statePath).href });

@@ -236,6 +236,8 @@ async function copyState(action: 'push' | 'pull', other: string, options: StateO
     given: `state ${action} ${action === 'push' ? 'SOURCE' : 'DESTINATION'}`,
   });
   try {
+    // Onto itself, a copy would only replace the backup of the version before with this one.
+    if (otherStore.describe() === store.describe()) throw new UsageError(`state ${action}: ${other} is the --state state itself (${store.describe()}); nothing was copied.`);
     const [from, to] = action === 'push' ? [otherStore, store] : [store, otherStore];
     const state = await from.read();
     if (!state) throw new StateError(`No recorded state at ${from.describe()}; nothing was copied.`);
