@@ -271,6 +271,27 @@ describe('typed values', () => {
   });
 });
 
+describe('environments that keep the same state', () => {
+  it('is an error at the second: by a state name given twice, or one named as another environment', async () => {
+    const files = {
+      'config/base.yaml': `version: 1
+environments:
+  test: { portal: { url: https://test.example.com/portal/sharing/rest }, state: shared }
+  staging: { portal: { url: https://staging.example.com/portal/sharing/rest }, state: shared }
+  production: { portal: { url: https://gis.example.com/portal/sharing/rest } }
+  copy: { portal: { url: https://copy.example.com/portal/sharing/rest }, state: production }
+roles:
+  - { id: r1, name: Analyst }
+`,
+    };
+    const shared = validateConfig(await load(files, { environment: 'test' })).filter((d) => d.code === 'environment/shared-state');
+    expect(shared.map((d) => [d.message, `${d.location?.line}:${d.location?.column}`, d.value])).toEqual([
+      ["Environments test and staging keep the same state, shared: one's apply would record over the other's.", '4:87', 'shared'],
+      ["Environments production and copy keep the same state, production: one's apply would record over the other's.", '6:81', 'production'],
+    ]);
+  });
+});
+
 describe('an environment asked for where none is declared', () => {
   it('names both ways of asking for it: a job-wide PORTALCTL_ENV is the usual one', async () => {
     const loaded = await load({ 'config/base.yaml': 'version: 1\nroles:\n  - { id: r1, name: Analyst }\n' }, { environment: 'production' });

@@ -59,8 +59,37 @@ export function findEnvironments(documents: readonly { source: ParsedSource; fil
       continue;
     }
     declaration = { document: source, file, names: Object.keys(block) };
+    diagnostics.push(...sharedStates(source, block));
   }
   return declaration ? { declaration, diagnostics } : { diagnostics };
+}
+
+/**
+ * Two environments that keep the same state (`state: shared`, or one's state named as another
+ * environment): one's apply would record over the other's, and their locks would keep each
+ * other waiting. Said at the second.
+ */
+function sharedStates(source: ParsedSource, block: JsonObject): Diagnostic[] {
+  const owners = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const [name, entry] of Object.entries(block)) {
+    const declared = isObject(entry) ? textOf(entry['state']) : undefined;
+    const state = declared ?? name;
+    const owner = owners.get(state);
+    if (owner === undefined) {
+      owners.set(state, name);
+      continue;
+    }
+    diagnostics.push({
+      severity: 'error',
+      code: 'environment/shared-state',
+      message: `Environments ${owner} and ${name} keep the same state, ${state}: one's apply would record over the other's.`,
+      location: source.locate(declared === undefined ? ['environments', name] : ['environments', name, 'state'], { key: declared === undefined }),
+      value: state,
+      expected: 'a state name of its own for each environment (environments.<name>.state, default the environment\'s name)',
+    });
+  }
+  return diagnostics;
 }
 
 const textOf = (value: JsonValue | undefined): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
