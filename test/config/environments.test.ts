@@ -286,8 +286,8 @@ roles:
     };
     const shared = validateConfig(await load(files, { environment: 'test' })).filter((d) => d.code === 'environment/shared-state');
     expect(shared.map((d) => [d.message, `${d.location?.line}:${d.location?.column}`, d.value])).toEqual([
-      ["Environments test and staging keep the same state, shared: one's apply would record over the other's.", '4:87', 'shared'],
-      ["Environments production and copy keep the same state, production: one's apply would record over the other's.", '6:81', 'production'],
+      ["Environments test and staging keep the same state, shared: each would find the other's records there (refused as another portal's, or taken for its own).", '4:87', 'shared'],
+      ["Environments production and copy keep the same state, production: each would find the other's records there (refused as another portal's, or taken for its own).", '6:81', 'production'],
     ]);
   });
 });

@@ -66,8 +66,8 @@ export function findEnvironments(documents: readonly { source: ParsedSource; fil
 
 /**
  * Two environments that keep the same state (`state: shared`, or one's state named as another
- * environment): one's apply would record over the other's, and their locks would keep each
- * other waiting. Said at the second.
+ * environment): each finds the other's records there, refused as another portal's or, for the
+ * same portal, taken for its own; their locks keep each other waiting. Said at the second.
  */
 function sharedStates(source: ParsedSource, block: JsonObject): Diagnostic[] {
   const owners = new Map<string, string>();
@@ -83,7 +83,7 @@ function sharedStates(source: ParsedSource, block: JsonObject): Diagnostic[] {
     diagnostics.push({
       severity: 'error',
       code: 'environment/shared-state',
-      message: `Environments ${owner} and ${name} keep the same state, ${state}: one's apply would record over the other's.`,
+      message: `Environments ${owner} and ${name} keep the same state, ${state}: each would find the other's records there (refused as another portal's, or taken for its own).`,
       location: source.locate(declared === undefined ? ['environments', name] : ['environments', name, 'state'], { key: declared === undefined }),
       value: state,
       expected: 'a state name of its own for each environment (environments.<name>.state, default the environment\'s name)',
