@@ -126,11 +126,12 @@ describe('guidance at the terminal', () => {
     expect((await portal.run(['validate', one])).stdout).toBe('Valid: 1 managed object in 1 file. 0 errors, 0 warnings\n');
   });
 
-  it('graph without dependencies says so instead of drawing an empty diagram', async () => {
+  it('graph without dependencies says so on stderr, and prints a diagram that is empty but valid', async () => {
     const dir = await portal.writeConfig(THREE_CHANGES, 'no-dependencies');
-    const graph = await portal.run(['graph', dir]);
+    const graph = await portal.run(['graph', dir, '--format', 'dot']);
     expect(graph.code, graph.stderr).toBe(0);
-    expect(graph.stdout).toBe("No operation depends on another: the plan's 3 operations can run in any order, so there is no graph to draw.\n");
+    expect(graph.stderr).toBe("No operation depends on another: the plan's 3 operations can run in any order, so the graph is empty.\n");
+    expect(graph.stdout).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  // 3 operations without dependencies are not drawn\n}\n');
   });
 
   it('FORCE_COLOR colours output on a pipe; --no-color still wins', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { buildPlan, type Plan } from '../../src/engine/plan/plan.js';
-import { planGraph, renderDot, renderGraph, renderMermaid } from '../../src/engine/render/graph.js';
+import { emptyGraphNote, planGraph, renderDot, renderGraph, renderMermaid } from '../../src/engine/render/graph.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from '../engine/fake-kind.js';
@@ -48,8 +48,12 @@ describe('the graph of operations', () => {
     expect(dot).toContain('op1 [label="+ fake[role] — Field \\"editor\\" <GIS>", color="#1a7f37"];');
     expect(dot).toContain('op1 -> op2;');
     expect(dot.startsWith('digraph plan {\n')).toBe(true);
-    expect(renderGraph(plan(['a']), 'dot')).toBe("No operation depends on another: the plan's 1 operation can run in any order, so there is no graph to draw.\n");
-    expect(renderGraph(plan([]), 'mermaid')).toBe('No changes: the plan has no operations, so there is no graph to draw.\n');
+    // Nothing to draw: still a diagram (`dot -Tsvg` takes it), saying what it leaves out; why, for people, apart.
+    expect(renderGraph(plan(['a']), 'dot')).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  // 1 operation without dependencies is not drawn\n}\n');
+    expect(renderGraph(plan([]), 'mermaid').startsWith('flowchart LR\n')).toBe(true);
+    expect(emptyGraphNote(plan(['a']))).toBe("No operation depends on another: the plan's 1 operation can run in any order, so the graph is empty.\n");
+    expect(emptyGraphNote(plan([]))).toBe('No changes: the plan has no operations, so the graph is empty.\n');
+    expect(emptyGraphNote(plan(['fed', 'role'], { fed: ['role'] }))).toBeUndefined();
   });
 });
 

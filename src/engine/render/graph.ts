@@ -50,13 +50,16 @@ export function renderDot(graph: PlanGraph): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** A plan without dependencies has nothing to draw: said in a sentence, not an empty diagram. */
+/** The plan's graph in `format`: always a diagram, empty when nothing depends on anything (a pipe into `dot` takes it). */
 export function renderGraph(plan: Plan, format: 'mermaid' | 'dot'): string {
   const graph = planGraph(plan);
-  if (graph.nodes.length === 0) {
-    return plan.operations.length === 0
-      ? 'No changes: the plan has no operations, so there is no graph to draw.\n'
-      : `No operation depends on another: the plan's ${counted(plan.operations.length, 'operation')} can run in any order, so there is no graph to draw.\n`;
-  }
   return format === 'dot' ? renderDot(graph) : renderMermaid(graph);
+}
+
+/** Why the diagram of a plan without dependencies is empty, in a sentence for people; undefined when there is something to draw. */
+export function emptyGraphNote(plan: Plan): string | undefined {
+  if (planGraph(plan).nodes.length > 0) return undefined;
+  return plan.operations.length === 0
+    ? 'No changes: the plan has no operations, so the graph is empty.\n'
+    : `No operation depends on another: the plan's ${counted(plan.operations.length, 'operation')} can run in any order, so the graph is empty.\n`;
 }
