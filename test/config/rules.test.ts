@@ -70,6 +70,7 @@ const table: Expected[] = [
   ['user-level-value.yaml', 'error', 'schema/invalid-value', 'user[u1].level', 5, 12],
   ['user-level-version.yaml', 'error', 'user-level/unavailable', 'user[u1].level', 5, 12],
   ['version-number.yaml', 'error', 'schema/wrong-type', undefined, 4, 12],
+  ['version-quoted.yaml', 'error', 'schema/invalid-value', undefined, 1, 10],
   ['workspace-name-too-long.yaml', 'error', 'workspace/name-too-long', 'collaboration[c1].workspace[w1]', 7, 15],
   ['workspace-name-too-long.yaml', 'error', 'workspace/description-too-long', 'collaboration[c1].workspace[w1]', 8, 22],
   ['workspace-size-version.yaml', 'error', 'version/workspace-size-settings', 'collaboration[c1].workspace[w1]', 8, 26],
@@ -108,6 +109,11 @@ describe('rule checks, one broken config per rule', () => {
         }
       }
     }
+  });
+
+  it('a number quoted where only that number is allowed (version: "1") is told to drop the quotes', async () => {
+    const [quoted] = await diagnosticsOf('version-quoted.yaml');
+    expect(quoted?.expected).toBe('1 (it is quoted: write it without quotes)');
   });
 
   it('a non-finite number is shown as YAML writes it (JSON would show null), with what is wrong with it', async () => {

@@ -305,13 +305,15 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         const near = typeof value === 'string' ? didYouMean(value, allowed.filter((option): option is string => typeof option === 'string')) : '';
         // A config of a later format: the version says which portalctl reads it.
         const laterFormat = path.length === 1 && path[0] === 'version' && typeof value === 'number' && Number.isInteger(value) && value > 1;
+        // `version: "1"`: the number the value stands for, quoted (a text, not the number allowed).
+        const quoted = typeof value === 'string' && allowed.some((option) => typeof option !== 'string' && JSON.stringify(option) === value.trim());
         diagnostics.push({
           ...base,
           code: 'schema/invalid-value',
           message: laterFormat ? `This config is written in format version ${String(value)}; this portalctl reads version 1: a later portalctl may read it.` : `${described(path)} has a value that is not allowed.${near}`,
           location: source.locate(path),
           value: shown(value),
-          expected: allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | '),
+          expected: `${allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | ')}${quoted ? ' (it is quoted: write it without quotes)' : ''}`,
         });
         break;
       }
