@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import contentDisposition from 'content-disposition';
 import type { JsonObject, JsonValue } from '../core/json.js';
-import { isObject, parseJson } from '../core/json.js';
+import { isObject, parseJsonOrUndefined } from '../core/json.js';
 import type { ApiErrorFields } from './errors.js';
 import type { RawAnswer } from './transport.js';
 
@@ -82,14 +82,6 @@ function looksLikeJson(contentType: string | undefined, text: string): boolean {
   if (contentType && /json/i.test(contentType)) return true;
   const first = text.trimStart()[0];
   return first === '{' || first === '[';
-}
-
-function parseJsonOrUndefined(text: string): JsonValue | undefined {
-  try {
-    return parseJson(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** `details` is an array of strings in the documented envelope; some servers send null or a string. */

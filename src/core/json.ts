@@ -15,6 +15,15 @@ export function parseJson(text: string): JsonValue {
   return value;
 }
 
+/** parseJson, or undefined for a text that is not JSON (where that only means "not this kind of text"). */
+export function parseJsonOrUndefined(text: string): JsonValue | undefined {
+  try {
+    return parseJson(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /*
  * Written out by hand rather than with a JSON.stringify replacer or by comparing texts: plans
  * compare and digest every declared value, and a replacer copies every object (entries, sort,

@@ -36,7 +36,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseAddress } from '../core/address.js';
 import { errorMessage } from '../core/errors.js';
-import { isObject, type JsonValue } from '../core/json.js';
+import { isObject, parseJsonOrUndefined, type JsonValue } from '../core/json.js';
 import { NotAStateFileError, StateCorruptError, StateError, StateFromLaterVersionError, StatePortalMismatchError } from './errors.js';
 
 export const STATE_FORMAT_VERSION = 1;
@@ -261,12 +261,7 @@ export function notAStateFile(file: string, text: string): NotAStateFileError | 
     // Its text is not quoted: a file named by mistake may be anything, a file of secrets too.
     return new NotAStateFileError(file, config ? 'it is a config (YAML)' : 'it does not hold JSON');
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const data = parseJsonOrUndefined(text);
   if (!isObject(data)) return undefined;
   if ('basisDigest' in data && 'operations' in data) return new NotAStateFileError(file, 'it is a saved plan (`portalctl plan --out`)');
   if (!('lineage' in data) && !('serial' in data) && !('resources' in data)) return new NotAStateFileError(file, "it holds JSON without a state's lineage, serial or resources");

@@ -3,7 +3,7 @@
  * this portal's own id, and how a guest portal URL is recognised among participants.
  */
 import { PortalctlError } from '../../core/errors.js';
-import type { JsonObject, JsonValue } from '../../core/json.js';
+import { parseJsonOrUndefined, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { LiveReader } from '../../core/request.js';
 import { MissingIdentifierError } from './live.js';
 import { isObject } from './support.js';
@@ -102,12 +102,7 @@ export function participantAccess(workspaces: readonly JsonObject[], participant
 export function invitationRequestOf(invitation: JsonObject): JsonObject | undefined {
   const text = invitation['invitationString'];
   if (typeof text !== 'string') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonOrUndefined(text);
   if (!isObject(parsed)) return undefined;
   return isObject(parsed['invitationRequest']) ? parsed['invitationRequest'] : parsed;
 }
