@@ -1,7 +1,7 @@
 /**
  * One entry point from a `--state` value to a store: a postgres:// or postgresql:// URL opens
- * the PostgreSQL store (state `name` inside it), anything else is a file path (or file:// URL). With no value,
- * `PORTALCTL_STATE` from the environment is used, then the default file.
+ * the PostgreSQL store (state `name` inside it), anything else is a file path (or file:// URL).
+ * With no value, `PORTALCTL_STATE` from the environment is used, then the default file.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -31,8 +31,8 @@ export interface OpenStateOptions {
 
 /**
  * The `--state` value in force: the flag, else PORTALCTL_STATE, else the default file. A path
- * ending in a slash is a directory, the state file in it under the default name
- * (`--state states/` is `states/portalctl.state.json`, an environment's `states/portalctl.production.state.json`).
+ * ending in a slash is a directory, the state file in it under the default name (`--state
+ * states/` is `states/portalctl.state.json`; an environment's, `states/portalctl.production.state.json`).
  */
 export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const fromEnv = env['PORTALCTL_STATE'];
@@ -48,8 +48,6 @@ export function stateSpec(flag: string | undefined, env: NodeJS.ProcessEnv): str
  */
 export function environmentFile(path: string, stateName: string): string {
   const name = checkStateName(stateName);
-  // `plans/` would give `plans/.production`, a hidden file nobody asked for.
-  if (/[/\\]$/.test(path)) throw new UsageError(`"${path}" names a directory: name a file in it, into whose name each environment's name goes.`);
   const match = /^(.*?)(\.state\.json|\.[^./\\]+)?$/i.exec(path);
   return `${match?.[1] ?? path}.${name}${match?.[2] ?? ''}`;
 }

@@ -33,12 +33,11 @@ describe('--state', () => {
 });
 
 describe('an environment\'s state file', () => {
-  it('its state name before .state.json, else before the last extension; a directory is refused', () => {
+  it('its state name before .state.json, else before the last extension; in a directory given with a slash, the default file\'s name', () => {
     expect(environmentFile('portalctl.state.json', 'production')).toBe('portalctl.production.state.json');
     expect(environmentFile('states/x.json', 'production')).toBe('states/x.production.json');
     expect(environmentFile('states/x', 'prod')).toBe('states/x.prod');
     expect(environmentFile(stateSpec('states/', {}), 'production')).toBe('states/portalctl.production.state.json');
-    expect(() => environmentFile('states/', 'production')).toThrow(UsageError);
   });
 });
 
