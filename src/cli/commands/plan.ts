@@ -106,8 +106,9 @@ async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<vo
   }
   // A state file starts with a formatVersion too: its lineage, next, tells it apart (a plan's
   // `--out portalctl.state.json` wrote the plan over the state).
-  if (head.trim() === '' || (/^\{\s*"formatVersion"\s*:/.test(head) && !/"lineage"\s*:/.test(head))) return;
-  if (/"lineage"\s*:/.test(head)) {
+  const isState = /"lineage"\s*:/.test(head);
+  if (head.trim() === '' || (/^\{\s*"formatVersion"\s*:/.test(head) && !isState)) return;
+  if (isState) {
     throw new UsageError(`${out} is a portalctl state file: --out replaces only a plan file. Save the plan to another path, such as plan.json; nothing was read or written.`);
   }
   throw new UsageError(`${out} exists and is not a saved plan: --out replaces only a plan file. Choose another path, or remove ${out}; nothing was read or written.`);
