@@ -129,8 +129,13 @@ describe('CLI plan/apply/state end to end', () => {
   it('--target keeps only operations whose address the target selects', async () => {
     const targeted = await portal.run(['plan', config, '--format', 'json', '--target', 'user[jsmith]']);
     expect(targeted.code).toBe(0);
-    const plan = JSON.parse(targeted.stdout) as { operations: { address: string }[] };
+    const plan = JSON.parse(targeted.stdout) as { operations: { address: string }[]; summary: { outsideTargets?: number } };
     expect(plan.operations.map((op) => op.address)).toEqual(['user[jsmith].task[a1b2c3]']);
+    // The rest of what the config asks for is counted, so the targeted plan does not read as all of it.
+    const all = JSON.parse((await portal.run(['plan', config, '--format', 'json'])).stdout) as { operations: unknown[] };
+    expect(plan.summary.outsideTargets).toBe(all.operations.length - 1);
+    const text = await portal.run(['plan', config, '--target', 'user[jsmith]']);
+    expect(text.stdout).toContain(`Targets: user[jsmith] (${all.operations.length - 1} more changes outside them are left out of this plan)\n`);
 
     await portal.clearRequests();
     const apply = await portal.run(['apply', config, '--auto-approve', '--target', 'organization']);

@@ -64,6 +64,14 @@ describe('buildPlan', () => {
     expect(buildPlan(input({ objects, targets: ['fake[a', 'fak'] })).operations).toEqual([]);
   });
 
+  it('counts the changes outside the targets, left out of a targeted plan; none without targets', () => {
+    const objects = [desired('a', 1), desired('ab', 1), desired('b', 1), desired('c', 1)];
+    const basis = new Map([['fake[c]', 1]]);
+    expect(buildPlan(input({ objects, basis, targets: ['fake[a]'] })).summary.outsideTargets).toBe(2);
+    expect(buildPlan(input({ objects, basis, targets: ['fake'] })).summary.outsideTargets).toBe(0);
+    expect(buildPlan(input({ objects, basis })).summary).not.toHaveProperty('outsideTargets');
+  });
+
   it('reports drift (recorded versus live) apart from changes', () => {
     const plan = buildPlan(
       input({

@@ -98,6 +98,8 @@ export interface PlanSummary {
   destructive: number;
   byKind: Record<string, number>;
   drift: number;
+  /** With `--target`: the changes the config asks for outside the targets, left out of this plan. */
+  outsideTargets?: number;
 }
 
 export interface Plan {
@@ -191,6 +193,7 @@ function namesOf(names: PlanInput['names'], address: string): { names: ResolvedN
 /** Desired versus basis gives the operations; recorded versus live gives the drift. */
 export function buildPlan(input: PlanInput): Plan {
   const candidates: PlannedOperation[] = [];
+  let outsideTargets = 0;
   const drift: DriftEntry[] = [];
   const warnings: PlanWarning[] = [];
 
@@ -226,7 +229,11 @@ export function buildPlan(input: PlanInput): Plan {
       }
     }
 
-    if (!isTargeted(obj.address, input.targets)) continue;
+    if (!isTargeted(obj.address, input.targets)) {
+      // Counted, so a targeted plan does not read as the whole of what the config asks for.
+      if (!desiredInSync()) outsideTargets += 1;
+      continue;
+    }
     if (known && kind.warnings) {
       for (const message of kind.warnings(obj, live)) warnings.push({ address: obj.address, kind: obj.kind, message });
     }
@@ -272,7 +279,7 @@ export function buildPlan(input: PlanInput): Plan {
     targets: [...input.targets],
     sources: [...(input.sources ?? [])],
     ...(input.environment === undefined ? {} : { environment: input.environment }),
-    summary: summarize(operations, drift.length),
+    summary: { ...summarize(operations, drift.length), ...(input.targets.length > 0 ? { outsideTargets } : {}) },
     operations,
     drift,
     warnings,

@@ -13,7 +13,7 @@ import { fencedLine, htmlText, markdownCode, markdownText } from './escape.js';
 import { fieldChanges } from './fields.js';
 import { planGraph, renderMermaid } from './graph.js';
 import type { DiffLine } from './lines.js';
-import { RESOLUTION, SYMBOL, nameOf, namesNote, summaryLine, valueStyle } from './text.js';
+import { RESOLUTION, SYMBOL, nameOf, namesNote, outsideTargetsNote, summaryLine, valueStyle } from './text.js';
 import type { ValueStyle } from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -162,6 +162,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
     head.push('', `⚠️ **Warnings (${warnings.length}):**`, '', ...warnings.map((warning) => `- ${code(warning.address)}: ${cell(warning.message)}`));
   }
   if (!plan.refreshed) head.push('', '_Planned against the recorded state (`--refresh=false`); the portal was not read._');
+  if (plan.targets.length) head.push('', `_Targets: ${plan.targets.map(code).join(', ')}${outsideTargetsNote(plan)}._`);
 
   const body: string[] = [];
   if (plan.operations.length) {

@@ -82,12 +82,18 @@ function operationLine(op: PlannedOperation, paint: Paint): string {
   return `  ${mark} ${terminalText(nameOf(op))}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
 }
 
+/** ` (2 more changes outside them are left out of this plan)`, or '' when there are none. */
+export function outsideTargetsNote(plan: Plan): string {
+  const outside = plan.summary.outsideTargets ?? 0;
+  return outside > 0 ? ` (${outside === 1 ? '1 more change outside them is' : `${outside} more changes outside them are`} left out of this plan)` : '';
+}
+
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
   const lines: string[] = [paint('bold', summaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', terminalText(text)))];
   if (!plan.refreshed) lines.push('Planned against the recorded state (--refresh=false): the portal was not read.');
-  if (plan.targets.length) lines.push(`Targets: ${terminalText(plan.targets.join(', '))}`);
+  if (plan.targets.length) lines.push(`Targets: ${terminalText(plan.targets.join(', '))}${outsideTargetsNote(plan)}`);
 
   if (plan.operations.length) {
     const kinds = Object.entries(plan.summary.byKind).sort(([a], [b]) => (a < b ? -1 : 1));
