@@ -71,14 +71,16 @@ describe('requests through a proxy', () => {
   });
 
   /** A portal named by a host that does not resolve: only the proxy, which tunnels to the test server, can reach it. */
-  async function through(refuseWith?: number): Promise<{ client: ApiClient; proxy: TestProxy; server: TestServer; delays: number[] }> {
+  async function through(refuseWith?: number, { signedIn = true } = {}): Promise<{ client: ApiClient; proxy: TestProxy; server: TestServer; delays: number[] }> {
     server = await startServer((_req, res) => sendJson(res, { id: '0123456789ABCDEF', name: 'Through the proxy' }));
     const { port } = new URL(server.url);
     proxy = await startProxy({ target: { host: '127.0.0.1', port: Number(port) }, ...(refuseWith === undefined ? {} : { refuseWith }) });
     const sleeper = recordingSleep();
     const proxyUrl = new URL(proxy.url);
-    proxyUrl.username = 'ops';
-    proxyUrl.password = 's3cret';
+    if (signedIn) {
+      proxyUrl.username = 'ops';
+      proxyUrl.password = 's3cret';
+    }
     client = createApiClient({
       url: `http://portal.invalid${REST_PREFIX}`,
       insecure: true,
@@ -115,6 +117,29 @@ describe('requests through a proxy', () => {
     expect(proxy.tunnels).toHaveLength(1);
     expect(delays).toEqual([]);
   });
+  it('a proxy that wants a sign-in none was given (407) is told how to give one; one that refuses the portal (403), how to be let through', async () => {
+    const failureOf = async (refuseWith: number, signedIn: boolean): Promise<string> => {
+      const made = await through(refuseWith, { signedIn });
+      const error = await made.client.get('/portals/self').then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ApiNetworkError);
+      expect(made.proxy.tunnels).toHaveLength(1);
+      expect(made.delays).toEqual([]);
+      // Closed here: the next call of `through` starts its own.
+      await made.client.close();
+      await made.proxy.close();
+      await made.server.close();
+      client = proxy = server = undefined;
+      return (error as ApiNetworkError).message;
+    };
+    const unsigned = await failureOf(407, false);
+    expect(unsigned).toMatch(/The proxy asks for a sign-in: give its user name and password in the proxy's URL \(http_proxy=http:\/\/user:password@127\.0\.0\.1:\d+\)\./);
+    const forbidden = await failureOf(403, true);
+    expect(forbidden).toContain('(HTTP 403 Forbidden)');
+    expect(forbidden).toContain('The proxy does not let this machine reach portal.invalid: ask for it to be allowed, or, if the portal is reached directly, name its host in no_proxy.');
+  });
 });
 
 describe('requests through a SOCKS5 proxy', () => {
@@ -133,9 +158,9 @@ describe('requests through a SOCKS5 proxy', () => {
   });
 
   /** As `through` above: the portal's host does not resolve, the proxy tunnels to the test server. */
-  async function throughSocks(password: string): Promise<{ client: ApiClient; proxy: TestSocksProxy; server: TestServer; delays: number[] }> {
+  async function throughSocks(password: string, { notAllowed = false } = {}): Promise<{ client: ApiClient; proxy: TestSocksProxy; server: TestServer; delays: number[] }> {
     server = await startServer((_req, res) => sendJson(res, { id: '0123456789ABCDEF', name: 'Through SOCKS' }));
-    proxy = await startSocksProxy({ target: { host: '127.0.0.1', port: Number(new URL(server.url).port) }, password: 's3cret' });
+    proxy = await startSocksProxy({ target: { host: '127.0.0.1', port: Number(new URL(server.url).port) }, password: 's3cret', notAllowed });
     const sleeper = recordingSleep();
     // Written as curl users write it; proxyFromEnv makes it socks5://.
     const proxyUrl = proxyFromEnv({ https_proxy: proxy.url.replace('socks5://', `socks5h://ops:${password}@`) }, new URL(`https://portal.invalid${REST_PREFIX}`));
@@ -169,6 +194,21 @@ describe('requests through a SOCKS5 proxy', () => {
     expect(message).toContain(`GET /portals/self failed: the proxy ${new URL(proxy.url).host} refused the connection to portal.invalid (SOCKS5: Authentication failed)`);
     expect(message).toContain("The proxy did not accept the user name and password in the proxy's URL: check them");
     expect(message).not.toContain('wrong-password');
+    expect(delays).toEqual([]);
+    expect(server.requests).toEqual([]);
+  });
+
+  it('a SOCKS5 proxy whose rules refuse the portal (reply 2) is said at once, with how to be let through', async () => {
+    const { client, proxy, server, delays } = await throughSocks('s3cret', { notAllowed: true });
+    const error = await client.get('/portals/self').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    const message = (error as ApiNetworkError).message;
+    expect(message).toContain(`the proxy ${new URL(proxy.url).host} refused the connection to portal.invalid (SOCKS5: SOCKS5 connection failed: `);
+    expect(message).toContain('The proxy does not let this machine reach portal.invalid');
+    expect(proxy.tunnels).toEqual([{ authority: 'portal.invalid:80', username: 'ops' }]);
     expect(delays).toEqual([]);
     expect(server.requests).toEqual([]);
   });

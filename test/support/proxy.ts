@@ -90,8 +90,9 @@ export interface TestSocksProxy {
  * A SOCKS5 proxy (RFC 1928, with the user name and password sign-in of RFC 1929) on loopback,
  * tunnelling every CONNECT to `target` like startProxy. With `password` set, only that password
  * is let in (a wrong one is refused as RFC 1929 says: status 1, then the connection closed).
+ * `notAllowed` answers every CONNECT with reply 2, "connection not allowed by ruleset".
  */
-export async function startSocksProxy({ target, password }: { target: { host: string; port: number }; password?: string }): Promise<TestSocksProxy> {
+export async function startSocksProxy({ target, password, notAllowed = false }: { target: { host: string; port: number }; password?: string; notAllowed?: boolean }): Promise<TestSocksProxy> {
   const tunnels: TestSocksProxy['tunnels'] = [];
   const sockets = new Sockets(target);
   const server = createNetServer((client) => {
@@ -144,6 +145,10 @@ export async function startSocksProxy({ target, password }: { target: { host: st
     else host = (await read(16)).toString('hex');
     const port = (await read(2)).readUInt16BE(0);
     tunnels.push({ authority: `${host}:${port}`, username });
+    if (notAllowed) {
+      client.end(Buffer.from([5, 2, 0, 1, 0, 0, 0, 0, 0, 0]));
+      return;
+    }
     sockets.tunnel(client, () => {
       client.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
       client.removeAllListeners('data');
