@@ -35,9 +35,9 @@ export interface Attempt {
  * host and its subdomains, `.domain`, `*.domain`, each with an optional `:port`), and none for a
  * loopback portal (the emulator, a tunnel). undici's EnvHttpProxyAgent applies the same rules,
  * but does not say which it chose, and messages name the proxy a failed request went through.
- * The URL is taken as curl takes it (proxyUrl).
+ * The URL is taken as curl takes it (proxyUrl); `variable` is the name that set it, as written.
  */
-export function proxyFromEnv(env: NodeJS.ProcessEnv, url: URL): string | undefined {
+export function proxyFromEnv(env: NodeJS.ProcessEnv, url: URL): { url: string; variable: string } | undefined {
   if (isLoopbackHost(url.hostname)) return undefined;
   const named = (name: string): string => (env[name] !== undefined ? name : name.toUpperCase());
   const read = (name: string): string => env[named(name)] ?? '';
@@ -55,7 +55,7 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, url: URL): string | undefin
       const domain = name.replace(/^\*?\./, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
       return (entryPort === undefined || Number(entryPort) === port) && (host === domain || host.endsWith(`.${domain}`));
     });
-  return excluded ? undefined : proxyUrl(proxy, variable);
+  return excluded ? undefined : { url: proxyUrl(proxy, variable), variable };
 }
 
 /** Schemes of the proxies portalctl goes through: an HTTP proxy (CONNECT tunnels) or SOCKS5. */

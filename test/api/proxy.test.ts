@@ -13,10 +13,10 @@ describe('proxyFromEnv', () => {
   const portal = new URL('https://gis.example.com/portal/sharing/rest');
 
   it('https_proxy for an https portal, http_proxy for an http one, the lower-case name first', () => {
-    expect(proxyFromEnv({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' }, portal)).toBe('http://lower:3128');
-    expect(proxyFromEnv({ HTTPS_PROXY: 'http://upper:3128' }, portal)).toBe('http://upper:3128');
+    expect(proxyFromEnv({ HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128' }, portal)).toEqual({ url: 'http://lower:3128', variable: 'https_proxy' });
+    expect(proxyFromEnv({ HTTPS_PROXY: 'http://upper:3128' }, portal)).toEqual({ url: 'http://upper:3128', variable: 'HTTPS_PROXY' });
     expect(proxyFromEnv({ HTTP_PROXY: 'http://plain:3128' }, portal)).toBeUndefined();
-    expect(proxyFromEnv({ HTTP_PROXY: 'http://plain:3128' }, new URL('http://gis.example.com/portal/sharing/rest'))).toBe('http://plain:3128');
+    expect(proxyFromEnv({ HTTP_PROXY: 'http://plain:3128' }, new URL('http://gis.example.com/portal/sharing/rest'))).toEqual({ url: 'http://plain:3128', variable: 'HTTP_PROXY' });
     expect(proxyFromEnv({}, portal)).toBeUndefined();
     expect(proxyFromEnv({ https_proxy: '' }, portal)).toBeUndefined();
   });
@@ -27,16 +27,16 @@ describe('proxyFromEnv', () => {
       expect(proxyFromEnv({ ...through, no_proxy: noProxy }, portal), noProxy).toBeUndefined();
     }
     for (const noProxy of ['ample.com', 'gis.example.com:7443', 'other.org', 'www.gis.example.com']) {
-      expect(proxyFromEnv({ ...through, NO_PROXY: noProxy }, portal), noProxy).toBe('http://proxy:3128');
+      expect(proxyFromEnv({ ...through, NO_PROXY: noProxy }, portal), noProxy).toEqual({ url: 'http://proxy:3128', variable: 'https_proxy' });
     }
     expect(proxyFromEnv({ ...through, no_proxy: 'gis.example.com:7443' }, new URL('https://gis.example.com:7443/arcgis/sharing/rest'))).toBeUndefined();
   });
 
   it('the URL as curl takes it: without a scheme, http://; socks5h:// and socks:// as socks5://; another scheme or no URL refused, naming the variable', () => {
-    expect(proxyFromEnv({ https_proxy: 'proxy.corp:3128' }, portal)).toBe('http://proxy.corp:3128');
-    expect(proxyFromEnv({ https_proxy: ' https://ops:pw@proxy.corp:3129 ' }, portal)).toBe('https://ops:pw@proxy.corp:3129');
-    expect(proxyFromEnv({ https_proxy: 'socks5h://ops:pw@proxy.corp:1080' }, portal)).toBe('socks5://ops:pw@proxy.corp:1080');
-    expect(proxyFromEnv({ https_proxy: 'socks://proxy.corp' }, portal)).toBe('socks5://proxy.corp');
+    expect(proxyFromEnv({ https_proxy: 'proxy.corp:3128' }, portal)?.url).toBe('http://proxy.corp:3128');
+    expect(proxyFromEnv({ https_proxy: ' https://ops:pw@proxy.corp:3129 ' }, portal)?.url).toBe('https://ops:pw@proxy.corp:3129');
+    expect(proxyFromEnv({ https_proxy: 'socks5h://ops:pw@proxy.corp:1080' }, portal)?.url).toBe('socks5://ops:pw@proxy.corp:1080');
+    expect(proxyFromEnv({ https_proxy: 'socks://proxy.corp' }, portal)?.url).toBe('socks5://proxy.corp');
     const refused = (env: NodeJS.ProcessEnv): string => {
       try {
         proxyFromEnv(env, portal);
@@ -163,7 +163,7 @@ describe('requests through a SOCKS5 proxy', () => {
     proxy = await startSocksProxy({ target: { host: '127.0.0.1', port: Number(new URL(server.url).port) }, password: 's3cret', notAllowed });
     const sleeper = recordingSleep();
     // Written as curl users write it; proxyFromEnv makes it socks5://.
-    const proxyUrl = proxyFromEnv({ https_proxy: proxy.url.replace('socks5://', `socks5h://ops:${password}@`) }, new URL(`https://portal.invalid${REST_PREFIX}`));
+    const proxyUrl = proxyFromEnv({ https_proxy: proxy.url.replace('socks5://', `socks5h://ops:${password}@`) }, new URL(`https://portal.invalid${REST_PREFIX}`))?.url;
     client = createApiClient({
       url: `http://portal.invalid${REST_PREFIX}`,
       insecure: true,

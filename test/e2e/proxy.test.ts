@@ -28,7 +28,7 @@ describe('through a proxy', () => {
     expect(plan.code).toBe(2);
     // --verbose says which proxy, never its password.
     const verbose = await portal.run(['plan', config, '--insecure', '--verbose'], { ...behind, env: { HTTP_PROXY: proxy.url.replace('http://', 'http://ops:s3cret@') } });
-    expect(verbose.stderr).toContain(`Reaching http://portal.invalid${REST_PREFIX} through the proxy ${new URL(proxy.url).host} (from the environment's http_proxy).\n`);
+    expect(verbose.stderr).toContain(`Reaching http://portal.invalid${REST_PREFIX} through the proxy ${new URL(proxy.url).host} (from the environment's HTTP_PROXY).\n`);
     expect(verbose.stderr).not.toContain('s3cret');
     expect(proxy.tunnels.length).toBeGreaterThan(0);
     expect(new Set(proxy.tunnels.map((tunnel) => tunnel.authority))).toEqual(new Set(['portal.invalid:80']));

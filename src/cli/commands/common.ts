@@ -83,11 +83,11 @@ export function commandLine(): string {
 /** The API client; an environment's credentials come from the variables it names (else PORTALCTL_*). */
 export function connect(url: string, options: SharedOptions, io: CommandIO, environment?: Environment): ApiClient {
   const proxy = proxyFromEnv(io.env, new URL(url));
-  if (proxy && options.verbose) io.stderr(`Reaching ${url} through the proxy ${proxyShown(proxy)} (from the environment's ${url.startsWith('https:') ? 'https_proxy' : 'http_proxy'}).\n`);
+  if (proxy && options.verbose) io.stderr(`Reaching ${url} through the proxy ${proxyShown(proxy.url)} (from the environment's ${proxy.variable}).\n`);
   return createApiClient({
     url,
     credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
-    ...(proxy ? { proxy } : {}),
+    ...(proxy ? { proxy: proxy.url } : {}),
     timeoutMs: requestTimeoutMs(options.requestTimeout),
     ...(options.insecure ? { insecure: true } : {}),
     // A wait the portal asked for (Retry-After) is said while it lasts; backoff waits only with --verbose.
