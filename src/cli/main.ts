@@ -132,7 +132,7 @@ Over several environments: the worst of theirs.`,
   program
     .command('import')
     .description("write the live portal's state as a YAML config (stdout, or --out FILE)")
-    .argument('[paths...]', 'with --env: the config declaring the environment (default: the current directory)')
+    .argument('[paths...]', "the config whose portal to read (its portal.url, unless --portal); with --env: the config declaring the environment (default: the current directory)")
     .option('--out <file>', 'write the config to FILE instead of stdout')
     .option('--force', 'with --out: overwrite FILE when it exists')
     .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')

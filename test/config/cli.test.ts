@@ -183,8 +183,8 @@ describe('usage mistakes', () => {
   it.each([
     [['plan', 'examples/minimal', '--lock-timeout', 'abc'], 'Error: --lock-timeout takes a duration such as 30s, 5m or 1h, not "abc".\n'],
     [['validate', 'examples/minimal', '--env-parallelism', '0'], 'Error: --env-parallelism takes a whole number of at least 1, not "0".\n'],
-    // import reads no config without --env, so there is no portal.url to set.
-    [['import'], "Error: No portal URL: pass --portal URL, the portal's REST root (e.g. https://host/portal/sharing/rest).\n"],
+    // import reads no config without PATH or --env, so there is no portal.url to set.
+    [['import'], "Error: No portal URL: pass --portal URL, the portal's REST root (e.g. https://host/portal/sharing/rest), or the config whose portal.url to read (portalctl import portal/).\n"],
   ])('portalctl %j: a missing or bad global value is refused before anything else, saying what to give', (args, stderr) => {
     // plan takes no lock and validate runs no environments: the value is checked all the same.
     const result = portalctl(...args);

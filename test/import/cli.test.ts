@@ -79,4 +79,28 @@ describe('portalctl import', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--portal');
   });
+
+  it("reads the portal of the config PATH names; --out beside that config's files says a plan of the directory would declare each object twice", async () => {
+    const config = await portal.writeConfig({
+      'portal.yaml': `version: 1\nportal:\n  url: ${portal.url}\n  edition: self-managed\n  version: "11.3"\n`,
+      'organization.yaml': 'version: 1\norganization:\n  securityPolicy:\n    minLength: 12\n',
+    });
+    const imported = await portal.run(['import', config, '--out', join(config, 'imported.yaml')], { portal: null });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toBe(
+      `Imported ${/Imported (\d+)/.exec(imported.stderr)?.[1]} objects from ${portal.url} to ${join(config, 'imported.yaml')}.\n` +
+        'Note: config/ also holds organization.yaml, portal.yaml: a plan of that directory reads every YAML file in it, and an object declared in two files is an error. Keep the imported config in a directory of its own, or take from it what those files lack.\n',
+    );
+    // The note is true: the next plan of the directory finds the policy declared twice.
+    const planned = await portal.run(['plan', config], { portal: null });
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toContain('config/organization.yaml:3:3');
+
+    // A config PATH that is not valid is said as validate says it, before the portal is read.
+    await portal.clearRequests();
+    const invalid = await portal.run(['import', join(portal.dir, 'missing')], { portal: null });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('missing does not exist');
+    expect(await portal.requests()).toEqual([]);
+  });
 });

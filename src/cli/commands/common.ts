@@ -40,8 +40,12 @@ export async function loadDesired(paths: readonly string[], io: CommandIO, { env
 export function portalUrl(config: LoadedConfig | undefined, options: SharedOptions): string {
   const url = options.portal ?? config?.portal.url;
   if (!url) {
-    // Without a config (import, unless --env names one) there is no portal.url to set.
-    throw new UsageError(config ? 'No portal URL: set portal.url in the config or pass --portal URL.' : "No portal URL: pass --portal URL, the portal's REST root (e.g. https://host/portal/sharing/rest).");
+    // Without a config (import, unless PATH or --env names one) there is no portal.url to set.
+    throw new UsageError(
+      config
+        ? 'No portal URL: set portal.url in the config or pass --portal URL.'
+        : "No portal URL: pass --portal URL, the portal's REST root (e.g. https://host/portal/sharing/rest), or the config whose portal.url to read (portalctl import portal/).",
+    );
   }
   return normalizeBaseUrl(url, Boolean(options.insecure)).toString().replace(/\/$/, '');
 }

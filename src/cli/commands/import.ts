@@ -1,7 +1,8 @@
-import { access, readFile, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { access, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
+import { listConfigFiles } from '../../engine/config/index.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
 import { registry } from '../../registry.js';
@@ -54,16 +55,35 @@ async function schemaLocation(directory: string): Promise<string> {
 }
 
 /**
+ * The other config files beside the imported one, as a plan of its directory would read them all:
+ * each object declared there and imported again is declared twice (an error at the next plan).
+ */
+async function besideImported(file: string, cwd: string): Promise<string | undefined> {
+  if (!/\.ya?ml$/i.test(file)) return undefined;
+  const { files } = await listConfigFiles([dirname(file)], cwd);
+  // --out may be a link to a file of this directory: the same file, not another.
+  const written = await realpath(file);
+  const others: string[] = [];
+  for (const other of files) if ((await realpath(other)) !== written) others.push(basename(other));
+  if (others.length === 0) return undefined;
+  const shown = others.length > 3 ? `${others.slice(0, 3).join(', ')} and ${others.length - 3} more` : others.join(', ');
+  return `Note: ${relative(cwd, dirname(file)) || '.'}/ also holds ${shown}: a plan of that directory reads every YAML file in it, and an object declared in two files is an error. Keep the imported config in a directory of its own, or take from it what those files lack.\n`;
+}
+
+/**
  * `portalctl import`: the live organization as a config, on stdout or in `--out` (never
  * overwritten without --force; missing directories are created). With `--format json`, a report
  * on stdout: the portal, the counts, what was skipped, and the config (or where it was written).
+ * The portal is `--portal`'s, else the config's (`portal.url`) when PATH or `--env` names one.
  */
 export async function importCommand(paths: readonly string[], options: ImportOptions, io: CommandIO): Promise<number> {
-  // In an environment, its portal and credentials (from the config at `paths`); else --portal and PORTALCTL_*.
+  // In an environment, its portal and credentials (from the config at `paths`); else --portal, or
+  // the portal.url of the config PATH names, and PORTALCTL_*.
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
   const environment = singleEnvironment(request);
-  const config = environment === undefined ? undefined : await loadDesired(paths, io, { environment, portal: options.portal });
+  const readsConfig = environment !== undefined || (paths.length > 0 && options.portal === undefined);
+  const config = readsConfig ? await loadDesired(paths, io, { environment, portal: options.portal }) : undefined;
   const url = portalUrl(config, options);
   // `--out /dev/stdout` is standard output, written as without --out (opened by name, a socket fails).
   const toStandardOutput = options.out !== undefined && isStandardOutput(await stat(resolve(io.cwd, options.out)).catch(() => undefined));
@@ -97,11 +117,12 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw alreadyExists(options.out);
     throw new UsageError(`Could not write the config to ${options.out}: ${fileErrorReason(error)}.`, { cause: error });
   }
-  if (options.format === 'json') {
-    await report({ out: options.out });
-    return 0;
+  if (options.format === 'json') await report({ out: options.out });
+  else {
+    const skipped = result.skipped.length > 0 ? `; skipped (not readable with this token): ${result.skipped.map((entry) => entry.kind).join(', ')}` : '';
+    io.stderr(`Imported ${counted(result.objects, 'object')} from ${url} to ${options.out}${skipped}.\n`);
   }
-  const skipped = result.skipped.length > 0 ? `; skipped (not readable with this token): ${result.skipped.map((entry) => entry.kind).join(', ')}` : '';
-  io.stderr(`Imported ${counted(result.objects, 'object')} from ${url} to ${options.out}${skipped}.\n`);
+  const beside = await besideImported(file, io.cwd);
+  if (beside) io.stderr(beside);
   return 0;
 }

@@ -1,5 +1,5 @@
 /** The config stage of the engine: load, validate, schema. */
-export { loadConfig, readEnvironments, type DeclaredEnvironments, type DeclaredPortal, type LoadedConfig, type LoadOptions } from './load.js';
+export { listConfigFiles, loadConfig, readEnvironments, type DeclaredEnvironments, type DeclaredPortal, type LoadedConfig, type LoadOptions } from './load.js';
 export type { Environment, CredentialVariableNames } from './environments.js';
 export { validateConfig, sortDiagnostics } from './validate.js';
 export { ConfigError, throwIfInvalid } from './errors.js';
