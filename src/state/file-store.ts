@@ -34,7 +34,7 @@ import { readStateLines } from './state-file.js';
 import { StateFileText } from './file-text.js';
 import { carryWriterChanges, changeFromValue, checkedDiff, hasWriterChanges, rebuildSerial, type StateChange, type StateDiff } from './journal.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
-import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore, type StoreNoticeKind } from './store.js';
 
 export const DEFAULT_STATE_FILE = 'portalctl.state.json';
 
@@ -52,7 +52,7 @@ export interface FileStateStoreOptions {
   /** How many serials the history keeps. */
   keepHistory?: number;
   /** Told when this run waits for another's lock or takes over a stale one. */
-  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
+  onNotice?: (message: string, kind: StoreNoticeKind) => void;
 }
 
 const DEFAULT_LOCK_TTL_MS = 60 * 60 * 1000;
@@ -67,7 +67,7 @@ export class FileStateStore implements StateStore {
   readonly historyDir: string;
   private readonly command: string | undefined;
   private readonly keepHistory: number;
-  private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
+  private readonly onNotice: ((message: string, kind: StoreNoticeKind) => void) | undefined;
   private readonly identity: HolderIdentity;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -184,6 +184,7 @@ export class FileStateStore implements StateStore {
 
   /** History entry first, then the backup, then the state: a kill between them leaves the last state whole. */
   private async store(next: StateDocument, previous: StateDocument | undefined): Promise<void> {
+    if (previous?.lineage !== next.lineage) await this.setAsideHistoryOfAnotherState(next.lineage);
     await mkdir(this.historyDir, { recursive: true, mode: 0o700 });
     // Counting a large state's entries at every write of an apply cost as much as the rest of the diff.
     const count = previous !== undefined && previous === this.lastWritten?.state ? this.lastWritten.count : undefined;
@@ -243,11 +244,42 @@ export class FileStateStore implements StateStore {
     }
   }
 
+  /**
+   * The first write of a state finds the history a state of another lineage left (its file
+   * removed to start afresh, `.history` left beside it): moved aside whole, named for that
+   * lineage, so that this state's serials neither overwrite its entries nor list among them.
+   */
+  private async setAsideHistoryOfAnotherState(lineage: string): Promise<void> {
+    // A history file that cannot be read is of no state this one can rebuild: set aside too.
+    const entries = await this.historyEntries().catch(() => [{ lineage: 'unreadable' }]);
+    const other = entries.find((entry) => entry.lineage !== lineage)?.lineage;
+    if (other === undefined) return;
+    let aside = `${this.historyDir}-${other}`;
+    if (await statIfExists(aside)) aside = `${aside}-${this.now()}`;
+    await rename(this.historyDir, aside).catch((error: unknown) => {
+      throw new StateError(`Cannot set aside ${this.historyDir}, the history of another state (lineage ${other}): ${errorMessage(error)}. Nothing was written.`, { cause: error });
+    });
+    this.onNotice?.(`${this.historyDir} held the history of another state (lineage ${other}, its file gone); it is kept as ${aside}, and this state's history starts afresh.`, 'history');
+  }
+
   private historyFile(serial: number): string {
     return join(this.historyDir, `${String(serial).padStart(10, '0')}.json`);
   }
 
+  /**
+   * The kept serials, newest first. A history an earlier release mixed with another state's
+   * (before setAsideHistoryOfAnotherState) lists only the serials of the state written last.
+   */
   async history(): Promise<HistoryEntry[]> {
+    const entries = await this.historyEntries();
+    const last = entries.reduce<HistoryEntry | undefined>((found, entry) => (found === undefined || entry.writtenAt > found.writtenAt ? entry : found), undefined);
+    const own = entries.filter((entry) => entry.lineage === last?.lineage);
+    const newest = own[0]?.serial ?? 0;
+    return own.filter((entry) => entry.serial > newest - this.keepHistory);
+  }
+
+  /** Every entry of the history directory, newest serial first, whatever its lineage. */
+  private async historyEntries(): Promise<HistoryEntry[]> {
     let names: string[];
     try {
       names = await readdir(this.historyDir);
@@ -261,8 +293,7 @@ export class FileStateStore implements StateStore {
       .map(Number)
       .sort((a, b) => b - a);
     const entries: HistoryEntry[] = [];
-    const newest = serials[0] ?? 0;
-    for (const serial of serials.filter((kept) => kept > newest - this.keepHistory)) {
+    for (const serial of serials) {
       const record = await this.readHistoryRecord(serial);
       if (record) entries.push(record.entry);
     }

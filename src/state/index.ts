@@ -24,7 +24,7 @@ export { DEFAULT_STATE_NAME, DEFAULT_STATE_SCHEMA, isPostgresUrl, redactPostgres
 export { environmentFile, openStateStore, stateSpec } from './open.js';
 export type { OpenStateOptions } from './open.js';
 export { DEFAULT_HISTORY_KEEP, countChanged, withStateLock } from './store.js';
-export type { HistoryEntry, LockInfo, LockRequest, LockStatus, StateLock, StateStore } from './store.js';
+export type { HistoryEntry, LockInfo, LockRequest, LockStatus, StateLock, StateStore, StoreNoticeKind } from './store.js';
 export { describeHolder } from './lock.js';
 export { StateWriter } from './writer.js';
 export {

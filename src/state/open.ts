@@ -11,7 +11,7 @@ import { closestNames } from '../core/suggest.js';
 import { DEFAULT_STATE_FILE, FileStateStore } from './file-store.js';
 import { PostgresStateStore } from './postgres-store.js';
 import { checkStateName, DEFAULT_STATE_NAME, isPostgresUrl } from './postgres-url.js';
-import type { StateStore } from './store.js';
+import type { StateStore, StoreNoticeKind } from './store.js';
 
 export interface OpenStateOptions {
   /** `--state-name`: the state inside a database. */
@@ -24,7 +24,7 @@ export interface OpenStateOptions {
   command?: string;
   keepHistory?: number;
   /** Told, in a sentence, when a run waits for another's lock or takes over a dead holder's lock. */
-  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
+  onNotice?: (message: string, kind: StoreNoticeKind) => void;
   /** What gave `spec`, as messages name it (default: --state, or PORTALCTL_STATE when it came from there). */
   given?: string;
 }

@@ -29,7 +29,7 @@ import { carryWriterChanges, hasWriterChanges } from './journal.js';
 import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
 import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
-import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore } from './store.js';
+import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore, type StoreNoticeKind } from './store.js';
 
 /** The version of the tables this release writes; see MIGRATIONS. */
 export const POSTGRES_SCHEMA_VERSION = 3;
@@ -59,7 +59,7 @@ export interface PostgresStateStoreOptions {
   command?: string;
   keepHistory?: number;
   /** Told when this run waits for another's lock or takes over a dead holder's lock. */
-  onNotice?: (message: string, kind: 'waiting' | 'takeover') => void;
+  onNotice?: (message: string, kind: StoreNoticeKind) => void;
   host?: string;
   pid?: number;
   user?: string;
@@ -120,7 +120,7 @@ export class PostgresStateStore implements StateStore {
   private readonly key: bigint;
   private readonly command: string | undefined;
   private readonly keepHistory: number;
-  private readonly onNotice: ((message: string, kind: 'waiting' | 'takeover') => void) | undefined;
+  private readonly onNotice: ((message: string, kind: StoreNoticeKind) => void) | undefined;
   private readonly identity: HolderIdentity;
   private readonly sleep: (ms: number) => Promise<void>;
   private pool: Pool | undefined;

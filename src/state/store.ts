@@ -25,6 +25,12 @@ export interface HistoryEntry {
 /** How many serials a store keeps by default. */
 export const DEFAULT_HISTORY_KEEP = 100;
 
+/**
+ * What a store tells its user while it works: waiting for another run's lock, taking over a
+ * stale one, or setting aside the history another state left behind.
+ */
+export type StoreNoticeKind = 'waiting' | 'takeover' | 'history';
+
 export interface StateStore {
   /** Human description of where the state lives, never with a password. */
   describe(): string;

@@ -102,6 +102,23 @@ describe('file state through the CLI', () => {
     }
   });
 
+  it("a state file removed to start afresh: the next apply sets the old history aside and says so; history lists the new state's serials only", async () => {
+    const place = join(portal.dir, 'afresh', 'portalctl.state.json');
+    const first = await portal.run(['apply', config, '--auto-approve'], { state: place });
+    expect(first.code, first.stderr).toBe(0);
+    const old = JSON.parse(await readFile(place, 'utf8')) as { lineage: string };
+    await rm(place);
+    await rm(`${place}.backup`, { force: true });
+    const again = await portal.run(['apply', config, '--auto-approve'], { state: place });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${place}.history held the history of another state (lineage ${old.lineage}, its file gone); it is kept as ${place}.history-${old.lineage}, and this state's history starts afresh.\n`);
+    const fresh = JSON.parse(await readFile(place, 'utf8')) as { lineage: string; serial: number };
+    const history = await portal.run(['state', 'history'], { state: place });
+    const listed = history.stdout.trim().split('\n').slice(2).map((line) => Number(line.split('\t')[0]));
+    expect(listed).toEqual(Array.from({ length: fresh.serial }, (_, index) => fresh.serial - index));
+    expect(existsSync(join(`${place}.history-${old.lineage}`, '0000000001.json'))).toBe(true);
+  });
+
   it('history, show --serial, rm and mv with --dry-run on a file; --state-name is for PostgreSQL only', async () => {
     const history = await portal.run(['state', 'history']);
     expect(history.code).toBe(0);

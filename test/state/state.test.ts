@@ -112,6 +112,35 @@ describe('FileStateStore writes', () => {
     await expect(store.write(written)).rejects.toThrow(/serial 2, but this run started from serial 1/);
   });
 
+  it("a state started afresh (its file removed, .history left) sets the other state's history aside whole: never overwritten, never listed as its own", async () => {
+    const notices: string[] = [];
+    const store = new FileStateStore({ path: file, onNotice: (message, kind) => notices.push(`${kind}: ${message}`) });
+    let old = await store.write(newState(PORTAL));
+    for (const value of [1, 2, 3]) old = await store.write(recordOperation(old, 'a', entry(value)));
+    const oldFiles = await readdir(`${file}.history`);
+    const oldTexts = await Promise.all(oldFiles.map((name) => readFile(join(`${file}.history`, name), 'utf8')));
+    await rm(file);
+    await rm(`${file}.backup`);
+    // The history of a state whose file is gone is still listed (all that is left of it).
+    expect((await store.history()).map((kept) => kept.lineage)).toEqual([old.lineage, old.lineage, old.lineage, old.lineage]);
+
+    const fresh = await store.write(recordOperation(newState(PORTAL), 'b', entry(9)));
+    expect(fresh.serial).toBe(1);
+    const aside = `${file}.history-${old.lineage}`;
+    expect(notices).toEqual([`history: ${file}.history held the history of another state (lineage ${old.lineage}, its file gone); it is kept as ${aside}, and this state's history starts afresh.`]);
+    expect(await readdir(aside)).toEqual(oldFiles);
+    expect(await Promise.all(oldFiles.map((name) => readFile(join(aside, name), 'utf8')))).toEqual(oldTexts);
+    expect(await readdir(`${file}.history`)).toEqual(['0000000001.json']);
+    expect((await store.history()).map((kept) => [kept.serial, kept.lineage])).toEqual([[1, fresh.lineage]]);
+    expect(await store.readSerial(1)).toEqual(fresh);
+
+    // A history an earlier release mixed (the new state's serials written over the old one's,
+    // the old one's later serials left): only the serials of the state written last are listed.
+    for (const [index, name] of oldFiles.entries()) if (index > 0) await writeFile(join(`${file}.history`, name), oldTexts[index] ?? '');
+    expect((await readdir(`${file}.history`)).sort()).toEqual(oldFiles);
+    expect((await store.history()).map((kept) => [kept.serial, kept.lineage])).toEqual([[1, fresh.lineage]]);
+  });
+
   it('reports a corrupt file, suggests the backup, and changes no file', async () => {
     const store = new FileStateStore({ path: file });
     const first = await store.write(newState(PORTAL));

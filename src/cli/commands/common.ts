@@ -70,9 +70,9 @@ export function stateStore(options: SharedOptions, io: CommandIO, environment?: 
     cwd: io.cwd,
     env: io.env,
     command: commandLine(),
-    // A lock taken over is always said; waiting for one is progress, shown on a terminal or with --verbose.
+    // A lock taken over, or history set aside, is always said; waiting for a lock is progress, shown on a terminal or with --verbose.
     onNotice: (message, kind) => {
-      if (kind === 'takeover' || io.isTTY || options.verbose) io.stderr(`${message}\n`);
+      if (kind !== 'waiting' || io.isTTY || options.verbose) io.stderr(`${message}\n`);
     },
   });
   // An interrupt that ends the command releases the locks it holds.
