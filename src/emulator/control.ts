@@ -366,7 +366,8 @@ export function handleControl(context: ControlContext, method: string, subpath: 
     default: {
       const known = ['/state', '/reset', '/requests', '/faults', '/faults/release', '/latency', '/clock'];
       if (known.includes(subpath.replace(/\/+$/, ''))) throw new ControlError(405, `Method ${method} is not supported on /_emulator${subpath}.`);
-      throw new ControlError(404, `No control endpoint /_emulator${subpath}; see src/emulator/control.ts.`);
+      // The package ships no sources: the answer names the endpoints itself.
+      throw new ControlError(404, `No control endpoint /_emulator${subpath}; the endpoints are ${known.map((path) => `/_emulator${path}`).join(', ')} (README, "The emulator").`);
     }
   }
 }

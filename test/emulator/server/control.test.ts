@@ -64,8 +64,15 @@ describe('state', () => {
     expect(json(await control(emulator, 'GET', '/clock'))).toMatchObject({ frozen: false, offsetMs: 0 });
   });
 
-  it('answers 404 for an unknown control endpoint and 405 for a wrong method', async () => {
-    expect((await control(emulator, 'GET', '/nothing')).status).toBe(404);
+  it('answers 404 for an unknown control endpoint, naming those there are (the package ships no sources), and 405 for a wrong method', async () => {
+    const unknown = await control(emulator, 'GET', '/nothing');
+    expect(unknown.status).toBe(404);
+    expect(json(unknown)).toEqual({
+      error: {
+        message:
+          'No control endpoint /_emulator/nothing; the endpoints are /_emulator/state, /_emulator/reset, /_emulator/requests, /_emulator/faults, /_emulator/faults/release, /_emulator/latency, /_emulator/clock (README, "The emulator").',
+      },
+    });
     expect((await control(emulator, 'DELETE', '/state')).status).toBe(405);
   });
 });
