@@ -19,7 +19,11 @@ import type { EmulatorState } from './state/model.js';
 import type { EmulatorClock, EmulatorStore } from './state/store.js';
 
 export interface FaultSpec {
-  /** Substring of the request path, or a glob with `*` matched against the whole path. */
+  /**
+   * Substring of the request path, or a glob with `*` matched against the whole path (relative to
+   * the REST root, such as `/portals/self`; the leading `/` may be left out); case is ignored, as
+   * the portal's routes ignore it.
+   */
   path: string;
   method?: 'GET' | 'POST';
   /** Only requests whose query or form parameters include these values (e.g. `{"start": "101"}`). */
@@ -74,6 +78,11 @@ export class ControlError extends Error {
   }
 }
 
+/** Node's longest timer (about 24.8 days): a longer wait fires at once, with only a warning on stderr. */
+const LONGEST_WAIT_MS = 2 ** 31 - 1;
+/** The times a JavaScript Date holds (±100,000,000 days from 1970). */
+const LATEST_TIME_MS = 8.64e15;
+
 export function parseFaultSpec(input: unknown): FaultSpec {
   if (!isRecord(input)) throw new ControlError(400, 'A fault is a JSON object.');
   const raw = input;
@@ -108,7 +117,7 @@ export function parseFaultSpec(input: unknown): FaultSpec {
   const retryAfter = nonNegativeInteger('retryAfter');
   if (retryAfter !== undefined) spec.retryAfter = retryAfter;
   const delayMs = nonNegativeInteger('delayMs');
-  if (delayMs !== undefined) spec.delayMs = delayMs;
+  if (delayMs !== undefined) spec.delayMs = delayMs <= LONGEST_WAIT_MS ? delayMs : bad('delayMs', `at most ${LONGEST_WAIT_MS} (about 24 days)`);
   if (flag('hold')) spec.hold = true;
   if (flag('drop')) spec.drop = true;
   if (flag('afterRoute')) spec.afterRoute = true;
@@ -163,9 +172,10 @@ function stringArray(value: unknown): string[] | false {
   return out;
 }
 
+/** A fault's glob: `portals/*` as `/portals/*` (a glob that never matched was taken without a word). */
 function globToRegExp(glob: string): RegExp {
   const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+  return new RegExp(`^${/^[/*]/.test(glob) ? '' : '/'}${escaped.join('.*')}$`, 'i');
 }
 
 /** Faults in the order they were added; the first one that matches and has uses left applies. */
@@ -198,7 +208,7 @@ export class FaultList {
         (candidate.remaining === null || candidate.remaining > 0) &&
         (candidate.method === undefined || candidate.method === method) &&
         Object.entries(candidate.params ?? {}).every(([name, value]) => params[name] === value) &&
-        paths.some((path) => (candidate.path.includes('*') ? globToRegExp(candidate.path).test(path) : path.includes(candidate.path))),
+        paths.some((path) => (candidate.path.includes('*') ? globToRegExp(candidate.path).test(path) : path.toLowerCase().includes(candidate.path.toLowerCase()))),
     );
     if (!fault) return undefined;
     fault.hits += 1;
@@ -354,7 +364,7 @@ export function handleControl(context: ControlContext, method: string, subpath: 
     case 'POST /latency': {
       const body = objectBody(bodyText);
       const ms = body['ms'];
-      if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) throw new ControlError(400, 'Latency is {"ms": <non-negative integer>}.');
+      if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > LONGEST_WAIT_MS) throw new ControlError(400, `Latency is {"ms": <integer from 0 to ${LONGEST_WAIT_MS}>}.`);
       context.setLatency(ms);
       return ok({ ms });
     }
@@ -378,10 +388,12 @@ function setClock(clock: EmulatorClock, body: Record<string, unknown>): void {
   if (now !== undefined && offsetMs !== undefined) throw new ControlError(400, 'Give either now or offsetMs, not both.');
   if (now !== undefined) {
     const at = typeof now === 'number' ? now : typeof now === 'string' ? Date.parse(now) : Number.NaN;
-    if (!Number.isFinite(at)) throw new ControlError(400, 'Clock "now" must be epoch milliseconds or an ISO date.');
+    if (!(Math.abs(at) <= LATEST_TIME_MS)) throw new ControlError(400, `Clock "now" must be epoch milliseconds (within ±${LATEST_TIME_MS}) or an ISO date.`);
     clock.freeze(at);
   } else if (offsetMs !== undefined) {
-    if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs)) throw new ControlError(400, 'Clock "offsetMs" must be a number.');
+    if (typeof offsetMs !== 'number' || !(Math.abs(Date.now() + offsetMs) <= LATEST_TIME_MS)) {
+      throw new ControlError(400, `Clock "offsetMs" must be a number that keeps the time within ±${LATEST_TIME_MS} ms of 1970.`);
+    }
     clock.shift(offsetMs);
   } else {
     clock.reset();

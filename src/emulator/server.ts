@@ -162,7 +162,7 @@ class PortalServer {
     const method = request.method ?? 'GET';
     const body = await readBody(request, MAX_BODY_BYTES);
     if (isControlPath(fullPath)) {
-      this.serveControl(response, method, fullPath.slice(CONTROL_ROOT.length), body.text);
+      this.serveControl(response, method, fullPath.slice(CONTROL_ROOT.length), body);
       return;
     }
     const parsed = parseRequest(request, method, fullPath, query, body.text);
@@ -214,10 +214,12 @@ class PortalServer {
     return answer !== undefined;
   }
 
-  private serveControl(response: ServerResponse, method: string, subpath: string, bodyText: string): void {
+  private serveControl(response: ServerResponse, method: string, subpath: string, body: RequestBody): void {
     let answer: { status: number; body: unknown };
     try {
-      answer = handleControl(this.control, method, subpath, bodyText);
+      // A body cut at the limit would be read as empty or broken JSON: said as what it is.
+      if (body.tooLarge) throw new ControlError(413, `The body is larger than the emulator's limit of ${MAX_BODY_BYTES} bytes; a larger organization is started with --data FILE.`);
+      answer = handleControl(this.control, method, subpath, body.text);
     } catch (error) {
       const message = error instanceof ControlError ? error.message : `Control API failure: ${String(error)}`;
       answer = { status: error instanceof ControlError ? error.status : 500, body: { error: { message } } };

@@ -46,6 +46,11 @@ describe('state', () => {
     expect(errorOf(response).message).toContain('users[0].level');
     const notJson = await send(`${emulator.controlUrl}/state`, { method: 'PUT', body: '{nope' });
     expect(notJson.status).toBe(400);
+    // A state past the body limit is said to be too large (it read as broken JSON, cut at the limit).
+    const large = { ...JSON.parse(before), padding: 'x'.repeat(10 * 1024 * 1024) } as unknown;
+    const tooLarge = await control(emulator, 'PUT', '/state', large);
+    expect(tooLarge.status).toBe(413);
+    expect(json(tooLarge)).toEqual({ error: { message: "The body is larger than the emulator's limit of 10485760 bytes; a larger organization is started with --data FILE." } });
     expect((await control(emulator, 'GET', '/state')).text).toBe(before);
   });
 
@@ -167,6 +172,16 @@ describe('faults', () => {
     expect((await send(`${emulator.url}/portals/self/test/rename?f=json`)).status).toBe(418);
   });
 
+  it('matches a glob without its leading slash, and paths without regard to case, as the routes do', async () => {
+    await addFault({ path: 'portals/*/test/rename', status: 429 });
+    expect((await rename('no slash')).status).toBe(429);
+    await addFault({ path: 'PORTALS/SELF/TEST', status: 418 });
+    expect((await rename('upper case')).status).toBe(418);
+    await addFault({ path: '/Portals/*/Test/Rename', status: 409 });
+    expect((await postForm(`${emulator.url}/portals/self/test/RENAME`, { f: 'json', token: 'admin-token', name: 'mixed' })).status).toBe(409);
+    expect((await rename('none left')).status).toBe(200);
+  });
+
   it('drops the connection without answering and changes nothing', async () => {
     await addFault({ path: 'rename', drop: true });
     const before = (await control(emulator, 'GET', '/state')).text;
@@ -251,6 +266,8 @@ describe('faults', () => {
       { path: '/x', rewrite: { nextStart: -1 }, status: 500 },
       { path: '/x', rewrite: 'nextStart' },
       { path: '/x', hold: 'yes' },
+      // Past Node's longest timer, a wait fires at once.
+      { path: '/x', delayMs: 2 ** 31 },
     ];
     for (const spec of invalid) expect((await control(emulator, 'POST', '/faults', spec)).status, JSON.stringify(spec)).toBe(400);
   });
@@ -265,6 +282,11 @@ describe('latency and clock', () => {
     expect(held.path).toBe('/test/echo');
     expect(json(await control(emulator, 'GET', '/latency'))).toEqual({ ms: 60_000 });
     expect((await control(emulator, 'POST', '/latency', { ms: -1 })).status).toBe(400);
+    // Past Node's longest timer a wait fires at once: refused, saying the range.
+    const tooLong = await control(emulator, 'POST', '/latency', { ms: 1e20 });
+    expect(tooLong.status).toBe(400);
+    expect(json(tooLong)).toEqual({ error: { message: 'Latency is {"ms": <integer from 0 to 2147483647>}.' } });
+    expect(json(await control(emulator, 'GET', '/latency'))).toEqual({ ms: 60_000 });
   });
 
   it('freezes, shifts and releases the clock given to routes', async () => {
@@ -281,5 +303,8 @@ describe('latency and clock', () => {
     expect(errorOf(await postForm(`${emulator.url}/test/echo`, { f: 'json', token: created['token'] as string })).code).toBe(498);
     expect(json(await control(emulator, 'POST', '/clock', {}))).toMatchObject({ frozen: false, offsetMs: 0 });
     expect((await control(emulator, 'POST', '/clock', { now: 'yesterday' })).status).toBe(400);
+    // Times no Date holds (tokens then expired at 1e+300) are refused.
+    for (const body of [{ now: 1e300 }, { now: -8.7e15 }, { offsetMs: 8.7e15 }, { offsetMs: '5' }]) expect((await control(emulator, 'POST', '/clock', body)).status, JSON.stringify(body)).toBe(400);
+    expect(json(await control(emulator, 'GET', '/clock'))).toMatchObject({ frozen: false, offsetMs: 0 });
   });
 });
