@@ -198,7 +198,7 @@ Over several environments: the worst of theirs.`,
     .option('--tls', 'serve HTTPS with a certificate signed by a new test authority (see --tls-ca-out)')
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
     .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
-    .option('--tls-ca-out <file>', "with --tls: where to write the test authority's certificate, for NODE_EXTRA_CA_CERTS", 'portalctl-emulator-ca.pem')
+    .option('--tls-ca-out <file>', "with --tls: where to write the test authority's certificate, for NODE_EXTRA_CA_CERTS (default: portalctl-emulator-ca.pem)")
     .action((opts: EmulatorCommandOptions) =>
       run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false }),
     );

@@ -3,8 +3,9 @@
  * Route handlers throw PortalApiError; the server renders it and discards the handler's draft
  * state, so a rejected request never changes anything.
  *
- * Only documented messageCodes are used (shared/spec/wire-samples/errors.json and the spec's
- * Errors table), and one seen in the vendor's own test mocks:
+ * Only documented messageCodes are used (the documentation's error samples, kept in
+ * test/fixtures/wire-samples/errors.json, and the spec's Errors table), and one seen in the
+ * vendor's own test mocks:
  *
  * | code | messageCode | condition                                      | source                                  |
  * |------|-------------|------------------------------------------------|-----------------------------------------|

@@ -135,7 +135,9 @@ class PortalServer {
 
   running(address: AddressInfo): RunningEmulator {
     const host = address.address;
-    const origin = `${this.scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+    // Bound to every address (0.0.0.0, ::): the URL a client on this machine uses.
+    const reached = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+    const origin = `${this.scheme}://${reached.includes(':') ? `[${reached}]` : reached}:${address.port}`;
     return {
       url: `${origin}${REST_ROOT}`,
       controlUrl: `${origin}${CONTROL_ROOT}`,

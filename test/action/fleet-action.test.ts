@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../support/fleet.js';
 import { startForgeStub, type ForgeStub } from './forge-stub.js';
-import { readKeyValues, runScript } from './run-script.js';
+import { declaredActionOutputs, readKeyValues, runScript } from './run-script.js';
 
 const GITHUB_TOKEN = 'ghs_stubtoken0123456789';
 let fleet: Fleet;
@@ -44,7 +44,10 @@ describe('the GitHub Action over several environments', () => {
     const plan = await runScript('github.mjs', githubEnv({ command: 'plan', env: 'all' }), fleet.dir);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     const outputs = await readKeyValues(join(fleet.dir, 'output'));
+    const declared = await declaredActionOutputs();
     expect(outputs).toMatchObject({ 'exit-code': '2', create: '0', update: '15', delete: '0', environments: '3', failed: '0', 'has-changes': 'true' });
+    // Each of them reaches the workflow (`environments` did not: action.yml did not declare it).
+    expect(Object.keys(outputs).filter((name) => !declared.includes(name))).toEqual([]);
     expect(forge.comments).toHaveLength(1);
     const comment = forge.comments[0]?.body ?? '';
     expect(comment).toContain('<!-- portalctl-comment: plan:config:all -->');

@@ -14,7 +14,7 @@ import { economyOrganization } from '../../bench/lib/generate.mjs';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { CLI, REPO_ROOT, SAMPLE_ORG } from '../support/cli.js';
 import { startForgeStub, type ForgeStub } from './forge-stub.js';
-import { readKeyValues, runScript, tempDir } from './run-script.js';
+import { declaredActionOutputs, readKeyValues, runScript, tempDir } from './run-script.js';
 
 const GITHUB_TOKEN = 'ghs_stubtoken0123456789';
 const MINIMAL = join(REPO_ROOT, 'examples/minimal');
@@ -107,6 +107,7 @@ describe('GitHub Action script', () => {
     expect(first.stderr).not.toMatch(/error|warning/i);
     expect(first.code).toBe(0);
     const outputs = await readKeyValues(join(dir, 'output'));
+    const declared = await declaredActionOutputs();
     expect(outputs).toMatchObject({
       'exit-code': '2',
       create: String(expected['create']),
@@ -123,6 +124,7 @@ describe('GitHub Action script', () => {
     expect(comment.body).toMatch(/\*\*Plan: \d+ to create, \d+ to update, \d+ to delete\.\*\*/);
     expect(comment.body).toContain('organization.securityPolicy');
     expect(outputs['comment-id']).toBe(String(comment.id));
+    expect(Object.keys(outputs).filter((name) => !declared.includes(name))).toEqual([]);
     const summary = await readFile(join(dir, 'summary.md'), 'utf8');
     expect(summary).toContain(comment.body);
     for (const text of [comment.body, summary, first.stdout]) {

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { CLI, REPO_ROOT } from '../support/cli.js';
 
 export interface ScriptResult {
@@ -47,4 +48,9 @@ export async function readKeyValues(file: string): Promise<Record<string, string
     if (at > 0) values[line.slice(0, at)] = line.slice(at + 1);
   }
   return values;
+}
+
+/** The outputs action.yml declares: a step reads only these (a composite action exposes no other). */
+export async function declaredActionOutputs(): Promise<string[]> {
+  return Object.keys((parse(await readFile(join(REPO_ROOT, 'action.yml'), 'utf8')) as { outputs: Record<string, unknown> }).outputs);
 }

@@ -6,7 +6,9 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { X509Certificate } from 'node:crypto';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
+import { connect as connectTls } from 'node:tls';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +103,19 @@ async function rootOver(url: string, authority: string): Promise<unknown> {
   }
 }
 
+/** The certificate the server on `port` presents, verified against `authority`. */
+function servedCertificate(port: number, authority: string): Promise<X509Certificate> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTls({ host: '127.0.0.1', port, ca: authority }, () => {
+      const certificate = socket.getPeerX509Certificate();
+      socket.end();
+      if (certificate) resolve(certificate);
+      else reject(new Error('no certificate'));
+    });
+    socket.on('error', reject);
+  });
+}
+
 describe('portalctl emulator --tls', () => {
   let cwd: string;
   beforeAll(async () => {
@@ -116,6 +131,27 @@ describe('portalctl emulator --tls', () => {
       expect(run.stdout).toContain(`export NODE_EXTRA_CA_CERTS=${join(cwd, 'ca.pem')}`);
       expect(run.stdout).toContain('Plays:        self-managed 11.3 (REST API version 2024.1)');
       expect(await rootOver(url, await readFile(join(cwd, 'ca.pem'), 'utf8'))).toMatchObject({ currentVersion: '2024.1', enterpriseVersion: '11.3.0' });
+    } finally {
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    }
+  });
+
+  it('--tls on every address (0.0.0.0): the certificate names this machine and its addresses; the banner gives a URL for this machine and one for others', async () => {
+    const run = startEmulatorCli(['--tls', '--tls-ca-out', 'wildcard-ca.pem', '--host', '0.0.0.0'], cwd);
+    expect(await banner(run)).toBe('banner');
+    try {
+      const url = /REST URL: +(\S+)/.exec(run.stdout)?.[1] ?? '';
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest$/);
+      expect(run.stdout).toContain(`From others:  ${url.replace('127.0.0.1', hostname())}\n`);
+      const authority = await readFile(join(cwd, 'wildcard-ca.pem'), 'utf8');
+      expect(await rootOver(url, authority)).toMatchObject({ currentVersion: '2024.1' });
+      // The certificate it serves, checked as a client on another machine checks it.
+      const served = await servedCertificate(Number(new URL(url).port), authority);
+      expect(served.checkHost(hostname())).toBe(hostname());
+      for (const address of Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address))) {
+        expect(served.checkIP(address), address).toBe(address);
+      }
     } finally {
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
@@ -144,6 +180,10 @@ describe('portalctl emulator --tls', () => {
     [['--tls-cert', 'server.pem', '--tls-key', 'other.key'], 'cannot serve HTTPS with --tls-cert server.pem and --tls-key other.key'],
     // A file named by mistake is not written over with the authority (each start replaces only its own certificate).
     [['--tls', '--tls-ca-out', 'notes.txt'], 'notes.txt exists and is not a certificate: --tls-ca-out replaces only the certificate an earlier start wrote'],
+    // Flags that were ignored without a word: the CA file a user waits for was never written.
+    [['--tls', '--tls-cert', 'server.pem', '--tls-key', 'server.key'], '--tls makes a certificate and --tls-cert serves yours: give one or the other.'],
+    [['--tls-ca-out', 'ca.pem'], '--tls-ca-out is where --tls writes the certificate of the authority it makes; add --tls to serve HTTPS.'],
+    [['--tls-cert', 'server.pem', '--tls-key', 'server.key', '--tls-ca-out', 'ca.pem'], 'with --tls-cert, clients trust the authority that signed yours.'],
   ])('refuses %j with a clear error and serves nothing', async (args, message) => {
     await writeFile(join(cwd, 'server.pem'), tls.cert);
     await writeFile(join(cwd, 'server.key'), tls.key);

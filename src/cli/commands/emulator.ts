@@ -2,6 +2,7 @@
  * `portalctl emulator`: runs the bundled portal emulator in the foreground until SIGINT/SIGTERM.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { hostname, networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { errorMessage, PortalctlError, UsageError } from '../../core/errors.js';
 import { EmulatorDataError, generateTls, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
@@ -58,7 +59,7 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   // The listener stays: an EPIPE of the last write may arrive after this command returns.
   // Listen for the stop signals before saying "Press Ctrl+C", so an early Ctrl+C still stops cleanly.
   const stopped = waitForStop(stop, stdoutClosed.signal);
-  io.stdout(describeRunning(emulator, dataPath, tls));
+  io.stdout(describeRunning(emulator, dataPath, tls, isWildcard(opts.host) ? emulator.url.replace(/^(https?:\/\/)[^/]+:/, `$1${hostname()}:`) : undefined));
   await stopped;
   await emulator.close();
   if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
@@ -74,12 +75,17 @@ async function servedTls(opts: EmulatorCommandOptions, cwd: string): Promise<Ser
   if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
     throw new UsageError('--tls-cert and --tls-key go together: the certificate (PEM) and its private key (PEM).');
   }
+  // Each of these was ignored without a word: a CA file expected and never written.
+  if (opts.tls && opts.tlsCert !== undefined) throw new UsageError('--tls makes a certificate and --tls-cert serves yours: give one or the other.');
+  if (!opts.tls && opts.tlsCaOut !== undefined) {
+    throw new UsageError(`--tls-ca-out is where --tls writes the certificate of the authority it makes${opts.tlsCert === undefined ? '; add --tls to serve HTTPS' : ': with --tls-cert, clients trust the authority that signed yours'}.`);
+  }
   if (opts.tlsCert !== undefined && opts.tlsKey !== undefined) {
     const [cert, key] = await Promise.all([readPem(opts.tlsCert, cwd, '--tls-cert'), readPem(opts.tlsKey, cwd, '--tls-key')]);
     return { material: { cert, key } };
   }
   if (!opts.tls) return undefined;
-  const generated = await generateTls({ hosts: [opts.host] });
+  const generated = await generateTls({ hosts: servedNames(opts.host) });
   const authorityFile = resolve(cwd, opts.tlsCaOut ?? 'portalctl-emulator-ca.pem');
   // Each start writes a new authority over the last one's, never over another file named by mistake (a config).
   const existing = (await stat(authorityFile).catch(() => undefined))?.isFile() ? await readFile(authorityFile, 'utf8') : undefined;
@@ -92,6 +98,16 @@ async function servedTls(opts: EmulatorCommandOptions, cwd: string): Promise<Ser
     throw new UsageError(`Could not write the test authority's certificate to ${authorityFile}: ${fileErrorReason(error)}. Choose another place with --tls-ca-out.`, { cause: error });
   }
   return { material: { cert: generated.cert, key: generated.key }, authorityFile };
+}
+
+/** A wildcard address (0.0.0.0, ::) is every address of this machine: the certificate names them and the host name. */
+function servedNames(host: string): string[] {
+  if (!isWildcard(host)) return [host];
+  return [hostname(), ...Object.values(networkInterfaces()).flatMap((addresses) => (addresses ?? []).map((address) => address.address))];
+}
+
+function isWildcard(host: string): boolean {
+  return ['0.0.0.0', '::', '[::]'].includes(host.trim());
 }
 
 async function readPem(file: string, cwd: string, flag: string): Promise<string> {
@@ -136,7 +152,8 @@ function describeStartFailure(error: unknown, opts: EmulatorCommandOptions): Err
   return error instanceof Error ? error : new PortalctlError(String(error));
 }
 
-function describeRunning(emulator: RunningEmulator, dataPath: string | undefined, tls: ServedTls | undefined): string {
+/** The banner: what runs, where (`elsewhere`: the URL for other machines, when bound to all addresses), and its tokens. */
+function describeRunning(emulator: RunningEmulator, dataPath: string | undefined, tls: ServedTls | undefined, elsewhere: string | undefined): string {
   const state = emulator.state();
   const now = emulator.clock.now();
   const width = Math.max(0, ...state.tokens.map((t) => t.token.length));
@@ -158,6 +175,7 @@ function describeRunning(emulator: RunningEmulator, dataPath: string | undefined
     `Portal emulator for "${state.organization.name}" (${state.organization.id}), ${dataPath ?? 'minimal organization (no --data)'}\n`,
     `  Plays:        ${edition} ${version} (REST API version ${apiVersion})\n`,
     `  REST URL:     ${emulator.url}\n`,
+    ...(elsewhere ? [`  From others:  ${elsewhere}\n`] : []),
     ...trust,
     `  Control API:  ${emulator.controlUrl} (state, requests, faults, reset, latency, clock)\n`,
     `  Tokens (token, username):\n`,
