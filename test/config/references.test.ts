@@ -17,7 +17,27 @@ describe('references', () => {
     const result = resolveReferences(data, context({ HOME: '/home/someone' }));
     expect(result.diagnostics).toEqual([]);
     expect(result.data).toEqual({ roles: [{ description: 'Use ${env:HOME} in scripts; home is /home/someone; ${plain}' }] });
-    expect(result.resolved).toEqual([{ reference: '${env:HOME}', value: '/home/someone', bytes: 13, sha256: expect.stringMatching(/^[0-9a-f]{4}$/) }]);
+    expect(result.resolved).toEqual([
+      {
+        reference: '${env:HOME}',
+        value: '/home/someone',
+        bytes: 13,
+        sha256: expect.stringMatching(/^[0-9a-f]{4}$/),
+        field: { text: 'Use ${env:HOME} in scripts; home is /home/someone; ${plain}', shown: 'Use ${env:HOME} in scripts; home is ${env:HOME}; ${plain}' },
+      },
+    ]);
+  });
+
+  it('a short value is put back only where a whole text is its field; a secret-length one wherever it appears', () => {
+    const data: JsonValue = { roles: [{ description: 'Edits ${env:NOTE} data' }, { description: '${env:NOTE}' }, { description: 'pw ${env:TOKEN} ${var:team}' }] };
+    const result = resolveReferences(data, { ...context({ NOTE: 'Public', TOKEN: 's3cr3t-t0ken' }), values: new Map([['team', 'GIS']]) });
+    expect(result.diagnostics).toEqual([]);
+    const redact = redactor(result.resolved);
+    // Each field as written, the ${var:} (config, in Git) shown as its value.
+    expect(redact(['Edits Public data', 'Public', 'pw s3cr3t-t0ken GIS'])).toEqual(['Edits ${env:NOTE} data', '${env:NOTE}', 'pw ${env:TOKEN} GIS']);
+    // Other texts holding the short value are left as they are (a category "Public Works" is no reference);
+    // the long one is put back inside any text (the portal's echo of it in an error).
+    expect(redact({ title: 'Public Works', message: 'Token s3cr3t-t0ken rejected' })).toEqual({ title: 'Public Works', message: 'Token ${env:TOKEN} rejected' });
   });
 
   it("the redactor's facts are each value's size and fingerprint (computed when read), never the value", () => {

@@ -39,6 +39,8 @@ export interface ResolvedReference {
   /** The value's size in UTF-8 bytes and a short sha256 fingerprint: what a plan may show of it. */
   bytes: number;
   readonly sha256: string;
+  /** The whole text of the field it was resolved in, and that text as shown (its references in place of their values). */
+  field?: { text: string; shown: string };
 }
 
 /** 4 hex characters: enough for a reviewer to see the value changed, too few to test guesses against. */
@@ -49,7 +51,7 @@ export const referenceFingerprint = (value: string): string => createHash('sha25
  * reference reads it, and hashing loads node:crypto (~5 ms), which a run that shows none (a drift
  * check that finds the portal in sync) does not otherwise load.
  */
-function resolvedReference(reference: string, value: string): ResolvedReference {
+function resolvedReference(reference: string, value: string, field: ResolvedReference['field']): ResolvedReference {
   let sha256: string | undefined;
   return {
     reference,
@@ -58,6 +60,7 @@ function resolvedReference(reference: string, value: string): ResolvedReference 
     get sha256() {
       return (sha256 ??= referenceFingerprint(value));
     },
+    ...(field === undefined ? {} : { field }),
   };
 }
 
@@ -115,13 +118,31 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
       expected: outcome.expected,
     });
   };
-  const remember = (reference: string, value: string): void => void resolved.push(resolvedReference(reference, value));
+  const remember = (reference: string, value: string, field: ResolvedReference['field']): void => void resolved.push(resolvedReference(reference, value, field));
   const replace = (text: string, path: ConfigPath): JsonValue => {
     if (!text.includes('${')) return text;
     const whole = wholeReference.exec(text);
     if (whole) return resolveWhole(whole[1] as 'env' | 'var', whole[2] ?? '', text, path);
     let failed = false;
-    const result = text.replace(referencePattern, (reference: string, type: string | undefined, argument: string | undefined) => {
+    // The field as shown: each env/file reference in place of its value (var values are config, shown).
+    let shown = '';
+    let shownUpTo = 0;
+    const secrets: { reference: string; value: string }[] = [];
+    const showAs = (piece: string, reference: string, offset: number): string => {
+      shown += text.slice(shownUpTo, offset) + piece;
+      shownUpTo = offset + reference.length;
+      return piece;
+    };
+    const result = text.replace(referencePattern, (reference: string, type: string | undefined, argument: string | undefined, offset: number) => {
+      const value = resolvedPiece(reference, type, argument);
+      showAs(type === undefined || type === 'var' || value === reference ? value : reference, reference, offset);
+      return value;
+    });
+    if (failed) return text;
+    for (const secret of secrets) remember(secret.reference, secret.value, { text: result, shown: shown + text.slice(shownUpTo) });
+    return result;
+
+    function resolvedPiece(reference: string, type: string | undefined, argument: string | undefined): string {
       if (type === undefined || argument === undefined) return '${';
       const outcome = resolveOne(type, argument, context);
       if ('problem' in outcome) {
@@ -137,10 +158,9 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
         }
         return String(outcome.value);
       }
-      if (type !== 'var') remember(reference, outcome.value);
+      if (type !== 'var') secrets.push({ reference, value: outcome.value });
       return outcome.value;
-    });
-    return failed ? text : result;
+    }
   };
   /** A field that is one reference: the value with its type (README "Typed values"). */
   const resolveWhole = (type: 'env' | 'var', argument: string, reference: string, path: ConfigPath): JsonValue => {
@@ -153,14 +173,15 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
     if (type === 'var' && typeof outcome.value !== 'string') return structuredClone(outcome.value);
     const text = outcome.value as string;
     const types = context.typesAt?.(path);
+    const field = text === '' ? undefined : { text, shown: reference };
     if (!types || types.size === 0 || types.has('string')) {
-      if (type === 'env') remember(reference, text);
+      if (type === 'env') remember(reference, text, field);
       return text;
     }
     const converted = typedText(text, types);
     if (converted !== undefined) return converted;
     // Left as text: the schema check reports it at the reference, showing the reference (redacted).
-    if (type === 'env') remember(reference, text);
+    if (type === 'env') remember(reference, text, field);
     return text;
   };
 
@@ -308,19 +329,32 @@ function resolveFile(argument: string, configFile: string): Outcome {
 }
 
 /**
- * A function that replaces every resolved reference value inside strings by its `${...}`
- * text, in any JSON-like value. Longer values first, so a value containing another is whole.
+ * Values shorter than this are put back only where a whole text is a field's resolved text: a
+ * short value (`e`, `Public`) replaced inside every text made the plan unreadable and the state
+ * record other texts as fingerprints (`Public Works` as `${env:NOTE} Works`). Secrets (tokens,
+ * passwords, certificates) are longer, and are put back inside any text (an echo in an error).
+ */
+export const MIN_EMBEDDED_SECRET_LENGTH = 8;
+
+/**
+ * A function that replaces resolved reference values in strings by their `${...}` text, in any
+ * JSON-like value: a text that is a field's whole resolved text by that field as written, and
+ * values of MIN_EMBEDDED_SECRET_LENGTH or more wherever they appear, longer values first, so a
+ * value containing another is whole.
  */
 export function redactor(resolved: readonly ResolvedReference[]): ReferenceRedactor {
-  const secrets = [...new Map(resolved.filter((entry) => entry.value !== '').map((entry) => [entry.value, entry.reference])).entries()]
+  const fields = new Map(resolved.flatMap((entry) => (entry.field ? [[entry.field.text, entry.field.shown] as const] : [])));
+  const secrets = [...new Map(resolved.filter((entry) => entry.value.length >= MIN_EMBEDDED_SECRET_LENGTH).map((entry) => [entry.value, entry.reference])).entries()]
     .sort((a, b) => b[0].length - a[0].length);
   const redactText = (text: string): string => {
+    const field = fields.get(text);
+    if (field !== undefined) return field;
     let result = text;
     for (const [value, reference] of secrets) if (result.includes(value)) result = result.split(value).join(reference);
     return result;
   };
   const redact = <T>(value: T): T => {
-    if (secrets.length === 0) return value;
+    if (fields.size === 0 && secrets.length === 0) return value;
     if (typeof value === 'string') return redactText(value) as T;
     if (Array.isArray(value)) return value.map((child: unknown) => redact(child)) as T;
     if (typeof value === 'object' && value !== null) {
