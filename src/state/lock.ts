@@ -31,6 +31,12 @@ export interface LockRequest {
   pollMs?: number;
   /** Stops waiting for a held lock (an interrupt): the attempt fails, or ends with the lock it already took. */
   signal?: AbortSignal;
+  /**
+   * Told of a release that failed after the work succeeded, which then returns its result (an
+   * apply's report, with what it could not record, must not give way to the lock's error).
+   * Absent: the release's error is thrown.
+   */
+  onReleaseFailure?: (message: string) => void;
 }
 
 /** The error of a lock attempt stopped by its `signal` while it waited. */

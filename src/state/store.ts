@@ -3,6 +3,7 @@
  * are atomic and bump the serial; every serial is kept in a bounded history; a lock naming its
  * holder keeps two runs from applying at once.
  */
+import { errorMessage } from '../core/errors.js';
 import type { StateDocument } from './format.js';
 import type { LockInfo, LockRequest, LockStatus, StateLock } from './lock.js';
 
@@ -64,6 +65,10 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
+function notReleased(store: StateStore, lock: StateLock, error: unknown): string {
+  return `The state lock ${lock.info.id} of ${store.describe()} could not be released: ${errorMessage(error)}. A later run takes it over once this process is gone; \`portalctl state unlock ${lock.info.id}\` releases it now.`;
+}
+
 /** Run `action` under the lock and release it on success and on failure. */
 export async function withStateLock<T>(
   store: StateStore,
@@ -76,10 +81,15 @@ export async function withStateLock<T>(
     result = await action(lock);
   } catch (error) {
     // The action's failure is what the user needs; a failed release must not hide it.
-    await store.unlock(lock).catch(() => undefined);
+    await store.unlock(lock).catch((release: unknown) => request.onReleaseFailure?.(notReleased(store, lock, release)));
     throw error;
   }
-  await store.unlock(lock);
+  try {
+    await store.unlock(lock);
+  } catch (error) {
+    if (!request.onReleaseFailure) throw error;
+    request.onReleaseFailure(notReleased(store, lock, error));
+  }
   return result;
 }
 

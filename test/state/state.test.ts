@@ -354,6 +354,25 @@ describe('FileStateStore locks', () => {
     expect(await store.currentLock()).toBeUndefined();
   });
 
+  it("a release that fails after the work is told beside the work's result, not in its place; after a failure, beside the failure", async () => {
+    const store = new FileStateStore({ path: file });
+    // The lock's directory turned read-only (a remount): the lock file can no longer be removed.
+    store.unlock = () => Promise.reject(new Error('EPERM: operation not permitted'));
+    const notices: string[] = [];
+    const request = { operation: 'apply', onReleaseFailure: (message: string) => notices.push(message) };
+    expect(await withStateLock(store, request, async () => 'the report')).toBe('the report');
+    const id = (await store.currentLock())?.id;
+    expect(notices).toEqual([
+      `The state lock ${id} of file ${file} could not be released: EPERM: operation not permitted. A later run takes it over once this process is gone; \`portalctl state unlock ${id}\` releases it now.`,
+    ]);
+    await new FileStateStore({ path: file }).forceUnlock();
+    await expect(withStateLock(store, request, () => Promise.reject(new Error('apply failed')))).rejects.toThrow('apply failed');
+    expect(notices).toHaveLength(2);
+    // Without a listener the release's error is thrown, as before.
+    await new FileStateStore({ path: file }).forceUnlock();
+    await expect(withStateLock(store, { operation: 'apply' }, async () => 'the report')).rejects.toThrow('EPERM');
+  });
+
   it('describes itself', () => {
     expect(new FileStateStore({ path: file }).describe()).toBe(`file ${file}`);
   });

@@ -8,7 +8,7 @@ import { counted } from '../../core/words.js';
 import { createLiveReader, type ApiClient } from '../../api/index.js';
 import { InterruptedError, PortalctlError } from '../../core/errors.js';
 import { deepEqual, type JsonValue } from '../../core/json.js';
-import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type StateEntry, type StateStore } from '../../state/index.js';
+import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type LockRequest, type StateEntry, type StateStore } from '../../state/index.js';
 import { readRecovery, removeRecovery, RECOVERY_FORMAT, writeRecovery } from '../../state/recovery.js';
 import { checkUnknownOutcomes, type UnknownOutcomeCheck } from '../plan/unknown-outcomes.js';
 import { concealer } from '../plan/recorded-values.js';
@@ -74,9 +74,12 @@ function refuseUnapprovedDestruction(plan: Plan, allowDestructive: boolean): voi
   }
 }
 
+/** A lock that could not be released after the apply is said beside its report, not in its place. */
+const releaseNotice = ({ onNotice }: Pick<ApplyRequest, 'onNotice'>): Pick<LockRequest, 'onReleaseFailure'> => (onNotice ? { onReleaseFailure: onNotice } : {});
+
 export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
-  return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs }, async () => {
+  return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs, ...releaseNotice(request) }, async () => {
     const recorded = await recordRecoveryFile(store, await store.read(), request);
     const prepared = await preparePlan({
       config,
@@ -354,7 +357,7 @@ export interface RefreshOnlyResult {
  */
 export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshOnlyResult> {
   const { config, url, client, store } = request;
-  return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs }, async () => {
+  return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs, ...releaseNotice(request) }, async () => {
     const recorded = await recordRecoveryFile(store, await store.read(), request);
     const prepared = await preparePlan({
       config,
