@@ -7,10 +7,12 @@
 import type { JsonObject } from '../core/json.js';
 import { CredentialsError } from './errors.js';
 
-export type Credentials =
+/** `from`: the variables they were read from, as messages name them (default: the PORTALCTL_* ones). */
+export type Credentials = (
   | { type: 'token'; token: string }
   | { type: 'password'; username: string; password: string }
-  | { type: 'client'; clientId: string; clientSecret: string };
+  | { type: 'client'; clientId: string; clientSecret: string }
+) & { from?: string };
 
 export const CREDENTIAL_VARIABLES = [
   'PORTALCTL_TOKEN',
@@ -86,14 +88,14 @@ export function credentialsFromVariables(names: CredentialVariables, env: Readon
     if (text === undefined || text === '') throw new CredentialsError(`${owner} takes its ${role} from ${variable}, which is not set.`);
     return text;
   };
-  if (names.token) return { type: 'token', token: tokenText(read('token', names.token), names.token) };
+  if (names.token) return { type: 'token', token: tokenText(read('token', names.token), names.token), from: names.token };
   if (names.username || names.password) {
     if (!names.username || !names.password) throw new CredentialsError(`${owner} names a variable for its ${names.username ? 'username but not its password' : 'password but not its username'}; name both.`);
-    return { type: 'password', username: read('username', names.username), password: read('password', names.password) };
+    return { type: 'password', username: read('username', names.username), password: read('password', names.password), from: `${names.username} and ${names.password}` };
   }
   if (names.clientId || names.clientSecret) {
     if (!names.clientId || !names.clientSecret) throw new CredentialsError(`${owner} names a variable for its ${names.clientId ? 'clientId but not its clientSecret' : 'clientSecret but not its clientId'}; name both.`);
-    return { type: 'client', clientId: read('clientId', names.clientId), clientSecret: read('clientSecret', names.clientSecret) };
+    return { type: 'client', clientId: read('clientId', names.clientId), clientSecret: read('clientSecret', names.clientSecret), from: `${names.clientId} and ${names.clientSecret}` };
   }
   return credentialsFromEnv(env);
 }
@@ -107,9 +109,19 @@ export function tokenHeaders(token: string): Record<string, string> {
   return { 'x-esri-authorization': `Bearer ${token}` };
 }
 
-/** Which variables to check when a token endpoint refuses the credentials. */
-export function credentialVariablesFor(tokenPath: string): string {
-  return tokenPath === '/generateToken' ? 'PORTALCTL_USERNAME and PORTALCTL_PASSWORD' : 'PORTALCTL_CLIENT_ID and PORTALCTL_CLIENT_SECRET';
+/** Which variables to check when a token endpoint refuses the credentials: those they came from. */
+export function credentialVariablesFor(tokenPath: string, credentials: Credentials): string {
+  return credentials.from ?? (tokenPath === '/generateToken' ? 'PORTALCTL_USERNAME and PORTALCTL_PASSWORD' : 'PORTALCTL_CLIENT_ID and PORTALCTL_CLIENT_SECRET');
+}
+
+/** What to do about a token that was refused and cannot be renewed (it was given, not signed in for). */
+export function refusedTokenAdvice(credentials: Credentials): string {
+  const variable = credentials.from ?? 'PORTALCTL_TOKEN';
+  const renewable =
+    credentials.from === undefined
+      ? 'use PORTALCTL_USERNAME + PORTALCTL_PASSWORD or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET'
+      : "name a username and password, or a clientId and clientSecret, under the environment's credentials";
+  return `The token in ${variable} was rejected as invalid or expired (498) and cannot be renewed. Set a fresh ${variable}, or ${renewable} so portalctl can renew it.`;
 }
 
 /** Posts an unauthenticated form to a token endpoint and returns the checked JSON answer. */

@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ApiRequest } from '../core/request.js';
 import type { JsonObject } from '../core/json.js';
-import { TokenProvider, credentialVariablesFor, tokenHeaders, type Credentials } from './auth.js';
+import { TokenProvider, credentialVariablesFor, refusedTokenAdvice, tokenHeaders, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
 import { ApiError, ApiNetworkError, CredentialsError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure } from './errors.js';
 import { interpretAnswer, type SendResult } from './interpret.js';
@@ -117,6 +117,8 @@ class HttpApiClient implements ApiClient {
   private readonly onRequest: ((event: RequestEvent) => void) | undefined;
   private readonly onRetryWait: ((wait: RetryWait) => void) | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** Where messages say the credentials came from (Credentials.from). */
+  private readonly credentials: Credentials;
   /** Strings that must never appear in an error: credentials and every token seen. */
   private readonly secrets = new Secrets();
 
@@ -136,6 +138,7 @@ class HttpApiClient implements ApiClient {
     this.onRequest = options.onRequest;
     this.onRetryWait = options.onRetryWait;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.credentials = options.credentials;
     this.tokens = new TokenProvider(options.credentials, (path, form) => this.tokenEndpoint(path, form), {
       referer: this.referer,
       expirationMinutes: options.tokenExpirationMinutes ?? 60,
@@ -202,7 +205,7 @@ class HttpApiClient implements ApiClient {
           .filter(([name, value]) => SIGN_IN_FIELDS.has(name) && value !== value.trim())
           .map(([name]) => name.replace('_', ' '));
         const note = padded.length > 0 ? `\n  The ${padded.join(' and ')} given ${padded.length > 1 ? 'begin or end' : 'begins or ends'} with a space or a line break, as a secret copied with one does.` : '';
-        throw new CredentialsError(`Could not get a token: ${error.message}\n  Check ${credentialVariablesFor(path)}.${note}`, { cause: error });
+        throw new CredentialsError(`Could not get a token: ${error.message}\n  Check ${credentialVariablesFor(path, this.credentials)}.${note}`, { cause: error });
       }
       throw error;
     }
@@ -262,7 +265,7 @@ class HttpApiClient implements ApiClient {
           error,
           this.tokens.renewable
             ? 'The portal rejected a freshly issued token as well (498, invalid or expired); check that the account may use the REST API and that the Referer is accepted.'
-            : 'The token in PORTALCTL_TOKEN was rejected as invalid or expired (498) and cannot be renewed. Set a fresh PORTALCTL_TOKEN, or use PORTALCTL_USERNAME + PORTALCTL_PASSWORD or PORTALCTL_CLIENT_ID + PORTALCTL_CLIENT_SECRET so portalctl can renew it.',
+            : refusedTokenAdvice(this.credentials),
         );
       }
 

@@ -5,6 +5,7 @@ import {
   CredentialsError,
   PortalUrlError,
   createApiClient,
+  credentialsFromVariables,
   isMissingPrivilege,
   isNotFound,
   type ApiClient,
@@ -594,6 +595,21 @@ describe('authentication', () => {
     expect(error.message).not.toContain(TOKEN);
     expect(JSON.stringify(error.details)).not.toContain(TOKEN);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("an environment's credentials: the refusals name the variables they came from, not PORTALCTL_*", async () => {
+    const rejected = await setup((_req, res) => sendJson(res, { error: { code: 498, message: 'Invalid token.', details: [] } }), {
+      credentials: credentialsFromVariables({ token: 'TEST_PORTAL_TOKEN' }, { TEST_PORTAL_TOKEN: TOKEN }, 'Environment test'),
+    });
+    expect((await failure(rejected.client.get('/a'))).message).toContain(
+      "The token in TEST_PORTAL_TOKEN was rejected as invalid or expired (498) and cannot be renewed. Set a fresh TEST_PORTAL_TOKEN, or name a username and password, or a clientId and clientSecret, under the environment's credentials so portalctl can renew it.",
+    );
+    const refused = await setup((_req, res) => sendJson(res, { error: { code: 400, message: 'Unable to generate token.', details: ['Invalid username or password.'] } }), {
+      credentials: credentialsFromVariables({ username: 'PROD_USER', password: 'PROD_PASSWORD' }, { PROD_USER: 'u', PROD_PASSWORD: 'pw-Zq81x' }, 'Environment production'),
+    });
+    const message = ((await refused.client.get('/a').catch((caught: unknown) => caught)) as Error).message;
+    expect(message).toContain('Check PROD_USER and PROD_PASSWORD.');
+    expect(message).not.toContain('PORTALCTL');
   });
 
   it('reports failed sign-in as a CredentialsError without the password', async () => {

@@ -43,7 +43,7 @@ describe('credentials from the environment', () => {
   it('a token copied with its line break works; one no header can carry is said at once, never shown', () => {
     expect(credentialsFromEnv({ PORTALCTL_TOKEN: 'abc.DEF-123_=\n' })).toEqual({ type: 'token', token: 'abc.DEF-123_=' });
     expect(credentialsFromEnv({ PORTALCTL_TOKEN: ' abc\r\n' })).toEqual({ type: 'token', token: 'abc' });
-    expect(credentialsFromVariables({ token: 'PROD_TOKEN' }, { PROD_TOKEN: 'abc\n' }, 'Environment production')).toEqual({ type: 'token', token: 'abc' });
+    expect(credentialsFromVariables({ token: 'PROD_TOKEN' }, { PROD_TOKEN: 'abc\n' }, 'Environment production')).toEqual({ type: 'token', token: 'abc', from: 'PROD_TOKEN' });
     expect(() => credentialsFromEnv({ PORTALCTL_TOKEN: 'secret part\u0001two' })).toThrow(
       new CredentialsError('PORTALCTL_TOKEN holds a character no token has (a space, a control character or a letter outside ASCII): set it to the token alone.'),
     );
