@@ -21,7 +21,13 @@ describe('state commands and machine output', () => {
     config = await portal.writeConfig(WITH_ROLE);
     const applied = await portal.run(['apply', config, '--auto-approve', '--format', 'json']);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(json(applied.stdout)).toMatchObject({ applied: expect.arrayContaining([ITEM, TASK, 'role[r7HkQ2]']), converged: true });
+    expect(json(applied.stdout)).toMatchObject({
+      applied: expect.arrayContaining([ITEM, TASK, 'role[r7HkQ2]']),
+      converged: true,
+      // What it was about, as the README says (it was missing: only refresh-only gave it).
+      about: { config: [config], state: `file ${portal.statePath}`, portalctl: expect.any(String) },
+      plan: { about: { config: [config] } },
+    });
   });
   afterAll(async () => portal.dispose());
 

@@ -76,7 +76,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
     paths.length || !saved ? paths : saved.sources,
     options,
     io,
-    async ({ config, url, store, client }) => {
+    async ({ config, url, store, client, about }) => {
       if (!client) throw new Error('apply always reads the portal');
       assertTargetsMatch(options.target ?? [], config);
       // Shown before any change: the warnings and, on text output, the plan; asked unless approved beforehand.
@@ -123,6 +123,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
             io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
           },
           onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
+          ...(about ? { about } : {}),
         });
       } finally {
         removeHook?.();
