@@ -3,13 +3,13 @@
  * while the portal is read, targets that match nothing, files that cannot be read or written,
  * messages printed once and in good English, the invites directory, Retry-After notices.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { FileStateStore, PostgresStateStore, newState } from '../../src/state/index.js';
-import { CONFIG_HEADER, REPO_ROOT, startCliPortal, THREE_CHANGES, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+import { CLI, CONFIG_HEADER, REPO_ROOT, startCliPortal, THREE_CHANGES, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
 
 const INVITATION = `${CONFIG_HEADER}collaborations:
   - id: c0ffee
@@ -166,6 +166,21 @@ describe('CLI reliability', () => {
     expect(toStdout.stderr).toContain("--out /dev/stdout is this command's standard output, where the plan's text goes too");
     expect(toStdout.stdout).toBe('');
     expect(await portal.requests()).toEqual([]);
+    // Standard output redirected to a file (`>> plan.txt`): the same refusal; the rename replaced that file with the plan.
+    const redirected = join(portal.dir, 'plan.txt');
+    await writeFile(redirected, '');
+    const inode = (await stat(redirected)).ino;
+    const output = openSync(redirected, 'a');
+    const toFile = spawnSync(process.execPath, [CLI, 'plan', config, '--out', '/dev/stdout', '--portal', portal.url, '--state', portal.statePath], {
+      env: { ...process.env, PORTALCTL_TOKEN: 'admin-token' },
+      stdio: ['ignore', output, 'pipe'],
+      encoding: 'utf8',
+    });
+    closeSync(output);
+    expect(toFile.status).toBe(1);
+    expect(toFile.stderr).toContain("--out /dev/stdout is this command's standard output, where the plan's text goes too");
+    expect((await stat(redirected)).ino).toBe(inode);
+    expect(await readFile(redirected, 'utf8')).toBe('');
 
     // import --out creates missing directories; a path through a file cannot be one.
     await writeFile(join(portal.dir, 'a-file'), '');

@@ -84,14 +84,13 @@ async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<vo
     throw failed(error);
   });
   if (!existing) return;
-  // A device or a pipe is written to, never read: reading it could wait forever. This command's
-  // own standard output is not one to write to: the plan's text goes there too.
-  if (!existing.isFile()) {
-    if (isStandardOutput(existing)) {
-      throw new UsageError(`--out ${out} is this command's standard output, where the plan's text goes too: save the plan to a file, or print it with --format json; nothing was read or written.`);
-    }
-    return;
+  // This command's own standard output is not one to write to: the plan's text goes there too
+  // (a pipe, a terminal, or the file it is redirected to, which a rename would replace).
+  if (isStandardOutput(existing)) {
+    throw new UsageError(`--out ${out} is this command's standard output, where the plan's text goes too: save the plan to a file, or print it with --format json; nothing was read or written.`);
   }
+  // A device or a pipe is written to, never read: reading it could wait forever.
+  if (!existing.isFile()) return;
   let head: string;
   try {
     const handle = await open(file, 'r');
