@@ -69,6 +69,7 @@ export class InterruptHandling {
     const signal = this.stopWaiting.signal;
     return {
       describe: () => store.describe(),
+      unlockCommand: (lockId) => store.unlockCommand(lockId),
       read: () => store.read(),
       write: (state) => store.write(state),
       importState: (state) => store.importState(state),
@@ -127,7 +128,7 @@ export class InterruptHandling {
         await store.unlock(lock);
         this.stderr(`Released the state lock on ${store.describe()}.\n`);
       } catch (error) {
-        this.stderr(`Could not release the state lock on ${store.describe()} (${errorMessage(error)}); remove it with: portalctl state unlock ${lock.info.id}\n`);
+        this.stderr(`Could not release the state lock on ${store.describe()} (${errorMessage(error)}); remove it with: ${store.unlockCommand(lock.info.id)}\n`);
       }
     };
     const releases = [...this.held].map(release);

@@ -10,3 +10,8 @@ export function withArticle(noun: string, { capital = false }: { capital?: boole
 export function counted(count: number, noun: string, plural = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : plural}`;
 }
+
+/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes (a path with spaces). */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}

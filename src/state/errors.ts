@@ -60,7 +60,8 @@ export class StateLockedError extends StateError {
   constructor(
     readonly where: string,
     readonly lock: LockInfo,
-    advice = `Wait for it to finish, or if that process is gone run \`portalctl state unlock ${lock.id}\`.`,
+    /** What to do: wait, or remove the lock with the command that names this state. */
+    advice: string,
   ) {
     super(`The state ${where} is locked by ${describeHolder(lock)}. ${advice}`);
   }

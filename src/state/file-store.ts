@@ -25,6 +25,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errorCode, errorMessage } from '../core/errors.js';
+import { shellWord } from '../core/words.js';
 import { processAlive } from '../core/processes.js';
 import { isObject, parseJson } from '../core/json.js';
 import { StateCorruptError, StateError, StateLockedError } from './errors.js';
@@ -93,6 +94,10 @@ export class FileStateStore implements StateStore {
 
   describe(): string {
     return `file ${this.path}`;
+  }
+
+  unlockCommand(lockId: string): string {
+    return `portalctl state unlock ${lockId} --state ${shellWord(this.path)}`;
   }
 
   async read(): Promise<StateDocument | undefined> {
@@ -397,7 +402,7 @@ export class FileStateStore implements StateStore {
         continue;
       }
       if (this.now() >= deadline) {
-        if (held.state === 'held') throw new StateLockedError(this.path, held.lock);
+        if (held.state === 'held') throw new StateLockedError(this.path, held.lock, `Wait for it to finish, or if that process is gone run \`${this.unlockCommand(held.lock.id)}\`.`);
         throw new StateError(
           `The state ${this.path} is locked, but its lock file ${this.lockPath} holds no readable lock record ` +
             '(another portalctl may be writing it right now). Try again in a moment; if no other portalctl is running, ' +
@@ -434,7 +439,7 @@ export class FileStateStore implements StateStore {
     if (lockId === undefined && held.state === 'held' && this.staleReason(held.lock) === undefined && this.runsHere(held.lock)) {
       throw new StateError(
         `The state lock is held by a running process, ${describeHolder(held.lock)}: it is not stuck, and removing it would let another run apply beside it. ` +
-          `Wait for it to finish, or stop it first; to remove the lock all the same, name it: \`portalctl state unlock ${held.lock.id}\`. Nothing was removed.`,
+          `Wait for it to finish, or stop it first; to remove the lock all the same, name it: \`${this.unlockCommand(held.lock.id)}\`. Nothing was removed.`,
       );
     }
     if (lockId !== undefined && (held.state !== 'held' || held.lock.id !== lockId)) {

@@ -27,7 +27,8 @@ import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { validateState, type StateDocument } from './format.js';
 import { carryWriterChanges, hasWriterChanges } from './journal.js';
 import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
-import { parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
+import { DEFAULT_STATE_NAME, parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
+import { shellWord } from '../core/words.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
 import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore, type StoreNoticeKind } from './store.js';
 
@@ -150,6 +151,10 @@ export class PostgresStateStore implements StateStore {
 
   describe(): string {
     return `${this.target.shown} state "${this.name}"${this.schema === 'portalctl' ? '' : ` (schema ${this.schema})`}`;
+  }
+
+  unlockCommand(lockId: string): string {
+    return `portalctl state unlock ${lockId} --state ${shellWord(this.target.shown)}${this.name === DEFAULT_STATE_NAME ? '' : ` --state-name ${shellWord(this.name)}`}`;
   }
 
   // ---- connections -------------------------------------------------------------------------
@@ -486,7 +491,7 @@ export class PostgresStateStore implements StateStore {
           throw new StateLockedError(
             this.where(),
             holder,
-            `Wait for it to finish (--lock-timeout), or if that run is stuck, \`portalctl state unlock ${holder.id}\` ends its database session. ` +
+            `Wait for it to finish (--lock-timeout), or if that run is stuck, \`${this.unlockCommand(holder.id)}\` ends its database session. ` +
               'A run that died released the lock already.',
           );
         }

@@ -55,6 +55,8 @@ export interface StateStore {
   lock(request: LockRequest): Promise<StateLock>;
   /** Release a lock taken by `lock`; a no-op when it is already gone. */
   unlock(lock: StateLock): Promise<void>;
+  /** The command that removes lock `lockId` of this state, with the flags that name it (messages print it). */
+  unlockCommand(lockId: string): string;
   /** Remove whatever lock is held (`portalctl state unlock`); with an id, only that lock. */
   forceUnlock(lockId?: string): Promise<LockInfo | undefined>;
   /** The lock currently held, if any. */
@@ -66,7 +68,7 @@ export interface StateStore {
 }
 
 function notReleased(store: StateStore, lock: StateLock, error: unknown): string {
-  return `The state lock ${lock.info.id} of ${store.describe()} could not be released: ${errorMessage(error)}. A later run takes it over once this process is gone; \`portalctl state unlock ${lock.info.id}\` releases it now.`;
+  return `The state lock ${lock.info.id} of ${store.describe()} could not be released: ${errorMessage(error)}. A later run takes it over once this process is gone; \`${store.unlockCommand(lock.info.id)}\` releases it now.`;
 }
 
 /** Run `action` under the lock and release it on success and on failure. */

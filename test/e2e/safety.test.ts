@@ -33,7 +33,7 @@ describe('safety guards through the CLI', () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`locked by ${holder?.owner}`);
     expect(second.stderr).toContain(`pid ${holder?.pid}`);
-    expect(second.stderr).toContain(`portalctl state unlock ${holder?.id}`);
+    expect(second.stderr).toContain(`portalctl state unlock ${holder?.id} --state ${portal.statePath}`);
 
     const firstResult = await first.done;
     expect(firstResult.code).toBe(0);

@@ -73,7 +73,7 @@ describe('file state through the CLI', () => {
     const unlock = await portal.run(['state', 'unlock']);
     expect(unlock.code).toBe(0);
     expect(unlock.stdout).toBe(`Removed the lock ${portal.statePath}.lock, which held no readable lock record.\n`);
-    expect((await portal.run(['state', 'unlock'])).stdout).toBe('The state is not locked.\n');
+    expect((await portal.run(['state', 'unlock'])).stdout).toBe(`The state file ${portal.statePath} is not locked.\n`);
     const again = await portal.run(['apply', config, '--auto-approve']);
     expect(again.code, again.stderr).toBe(0);
   });
@@ -223,7 +223,12 @@ describe('state unlock and a running apply (file state)', () => {
     expect(refused.stderr).toContain(`portalctl state unlock ${id}`);
     expect(existsSync(lockPath)).toBe(true);
 
-    const named = await portal.run(['state', 'unlock', id]);
+    // The advised command names this state; run on another state it says there is no such lock there.
+    const elsewhere = await portal.run(['state', 'unlock', id], { state: join(portal.dir, 'other.state.json') });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toBe(`Error: There is no lock ${id} on the state file ${join(portal.dir, 'other.state.json')}: it is not locked. Name the state the lock's message names (its --state and --state-name).\n`);
+    expect(existsSync(lockPath)).toBe(true);
+    const named = await portal.run(['state', 'unlock', id, '--state', portal.statePath]);
     expect(named.code, named.stderr).toBe(0);
     expect(existsSync(lockPath)).toBe(false);
 

@@ -363,7 +363,7 @@ describe('FileStateStore locks', () => {
     expect(await withStateLock(store, request, async () => 'the report')).toBe('the report');
     const id = (await store.currentLock())?.id;
     expect(notices).toEqual([
-      `The state lock ${id} of file ${file} could not be released: EPERM: operation not permitted. A later run takes it over once this process is gone; \`portalctl state unlock ${id}\` releases it now.`,
+      `The state lock ${id} of file ${file} could not be released: EPERM: operation not permitted. A later run takes it over once this process is gone; \`portalctl state unlock ${id} --state ${file}\` releases it now.`,
     ]);
     await new FileStateStore({ path: file }).forceUnlock();
     await expect(withStateLock(store, request, () => Promise.reject(new Error('apply failed')))).rejects.toThrow('apply failed');

@@ -7,6 +7,8 @@ import { renderPlan } from '../../engine/render/plan-output.js';
 import { sectionLimit } from '../../engine/render/fleet.js';
 import { redactPlan } from '../../engine/plan/redact.js';
 import { UsageError } from '../../core/errors.js';
+import { shellWord } from '../../core/words.js';
+import { redactPostgresUrl } from '../../state/index.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, withFile, writeKeptFile } from '../files.js';
@@ -50,7 +52,9 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
 
   if (out) {
     await withFile('Could not write the plan to', out, () => writeKeptFile(resolve(io.cwd, out), serializePlan(plan, config.redact), PLAN_FILE));
-    io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${out}\n`);
+    // With the state flags given here: a saved plan is checked against that state (without them, it was stale).
+    const stateFlags = [options.state === undefined ? '' : ` --state ${shellWord(redactPostgresUrl(options.state))}`, options.stateName === undefined ? '' : ` --state-name ${shellWord(options.stateName)}`].join('');
+    io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${shellWord(out)}${stateFlags}\n`);
   }
   const shown = redactPlan(plan, config.redact);
   const exitCode = options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
