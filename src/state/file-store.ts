@@ -141,16 +141,23 @@ export class FileStateStore implements StateStore {
     if ((await readTextIfExists(this.backupPath)) !== undefined) {
       return error.withHint(`The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`);
     }
+    // History of this release holds each serial's change, undone from this very file: only a
+    // whole copy (an earlier release's history) is an earlier version to offer.
     const kept = await this.history().catch(() => []);
-    if (kept[0]) {
-      return error.withHint(
-        `Earlier versions are kept in ${this.historyDir} (newest serial ${kept[0].serial}); \`portalctl state show --serial ${kept[0].serial}\` shows one.`,
-      );
+    for (const entry of kept) {
+      const record = await this.readHistoryRecord(entry.serial).catch(() => undefined);
+      if (record && 'state' in record) {
+        return error.withHint(
+          `An earlier version is kept whole in ${this.historyDir} (serial ${entry.serial}); \`portalctl state show --serial ${entry.serial} --state ${shellWord(this.path)}\` shows it.`,
+        );
+      }
     }
-    const text = await readTextIfExists(this.path);
+    // History beside it: a damaged state, not another file named by mistake.
+    const text = kept.length > 0 ? undefined : await readTextIfExists(this.path);
     const foreign = text === undefined ? undefined : notAStateFile(this.path, text);
     if (foreign) return foreign;
-    return error.withHint('No earlier version of it is kept; restore it from a copy, or move it aside to start a new state.');
+    const changes = kept.length > 0 ? ` (its history in ${this.historyDir} holds the changes of each serial, which rebuild earlier versions from this file only)` : '';
+    return error.withHint(`No earlier version of it is kept${changes}; restore it from a copy, or move it aside to start a new state.`);
   }
 
   /**

@@ -197,14 +197,21 @@ describe('FileStateStore writes', () => {
     expect(alone).toBeInstanceOf(StateCorruptError);
     expect((alone as Error).message).not.toContain('.backup');
     expect((alone as Error).message).toContain('No earlier version of it is kept');
-    // With history but no backup (the backup removed by hand), the history is named instead.
+    // With history but no backup (the backup removed by hand): this release's history holds
+    // changes, undone from the state file itself, so it offers no earlier version (state show
+    // --serial failed on the same corrupt file).
     await rm(file);
     const first = await store.write(newState(PORTAL));
     await writeFile(file, 'garbage');
-    const withHistory = await store.read().catch((caught: unknown) => caught);
-    expect((withHistory as Error).message).not.toContain('.backup');
-    expect((withHistory as Error).message).toContain(`${file}.history`);
-    expect((withHistory as Error).message).toContain(`state show --serial ${first.serial}`);
+    const withHistory = ((await store.read().catch((caught: unknown) => caught)) as Error).message;
+    expect(withHistory).not.toContain('.backup');
+    expect(withHistory).not.toContain('state show --serial');
+    expect(withHistory).toContain(`No earlier version of it is kept (its history in ${file}.history holds the changes of each serial, which rebuild earlier versions from this file only)`);
+    // An earlier release's history keeps whole copies: that one is offered, with the state to name.
+    await writeFile(join(`${file}.history`, '0000000001.json'), JSON.stringify({ writtenAt: '2025-01-01T00:00:00.000Z', command: 'portalctl apply', changed: 1, state: first }));
+    const withCopy = ((await store.read().catch((caught: unknown) => caught)) as Error).message;
+    expect(withCopy).toContain(`An earlier version is kept whole in ${file}.history (serial ${first.serial}); \`portalctl state show --serial ${first.serial} --state ${file}\` shows it.`);
+    expect(await store.readSerial(first.serial)).toEqual(first);
   });
 
   it('StateWriter records concurrently finishing operations together, each only once it is on disk', async () => {
