@@ -84,6 +84,10 @@ describe('guidance at the terminal', () => {
     const partialId = await portal.run(['plan', dir, '--target', 'user[jsmi]']);
     expect(partialId.code).toBe(1);
     expect(partialId.stderr).toContain('--target "user[jsmi]" selects no declared object. Did you mean user[jsmith]?');
+    // Too short to be near by edits: the addresses it begins are suggested, shortest first.
+    const shortId = await portal.run(['plan', dir, '--target', 'user[js]']);
+    expect(shortId.code).toBe(1);
+    expect(shortId.stderr).toContain('--target "user[js]" selects no declared object. Did you mean user[jsmith], user[jsmith].task');
     const malformed = await portal.run(['plan', dir, '--target', 'role[r7HkQ2']);
     expect(malformed.stderr).toContain('--target "role[r7HkQ2" is not an address.');
 

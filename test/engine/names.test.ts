@@ -346,6 +346,10 @@ collaborations:
       expect(other.code).toBe(1);
       expect(other.stderr).toContain('--target "role[r7HkQ3]" selects no declared object. Did you mean role[r7HkQ2]');
       expect(await cli.requests({ writesOnly: true })).toEqual([]);
+      // A name mistyped: the name as declared is suggested (it was checked only against the ids resolved).
+      const misnamed = await cli.run(['plan', config, '--target', 'role[name=Field Analys]']);
+      expect(misnamed.code).toBe(1);
+      expect(misnamed.stderr).toContain('--target "role[name=Field Analys]" selects no declared object. Did you mean role[name=Field Analyst]');
       // A step no declaration has is refused before the portal is read, as before.
       const reads = (await cli.requests()).length;
       const typo = await cli.run(['plan', config, '--target', 'rol[r7HkQ2]']);

@@ -245,7 +245,7 @@ async function planWith(
     if (!source) throw new ConfigError(namesNeedAState(declaredNames(config.kinds, objects, prunes)));
     ({ objects, prunes, targets, names } = await resolveNames(config.kinds, objects, prunes, source, targets));
     // A target by id that may have meant an object declared by name is checked now that its id is known.
-    assertTargetsMatch(targets, { objects, prunes });
+    assertTargetsMatch(targets, { objects, prunes }, [...config.objects.map((obj) => obj.address), ...config.prunes.map((prune) => prune.collection)]);
   }
   if (reader && request.verify) {
     // After an apply: what was written (and what depends on it) is read again, nothing else.

@@ -30,9 +30,19 @@ function selectable(addresses: readonly string[]): string[] {
   return [...all];
 }
 
-/** Up to `count` addresses (or address prefixes) closest to `target`, nearest first. */
+/**
+ * Up to `count` addresses (or address prefixes) closest to `target`, nearest first; else those it
+ * begins (`user[js]` for `user[jsmith]`), shortest first.
+ */
 export function closestAddresses(target: string, addresses: readonly string[], count = 3): string[] {
-  return closestNames(target, selectable(addresses), count);
+  const candidates = selectable(addresses);
+  const near = closestNames(target, candidates, count);
+  if (near.length > 0) return near;
+  const stem = target.replace(/\]$/, '');
+  return candidates
+    .filter((candidate) => candidate !== target && candidate.startsWith(stem))
+    .sort((a, b) => a.length - b.length || a.localeCompare(b))
+    .slice(0, count);
 }
 
 /** The placeholders in a declaration's address: steps whose id is not known before the plan resolves their names. */
@@ -68,14 +78,19 @@ function touchesCollection(target: string, collection: string, placeholders: Rea
  * Throws when a target is not an address, or selects no declared object (nor a collection that
  * `prune: true` may fill). Before names are resolved, a step declared by name matches any id.
  */
-export function assertTargetsMatch(targets: readonly string[], config: { objects: readonly DesiredObject[]; prunes: readonly PruneDeclaration[] }): void {
+export function assertTargetsMatch(
+  targets: readonly string[],
+  config: { objects: readonly DesiredObject[]; prunes: readonly PruneDeclaration[] },
+  /** Addresses to suggest besides the config's: once names are resolved, those as declared (`role[name=Field Analyst]`). */
+  declared: readonly string[] = [],
+): void {
   const unmatched = targets.filter(
     (target) =>
       !config.objects.some((obj) => mayFind(target, obj.address, placeholdersOf(obj))) &&
       !config.prunes.some((prune) => touchesCollection(target, prune.collection, placeholdersOf(prune))),
   );
   if (unmatched.length === 0) return;
-  const addresses = [...config.objects.map((obj) => obj.address), ...config.prunes.map((prune) => prune.collection)];
+  const addresses = [...config.objects.map((obj) => obj.address), ...config.prunes.map((prune) => prune.collection), ...declared];
   const lines = unmatched.map((target) => {
     const near = closestAddresses(target, addresses);
     const what = parseAddress(target) ? 'selects no declared object' : 'is not an address';
