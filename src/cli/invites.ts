@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, realpath, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { errorCode, errorMessage, PortalctlError } from '../core/errors.js';
 import { processAlive } from '../core/processes.js';
@@ -22,13 +22,14 @@ export async function assertPrivateInvitesDir(dir: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new InviteFileError(`The invites directory ${dir} cannot be checked: ${errorMessage(error)}`, { cause: error });
   }
-  const refuse = (why: string): never => {
+  const refuse = (why: string, remedy = 'Fix its permissions (chmod 700) or choose another with --invites-dir.'): never => {
     throw new InviteFileError(
       `The invites directory ${dir} ${why}. Invitation files grant trust to whoever holds them, so they are written only into a private directory ` +
-        '(yours, not writable by others). Nothing was sent. Fix its permissions (chmod 700) or choose another with --invites-dir.',
+        `(yours, not writable by others). Nothing was sent. ${remedy}`,
     );
   };
-  if (info.isSymbolicLink()) refuse('is a symbolic link');
+  // chmod follows a link: only naming the directory itself helps.
+  if (info.isSymbolicLink()) refuse('is a symbolic link', `Name the directory it leads to with --invites-dir (${await realpath(dir).catch(() => 'a private directory')}), or another.`);
   if (!info.isDirectory()) refuse('is not a directory');
   const uid = process.getuid?.();
   if (uid !== undefined && info.uid !== uid) refuse(`belongs to another user (uid ${info.uid})`);

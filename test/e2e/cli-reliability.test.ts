@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { FileStateStore, PostgresStateStore, newState } from '../../src/state/index.js';
@@ -275,6 +275,8 @@ describe('CLI reliability', () => {
     const linked = await portal.run(['apply', inviting, '--auto-approve', '--invites-dir', 'linked']);
     expect(linked.code).toBe(1);
     expect(linked.stderr).toContain('is a symbolic link');
+    // chmod would follow the link and change nothing: the directory it leads to is named instead.
+    expect(linked.stderr).toContain(`Nothing was sent. Name the directory it leads to with --invites-dir (${await realpath(real)}), or another.`);
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
 
     const fine = await portal.run(['apply', inviting, '--auto-approve', '--invites-dir', 'private']);
