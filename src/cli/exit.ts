@@ -3,7 +3,7 @@ import { StalePlanError } from '../engine/plan/saved-plan.js';
 import { ReadsRefusedError, refusalText } from '../engine/read/refused-reads.js';
 import { ApiError, ApiNetworkError, UntrustedCertificateError, isMissingPrivilege, isNotFound, tokenProblem } from '../api/errors.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { InterruptedError, PortalctlError } from '../core/errors.js';
+import { InterruptedError, PortalctlError, UsageError } from '../core/errors.js';
 import { counted } from '../core/words.js';
 import { terminalText } from '../engine/render/escape.js';
 import { renderDiagnostics } from './diagnostics.js';
@@ -112,6 +112,20 @@ export function describeError(error: unknown, io: Pick<CommandIO, 'cwd' | 'color
     text += `${shown(failure.stack)}\n`;
   }
   return { code: 1, text, summary };
+}
+
+/**
+ * A mistake in the command line that commander reports itself (an unknown option, a missing
+ * argument), as the JSON error document when `--format json` was asked for: a script reads one
+ * document either way.
+ */
+export function commandLineErrorDocument(commanderText: string): string {
+  return jsonReport(new UsageError(commanderText.replace(/^error: /, '').trim()));
+}
+
+/** Whether the command line asks for `--format json` (read before commander could parse it). */
+export function asksForJson(argv: readonly string[]): boolean {
+  return argv.some((arg, index) => arg === '--format=json' || (arg === '--format' && argv[index + 1] === 'json'));
 }
 
 /** A failure as the JSON error document of `--format json` (for one environment of a fleet: inside its entry). */

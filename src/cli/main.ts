@@ -3,7 +3,7 @@
  * Command modules are imported lazily so that `validate` does not pay for the HTTP client.
  */
 import { Argument, Command, Option } from 'commander';
-import { reportError } from './exit.js';
+import { asksForJson, commandLineErrorDocument, reportError } from './exit.js';
 import { parseDuration, parsePositiveInt, requestTimeoutMs } from './flag-values.js';
 import { processIO, type CommandIO } from './io.js';
 import { version } from './version.js';
@@ -53,6 +53,8 @@ export function buildProgram(): Command {
     .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')
     .configureHelp({ showGlobalOptions: true })
+    // Under --format json a mistake in the command line is the JSON error document on stdout too.
+    .configureOutput({ outputError: (text, write) => (asksForJson(process.argv) ? process.stdout.write(commandLineErrorDocument(text)) : write(text)) })
     // A hint, not the whole help: 60 lines after a mistyped word bury the error and its suggestion.
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(

@@ -122,6 +122,14 @@ describe('state commands and machine output', () => {
 
     const state = json((await portal.run(['state', 'show', 'nope[x]', '--format', 'json'])).stdout);
     expect(state).toMatchObject({ valid: false, errors: 1, warnings: 0, diagnostics: [{ severity: 'error', code: 'state', message: expect.stringContaining('nope[x]') }], exitCode: 1 });
+
+    // A mistake commander finds in the command line, too (it was plain text on stderr, stdout empty).
+    for (const args of [['plan', invalid, '--format', 'json', '--bogus'], ['drift', '--format=json', '--parallelism']]) {
+      const mistyped = await portal.run(args);
+      expect(mistyped.code, args.join(' ')).toBe(1);
+      expect(json(mistyped.stdout), args.join(' ')).toMatchObject({ valid: false, errors: 1, diagnostics: [{ severity: 'error', code: 'usage' }], exitCode: 1 });
+    }
+    expect(json((await portal.run(['plan', invalid, '--format', 'json', '--bogus'])).stdout)).toMatchObject({ error: "unknown option '--bogus'" });
   });
 
   it('a failed apply under --format json is one document with its result', async () => {
