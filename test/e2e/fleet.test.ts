@@ -36,7 +36,7 @@ describe('a fleet run', () => {
   it('plans every environment in one command with one summary, exit 2 for changes', async () => {
     const result = await fleet.run(['plan', 'config', '--all-envs', '--detailed-exitcode']);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stdout).toContain('portalctl plan over 3 environments (changes 3).');
+    expect(result.stdout).toContain('portalctl plan over 3 environments (3 with changes).');
     expect(result.stdout).toMatch(row('development', '4', '0', 'changes'));
     expect(result.stdout).toMatch(row('test', '5', '0', 'changes'));
     expect(result.stdout).toMatch(row('production', '6', '0', 'changes'));
@@ -89,7 +89,7 @@ describe('a fleet run', () => {
     const writesBefore = await Promise.all(Object.values(fleet.portals).map(async (portal) => (await portal.requests({ writesOnly: true })).length));
     const result = await fleet.run(['apply', 'config', '--all-envs', '--refresh-only', '--auto-approve']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('portalctl apply --refresh-only over 3 environments (nothing to record 1, recorded 2).');
+    expect(result.stdout).toContain('portalctl apply --refresh-only over 3 environments (1 nothing to record, 2 recorded).');
     expect(result.stdout).toMatch(row('development', '0', '0', 'nothing to record'));
     expect(result.stdout).toMatch(row('test', '1', '1', 'recorded'));
     expect(result.stdout).toMatch(row('production', '1', '1', 'recorded'));

@@ -45,7 +45,8 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n
 export function fleetSummaryLine(command: string, entries: readonly FleetEntry[]): string {
   const outcomes = new Map<string, number>();
   for (const entry of entries) outcomes.set(entry.outcome, (outcomes.get(entry.outcome) ?? 0) + 1);
-  const parts = [...outcomes.entries()].map(([outcome, number]) => `${outcome} ${number}`);
+  // Environments by outcome: "3 with changes" (as "changes 3" it read as three changes).
+  const parts = [...outcomes.entries()].map(([outcome, number]) => `${number} ${outcome === 'changes' || outcome === 'drift' ? `with ${outcome}` : outcome}`);
   return `portalctl ${command} over ${entries.length} environment${entries.length === 1 ? '' : 's'} (${parts.join(', ')}).`;
 }
 
