@@ -26,9 +26,9 @@ describe('npm run demo:environments', () => {
     expect(out).toContain('role[dEvA11] — Field Analyst  (by name: role "Field Analyst" → dEvA11)');
     expect(out).toContain('role[tStA11] — Field Analyst  (by name: role "Field Analyst" → tStA11)');
     expect(out).toContain('role[r7HkQ2] — Field Analyst  (by name: role "Field Analyst" → r7HkQ2)');
-    expect(out).toMatch(/portalctl plan over 3 environments \(changes 3\)\./);
-    expect(out).toMatch(/portalctl apply over 3 environments \(applied 3\)\./);
-    expect(out.trimEnd()).toMatch(/portalctl plan over 3 environments \(no changes 3\)\.\nenvironment +changes +drift +outcome +time\ndevelopment +0 +0 +no changes +[\d.]+ s\ntest +0 +0 +no changes +[\d.]+ s\nproduction +0 +0 +no changes +[\d.]+ s$/);
+    expect(out).toMatch(/portalctl plan over 3 environments \(3 with changes\)\./);
+    expect(out).toMatch(/portalctl apply over 3 environments \(3 applied\)\./);
+    expect(out.trimEnd()).toMatch(/portalctl plan over 3 environments \(3 no changes\)\.\nenvironment +changes +drift +outcome +time\ndevelopment +0 +0 +no changes +[\d.]+ s\ntest +0 +0 +no changes +[\d.]+ s\nproduction +0 +0 +no changes +[\d.]+ s$/);
     for (const token of ['dev-token', 'test-token', 'prod-token']) expect(out + result.stderr).not.toContain(token);
   });
 });
