@@ -128,14 +128,10 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
     let shown = '';
     let shownUpTo = 0;
     const secrets: { reference: string; value: string }[] = [];
-    const showAs = (piece: string, reference: string, offset: number): string => {
-      shown += text.slice(shownUpTo, offset) + piece;
-      shownUpTo = offset + reference.length;
-      return piece;
-    };
     const result = text.replace(referencePattern, (reference: string, type: string | undefined, argument: string | undefined, offset: number) => {
       const value = resolvedPiece(reference, type, argument);
-      showAs(type === undefined || type === 'var' || value === reference ? value : reference, reference, offset);
+      shown += text.slice(shownUpTo, offset) + (type === undefined || type === 'var' || value === reference ? value : reference);
+      shownUpTo = offset + reference.length;
       return value;
     });
     if (failed) return text;
@@ -334,7 +330,7 @@ function resolveFile(argument: string, configFile: string): Outcome {
  * record other texts as fingerprints (`Public Works` as `${env:NOTE} Works`). Secrets (tokens,
  * passwords, certificates) are longer, and are put back inside any text (an echo in an error).
  */
-export const MIN_EMBEDDED_SECRET_LENGTH = 8;
+const MIN_EMBEDDED_SECRET_LENGTH = 8;
 
 /**
  * A function that replaces resolved reference values in strings by their `${...}` text, in any
