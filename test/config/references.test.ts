@@ -38,6 +38,18 @@ describe('references', () => {
     // Other texts holding the short value are left as they are (a category "Public Works" is no reference);
     // the long one is put back inside any text (the portal's echo of it in an error).
     expect(redact({ title: 'Public Works', message: 'Token s3cr3t-t0ken rejected' })).toEqual({ title: 'Public Works', message: 'Token ${env:TOKEN} rejected' });
+
+    // An empty value names no field: every empty text would have shown as its reference.
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-empty-reference-'));
+    try {
+      writeFileSync(join(directory, 'empty.txt'), '');
+      const empty = resolveReferences({ roles: [{ name: '${file:empty.txt}' }, { name: '${env:NONE}' }] }, { ...context({ NONE: '' }), file: join(directory, 'portalctl.yaml') });
+      expect(empty.diagnostics).toEqual([]);
+      expect(empty.resolved).toHaveLength(2);
+      expect(redactor(empty.resolved)({ description: '', name: '' })).toEqual({ description: '', name: '' });
+    } finally {
+      rmSync(directory, { recursive: true });
+    }
   });
 
   it("the redactor's facts are each value's size and fingerprint (computed when read), never the value", () => {

@@ -135,7 +135,9 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
       return value;
     });
     if (failed) return text;
-    for (const secret of secrets) remember(secret.reference, secret.value, { text: result, shown: shown + text.slice(shownUpTo) });
+    // An empty text is every empty field's: it names no field.
+    const field = result === '' ? undefined : { text: result, shown: shown + text.slice(shownUpTo) };
+    for (const secret of secrets) remember(secret.reference, secret.value, field);
     return result;
 
     function resolvedPiece(reference: string, type: string | undefined, argument: string | undefined): string {
