@@ -210,6 +210,30 @@ organization:
     expect(validateConfig(loaded)).toEqual([expect.objectContaining({ code: 'overlay/values', location: { file: 'config/overlays/production.yaml', line: 2, column: 1 } })]);
   });
 
+  it('an overlay outside the declaring file\'s directory (absolute, .., a link out) is an error at its path and never read', async () => {
+    const environments = `version: 1
+environments:
+  production:
+    portal: { url: "https://gis.example.com/portal/sharing/rest" }
+    overlays: [/etc/hostname, ../secrets.ini, overlays/out, overlays/production.yaml]
+`;
+    const loaded = await load(
+      { 'config/environments.yaml': environments, 'config/base.yaml': BASE, 'secrets.ini': 'password=hunter2hunter2\n', 'config/overlays/production.yaml': 'version: 1\n' },
+      { environment: 'production' },
+    );
+    symlinkSync(join(directory, 'secrets.ini'), join(directory, 'config', 'overlays', 'out'));
+    const linked = await loadConfig(['config'], { cwd: directory, env: {}, kinds: registry, environment: 'production' });
+    const escapes = validateConfig(linked).filter((diagnostic) => diagnostic.code === 'environment/overlay-escape');
+    expect(escapes.map((diagnostic) => [diagnostic.value, diagnostic.location?.line, diagnostic.message])).toEqual([
+      ['/etc/hostname', 5, 'Overlay "/etc/hostname" of environment production is absolute; it was not read.'],
+      ['../secrets.ini', 5, 'Overlay "../secrets.ini" of environment production points outside the declaring file\'s directory; it was not read.'],
+      ['overlays/out', 5, 'Overlay "overlays/out" of environment production links to a place outside the declaring file\'s directory; it was not read.'],
+    ]);
+    expect(JSON.stringify(validateConfig(linked))).not.toContain('hunter2');
+    expect(linked.sources).toEqual(['config/base.yaml', 'config/environments.yaml', 'config/overlays/production.yaml']);
+    expect(validateConfig(loaded).filter((diagnostic) => diagnostic.code === 'environment/overlay-escape')).toHaveLength(2);
+  });
+
   it('with the base split over files, an overlay changes each field in the file that declares it', async () => {
     const loaded = await load(
       {

@@ -5,7 +5,8 @@
  * parsed base documents and reads one environment from it; the schema check reports every shape
  * problem later with the rest of the document, so here anything malformed is simply left out.
  */
-import { dirname, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { duplicateBlock } from './errors.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
@@ -59,9 +60,52 @@ export function findEnvironments(documents: readonly { source: ParsedSource; fil
       continue;
     }
     declaration = { document: source, file, names: Object.keys(block) };
-    diagnostics.push(...sharedStates(source, block));
+    diagnostics.push(...sharedStates(source, block), ...escapingOverlays(source, file, block));
   }
   return declaration ? { declaration, diagnostics } : { diagnostics };
+}
+
+/**
+ * Where an overlay path leads outside the directory of the file that declares it (absolute,
+ * `..`, or through a symbolic link): undefined when it stays inside. As for `${file:}`: a config
+ * from a pull request may not read other files of the machine, whose first lines a diagnostic
+ * would show.
+ */
+function overlayEscape(path: string, declaringFile: string): string | undefined {
+  const directory = dirname(resolve(declaringFile));
+  const outside = (target: string, root: string): boolean => {
+    const inner = relative(root, target);
+    return inner === '..' || inner.startsWith(`..${sep}`) || isAbsolute(inner);
+  };
+  if (isAbsolute(path)) return 'is absolute';
+  const target = resolve(directory, path);
+  if (outside(target, directory)) return "points outside the declaring file's directory";
+  try {
+    if (outside(realpathSync(target), realpathSync(directory))) return "links to a place outside the declaring file's directory";
+  } catch {
+    // Missing: said where it is read (source/not-found).
+  }
+  return undefined;
+}
+
+function escapingOverlays(source: ParsedSource, file: string, block: JsonObject): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const [name, entry] of Object.entries(block)) {
+    const overlays = isObject(entry) && Array.isArray(entry['overlays']) ? entry['overlays'] : [];
+    overlays.forEach((path, index) => {
+      const escape = typeof path === 'string' && path !== '' ? overlayEscape(path, file) : undefined;
+      if (escape === undefined) return;
+      diagnostics.push({
+        severity: 'error',
+        code: 'environment/overlay-escape',
+        message: `Overlay "${String(path)}" of environment ${name} ${escape}; it was not read.`,
+        location: source.locate(['environments', name, 'overlays', index]),
+        value: String(path),
+        expected: "an overlay file or directory inside the declaring file's directory, e.g. overlays/production.yaml",
+      });
+    });
+  }
+  return diagnostics;
 }
 
 /**
@@ -106,7 +150,10 @@ export function environmentOf(declaration: EnvironmentsDeclaration, name: string
     const variable = textOf(credentialBlock[field]);
     if (variable !== undefined) credentials[field] = variable;
   }
-  const overlays = Array.isArray(declared['overlays']) ? declared['overlays'].flatMap((path) => (typeof path === 'string' && path !== '' ? [resolve(dirname(declaration.file), path)] : [])) : [];
+  // One that leads outside is never read (escapingOverlays says so).
+  const overlays = Array.isArray(declared['overlays'])
+    ? declared['overlays'].flatMap((path) => (typeof path === 'string' && path !== '' && overlayEscape(path, declaration.file) === undefined ? [resolve(dirname(declaration.file), path)] : []))
+    : [];
   return {
     name,
     state: textOf(declared['state']) ?? name,
