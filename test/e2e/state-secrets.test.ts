@@ -103,5 +103,18 @@ describe('referenced values in the state', () => {
       expect(applied.stdout).toContain(format === 'json' ? 'Description \\"Edits ${env:ROLE_NOTE} data\\" is not allowed.' : 'Description "Edits ${env:ROLE_NOTE} data" is not allowed.');
     }
   });
+
+  it('a name written as a reference that the plan cannot find, and an address holding one, are shown as the reference', async () => {
+    const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: { name: "\${env:ROLE_NAME}" }, description: x }\n` }, 'named');
+    const env = { ROLE_NAME: `Field Analyst ${NOTE}` };
+    for (const format of ['text', 'json']) {
+      const planned = await portal.run(['plan', config, '--format', format], { env });
+      expect(planned.code).toBe(1);
+      expect(planned.stdout + planned.stderr).not.toContain(NOTE);
+      expect(planned.stdout + planned.stderr).toContain('No role named');
+    }
+    const validated = await portal.run(['validate', config, '--format', 'json'], { env, portal: null });
+    expect(validated.stdout).not.toContain(NOTE);
+  });
 });
 

@@ -1,6 +1,6 @@
 /** What plan, apply, drift and state share: the config, the portal URL, credentials, the state store. */
 import { createApiClient, credentialsFromVariables, describeRetryWait, normalizeBaseUrl, proxyFromEnv, proxyShown, type ApiClient } from '../../api/index.js';
-import { throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
+import { ConfigError, redactDiagnostics, throwIfInvalid, validateConfig, type Environment, type LoadedConfig } from '../../engine/config/index.js';
 import type { PortalSession } from '../../engine/plan/prepare.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
@@ -133,7 +133,10 @@ export async function withSession<T>(
     const client = refresh ? connect(url, options, io, config.environment) : undefined;
     // What the plans of this session are about, named at the top of their reports.
     const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version, ...(config.environment ? { environment: config.environment.name } : {}) };
-    return await withClient(client, () => action({ config, url, store, client, about }));
+    return await withClient(client, () => action({ config, url, store, client, about })).catch((error: unknown) => {
+      // A name or id the plan could not find is quoted in its diagnostic: never a resolved reference's value.
+      throw error instanceof ConfigError ? new ConfigError(redactDiagnostics(error.diagnostics, config.redact)) : error;
+    });
   } finally {
     // Closes the database's connections, also one that failed half-way (it would keep the process alive).
     await store.close();

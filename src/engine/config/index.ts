@@ -1,7 +1,7 @@
 /** The config stage of the engine: load, validate, schema. */
 export { listConfigFiles, loadConfig, readEnvironments, type DeclaredEnvironments, type DeclaredPortal, type LoadedConfig, type LoadOptions } from './load.js';
 export type { Environment, CredentialVariableNames } from './environments.js';
-export { validateConfig, sortDiagnostics } from './validate.js';
+export { validateConfig, sortDiagnostics, redactDiagnostics } from './validate.js';
 export { ConfigError, throwIfInvalid } from './errors.js';
 export { configSchema, configSchemaText } from './config-schema.js';
 export { compareVersions } from '../../core/version.js';

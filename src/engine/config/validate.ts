@@ -11,9 +11,19 @@ function order(diagnostic: Diagnostic): [string, number, number] {
 
 const place = (diagnostic: Diagnostic): string => formatLocation(diagnostic.location);
 
-/** Sorted by file, line and column, so output follows the files. */
+/**
+ * Sorted by file, line and column, so output follows the files; each once (an overlay's problem
+ * found for each layer it is merged into was said as many times).
+ */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return [...diagnostics].sort((a, b) => {
+  const seen = new Set<string>();
+  const once = diagnostics.filter((diagnostic) => {
+    const key = JSON.stringify([diagnostic.severity, diagnostic.code, diagnostic.message, diagnostic.location, diagnostic.address, diagnostic.value]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return once.sort((a, b) => {
     const [fileA, lineA, columnA] = order(a);
     const [fileB, lineB, columnB] = order(b);
     return fileA < fileB ? -1 : fileA > fileB ? 1 : lineA - lineB || columnA - columnB;
@@ -42,5 +52,13 @@ export function validateConfig(loaded: LoadedConfig, portal: Partial<PortalFacts
   // A limit the schema carries for editors and a rule checks too is reported once, in the rule's words.
   const ruled = new Set(ruleChecked.map(place));
   const loading = loaded.diagnostics.filter((diagnostic) => !limitCodes.has(diagnostic.code) || !ruled.has(place(diagnostic)));
-  return sortDiagnostics([...loading, ...ruleChecked]);
+  return sortDiagnostics(redactDiagnostics([...loading, ...ruleChecked], loaded.redact));
+}
+
+/**
+ * Diagnostics with no resolved reference's value in their texts: a message, address or value
+ * may quote a name or id written as `${env:...}` (a name the plan could not find, an address).
+ */
+export function redactDiagnostics(diagnostics: readonly Diagnostic[], redact: LoadedConfig['redact']): Diagnostic[] {
+  return diagnostics.map(({ location, ...texts }) => ({ ...redact(texts), ...(location ? { location } : {}) }));
 }
