@@ -20,7 +20,7 @@ export { DEFAULT_STATE_FILE, FileStateStore, writeFileAtomic } from './file-stor
 export type { FileStateStoreOptions } from './file-store.js';
 export { PostgresStateStore, POSTGRES_SCHEMA_VERSION, advisoryLockKey, migrateSchema } from './postgres-store.js';
 export type { PostgresStateStoreOptions } from './postgres-store.js';
-export { DEFAULT_STATE_NAME, DEFAULT_STATE_SCHEMA, isPostgresUrl, redactPostgresUrl, redactPostgresUrlsIn } from './postgres-url.js';
+export { DEFAULT_STATE_NAME, DEFAULT_STATE_SCHEMA, isPostgresUrl, redactPostgresUrl, redactPostgresUrlsIn, redactPostgresWord } from './postgres-url.js';
 export { environmentFile, openStateStore, stateSpec } from './open.js';
 export type { OpenStateOptions } from './open.js';
 export { DEFAULT_HISTORY_KEEP, countChanged, withStateLock } from './store.js';

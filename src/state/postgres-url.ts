@@ -33,9 +33,18 @@ export function redactPostgresUrl(spec: string): string {
   return spec.replace(/^(postgres(?:ql)?:\/*[^/:@?#]*):[^@]*@/i, '$1@').replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
-/** Any postgres URL inside a text (a command line, an error message) shown without its password. */
+/**
+ * Any postgres URL inside a text (a command line, an error message) shown without its password:
+ * everything between `user:` and the last `@` of the word, and any `password=` parameter. Read as
+ * text, not parsed: a password holding a quote cut the URL short there, and it was shown whole.
+ */
 export function redactPostgresUrlsIn(text: string): string {
-  return text.replace(/postgres(?:ql)?:[^\s"']+/gi, (match) => redactPostgresUrl(match));
+  return text.replace(/postgres(?:ql)?:\S+/gi, redactPostgresWord);
+}
+
+/** One argument that is a postgres URL (a password in it may even hold spaces), without its password. */
+export function redactPostgresWord(word: string): string {
+  return word.replace(/^(postgres(?:ql)?:\/*[^/:@]*):.*@/is, '$1@').replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
 export interface PostgresTarget {

@@ -82,8 +82,14 @@ describe('safety guards through the CLI', () => {
   });
 
   it('refuses a saved plan for another organization at the same URL, and one whose organization id was edited', async () => {
-    expect((await portal.run(['plan', config, '--out', 'saved.json'])).code).toBe(0);
-    // The same data, another organization behind the same URL; a state of its own, new.
+    // Against a state of its own, new: the plan is applied with the state it was made against.
+    expect((await portal.run(['plan', config, '--out', 'saved.json'], { state: 'other.state.json' })).code).toBe(0);
+    // Another state named at apply: refused before anything is read (checked against it, a plan
+    // made against no state passed as current, and its records went to that other state).
+    const elsewhere = await portal.run(['apply', '--plan', 'saved.json']);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toBe(`Error: The saved plan was made against the state file ${join(portal.dir, 'other.state.json')}, not file ${portal.statePath}: apply it with the --state (and --state-name) it was made with; nothing was applied.\n`);
+    // The same data, another organization behind the same URL.
     const live = await portal.state();
     await portal.replaceState({ ...live, organization: { ...live.organization, id: 'FEDCBA9876543210' } });
     await portal.clearRequests();

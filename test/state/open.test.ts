@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { environmentFile, newState, openStateStore, stateSpec } from '../../src/state/index.js';
+import { environmentFile, newState, openStateStore, redactPostgresUrlsIn, redactPostgresWord, stateSpec } from '../../src/state/index.js';
 
 describe('--state', () => {
   const open = (spec: string | undefined, env: NodeJS.ProcessEnv = {}) => openStateStore(spec, { cwd: '/work', env }).describe();
@@ -61,5 +61,18 @@ describe('a state file that is a symbolic link', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a postgres URL inside a text (a command line in the history and the lock)', () => {
+  it('is shown without its password, whatever the password holds (a quote cut the URL short there, and it was shown whole)', () => {
+    const line = `portalctl state push --state=postgres://aud2:x'y"z@db.example.com:5432/states --state-name q postgresql://ops:p@ss@other/db?sslmode=require&password=Secret9`;
+    const shown = redactPostgresUrlsIn(line);
+    for (const secret of [`x'y"z`, 'p@ss', 'Secret9']) expect(shown).not.toContain(secret);
+    expect(shown).toBe('portalctl state push --state=postgres://aud2@db.example.com:5432/states --state-name q postgresql://ops@other/db?sslmode=require&password=***');
+    // One argument holding a space (quoted in the shell): redacted whole, before the command line is joined.
+    expect(redactPostgresWord('postgres://ops:pa ss word@db/x')).toBe('postgres://ops@db/x');
+    // Without a password, or a port with no user, nothing changes.
+    for (const url of ['postgres://u@h:5432/db', 'postgres://h:5432/db?sslmode=disable']) expect(redactPostgresUrlsIn(`--state ${url}`)).toBe(`--state ${url}`);
   });
 });

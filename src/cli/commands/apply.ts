@@ -78,6 +78,10 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
     io,
     async ({ config, url, store, client, about }) => {
       if (!client) throw new Error('apply always reads the portal');
+      // Checked against another state, a plan made against none passed as current and its records went there.
+      if (saved?.about && saved.about.state !== about?.state) {
+        throw new UsageError(`The saved plan was made against the state ${saved.about.state}, not ${about?.state ?? 'this one'}: apply it with the --state (and --state-name) it was made with; nothing was applied.`);
+      }
       assertTargetsMatch(options.target ?? [], config);
       // Shown before any change: the warnings and, on text output, the plan; asked unless approved beforehand.
       const confirm = async ({ plan, warnings }: PreparedPlan): Promise<boolean> => {

@@ -5,7 +5,7 @@ import type { PortalSession } from '../../engine/plan/prepare.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { terminalText } from '../../engine/render/escape.js';
-import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, stateSpec, type StateStore } from '../../state/index.js';
+import { environmentFile, isPostgresUrl, openStateStore, redactPostgresUrlsIn, redactPostgresWord, stateSpec, type StateStore } from '../../state/index.js';
 import { chooseEnvironmentMessage, type EnvironmentOptions } from '../environments.js';
 import { requestTimeoutMs } from '../flag-values.js';
 import type { CommandIO } from '../io.js';
@@ -81,7 +81,8 @@ export function stateStore(options: SharedOptions, io: CommandIO, environment?: 
 
 /** This run's command line as the state's history and lock record show it, never with a password. */
 export function commandLine(): string {
-  return redactPostgresUrlsIn(['portalctl', ...process.argv.slice(2)].join(' ')).slice(0, 500);
+  // Each argument on its own: a password holding a space is one argument, two words once joined.
+  return ['portalctl', ...process.argv.slice(2).map((arg) => (isPostgresUrl(arg) ? redactPostgresWord(arg) : redactPostgresUrlsIn(arg)))].join(' ').slice(0, 500);
 }
 
 /** The API client; an environment's credentials come from the variables it names (else PORTALCTL_*). */
