@@ -29,6 +29,7 @@ import { carryWriterChanges, hasWriterChanges } from './journal.js';
 import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
 import { DEFAULT_STATE_NAME, parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { shellWord } from '../core/words.js';
+import { processAlive } from '../core/processes.js';
 import { copyChanges, HolderIdentity, refuseOverwrite } from './policy.js';
 import { DEFAULT_HISTORY_KEEP, type HistoryEntry, type LockInfo, type LockRequest, type LockStatus, type StateLock, type StateStore, type StoreNoticeKind } from './store.js';
 
@@ -606,6 +607,14 @@ export class PostgresStateStore implements StateStore {
           if (stale?.info.id !== lockId) throw new StateError(`The state ${this.where()} is not locked (no lock ${lockId}); nothing was removed.`);
         }
         return undefined;
+      }
+      // A run of this host whose process is alive is not stuck: ending its session would let
+      // another run apply beside it (as for a file state). Removed only when named by its id.
+      if (lockId === undefined && live.state === 'held' && live.lock.host === this.identity.host && live.lock.pid !== this.identity.pid && processAlive(live.lock.pid)) {
+        throw new StateError(
+          `The state lock is held by a running process, ${describeHolder(live.lock)}: it is not stuck, and ending its session would let another run apply beside it. ` +
+            `Wait for it to finish, or stop it first; to end its session all the same, name it: \`${this.unlockCommand(live.lock.id)}\`. Nothing was removed.`,
+        );
       }
       if (lockId !== undefined && (live.state !== 'held' || live.lock.id !== lockId)) {
         throw new StateError(

@@ -221,8 +221,9 @@ environments:
       { 'config/environments.yaml': environments, 'config/base.yaml': BASE, 'secrets.ini': 'password=hunter2hunter2\n', 'config/overlays/production.yaml': 'version: 1\n' },
       { environment: 'production' },
     );
-    symlinkSync(join(directory, 'secrets.ini'), join(directory, 'config', 'overlays', 'out'));
-    const linked = await loadConfig(['config'], { cwd: directory, env: {}, kinds: registry, environment: 'production' });
+    const root = directory ?? '';
+    symlinkSync(join(root, 'secrets.ini'), join(root, 'config', 'overlays', 'out'));
+    const linked = await loadConfig(['config'], { cwd: root, env: {}, kinds: registry, environment: 'production' });
     const escapes = validateConfig(linked).filter((diagnostic) => diagnostic.code === 'environment/overlay-escape');
     expect(escapes.map((diagnostic) => [diagnostic.value, diagnostic.location?.line, diagnostic.message])).toEqual([
       ['/etc/hostname', 5, 'Overlay "/etc/hostname" of environment production is absolute; it was not read.'],

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   StateConflictError,
   StateCorruptError,
+  StateError,
   StateLockedError,
   StatePortalMismatchError,
   StateWriter,
@@ -180,6 +181,22 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       await expect(withStateLock(holder, { operation: 'state rm' }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
       expect(await other.currentLock()).toBeUndefined();
       await Promise.all([holder.close(), other.close()]);
+    }));
+
+    it('unlock without an id leaves the lock of a process running on this host; named by its id, it is removed', withHarness(async (harness) => {
+      // The holder: another live process of this host (the test runner's parent).
+      const holder = harness.open({ pid: process.ppid });
+      const admin = harness.open();
+      await holder.write(newState(PORTAL));
+      const lock = await holder.lock({ operation: 'apply' });
+      const refused = await admin.forceUnlock().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(StateError);
+      expect((refused as Error).message).toContain('is held by a running process');
+      expect((refused as Error).message).toContain(`\`${admin.unlockCommand(lock.info.id)}\``);
+      expect(await admin.currentLock()).toMatchObject({ id: lock.info.id });
+      expect(await admin.forceUnlock(lock.info.id)).toMatchObject({ id: lock.info.id });
+      expect(await admin.currentLock()).toBeUndefined();
+      await Promise.all([holder.close(), admin.close()]);
     }));
 
     it("counts an address whose unknown-outcome mark alone changed, once with its entry", withHarness(async (harness) => {
