@@ -110,8 +110,8 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
 }
 
 /**
- * A recovery file left by an apply that could not write the state is recorded first (same
- * lineage, or no state yet), then removed. A file of another state is left alone and named.
+ * A recovery file left by an apply that could not write the state is recorded first (the same
+ * state, of the same lineage or none yet), then removed. A file of another state is left alone and named.
  */
 export async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
   if (!request.recoveryFile) return recorded;
@@ -120,6 +120,12 @@ export async function recordRecoveryFile(store: StateStore, recorded: StateDocum
   });
   if (!found) return recorded;
   const { path, document } = found;
+  // Named after the state's name alone, it may be another database's or schema's: recorded only
+  // into the state it was written for (one with no state yet took it, and its lineage with it).
+  if (document.state !== store.describe()) {
+    request.onNotice?.(`The recovery file ${path} belongs to the state ${document.state}, not ${store.describe()}; it was left as it is (an apply with that state records it).`);
+    return recorded;
+  }
   if (recorded && recorded.lineage !== document.lineage) {
     request.onNotice?.(`The recovery file ${path} belongs to another state (lineage ${document.lineage}, not ${recorded.lineage}); it was left as it is.`);
     return recorded;
