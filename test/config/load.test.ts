@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,27 @@ describe('loading', () => {
   it('reports a missing path', async () => {
     const diagnostics = validateConfig(await load(['nowhere.yaml']));
     expect(diagnostics.map((d) => d.code)).toEqual(['source/not-found']);
+  });
+
+  it('a directory reads its links to its own config files (they were dropped without a word), names a link to nothing and refuses one leading out; a path that cannot be read is not "missing"', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-links-'));
+    try {
+      mkdirSync(join(directory, 'config', 'shared'), { recursive: true });
+      writeFileSync(join(directory, 'config', 'shared', 'a.yaml'), readFileSync(join(fixtures, 'split', 'a.yaml')));
+      symlinkSync(join(directory, 'config', 'shared', 'a.yaml'), join(directory, 'config', 'linked.yaml'));
+      symlinkSync(join(fixtures, 'split', 'a.yaml'), join(directory, 'config', 'outside.yaml'));
+      symlinkSync(join(directory, 'nowhere.yaml'), join(directory, 'config', 'dangling.yaml'));
+      symlinkSync(join(directory, 'loop'), join(directory, 'loop'));
+      const loaded = await loadConfig(['config', 'loop'], { cwd: directory, env: {}, kinds: registry });
+      expect(loaded.sources).toEqual(['config/linked.yaml']);
+      expect(validateConfig(loaded).map((d) => [d.code, d.location?.file, d.message])).toEqual([
+        ['source/not-found', 'config/dangling.yaml', 'config/dangling.yaml is a symbolic link to nothing.'],
+        ['source/link-escape', 'config/outside.yaml', `config/outside.yaml links to ${join(fixtures, 'split', 'a.yaml')}, outside config; it was not read (name that file itself to read it).`],
+        ['source/unreadable', 'loop', expect.stringMatching(/^loop cannot be read: .*ELOOP/)],
+      ]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

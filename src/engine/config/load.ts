@@ -19,7 +19,7 @@ import { loadSchemaValidator } from './schema-validator.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
 import { readConfigSourcesOffThread } from './off-thread.js';
 import { portalUrlProblem, shownUrl } from '../../api/url.js';
-import { UsageError } from '../../core/errors.js';
+import { errorMessage, UsageError } from '../../core/errors.js';
 import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
@@ -41,12 +41,29 @@ async function filesOf(absolute: string, shown: string): Promise<{ files: string
   const info = await stat(absolute);
   if (!info.isDirectory()) return { files: [absolute], diagnostics: [] };
   const entries = await readdir(absolute, { withFileTypes: true });
-  const files = entries
-    .filter((entry) => entry.isFile() && directoryConfigFiles.test(entry.name))
-    .map((entry) => join(absolute, entry.name))
-    .sort();
-  const diagnostics =
-    files.length === 0 ? [sourceProblem(shown, 'source/no-config-files', 'The directory holds no *.yaml or *.yml files.', undefined, 'a directory with config files, or a file')] : [];
+  const files: string[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const entry of entries) {
+    if (!directoryConfigFiles.test(entry.name)) continue;
+    const file = join(absolute, entry.name);
+    if (entry.isFile()) files.push(file);
+    else if (entry.isSymbolicLink()) {
+      // A link to a config file of the directory is one (its declarations were dropped without a
+      // word); a link to nothing is said, and so is one leading out, never read: a config from a
+      // pull request may not read other files of the machine (as for overlays and ${file:}).
+      const name = join(shown, entry.name);
+      const target = await realpath(file).catch(() => undefined);
+      const inside = target !== undefined && !relative(await realpath(absolute), target).startsWith('..');
+      const info = target === undefined ? undefined : await stat(target);
+      if (!target) diagnostics.push(sourceProblem(name, 'source/not-found', `${name} is a symbolic link to nothing.`, undefined, 'a link to an existing config file'));
+      else if (!inside) diagnostics.push(sourceProblem(name, 'source/link-escape', `${name} links to ${target}, outside ${shown}; it was not read (name that file itself to read it).`, undefined, 'a link to a file inside the directory'));
+      else if (info?.isFile()) files.push(file);
+    }
+  }
+  files.sort();
+  if (files.length === 0 && diagnostics.length === 0) {
+    diagnostics.push(sourceProblem(shown, 'source/no-config-files', 'The directory holds no *.yaml or *.yml files.', undefined, 'a directory with config files, or a file'));
+  }
   return { files, diagnostics };
 }
 
@@ -60,8 +77,14 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
       const found = await filesOf(absolute, displayName(absolute, cwd));
       files.push(...found.files);
       diagnostics.push(...found.diagnostics);
-    } catch {
-      diagnostics.push(sourceProblem(displayName(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory'));
+    } catch (error) {
+      // Only a missing path is "does not exist": a directory that may not be read is said as that.
+      const code = (error as NodeJS.ErrnoException).code;
+      diagnostics.push(
+        code === 'ENOENT' || code === 'ENOTDIR'
+          ? sourceProblem(displayName(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory')
+          : sourceProblem(displayName(absolute, cwd), 'source/unreadable', `${path} cannot be read: ${errorMessage(error)}.`, undefined, 'a file or directory portalctl may read'),
+      );
     }
   }
   return { files: await oncePerFile(files), diagnostics };
