@@ -52,6 +52,16 @@ describe('references', () => {
     }
   });
 
+  it('a "${" that begins no reference (unclosed, or without a type) is an error at its field, not text sent to the portal', () => {
+    for (const text of ['${env:SECRET_V', 'Field ${ops} team', 'pre ${env:A} and ${env:B']) {
+      const result = resolveReferences({ roles: [{ name: text }] }, context({ A: 'a', B: 'b', SECRET_V: 'v' }));
+      expect(result.diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.value]), text).toEqual([['reference/malformed', text]]);
+      expect(result.data).toEqual({ roles: [{ name: text }] });
+    }
+    // Written as the escape, it is a literal.
+    expect(resolveReferences({ roles: [{ name: 'Field $${ops} team' }] }, context({})).data).toEqual({ roles: [{ name: 'Field ${ops} team' }] });
+  });
+
   it("the redactor's facts are each value's size and fingerprint (computed when read), never the value", () => {
     const result = resolveReferences({ roles: [{ description: 'home is ${env:HOME}' }] }, context({ HOME: '/home/someone' }));
     const facts = redactor(result.resolved).references;

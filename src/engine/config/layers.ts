@@ -197,7 +197,8 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
  */
 function withPortalUrl(source: ParsedSource, url: string, environment?: string): void {
   if (!isObject(source.data)) return;
-  const written = source.mayHoldReferences === false ? url : url.replaceAll('${', '$${');
+  // A function, not a string: in a replacement string `$$` is one `$`, and the escape was lost.
+  const written = source.mayHoldReferences === false ? url : url.replaceAll('${', () => '$${');
   const environments = source.data['environments'];
   const holders = [source.data, environment !== undefined && isObject(environments) && Object.prototype.hasOwnProperty.call(environments, environment) ? environments[environment] : undefined];
   for (const holder of holders) {

@@ -134,6 +134,13 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
       shownUpTo = offset + reference.length;
       return value;
     });
+    // A `${` that begins no reference (unclosed, or without a type) was sent as it is: a typo
+    // such as `${env:NAME` reached the portal as the name.
+    const stray = /\$\{/.test(text.replace(referencePattern, ''));
+    if (stray) {
+      report({ code: 'reference/malformed', problem: 'A "${" begins no reference here: it is not closed by "}", or names no type.', expected: '${env:NAME}, ${file:relative/path} or ${var:name}; $${ for a literal ${' }, text, path);
+      return text;
+    }
     if (failed) return text;
     // An empty text is every empty field's: it names no field.
     const field = result === '' ? undefined : { text: result, shown: shown + text.slice(shownUpTo) };
