@@ -205,6 +205,14 @@ organization:
     expect(validateConfig(inBase).map((d) => d.code)).toContain('overlay/patch-in-base');
   });
 
+  it("an overlay's problem is said once, though found for each layer it is merged into", async () => {
+    const loaded = await load(
+      { 'config/base.yaml': 'version: 1\nportal: { url: "https://a.example.com/portal/sharing/rest" }\nenvironments:\n  test:\n    overlays: [overlays/test.yaml]\n', 'config/overlays/test.yaml': 'version: 2\n' },
+      { environment: 'test' },
+    );
+    expect(validateConfig(loaded).map((diagnostic) => [diagnostic.code, diagnostic.location])).toEqual([['schema/invalid-value', { file: 'config/overlays/test.yaml', line: 1, column: 10 }]]);
+  });
+
   it('an overlay may not declare environments or values', async () => {
     const loaded = await overlay('version: 1\nvalues: { min_length: 3 }\n');
     expect(validateConfig(loaded)).toEqual([expect.objectContaining({ code: 'overlay/values', location: { file: 'config/overlays/production.yaml', line: 2, column: 1 } })]);
