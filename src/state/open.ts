@@ -27,6 +27,8 @@ export interface OpenStateOptions {
   onNotice?: (message: string, kind: StoreNoticeKind) => void;
   /** What gave `spec`, as messages name it (default: --state, or PORTALCTL_STATE when it came from there). */
   given?: string;
+  /** What gave `name`, as messages name it (default: --state-name; `state push` has --source-name). */
+  nameFlag?: string;
 }
 
 /**
@@ -61,9 +63,11 @@ export function openStateStore(spec: string | undefined, options: OpenStateOptio
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   };
   if (isPostgresUrl(chosen)) return new PostgresStateStore({ url: chosen, name, env: options.env, ...common });
-  const path = filePath(chosen, options.given ?? (spec === undefined ? 'PORTALCTL_STATE' : '--state'));
+  const given = options.given ?? (spec === undefined ? 'PORTALCTL_STATE' : '--state');
+  const path = filePath(chosen, given);
   if (name !== DEFAULT_STATE_NAME) {
-    throw new UsageError(`--state-name applies to a PostgreSQL state (--state postgres://…); for a file, give another --state path instead of --state-name ${name}.`);
+    const nameFlag = options.nameFlag ?? '--state-name';
+    throw new UsageError(`${nameFlag} applies to a PostgreSQL state (postgres://…); for a file, give ${given} another path instead of ${nameFlag} ${name}.`);
   }
   return new FileStateStore({ path: throughLink(isAbsolute(path) ? path : resolve(options.cwd, path)), ...common });
 }

@@ -155,7 +155,9 @@ export class PostgresStateStore implements StateStore {
   }
 
   unlockCommand(lockId: string): string {
-    return `portalctl state unlock ${lockId} --state ${shellWord(this.target.shown)}${this.name === DEFAULT_STATE_NAME ? '' : ` --state-name ${shellWord(this.name)}`}`;
+    const command = `portalctl state unlock ${lockId} --state ${shellWord(this.target.shown)}${this.name === DEFAULT_STATE_NAME ? '' : ` --state-name ${shellWord(this.name)}`}`;
+    // The URL is shown without the password it was given with: the command needs it from elsewhere.
+    return this.target.passwordInUrl ? `PGPASSWORD=… ${command}` : command;
   }
 
   // ---- connections -------------------------------------------------------------------------

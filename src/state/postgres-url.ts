@@ -54,6 +54,8 @@ export interface PostgresTarget {
   schema: string;
   /** The URL to show. */
   shown: string;
+  /** The password was written in the URL, which `shown` leaves out: a command printed with it needs PGPASSWORD or ~/.pgpass. */
+  passwordInUrl: boolean;
   /** What a password file (~/.pgpass, PGPASSFILE) is searched for, when neither the URL nor PGPASSWORD gives a password. */
   passwordFileKey?: { host: string; port: string; database: string; user: string };
   /** How long connecting may take (`connect_timeout`, seconds, as libpq reads it; else PGCONNECT_TIMEOUT). */
@@ -121,7 +123,8 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
   if (sslmode !== null && !SSL_MODES.includes(sslmode)) {
     throw new UsageError(`The state URL ${shown} sets sslmode=${sslmode}; it takes one of ${SSL_MODES.join(', ')} (as libpq reads it).`);
   }
-  const password = urlPassword(url, shown) ?? url.searchParams.get('password') ?? env['PGPASSWORD'] ?? undefined;
+  const inUrl = urlPassword(url, shown) ?? url.searchParams.get('password') ?? undefined;
+  const password = inUrl ?? env['PGPASSWORD'] ?? undefined;
   const connectTimeoutMs = seconds(url, 'connect_timeout', env['PGCONNECT_TIMEOUT'], DEFAULT_CONNECT_TIMEOUT_SECONDS, shown);
   const queryTimeoutMs = seconds(url, 'query_timeout', undefined, DEFAULT_QUERY_TIMEOUT_SECONDS, shown);
   // node-postgres takes settings from the connection string over separate ones: the password
@@ -143,6 +146,7 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
     password: password === '' ? undefined : password,
     schema,
     shown,
+    passwordInUrl: inUrl !== undefined && inUrl !== '',
     connectTimeoutMs,
     queryTimeoutMs,
     ...(password ? {} : { passwordFileKey }),

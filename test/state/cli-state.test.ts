@@ -165,7 +165,10 @@ describe('file state through the CLI', () => {
 
     const named = await portal.run(['state', 'list', '--state-name', 'prod']);
     expect(named.code).toBe(1);
-    expect(named.stderr).toContain('--state-name applies to a PostgreSQL state');
+    expect(named.stderr).toBe('Error: --state-name applies to a PostgreSQL state (postgres://…); for a file, give --state another path instead of --state-name prod.\n');
+    // state push/pull name the option given for their other state, and what named the file.
+    const source = await portal.run(['state', 'push', 'other.json', '--source-name', 'prod']);
+    expect(source.stderr).toBe('Error: --source-name applies to a PostgreSQL state (postgres://…); for a file, give state push SOURCE another path instead of --source-name prod.\n');
 
     // A URL of another kind is no file path (it ran as a first plan, against an empty state); a file:// URL is one.
     const recorded = await readFile(portal.statePath, 'utf8');

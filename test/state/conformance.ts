@@ -154,7 +154,7 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       for (const part of [lock.info.id, lock.info.owner, `pid ${process.pid}`, 'portalctl apply --auto-approve', lock.info.created]) expect(message).toContain(part);
       // The unlock it advises names this state (a state other than the default one was "not locked").
       expect(message).toContain(`\`${other.unlockCommand(lock.info.id)}\``);
-      expect(other.unlockCommand(lock.info.id)).toMatch(new RegExp(`^portalctl state unlock ${lock.info.id} --state \\S+`));
+      expect(other.unlockCommand(lock.info.id)).toMatch(new RegExp(`^(PGPASSWORD=… )?portalctl state unlock ${lock.info.id} --state \\S+`));
       expect(lock.info).toMatchObject({ owner: 'alice@build-7.example', host: 'build-7.example', pid: process.pid, operation: 'apply' });
       expect(Date.parse(lock.info.created)).not.toBeNaN();
       expect(await other.currentLock()).toMatchObject({

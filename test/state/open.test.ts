@@ -76,3 +76,15 @@ describe('a postgres URL inside a text (a command line in the history and the lo
     for (const url of ['postgres://u@h:5432/db', 'postgres://h:5432/db?sslmode=disable']) expect(redactPostgresUrlsIn(`--state ${url}`)).toBe(`--state ${url}`);
   });
 });
+
+describe('the unlock command a lock message advises', () => {
+  it('names the state as the command line must: --state, --state-name, and a password given in the URL (which it does not show) from elsewhere', () => {
+    const options = { cwd: '/work', env: {} };
+    expect(openStateStore('states/prod.json', options).unlockCommand('ID')).toBe('portalctl state unlock ID --state /work/states/prod.json');
+    expect(openStateStore('/work/my states/x.json', options).unlockCommand('ID')).toBe("portalctl state unlock ID --state '/work/my states/x.json'");
+    expect(openStateStore('postgres://ops@db.example.com/states', { ...options, name: 'prod' }).unlockCommand('ID')).toBe('portalctl state unlock ID --state postgres://ops@db.example.com/states --state-name prod');
+    expect(openStateStore('postgres://ops:s3cret@db.example.com/states?sslmode=require', options).unlockCommand('ID')).toBe(
+      "PGPASSWORD=… portalctl state unlock ID --state 'postgres://ops@db.example.com/states?sslmode=require'",
+    );
+  });
+});

@@ -237,6 +237,7 @@ async function copyState(action: 'push' | 'pull', other: string, options: StateO
     env: io.env,
     command: commandLine(),
     given: `state ${action} ${action === 'push' ? 'SOURCE' : 'DESTINATION'}`,
+    nameFlag: action === 'push' ? '--source-name' : '--destination-name',
   });
   try {
     // Onto itself, a copy would only replace the backup of the version before with this one.
