@@ -205,6 +205,18 @@ organization:
     expect(validateConfig(inBase).map((d) => d.code)).toContain('overlay/patch-in-base');
   });
 
+  it('a name an environment may not take is said with the names it may (it said "expected: one of" and nothing)', async () => {
+    const loaded = await load({ 'config/base.yaml': 'version: 1\nportal: { url: "https://a.example.com/portal/sharing/rest" }\nenvironments:\n  "dev/../x": {}\n' });
+    expect(validateConfig(loaded)).toEqual([
+      expect.objectContaining({
+        code: 'schema/unknown-property',
+        message: '"dev/../x" is not a name environments takes.',
+        location: expect.objectContaining({ file: 'config/base.yaml', line: 4, column: 3 }),
+        expected: 'a name matching ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$',
+      }),
+    ]);
+  });
+
   it("an overlay's problem is said once, though found for each layer it is merged into", async () => {
     const loaded = await load(
       { 'config/base.yaml': 'version: 1\nportal: { url: "https://a.example.com/portal/sharing/rest" }\nenvironments:\n  test:\n    overlays: [overlays/test.yaml]\n', 'config/overlays/test.yaml': 'version: 2\n' },

@@ -221,16 +221,20 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
       const names = (error.params['allowedValues'] as string[] | undefined) ?? [];
+      // Names chosen by the user (environments, values) are held to a pattern, not a list: "one of" nothing said nothing.
+      const pattern = error.keyword === 'pattern' ? String(error.params['pattern']) : undefined;
       diagnostics.push({
         ...base,
         code: 'schema/unknown-property',
         // Variant entries restrict their names by propertyNames inside an if/then; a map keyed by names (safety: kind names) directly.
         message: error.schemaPath.includes('/then/')
           ? `"${name}" cannot be combined with the other properties of this entry in ${described(path)}.`
-          : `Unknown name "${name}" in ${described(path)}.${didYouMean(name, names)}`,
+          : pattern !== undefined
+            ? `"${name}" is not a name ${described(path)} takes.`
+            : `Unknown name "${name}" in ${described(path)}.${didYouMean(name, names)}`,
         location: source.locate([...path, name], { key: true }),
         value: name,
-        expected: `one of ${((error.params['allowedValues'] as string[] | undefined) ?? []).join(', ')}`,
+        expected: pattern !== undefined ? `a name matching ${pattern}` : `one of ${names.join(', ')}`,
       });
       continue;
     }
