@@ -217,6 +217,13 @@ organization:
     ]);
   });
 
+  it('an overlay that does not exist is said where it is named, not inside itself', async () => {
+    const loaded = await load({ 'config/base.yaml': 'version: 1\nportal: { url: "https://a.example.com/portal/sharing/rest" }\nenvironments:\n  test:\n    overlays: [overlays/missing.yaml]\n' }, { environment: 'test' });
+    expect(validateConfig(loaded)).toEqual([
+      expect.objectContaining({ code: 'source/not-found', message: `${join(directory ?? '', 'config', 'overlays', 'missing.yaml')} does not exist.`, location: expect.objectContaining({ file: 'config/base.yaml', line: 5, column: 16 }) }),
+    ]);
+  });
+
   it("an overlay's problem is said once, though found for each layer it is merged into", async () => {
     const loaded = await load(
       { 'config/base.yaml': 'version: 1\nportal: { url: "https://a.example.com/portal/sharing/rest" }\nenvironments:\n  test:\n    overlays: [overlays/test.yaml]\n', 'config/overlays/test.yaml': 'version: 2\n' },

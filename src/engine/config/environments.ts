@@ -31,6 +31,8 @@ export interface Environment {
   credentials?: CredentialVariableNames;
   /** Overlay files or directories, absolute, in merge order. */
   overlays: string[];
+  /** Where each of them is named, in the same order (a missing one is said there, not inside itself). */
+  overlaysNamedAt: SourceLocation[];
   /** Its values for `${var:name}` (unresolved: references inside are resolved by the loader). */
   values: JsonObject;
   /** Where it is declared. */
@@ -151,14 +153,17 @@ export function environmentOf(declaration: EnvironmentsDeclaration, name: string
     if (variable !== undefined) credentials[field] = variable;
   }
   // One that leads outside is never read (escapingOverlays says so).
-  const overlays = Array.isArray(declared['overlays'])
-    ? declared['overlays'].flatMap((path) => (typeof path === 'string' && path !== '' && overlayEscape(path, declaration.file) === undefined ? [resolve(dirname(declaration.file), path)] : []))
-    : [];
+  const named = (Array.isArray(declared['overlays']) ? declared['overlays'] : []).flatMap((path, index) =>
+    typeof path === 'string' && path !== '' && overlayEscape(path, declaration.file) === undefined
+      ? [{ path: resolve(dirname(declaration.file), path), at: declaration.document.locate(['environments', name, 'overlays', index]) }]
+      : [],
+  );
   return {
     name,
     state: textOf(declared['state']) ?? name,
     ...(Object.keys(credentials).length > 0 ? { credentials } : {}),
-    overlays,
+    overlays: named.map((overlay) => overlay.path),
+    overlaysNamedAt: named.map((overlay) => overlay.at),
     values: isObject(declared['values']) ? declared['values'] : {},
     source: declaration.document.locate(['environments', name], { key: true }),
   };

@@ -133,8 +133,14 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
   if (!environment || !declaration) return layered;
 
   // 4. The environment's portal block and overlays over the base.
-  const read = await options.readOverlays(environment.overlays);
-  diagnostics.push(...read.diagnostics);
+  // Each overlay on its own, so that one that does not exist is said where it is named.
+  const read: { files: ReadFile[] } = { files: [] };
+  for (const [index, overlay] of environment.overlays.entries()) {
+    const one = await options.readOverlays([overlay]);
+    read.files.push(...one.files);
+    const namedAt = environment.overlaysNamedAt[index];
+    diagnostics.push(...one.diagnostics.map((diagnostic) => (diagnostic.code === 'source/not-found' && namedAt ? { ...diagnostic, location: namedAt } : diagnostic)));
+  }
   const layers: { data: JsonObject; origin: Origin }[] = [];
   const entry = environmentEntry(declaration, environment.name);
   if (isObject(entry?.['portal'])) layers.push({ data: { portal: entry['portal'] }, origin: new Origin(declaration.document, ['environments', environment.name]) });
