@@ -6,7 +6,8 @@
  * problem later with the rest of the document, so here anything malformed is simply left out.
  */
 import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { isOutside } from '../../core/paths.js';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { duplicateBlock } from './errors.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
@@ -75,15 +76,11 @@ export function findEnvironments(documents: readonly { source: ParsedSource; fil
  */
 function overlayEscape(path: string, declaringFile: string): string | undefined {
   const directory = dirname(resolve(declaringFile));
-  const outside = (target: string, root: string): boolean => {
-    const inner = relative(root, target);
-    return inner === '..' || inner.startsWith(`..${sep}`) || isAbsolute(inner);
-  };
   if (isAbsolute(path)) return 'is absolute';
   const target = resolve(directory, path);
-  if (outside(target, directory)) return "points outside the declaring file's directory";
+  if (isOutside(target, directory)) return "points outside the declaring file's directory";
   try {
-    if (outside(realpathSync(target), realpathSync(directory))) return "links to a place outside the declaring file's directory";
+    if (isOutside(realpathSync(target), realpathSync(directory))) return "links to a place outside the declaring file's directory";
   } catch {
     // Missing: said where it is read (source/not-found).
   }

@@ -20,6 +20,7 @@ import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
 import { readConfigSourcesOffThread } from './off-thread.js';
 import { portalUrlProblem, shownUrl } from '../../api/url.js';
 import { errorMessage, UsageError } from '../../core/errors.js';
+import { isOutside } from '../../core/paths.js';
 import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
 // Stage 1: the files the paths name, each read and parsed.
@@ -53,7 +54,7 @@ async function filesOf(absolute: string, shown: string): Promise<{ files: string
       // pull request may not read other files of the machine (as for overlays and ${file:}).
       const name = join(shown, entry.name);
       const target = await realpath(file).catch(() => undefined);
-      const inside = target !== undefined && !relative(await realpath(absolute), target).startsWith('..');
+      const inside = target !== undefined && !isOutside(target, await realpath(absolute));
       const info = target === undefined ? undefined : await stat(target);
       if (!target) diagnostics.push(sourceProblem(name, 'source/not-found', `${name} is a symbolic link to nothing.`, undefined, 'a link to an existing config file'));
       else if (!inside) diagnostics.push(sourceProblem(name, 'source/link-escape', `${name} links to ${target}, outside ${shown}; it was not read (name that file itself to read it).`, undefined, 'a link to a file inside the directory'));

@@ -14,7 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { isOutside } from '../../core/paths.js';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
@@ -293,23 +294,19 @@ function resolveVar(name: string, context: ReferenceContext): Outcome {
 
 function resolveFile(argument: string, configFile: string): Outcome {
   const directory = dirname(resolve(configFile));
-  const escapes = (target: string, root: string): boolean => {
-    const path = relative(root, target);
-    return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
-  };
   const expected = "a file inside the config file's directory, e.g. ${file:certs/federation.pem}";
   if (argument === '' || isAbsolute(argument)) {
     return { code: 'reference/file-escape', problem: `File references are relative to the config file's directory; "${argument}" is not.`, expected };
   }
   const target = resolve(directory, argument);
-  if (escapes(target, directory)) {
+  if (isOutside(target, directory)) {
     return { code: 'reference/file-escape', problem: `"${argument}" points outside the config file's directory.`, expected };
   }
   let bytes: Buffer;
   try {
     // Symbolic links may not lead outside the directory either.
     const real = realpathSync(target);
-    if (escapes(real, realpathSync(directory))) {
+    if (isOutside(real, realpathSync(directory))) {
       return { code: 'reference/file-escape', problem: `"${argument}" links to a file outside the config file's directory.`, expected };
     }
     const info = statSync(real);
