@@ -270,9 +270,11 @@ export class PostgresStateStore implements StateStore {
   }
 
   private lostLockError(cause: Error): StateError {
+    // 57P01: the session was ended on purpose, by another run's `state unlock` (pg_terminate_backend) or a server stopping.
+    const ended = (cause as Error & { code?: unknown }).code === '57P01';
     return new StateBackendError(
-      `Lost the connection to the PostgreSQL state at ${this.describe()} (${cause.message}); the database released this run's lock with it. ` +
-        'Everything recorded before stays recorded. Run the command again once the database is reachable.',
+      `Lost the connection to the PostgreSQL state at ${this.describe()} (${cause.message}${ended ? ": ended by another run's `portalctl state unlock`, or by the server stopping" : ''}); the database released this run's lock with it. ` +
+        `Everything recorded before stays recorded. ${ended ? 'Check that no one else is applying, then run the command again.' : 'Run the command again once the database is reachable.'}`,
       { cause },
     );
   }
