@@ -4,6 +4,11 @@ import { describeHolder, type LockInfo } from './lock.js';
 
 export class StateError extends PortalctlError {}
 
+/** `state unlock ID` where there is no lock: named from a lock message, it is on another state (another --state or --state-name). */
+export function noSuchLock(where: string, lockId: string): StateError {
+  return new StateError(`There is no lock ${lockId} on the state ${where}: it is not locked. Name the state the lock's message names (its --state and --state-name).`);
+}
+
 /** The stored state cannot be read as a state (truncated, not JSON, wrong structure). */
 export class StateCorruptError extends StateError {
   constructor(

@@ -28,7 +28,7 @@ import { errorCode, errorMessage } from '../core/errors.js';
 import { shellWord } from '../core/words.js';
 import { processAlive } from '../core/processes.js';
 import { isObject, parseJson } from '../core/json.js';
-import { StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { noSuchLock, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { notAStateFile, parseState, stateFromValue, validateState, type StateDocument } from './format.js';
 import { readStateLines } from './state-file.js';
@@ -439,7 +439,10 @@ export class FileStateStore implements StateStore {
 
   async forceUnlock(lockId?: string): Promise<LockInfo | undefined> {
     const held = await this.readLock();
-    if (held.state === 'gone') return undefined;
+    if (held.state === 'gone') {
+      if (lockId !== undefined) throw noSuchLock(this.describe(), lockId);
+      return undefined;
+    }
     // A running holder's lock is not stuck: without it a second run would apply beside the first,
     // and the one that records second would find the state changed and keep what it applied in a
     // recovery file. Removed only when named by its id.

@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import { Socket } from 'node:net';
 import type { ClientBase, ClientConfig, Pool, Client, QueryResultRow } from 'pg';
-import { StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
+import { noSuchLock, StateBackendError, StateConflictError, StateCorruptError, StateError, StateLockedError } from './errors.js';
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { validateState, type StateDocument } from './format.js';
 import { carryWriterChanges, hasWriterChanges } from './journal.js';
@@ -608,7 +608,7 @@ export class PostgresStateStore implements StateStore {
         if (lockId !== undefined) {
           const stale = await this.lockRow(client);
           await client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1`, [this.name]);
-          if (stale?.info.id !== lockId) throw new StateError(`The state ${this.where()} is not locked (no lock ${lockId}); nothing was removed.`);
+          if (stale?.info.id !== lockId) throw noSuchLock(this.describe(), lockId);
         }
         return undefined;
       }

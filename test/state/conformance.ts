@@ -176,6 +176,8 @@ export function stateStoreConformance(label: string, makeHarness: () => Promise<
       expect(await holder.forceUnlock(next.info.id)).toMatchObject({ id: next.info.id });
       expect(await holder.currentLock()).toBeUndefined();
       expect(await holder.forceUnlock()).toBeUndefined();
+      // Named by an id where there is no lock: said, on either store (a file's said all was well).
+      await expect(holder.forceUnlock('gone-id')).rejects.toThrow(`There is no lock gone-id on the state ${holder.describe()}: it is not locked.`);
       await other.unlock(next);
       // withStateLock releases on failure too.
       await expect(withStateLock(holder, { operation: 'state rm' }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -4,7 +4,7 @@
  */
 import { addressShape, parseAddress } from '../../core/address.js';
 import { terminalText } from '../../engine/render/escape.js';
-import { PortalctlError, UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { counted } from '../../core/words.js';
 import {
@@ -72,10 +72,7 @@ async function runAction(action: string, args: readonly string[], options: State
       const removed = await store.forceUnlock(args[0]);
       if (removed) io.stdout(`Removed the lock of ${describeHolder(removed)}.\n`);
       else if (status.state === 'unreadable') io.stdout(`Removed the lock ${status.where}, which held no readable lock record.\n`);
-      else if (args[0] !== undefined) {
-        // Named from a lock message, it is on another state (another --state or --state-name) when not here.
-        throw new PortalctlError(`There is no lock ${args[0]} on the state ${store.describe()}: it is not locked. Name the state the lock's message names (its --state and --state-name).`);
-      } else io.stdout(`The state ${store.describe()} is not locked.\n`);
+      else io.stdout(`The state ${store.describe()} is not locked.\n`);
       return 0;
     }
     case 'history': {
