@@ -41,9 +41,7 @@ export function validateConfig(loaded: LoadedConfig, portal: Partial<PortalFacts
   for (const obj of loaded.objects) {
     const kind = loaded.kinds.byName.get(obj.kind);
     if (!kind) continue;
-    for (const diagnostic of kind.check(obj, context)) {
-      checked.push('value' in diagnostic ? { ...diagnostic, value: loaded.redact(diagnostic.value) } : diagnostic);
-    }
+    checked.push(...kind.check(obj, context));
   }
   // A reference left unresolved keeps its text, which a rule may then refuse at the same place:
   // one problem, said once (as load.ts does for the schema).
