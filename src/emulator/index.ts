@@ -25,5 +25,6 @@ export function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmu
 export { CONTROL_ROOT, MAX_BODY_BYTES, REST_ROOT, type RunningEmulator } from './server.js';
 export { EmulatorDataError, loadDataFile, minimalState, parseEmulatorState } from './state/data-file.js';
 export { generateTls, type GeneratedTls, type TlsMaterial } from './http/tls.js';
+export { isWildcardHost } from './http/hosts.js';
 export type { Fault, FaultSpec, LoggedRequest } from './control.js';
 export type { EmulatorState } from './state/model.js';

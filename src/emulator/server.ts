@@ -23,6 +23,7 @@ import { answerForFault, bodyTooLarge, finish, internalError, invalidUrl, method
 import { CONTROL_ROOT, REST_ROOT, MAX_BODY_BYTES, hasAuthorization, isControlPath, parseRequest, readBody, splitUrl, type ParsedRequest, type RequestBody } from './http/request.js';
 import { compileRoutes, matchRoute, type CompiledRoute, type RouteMatch } from './http/router.js';
 import { Timers } from './http/timers.js';
+import { isWildcardHost } from './http/hosts.js';
 import type { EmulatorState } from './state/model.js';
 import type { Caller, Route, RouteResult } from './shared/types.js';
 import { PORTAL_ADMIN_ROOT, portalAdministrationRoot, restRoot } from './portal/roots.js';
@@ -136,7 +137,7 @@ class PortalServer {
   running(address: AddressInfo): RunningEmulator {
     const host = address.address;
     // Bound to every address (0.0.0.0, ::): the URL a client on this machine uses.
-    const reached = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+    const reached = !isWildcardHost(host) ? host : host.includes(':') ? '::1' : '127.0.0.1';
     const origin = `${this.scheme}://${reached.includes(':') ? `[${reached}]` : reached}:${address.port}`;
     return {
       url: `${origin}${REST_ROOT}`,

@@ -5,7 +5,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { errorMessage, PortalctlError, UsageError } from '../../core/errors.js';
-import { EmulatorDataError, generateTls, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
+import { EmulatorDataError, generateTls, isWildcardHost, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
 import { fileErrorReason } from '../files.js';
 import type { CommandIO } from '../io.js';
 
@@ -59,7 +59,7 @@ export async function emulatorCommand(opts: EmulatorCommandOptions, io: CommandI
   // The listener stays: an EPIPE of the last write may arrive after this command returns.
   // Listen for the stop signals before saying "Press Ctrl+C", so an early Ctrl+C still stops cleanly.
   const stopped = waitForStop(stop, stdoutClosed.signal);
-  io.stdout(describeRunning(emulator, dataPath, tls, isWildcard(opts.host) ? emulator.url.replace(/^(https?:\/\/)[^/]+:/, `$1${hostname()}:`) : undefined));
+  io.stdout(describeRunning(emulator, dataPath, tls, isWildcardHost(opts.host) ? emulator.url.replace(/^(https?:\/\/)[^/]+:/, `$1${hostname()}:`) : undefined));
   await stopped;
   await emulator.close();
   if (!stdoutClosed.signal.aborted) io.stdout('Emulator stopped.\n');
@@ -102,12 +102,8 @@ async function servedTls(opts: EmulatorCommandOptions, cwd: string): Promise<Ser
 
 /** A wildcard address (0.0.0.0, ::) is every address of this machine: the certificate names them and the host name. */
 function servedNames(host: string): string[] {
-  if (!isWildcard(host)) return [host];
+  if (!isWildcardHost(host)) return [host];
   return [hostname(), ...Object.values(networkInterfaces()).flatMap((addresses) => (addresses ?? []).map((address) => address.address))];
-}
-
-function isWildcard(host: string): boolean {
-  return ['0.0.0.0', '::', '[::]'].includes(host.trim());
 }
 
 async function readPem(file: string, cwd: string, flag: string): Promise<string> {

@@ -9,6 +9,7 @@
  * machine that runs portalctl (a fresh Node machine, Windows).
  */
 import { isIP } from 'node:net';
+import { isWildcardHost } from './hosts.js';
 
 export interface TlsMaterial {
   /** The server certificate (PEM). */
@@ -43,7 +44,7 @@ export async function generateTls(options: { hosts?: readonly string[]; days?: n
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     ],
   });
-  const names = [...new Set([...(options.hosts ?? []).map(bareHost).filter((host) => host !== '' && host !== '0.0.0.0' && host !== '::'), ...LOOPBACK_NAMES])];
+  const names = [...new Set([...(options.hosts ?? []).map(bareHost).filter((host) => host !== '' && !isWildcardHost(host)), ...LOOPBACK_NAMES])];
   const server = await generate([{ name: 'commonName', value: names[0] ?? 'localhost' }], {
     ...common,
     ca: { key: authority.private, cert: authority.cert },
