@@ -469,6 +469,7 @@ function withHint(error: ApiError, hint: string): ApiError {
       details: error.details,
       httpStatus: error.httpStatus,
       retryAfterMs: error.retryAfterMs,
+      enveloped: error.enveloped,
       hint,
     },
     { cause: error },

@@ -22,6 +22,8 @@ export interface ApiErrorFields {
   retryAfterMs?: number;
   /** Extra advice appended to the message (what the user can do). */
   hint?: string;
+  /** The portal's own error envelope said it (not a bare HTTP status a proxy or web server may give). */
+  enveloped?: boolean;
 }
 
 export class ApiError extends PortalctlError {
@@ -33,6 +35,7 @@ export class ApiError extends PortalctlError {
   readonly details: string[];
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
+  readonly enveloped: boolean;
 
   constructor(fields: ApiErrorFields, options?: { cause?: unknown }) {
     super(formatApiErrorMessage(fields), options);
@@ -44,6 +47,7 @@ export class ApiError extends PortalctlError {
     this.details = fields.details ?? [];
     this.httpStatus = fields.httpStatus;
     this.retryAfterMs = fields.retryAfterMs;
+    this.enveloped = fields.enveloped ?? false;
   }
 }
 
@@ -114,15 +118,33 @@ function formatApiErrorMessage(fields: ApiErrorFields): string {
 const NOT_FOUND_MESSAGE_CODES = new Set(['CONT_0001', 'CONT_0006']);
 
 /**
+ * The portal refused with code 400 in its own envelope and named no messageCode: the shape of a
+ * user that does not exist, and also of "Invalid URL" and of a bad parameter. Only the request's
+ * meaning tells these apart (isNotFound; ListSource.owner in the kinds' toolkit).
+ */
+export function isUncodedRefusal(error: unknown): error is ApiError {
+  return error instanceof ApiError && !(error instanceof ApiNetworkError) && error.enveloped && error.code === 400 && error.messageCode === undefined;
+}
+
+/** `GET /community/users/{u}`: one user's own read, nothing below it. */
+const USER_READ = /^\/community\/users\/[^/]+$/i;
+
+/**
  * The portal says the resource does not exist or is inaccessible: code 404, or a messageCode
  * that says so. Decided by code and messageCode only, never by the message, which the portal
- * localises (a user that does not exist answers code 400 with no messageCode and is not
- * recognised here: its read fails with the portal's own words instead).
+ * localises (errors.json notes); for a user, by the request's meaning too. No messageCode is
+ * documented for a user that does not exist (community-users-id.json and errors.json are silent;
+ * the envelope makes messageCode optional): it comes as code 400 without one. `GET
+ * community/users/{u}` takes nothing but f and token (community-users-id.json notes), so such a
+ * 400 in the portal's envelope can only be about the user the path names. A 400 with a
+ * messageCode, a bare HTTP 400 (a proxy's), or a 400 on another path (community/users/{u}/tasks
+ * also answers "Invalid URL" before 10.8.1) stays the API error it is.
  */
 export function isNotFound(error: unknown): error is ApiError {
   if (!(error instanceof ApiError) || error instanceof ApiNetworkError) return false;
   if (error.code === 404 || error.httpStatus === 404) return true;
-  return error.messageCode !== undefined && NOT_FOUND_MESSAGE_CODES.has(error.messageCode);
+  if (error.messageCode !== undefined) return NOT_FOUND_MESSAGE_CODES.has(error.messageCode);
+  return error.method === 'GET' && USER_READ.test(error.path) && isUncodedRefusal(error);
 }
 
 /** The caller lacks a privilege (403 GWM_0003): not an expired token, never retried. */

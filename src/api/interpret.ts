@@ -43,7 +43,7 @@ export function interpretAnswer(
   const fail = (fields: Omit<ApiErrorFields, keyof typeof base>): Interpretation => ({ ok: false, error: { ...base, ...fields } });
 
   if (isObject(parsed) && parsed['error'] !== undefined && parsed['error'] !== null) {
-    return fail(envelopeFields(parsed['error'], answer.status));
+    return fail({ ...envelopeFields(parsed['error'], answer.status), enveloped: true });
   }
   if (answer.status < 200 || answer.status > 299) {
     const reason = STATUS_CODES[answer.status] ?? 'unexpected status';

@@ -92,6 +92,8 @@ export const userTask = defineKind({
       itemsField: 'tasks',
       keyOf: (entry) => textOf(entry['id']),
       idOf: (obj) => requiredId(obj, 'taskId'),
+      // An unknown user's task list is refused like a bad request (code 400, no messageCode): the user's read tells.
+      owner: (obj) => `/community/users/${pathId(obj, 'username')}`,
     },
     missing: (obj, userFound) => (userFound ? `task ${obj.ids['taskId']} of user ${obj.ids['username']}` : `user ${obj.ids['username']}`),
   },

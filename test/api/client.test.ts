@@ -315,6 +315,23 @@ describe('errors', () => {
       [false, false],
     ]);
   });
+
+  it("a user's read refused with code 400 and no messageCode: not found in the portal's envelope, the API error it is as a bare HTTP 400", async () => {
+    const envelope = { error: { code: 400, message: 'User does not exist or is inaccessible.', details: [] } };
+    const { client } = await setup((req, res) => {
+      if (req.pathname === '/community/users/ghost') return sendJson(res, envelope);
+      if (req.pathname === '/community/users/ghost2') return sendJson(res, envelope, 400);
+      res.writeHead(400, { 'content-type': 'text/html' });
+      res.end('<html>Bad Request</html>');
+    });
+    const ghost = await failure(client.get('/community/users/ghost'));
+    expect([ghost.enveloped, isNotFound(ghost)]).toEqual([true, true]);
+    // The envelope over HTTP 400 is still the portal's; a bare 400 page (a proxy's) is not.
+    const overHttp400 = await failure(client.get('/community/users/ghost2'));
+    expect([overHttp400.enveloped, overHttp400.httpStatus, isNotFound(overHttp400)]).toEqual([true, 400, true]);
+    const bare = await failure(client.get('/community/users/ghost3'));
+    expect([bare.code, bare.enveloped, isNotFound(bare)]).toEqual([400, false, false]);
+  });
 });
 
 describe('retries', () => {

@@ -92,6 +92,21 @@ describe('isNotFound', () => {
     expect(isNotFound(new Error('does not exist or is inaccessible'))).toBe(false);
     expect(isNotFound(new ApiError({ method: 'GET', path: '/a', code: 400, apiMessage: 'bad request' }))).toBe(false);
   });
+
+  it("a user's own read refused with code 400 and no messageCode in the portal's envelope is the user not found; nothing else shaped so is", () => {
+    const refusal = (fields: { method?: string; path: string; messageCode?: string; enveloped?: boolean }): ApiError =>
+      new ApiError({ method: 'GET', code: 400, apiMessage: 'User does not exist or is inaccessible.', enveloped: true, ...fields });
+    expect(isNotFound(refusal({ path: '/community/users/ghost' }))).toBe(true);
+    expect(isNotFound(refusal({ path: '/community/users/j%20doe%40example' }))).toBe(true);
+    // A messageCode says what the refusal is: only the documented not-found codes mean not found.
+    expect(isNotFound(refusal({ path: '/community/users/ghost', messageCode: 'ORG_1084' }))).toBe(false);
+    // A bare HTTP 400 (a proxy's page) is not the portal speaking.
+    expect(isNotFound(refusal({ path: '/community/users/ghost', enveloped: false }))).toBe(false);
+    // Below the user (its task list answers the same shape for "Invalid URL" before 10.8.1), or a write: another meaning.
+    expect(isNotFound(refusal({ path: '/community/users/ghost/tasks' }))).toBe(false);
+    expect(isNotFound(refusal({ path: '/community/users/ghost', method: 'POST' }))).toBe(false);
+    expect(isNotFound(refusal({ path: '/content/items/x' }))).toBe(false);
+  });
 });
 
 describe('createLiveReader', () => {

@@ -329,6 +329,11 @@ describe('tokens and errors', () => {
     expectSameStructure(forbidden, errors['forbidden_403']);
     expectSameStructure(await get('/content/items/doesnotexist'), errors['not_found_400_item']);
     expectSameStructure(await get('/portals/self/roles/doesnotexist'), errors['not_found_404']);
+    // No messageCode is documented for a user that does not exist: code 400 in the same envelope, inventing none.
+    const noUser = await get('/community/users/doesnotexist');
+    expect(noUser).toMatchObject({ error: { code: 400 } });
+    expect(noUser).not.toHaveProperty('error.messageCode');
+    expectSameStructure(noUser, errors['generateToken_failure']);
     expectSameStructure(await postJson('/portals/self/assignCategorySchema', { categorySchema: '{"categorySchema":[]}' }), errors['bad_request_400']);
     expectSameStructure(await postJson('/generateToken', { username: 'admin1', password: 'wrong' }, {}), errors['generateToken_failure']);
     expect(await get('/search')).toMatchObject({ error: { code: 400 } });

@@ -4,6 +4,7 @@ import { NotOnPortalError } from '../../src/kinds/toolkit/contract.js';
  * mlopez 9f8e7d (disabled).
  */
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { LiveReader } from '../../src/core/request.js';
 import { userTask } from '../../src/kinds/user-task.js';
@@ -84,5 +85,32 @@ describe('user.task (E7) request and comparison', () => {
     await expect(userTask.read(task('u', 'x'), reader)).rejects.toThrow(new NotOnPortalError('task x of user u'));
     expect(userTask.inSync(task('u', 'a'), { active: true })).toBe(true);
     expect(userTask.inSync(task('u', 'a'), null)).toBe(false);
+  });
+
+  it("a task list refused with code 400 and no messageCode means the user is missing only when the user's own read says so", async () => {
+    const refusal = (path: string, messageCode?: string): ApiError =>
+      new ApiError({ method: 'GET', path, code: 400, ...(messageCode ? { messageCode } : {}), apiMessage: 'refused', enveloped: true });
+    const reads: string[] = [];
+    const reader = (users: Record<string, JsonObject | undefined>, listError: (path: string) => ApiError): LiveReader => ({
+      get: async (path) => {
+        reads.push(path);
+        return users[path];
+      },
+      list: async (path) => {
+        throw listError(path);
+      },
+    });
+    // No user: the list's refusal is the user's absence, said as that.
+    const noUser = reader({}, (path) => refusal(path));
+    await expect(userTask.read(task('ghost', 'a1'), noUser)).rejects.toThrow(new NotOnPortalError('user ghost'));
+    expect(reads).toEqual(['/community/users/ghost']);
+    // The user is there: the refusal ("Invalid URL" before 10.8.1, a bad request) stays the API error it is.
+    const known = reader({ '/community/users/jsmith': { username: 'jsmith' } }, (path) => refusal(path));
+    await expect(userTask.read(task('jsmith', 'a1'), known)).rejects.toThrow('GET /community/users/jsmith/tasks failed: refused (code 400)');
+    // A refusal with a messageCode says what it is: the user is not asked after.
+    reads.length = 0;
+    const coded = reader({}, (path) => refusal(path, 'ORG_1084'));
+    await expect(userTask.read(task('ghost', 'a1'), coded)).rejects.toThrow('GET /community/users/ghost/tasks failed: refused (code 400, ORG_1084)');
+    expect(reads).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import type { JsonObject, JsonValue } from '../../core/json.js';
 import { deepEqual } from '../../core/json.js';
 import type { ApiRequest, LiveReader } from '../../core/request.js';
 import { toFormValue } from '../../api/encoding.js';
-import { isMissingPrivilege } from '../../api/errors.js';
+import { isMissingPrivilege, isUncodedRefusal } from '../../api/errors.js';
 import {
   NotOnPortalError,
   type Action,
@@ -44,6 +44,12 @@ export interface ListSource {
   /** An entry's key, matched against `idOf` of the object. */
   keyOf(entry: JsonObject): string | undefined;
   idOf(obj: DesiredObject): string | undefined;
+  /**
+   * The path of the list owner's own read (a task list's user). When the list is refused with a
+   * 400 that names no messageCode (an unknown owner looks like any other bad request there), the
+   * owner's read tells whether the owner is missing; only then, so a list read costs nothing more.
+   */
+  owner?(obj: DesiredObject): string;
 }
 
 export interface LiveSource {
@@ -137,7 +143,13 @@ export async function listPays(reader: LiveReader, path: string, itemsField: str
 const indexes = new WeakMap<readonly JsonObject[], Map<string, JsonObject>>();
 
 async function listEntryOf(source: ListSource, obj: DesiredObject, reader: LiveReader): Promise<{ listed: boolean; entry?: JsonObject }> {
-  const entries = await reader.list(await source.path(obj, reader), source.itemsField);
+  let entries: JsonObject[] | undefined;
+  try {
+    entries = await reader.list(await source.path(obj, reader), source.itemsField);
+  } catch (error) {
+    if (source.owner && isUncodedRefusal(error) && (await ownerMissing(source.owner(obj), reader))) return { listed: false };
+    throw error;
+  }
   if (!entries) return { listed: false };
   let index = indexes.get(entries);
   if (!index) {
@@ -151,6 +163,15 @@ async function listEntryOf(source: ListSource, obj: DesiredObject, reader: LiveR
   const id = source.idOf(obj);
   const entry = id === undefined ? undefined : index.get(id);
   return entry ? { listed: true, entry } : { listed: true };
+}
+
+/** Whether the owner's read says it does not exist; a failure of that read explains nothing (the list's own error stands). */
+async function ownerMissing(path: string, reader: LiveReader): Promise<boolean> {
+  try {
+    return (await reader.get(path)) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The object's live record: from its list when that pays (or there is no single read), else its own read. */
