@@ -21,7 +21,8 @@ const CHUNK_BYTES = 1 << 20;
  * up to the last of them; undefined for what is not a regular text file (a device or a FIFO named
  * as the config would never end; a NUL byte says binary). Only the wanted lines are kept: reading
  * a large config (100 MB, millions of lines) whole to show one of its lines cost more memory than
- * anything else a failed validation did.
+ * anything else a failed validation did. Lines end as the config reader counts them: at LF, CRLF
+ * or a lone CR (an old Mac file is one "line" of LFs).
  */
 function readLines(path: string, wanted: ReadonlySet<number>): Map<number, string> | undefined {
   // Without blocking: opening a FIFO to read waits for a writer.
@@ -34,22 +35,29 @@ function readLines(path: string, wanted: ReadonlySet<number>): Map<number, strin
     // The current line's bytes so far, when it is wanted.
     let parts: Buffer[] = [];
     let line = 1;
+    // The previous chunk ended with a CR: an LF starting this one belongs to that line break.
+    let afterCr = false;
     const keep = (): void => {
-      const text = Buffer.concat(parts).toString('utf8');
-      lines.set(line, text.endsWith('\r') ? text.slice(0, -1) : text);
+      lines.set(line, Buffer.concat(parts).toString('utf8'));
       parts = [];
     };
     for (let read = readSync(descriptor, chunk); read > 0 && line <= last; read = readSync(descriptor, chunk)) {
       const bytes = chunk.subarray(0, read);
       if (bytes.includes(0)) return undefined;
-      for (let start = 0; start < read && line <= last; ) {
-        const newline = bytes.indexOf(10, start);
-        const end = newline === -1 ? read : newline;
-        if (wanted.has(line)) parts.push(Buffer.from(bytes.subarray(start, end)));
-        if (newline === -1) break;
+      // LF text (most files) is searched for LFs alone.
+      const crs = bytes.includes(13);
+      let start = afterCr && bytes[0] === 10 ? 1 : 0;
+      afterCr = false;
+      while (start < read && line <= last) {
+        const lf = bytes.indexOf(10, start);
+        const cr = crs ? bytes.indexOf(13, start) : -1;
+        const end = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
+        if (wanted.has(line)) parts.push(Buffer.from(bytes.subarray(start, end === -1 ? read : end)));
+        if (end === -1) break;
         if (wanted.has(line)) keep();
         line += 1;
-        start = newline + 1;
+        start = end + (bytes[end] === 13 && bytes[end + 1] === 10 ? 2 : 1);
+        if (bytes[end] === 13 && end + 1 === read) afterCr = true;
       }
     }
     // The last line, which no line break ends (empty after a final one).

@@ -28,6 +28,20 @@ describe('a diagnostic shows its line', () => {
     expect(shown(0, 1)).toBe('crlf.yaml:0:1: error: Here. (test/here)\n');
   });
 
+  it('by number with lone CR breaks too (classic Mac OS), and a CRLF split between two reads is one break', () => {
+    writeFileSync(join(cwd, 'mac.yaml'), 'first: 1\rsecond: 2\r\rfourth: 4\nfifth: 5\r');
+    const shown = (file: string, line: number, column: number): string => renderDiagnostics([at(file, line, column)], { cwd, color: false });
+    expect(shown('mac.yaml', 2, 9)).toBe('mac.yaml:2:9: error: Here. (test/here)\n  2 | second: 2\n    |         ^\n');
+    expect(shown('mac.yaml', 3, 1)).toBe('mac.yaml:3:1: error: Here. (test/here)\n  3 | \n    | ^\n');
+    expect(shown('mac.yaml', 4, 9)).toBe('mac.yaml:4:9: error: Here. (test/here)\n  4 | fourth: 4\n    |         ^\n');
+    expect(shown('mac.yaml', 5, 1)).toBe('mac.yaml:5:1: error: Here. (test/here)\n  5 | fifth: 5\n    | ^\n');
+    // The first read ends between the CR and the LF of line 1's break.
+    const first = 'x'.repeat((1 << 20) - 1);
+    writeFileSync(join(cwd, 'split-crlf.yaml'), `${first}\r\nsecond: 2\r\n`);
+    expect(shown('split-crlf.yaml', 2, 1)).toBe('split-crlf.yaml:2:1: error: Here. (test/here)\n  2 | second: 2\n    | ^\n');
+    expect(shown('split-crlf.yaml', 3, 1)).toBe('split-crlf.yaml:3:1: error: Here. (test/here)\n  3 | \n    | ^\n');
+  });
+
   it('a long line around its column, the caret under it; a short one whole', () => {
     const line = `${'a'.repeat(5000)}HERE${'b'.repeat(5000)}`;
     writeFileSync(join(cwd, 'long.json'), `${line}\n`);

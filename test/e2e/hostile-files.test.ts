@@ -2,6 +2,7 @@
  * Hostile and odd config files through the real CLI: every one ends with a clear diagnostic at
  * file:line:column and exit 1, never a hang, a stack overflow message or a library's advice.
  */
+import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,33 @@ describe('hostile files through portalctl validate', () => {
     expect(result.stdout).not.toMatch(/call stack/i);
     expect(result.stdout).not.toMatch(/ {200}/);
     expect(result.status).toBe(1);
+  });
+
+  it('a file with CR-only line breaks (classic Mac OS) is located by its lines, fast path or positioned, and shows the line', async () => {
+    const mac = (text: string): string => text.replaceAll('\n', '\r');
+    const plain = await validate(file('mac.yaml', mac(`${header}organization:\n  securityPolicy:\n    minLength: 1200\n`)));
+    expect(plain.stdout).toBe(
+      'mac.yaml:8:16: error: securityPolicy.minLength is out of bounds. [organization.securityPolicy] (security-policy/out-of-bounds)\n' +
+        '  8 |     minLength: 1200\n' +
+        '    |                ^\n' +
+        '  value: 1200; expected: 8 to 1000\n' +
+        '1 error, 0 warnings\n',
+    );
+    // An anchor sends the file to the `yaml` package, which read the whole file as one line of errors.
+    const anchored = await validate(file('mac-anchor.yaml', mac('version: 1\nportal: &portal\n  url: https://gis.example.com/portal/sharing/rest\n  edition: bogus\n  version: "11.3"\n')));
+    expect(anchored.stdout).toBe(
+      'mac-anchor.yaml:4:12: error: portal.edition has a value that is not allowed. (schema/invalid-value)\n' +
+        '  4 |   edition: bogus\n' +
+        '    |            ^\n' +
+        '  value: "bogus"; expected: self-managed | hosted\n' +
+        '1 error, 0 warnings\n',
+    );
+    const json = await validate(file('mac.json', mac('{\n  "version": 1,\n  "roles": [\n    {"id": "r1", "name": "A",},\n  ]\n}\n')));
+    expect(json.stdout).toContain('mac.json:4:30: error: Invalid JSON: Unexpected "}" after ","; JSON allows no trailing comma. (json/syntax)\n  4 |     {"id": "r1", "name": "A",},\n');
+    writeFileSync(join(directory, 'mac-latin1.yaml'), Buffer.concat([Buffer.from('version: 1\rportal: '), Buffer.from([0xe9]), Buffer.from('\r')]));
+    const encoding = await validate('mac-latin1.yaml');
+    expect(encoding.stdout).toContain('mac-latin1.yaml:2:9: error: The file is not valid UTF-8 text (at byte offset 19). (source/encoding)');
+    for (const result of [plain, anchored, json, encoding]) expect(result.status).toBe(1);
   });
 
   it('a duplicated key is named, with where it was first declared', async () => {

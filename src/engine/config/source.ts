@@ -107,13 +107,26 @@ export async function readConfigText(file: string, limitBytes = maxConfigFileByt
     return unreadable(sourceProblem(file, 'source/binary', `The file contains binary data (a NUL byte at offset ${nul}); a config file is YAML or JSON text.`, positionOf(bytes.subarray(0, nul).toString('utf8'), start), 'UTF-8 YAML or JSON text'));
   }
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes), again: textAgain(file, stats) };
+    return { text: withLineFeeds(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)), again: textAgain(file, stats) };
   } catch {
     const offset = firstInvalidUtf8(bytes);
     return unreadable(
       sourceProblem(file, 'source/encoding', `The file is not valid UTF-8 text (at byte offset ${offset}).`, positionOf(bytes.subarray(0, offset).toString('utf8'), start), 'UTF-8 YAML or JSON text'),
     );
   }
+}
+
+/**
+ * The text with each lone CR (a classic Mac line end) as an LF. YAML and JSON take a CR as a line
+ * break, but the `yaml` package reads one as part of a line (a whole CR-only file was one line of
+ * errors) and every position here counts LFs. One character for one, so no offset moves. LF text
+ * costs one indexOf (a few ms for 100 MB); CRLF text one per line.
+ */
+export function withLineFeeds(text: string): string {
+  for (let index = text.indexOf('\r'); index !== -1; index = text.indexOf('\r', index + 1)) {
+    if (text.charCodeAt(index + 1) !== 10) return text.replace(/\r(?!\n)/g, '\n');
+  }
+  return text;
 }
 
 /**
@@ -179,7 +192,7 @@ function textAgain(file: string, read: BigIntStats): () => string | undefined {
     try {
       const now = statSync(file, { bigint: true });
       if (now.ino !== read.ino || now.size !== read.size || now.mtimeNs !== read.mtimeNs) return undefined;
-      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(readFileSync(file));
+      return withLineFeeds(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(readFileSync(file)));
     } catch {
       return undefined;
     }
@@ -240,8 +253,9 @@ async function readRegularFile(file: string, limitBytes: number): Promise<{ byte
   }
 }
 
+/** Where the text `prefix` ends, counting lines as the text is read (a lone CR breaks one). */
 function positionOf(prefix: string, start: SourceLocation): SourceLocation {
-  const lines = prefix.split('\n');
+  const lines = prefix.split(/\r\n|\r|\n/);
   return { file: start.file, line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };
 }
 
