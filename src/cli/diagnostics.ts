@@ -41,13 +41,16 @@ function readLines(path: string, wanted: ReadonlySet<number>): Map<number, strin
       lines.set(line, Buffer.concat(parts).toString('utf8'));
       parts = [];
     };
+    let atStart = true;
     for (let read = readSync(descriptor, chunk); read > 0 && line <= last; read = readSync(descriptor, chunk)) {
       const bytes = chunk.subarray(0, read);
       if (bytes.includes(0)) return undefined;
       // LF text (most files) is searched for LFs alone.
       const crs = bytes.includes(13);
-      let start = afterCr && bytes[0] === 10 ? 1 : 0;
+      // A byte-order mark is no part of line 1: columns count from after it, as the config reader does.
+      let start = afterCr && bytes[0] === 10 ? 1 : atStart && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
       afterCr = false;
+      atStart = false;
       while (start < read && line <= last) {
         const lf = bytes.indexOf(10, start);
         const cr = crs ? bytes.indexOf(13, start) : -1;

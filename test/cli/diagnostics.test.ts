@@ -42,6 +42,14 @@ describe('a diagnostic shows its line', () => {
     expect(shown('split-crlf.yaml', 3, 1)).toBe('split-crlf.yaml:3:1: error: Here. (test/here)\n  3 | \n    | ^\n');
   });
 
+  it('line 1 without a byte-order mark: columns count from after it, as the config reader counts them', () => {
+    writeFileSync(join(cwd, 'bom.yaml'), '\ufeffversion: 2\nsecond: \ufeff\n');
+    const shown = (line: number, column: number): string => renderDiagnostics([at('bom.yaml', line, column)], { cwd, color: false });
+    expect(shown(1, 10)).toBe('bom.yaml:1:10: error: Here. (test/here)\n  1 | version: 2\n    |          ^\n');
+    // Elsewhere U+FEFF is a character of its line (shown escaped, as any invisible one).
+    expect(shown(2, 9)).toBe('bom.yaml:2:9: error: Here. (test/here)\n  2 | second: \\ufeff\n    |         ^\n');
+  });
+
   it('a long line around its column, the caret under it; a short one whole', () => {
     const line = `${'a'.repeat(5000)}HERE${'b'.repeat(5000)}`;
     writeFileSync(join(cwd, 'long.json'), `${line}\n`);

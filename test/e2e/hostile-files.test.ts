@@ -112,6 +112,28 @@ describe('hostile files through portalctl validate', () => {
     for (const result of [plain, anchored, json, encoding]) expect(result.status).toBe(1);
   });
 
+  it('a file starting with a UTF-8 byte-order mark: columns and the shown line 1 without it', async () => {
+    const bom = '\ufeff';
+    const yaml = await validate(file('bom.yaml', `${bom}portal: { url: https://gis.example.com/portal/sharing/rest, edition: bogus, version: "11.3" }\nversion: 1\n`));
+    expect(yaml.stdout).toBe(
+      'bom.yaml:1:70: error: portal.edition has a value that is not allowed. (schema/invalid-value)\n' +
+        '  1 | portal: { url: https://gis.example.com/portal/sharing/rest, edition: bogus, version: "11.3" }\n' +
+        `    | ${' '.repeat(69)}^\n` +
+        '  value: "bogus"; expected: self-managed | hosted\n' +
+        '1 error, 0 warnings\n',
+    );
+    const json = await validate(file('bom.json', `${bom}{"version": 2}\n`));
+    expect(json.stdout).toContain('bom.json:1:13: error: This config is written in format version 2; this portalctl reads version 1: a later portalctl may read it. (schema/invalid-value)\n  1 | {"version": 2}\n    |             ^\n');
+    // Positions of what stops the reading are counted in the bytes: the mark's three must not shift line 1's columns.
+    writeFileSync(join(directory, 'bom-latin1.yaml'), Buffer.concat([Buffer.from(`${bom}version: `), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const encoding = await validate('bom-latin1.yaml');
+    expect(encoding.stdout).toContain('bom-latin1.yaml:1:10: error: The file is not valid UTF-8 text (at byte offset 12). (source/encoding)');
+    writeFileSync(join(directory, 'bom-binary.yaml'), Buffer.from(`${bom}version: 1\u0000\n`));
+    const binary = await validate('bom-binary.yaml');
+    expect(binary.stdout).toContain('bom-binary.yaml:1:11: error: The file contains binary data (a NUL byte at offset 13); a config file is YAML or JSON text. (source/binary)');
+    for (const result of [yaml, json, encoding, binary]) expect(result.status).toBe(1);
+  });
+
   it('a duplicated key is named, with where it was first declared', async () => {
     const name = file('duplicate.yaml', `${header}roles:\n  - id: r1\n    name: First\n    description: One\n    name: Second\n`);
     const result = await validate(name);

@@ -253,9 +253,12 @@ async function readRegularFile(file: string, limitBytes: number): Promise<{ byte
   }
 }
 
-/** Where the text `prefix` ends, counting lines as the text is read (a lone CR breaks one). */
+/**
+ * Where the text `prefix` (the file's first bytes, decoded) ends, as positions count in the text
+ * read: without its byte-order mark, which the decoder drops, and with a lone CR breaking a line.
+ */
 function positionOf(prefix: string, start: SourceLocation): SourceLocation {
-  const lines = prefix.split(/\r\n|\r|\n/);
+  const lines = (prefix.charCodeAt(0) === 0xfeff ? prefix.slice(1) : prefix).split(/\r\n|\r|\n/);
   return { file: start.file, line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };
 }
 
