@@ -200,6 +200,20 @@ describe('aliases are bounded by the size of the expanded document, not by their
     expect(await diagnosticsOf('merge-1.1.yaml', `%YAML 1.1\n---\n${text}`)).toEqual([]);
   });
 
+  it('a list or mapping as a key is said at the key, and the rest of the file is still checked', async () => {
+    const text = 'version: 1\norganization:\n  securityPolicy:\n    ? [a, b]\n    : value\n    minLength: 1\n{x: 1}: 2\n? - c\n: d\nvalues:\n  v: &list [1]\n  w: { *list : 3 }\n';
+    const diagnostics = await diagnosticsOf('collection-keys.yaml', text);
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column, d.message])).toEqual([
+      ['yaml/collection-key', 4, 7, "This key is a list ([ a, b ]); a config's keys are names, and nothing in a config takes a list as a key."],
+      ['security-policy/out-of-bounds', 6, 16, 'securityPolicy.minLength is out of bounds.'],
+      ['yaml/collection-key', 7, 1, "This key is a mapping ({ x: 1 }); a config's keys are names, and nothing in a config takes a mapping as a key."],
+      ['yaml/collection-key', 8, 3, "This key is a list ([ c ]); a config's keys are names, and nothing in a config takes a list as a key."],
+      // An alias of a list as a key stopped the run with the yaml package's "Unresolved alias", located nowhere.
+      ['yaml/collection-key', 12, 8, "This key is a list ([ 1 ]); a config's keys are names, and nothing in a config takes a list as a key."],
+    ]);
+    expect(diagnostics[0]?.expected).toBe('a name (text) as the key');
+  });
+
   it('many aliases of small values are fine: their number is not the limit', async () => {
     const users = Array.from({ length: 500 }, (_, index) => `  - { username: u${index}, level: ${index === 0 ? '&level 2' : '*level'} }`).join('\n');
     const diagnostics = await diagnosticsOf('many-aliases.yaml', `version: 1\nportal: { url: https://gis.example.com/portal/sharing/rest, edition: self-managed, version: "10.6" }\nusers:\n${users}\n`);

@@ -134,6 +134,18 @@ describe('hostile files through portalctl validate', () => {
     for (const result of [yaml, json, encoding, binary]) expect(result.status).toBe(1);
   });
 
+  it('a complex key (`? [a, b]`) is said at the key, not as an unknown property "[ a, b ]" at the top of the file', async () => {
+    const result = await validate(file('complex-key.yaml', `${header}? [a, b]\n: value\n`));
+    expect(result.stdout).toBe(
+      "complex-key.yaml:6:3: error: This key is a list ([ a, b ]); a config's keys are names, and nothing in a config takes a list as a key. (yaml/collection-key)\n" +
+        '  6 | ? [a, b]\n' +
+        '    |   ^\n' +
+        '  expected: a name (text) as the key\n' +
+        '1 error, 0 warnings\n',
+    );
+    expect(result.status).toBe(1);
+  });
+
   it('a duplicated key is named, with where it was first declared', async () => {
     const name = file('duplicate.yaml', `${header}roles:\n  - id: r1\n    name: First\n    description: One\n    name: Second\n`);
     const result = await validate(name);

@@ -362,7 +362,7 @@ export function parsePositionedYaml(file: string, text: string): ParsedSource {
   if (document.exhausted) return tooDeepSource(file, text);
   if (document.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return source;
   try {
-    source.data = expandYamlDocument(document.doc, maxExpandedNodes);
+    source.data = expandYamlDocument(document.doc, maxExpandedNodes, (offset, shown) => source.diagnostics.push(collectionKeyProblem(file, shown, document.at(offset))));
   } catch (error) {
     if (error instanceof ExpandedSizeExceeded) {
       source.diagnostics.push(
@@ -392,6 +392,22 @@ export function parsePositionedYaml(file: string, text: string): ParsedSource {
     throw error;
   }
   return withDepthCheck(source, text);
+}
+
+/**
+ * A list or mapping as a mapping key (`? [a, b]` then `: value`): every key of a config is a name,
+ * so no schema could take it, and as text (`[ a, b ]`) it was an unknown property located at its
+ * parent. Said at the key; its pair is left out, so the rest of the file is still checked.
+ */
+function collectionKeyProblem(file: string, shown: string, location: SourceLocation): Diagnostic {
+  const what = shown.startsWith('{') ? 'mapping' : 'list';
+  return sourceProblem(
+    file,
+    'yaml/collection-key',
+    `This key is a ${what} (${shown}); a config's keys are names, and nothing in a config takes a ${what} as a key.`,
+    location,
+    'a name (text) as the key',
+  );
 }
 
 function tooDeepProblem(location: SourceLocation): Diagnostic {
@@ -524,7 +540,8 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     let byKey = pairsByKey.get(map);
     if (!byKey) {
       byKey = new Map();
-      for (const candidate of map.items) if (isPair(candidate) && !byKey.has(keyText(candidate.key))) byKey.set(keyText(candidate.key), candidate);
+      // A list or mapping as a key is no key of the data (collectionKeyProblem).
+      for (const candidate of map.items) if (isPair(candidate) && !isMap(candidate.key) && !isSeq(candidate.key) && !byKey.has(keyText(candidate.key))) byKey.set(keyText(candidate.key), candidate);
       pairsByKey.set(map, byKey);
     }
     return byKey.get(step);

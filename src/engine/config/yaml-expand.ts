@@ -59,14 +59,16 @@ function isPlainMergeKey(key: unknown): boolean {
 
 /**
  * The document's data, every scalar, list, mapping and mapping key counting one node and an
- * alias as many as the node it names. Throws ExpandedSizeExceeded past `limit` nodes (once an
+ * alias as many as the node it names. A list or mapping used as a key (`? [a, b]`, `{x: 1}: 2`)
+ * becomes its text (`[ a, b ]`), as in `toJS`; with `onCollectionKey`, its pair is left out and
+ * the key reported (its offset and that text) instead. Throws ExpandedSizeExceeded past `limit` nodes (once an
  * alias has been expanded: without one, the document is as large as it is written) and
  * RecursiveAlias for an alias inside its own anchor. Gives the same data as `doc.toJS()` for
  * every document of JSON data (test/config/yaml-conformance.test.ts compares them); the YAML
  * 1.1 types that are not JSON data become it: `!!binary` its base64 text, `!!timestamp` an ISO
  * date, `!!set`, `!!omap` and `!!pairs` a mapping or a list of one-key mappings.
  */
-export function expandYamlDocument(doc: Document, limit: number): JsonValue {
+export function expandYamlDocument(doc: Document, limit: number, onCollectionKey?: (offset: number, shown: string) => void): JsonValue {
   const anchors = new Map<string, Anchored>();
   const merges = doc.schema.tags.some((tag) => tag.tag === mergeTag && Boolean(tag.default));
   let total = 0;
@@ -134,8 +136,14 @@ export function expandYamlDocument(doc: Document, limit: number): JsonValue {
       return;
     }
     const key = convert(keyNode).data;
-    const name = key === null ? '' : typeof key === 'object' ? collectionKeyText(keyNode) : String(key);
     const value = convert(valueNode).data;
+    // Converted all the same: anchors inside them may be named later.
+    if (onCollectionKey && typeof key === 'object' && key !== null) {
+      // Written from its data: the node's own text needs the document for an alias (`*list : 3`).
+      onCollectionKey(rangeStart(keyNode), stringify(key, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd());
+      return;
+    }
+    const name = key === null ? '' : typeof key === 'object' ? collectionKeyText(keyNode) : String(key);
     // As the yaml package does: `__proto__` and inherited names become own properties.
     if (name in object) Object.defineProperty(object, name, { value, writable: true, enumerable: true, configurable: true });
     else object[name] = value;
