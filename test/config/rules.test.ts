@@ -32,6 +32,15 @@ const table: Expected[] = [
   ['id-or-name.yaml', 'error', 'schema/missing-property', 'item[title=Parcels]', 8, 5],
   ['id-or-name.yaml', 'error', 'schema/wrong-type', undefined, 11, 9],
   ['id-or-name.yaml', 'error', 'schema/min-length', 'federation[f1]', 15, 21],
+  // JSON's hints speak of JSON: 1e400 is its only non-finite number, "<<" no merge key.
+  ['json-hints.json', 'error', 'schema/invalid-value', undefined, 2, 14],
+  ['json-hints.json', 'error', 'schema/wrong-type', undefined, 3, 53],
+  ['json-hints.json', 'error', 'schema/wrong-type', 'federation[f1]', 4, 58],
+  ['json-hints.json', 'error', 'schema/wrong-type', 'federation[f1]', 4, 89],
+  ['json-hints.json', 'error', 'schema/wrong-type', 'organization.securityPolicy', 5, 54],
+  ['json-hints.json', 'error', 'schema/wrong-type', 'organization.securityPolicy', 5, 73],
+  ['json-hints.json', 'error', 'schema/wrong-type', undefined, 6, 21],
+  ['json-hints.json', 'error', 'schema/unknown-property', undefined, 6, 44],
   ['invitation-access-mode.yaml', 'error', 'schema/invalid-value', 'collaboration[c1].invitation[https://partner.example.org/portal]', 7, 27],
   ['invitation-http.yaml', 'error', 'invitation/https-required', 'collaboration[c1].invitation[http://partner.example.org/portal]', 6, 25],
   ['item-public-authoritative.yaml', 'error', 'item-status/public-authoritative-unavailable', 'item[i1].status', 4, 23],
@@ -60,12 +69,21 @@ const table: Expected[] = [
   ['six-trees.yaml', 'error', 'category-schema/too-many-trees', 'organization.categorySchema', 10, 5],
   ['task-disable.yaml', 'error', 'task/cannot-disable', 'user[u1].task[t1]', 7, 18],
   ['task-version.yaml', 'error', 'version/enable-task', 'user[u1].task[t1]', 6, 7],
+  // Tagged values are read as their tag says (!!float: test/e2e/guidance.test.ts).
+  ['tagged-for-boolean-or-number.yaml', 'error', 'schema/invalid-value', undefined, 1, 16],
+  ['tagged-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'federation[f1]', 4, 33],
+  ['tagged-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 7, 22],
+  ['tagged-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 8, 15],
+  ['tagged-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', undefined, 11, 17],
   ['text-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'federation[f1]', 4, 28],
   ['text-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'federation[f1]', 5, 27],
   ['text-for-boolean-or-number.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 8, 15],
   ['too-deep.yaml', 'error', 'category-schema/too-deep', 'group[g1].categorySchema', 14, 23],
   ['unknown-property.yaml', 'error', 'schema/unknown-property', 'role[r1]', 6, 5],
   ['unknown-top-level.yaml', 'error', 'schema/unknown-property', undefined, 3, 1],
+  ['var-for-text.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 9, 16],
+  ['var-for-text.yaml', 'error', 'schema/wrong-type', undefined, 11, 9],
+  ['var-for-text.yaml', 'error', 'schema/wrong-type', undefined, 12, 11],
   ['user-level-hosted.yaml', 'error', 'user-level/unavailable', 'user[u1].level', 5, 12],
   ['user-level-value.yaml', 'error', 'schema/invalid-value', 'user[u1].level', 5, 12],
   ['user-level-version.yaml', 'error', 'user-level/unavailable', 'user[u1].level', 5, 12],
@@ -163,6 +181,41 @@ describe('rule checks, one broken config per rule', () => {
     expect((await diagnosticsOf('number-for-text.yaml')).map((d) => d.expected)).toEqual([
       'a string (write it in quotes, as it is written: unquoted, YAML reads it as a number)',
       'a string or an object with name (write it in quotes, as it is written: unquoted, YAML reads it as a number)',
+    ]);
+  });
+
+  /** `file:line:column: message (expected)`, as each diagnostic of `file` reads. */
+  const said = async (file: string): Promise<string[]> =>
+    (await diagnosticsOf(file)).filter((d) => d.severity === 'error').map((d) => `${d.location?.file}:${d.location?.line}:${d.location?.column}: ${d.message} (expected: ${d.expected})`);
+
+  it('a tagged value is said to be tagged, not quoted (!!str, a block scalar; !!int where a text goes)', async () => {
+    expect(await said('tagged-for-boolean-or-number.yaml')).toEqual([
+      'tagged-for-boolean-or-number.yaml:1:16: version has a value that is not allowed. (expected: 1 (it is tagged !!str, which portalctl reads as text here: write it without the tag))',
+      'tagged-for-boolean-or-number.yaml:4:33: federations[0].supportSignedRequest must be a boolean. (expected: a boolean (it is tagged !!str, which portalctl reads as text here: write it without the tag))',
+      'tagged-for-boolean-or-number.yaml:7:22: organization.securityPolicy.minLength must be an integer. (expected: an integer (it is tagged !!str, which portalctl reads as text here: write it without the tag))',
+      'tagged-for-boolean-or-number.yaml:8:15: organization.securityPolicy.minUpper must be an integer or a null. (expected: an integer or a null (it is a block scalar, which is text: write it after the key, without | or >))',
+      'tagged-for-boolean-or-number.yaml:11:17: roles[0].id must be a string or an object with name. (expected: a string or an object with name (it is tagged !!int, which makes it a number: write it in quotes, without the tag))',
+    ]);
+  });
+
+  it('a ${var:} that stands for a number or boolean where a text goes is said to be that value, not what YAML read; a reference inside a text makes text', async () => {
+    expect(await said('var-for-text.yaml')).toEqual([
+      "var-for-text.yaml:9:16: organization.securityPolicy.minLength must be an integer. (expected: an integer (a ${file:} reference, or a reference inside a longer text, gives text; a whole ${env:} or ${var:} takes the field's type))",
+      'var-for-text.yaml:11:9: roles[0].id must be a string or an object with name. (expected: a string or an object with name (${var:twelve} stands for a number, as its value is declared under values: write that value in quotes))',
+      'var-for-text.yaml:12:11: roles[0].name must be a string. (expected: a string (${var:yes_} stands for a boolean, as its value is declared under values: write that value in quotes))',
+    ]);
+  });
+
+  it('a JSON config is told JSON\'s rules, not YAML\'s', async () => {
+    expect(await said('json-hints.json')).toEqual([
+      'json-hints.json:2:14: version has a value that is not allowed. (expected: 1 (it is quoted: write it without quotes))',
+      'json-hints.json:3:53: portal.version must be a string. (expected: a string (write it in quotes, as it is written: unquoted, JSON reads it as a number))',
+      'json-hints.json:4:58: federations[0].updateProfileAtSignin must be a boolean. (expected: a boolean (write true or false, without quotes))',
+      'json-hints.json:4:89: federations[0].supportSignedRequest must be a boolean. (expected: a boolean (it is quoted: write it without quotes))',
+      'json-hints.json:5:54: organization.securityPolicy.minLength must be an integer. (expected: an integer (numbers too large to hold, such as 1e400, are none))',
+      'json-hints.json:5:73: organization.securityPolicy.minUpper must be an integer or a null. (expected: an integer or a null (it is quoted: write it without quotes))',
+      'json-hints.json:6:21: roles[0].id must be a string or an object with name. (expected: a string or an object with name (write it in quotes, as it is written: unquoted, JSON reads it as a number))',
+      'json-hints.json:6:44: Unknown property "<<" in roles[0]. Did you mean "id"? (expected: one of id, name, description)',
     ]);
   });
 

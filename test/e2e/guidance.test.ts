@@ -125,6 +125,47 @@ describe('guidance at the terminal', () => {
     expect(result.stdout).toContain('portalctl.yaml:8:11: error: This " opens a quoted string that is never closed');
   });
 
+  it('a tagged value is said to be tagged, not quoted: !!str and !!float, which the yaml package leaves text', async () => {
+    const dir = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: !!str 9\n    minDigit: !!float 1\n`, 'tagged');
+    const result = await portal.run(['validate', dir, '--no-color']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      'tagged/portalctl.yaml:8:22: error: organization.securityPolicy.minLength must be an integer. [organization.securityPolicy] (schema/wrong-type)\n' +
+        '  8 |     minLength: !!str 9\n' +
+        '    |                      ^\n' +
+        '  value: "9"; expected: an integer (it is tagged !!str, which portalctl reads as text here: write it without the tag)\n' +
+        'tagged/portalctl.yaml:9:15: warning: Unresolved tag: tag:yaml.org,2002:float (yaml/tag-resolve-failed)\n' +
+        '  9 |     minDigit: !!float 1\n' +
+        '    |               ^\n' +
+        'tagged/portalctl.yaml:9:23: error: organization.securityPolicy.minDigit must be an integer or a null. [organization.securityPolicy] (schema/wrong-type)\n' +
+        '  9 |     minDigit: !!float 1\n' +
+        '    |                       ^\n' +
+        '  value: "1"; expected: an integer or a null (it is tagged !!float, which portalctl reads as text here: write it without the tag)\n' +
+        '2 errors, 1 warning\n',
+    );
+  });
+
+  it('hints say how a value is written also in a file positioned on the parsing thread (1 MiB and more): tagged, a ${var:}', async () => {
+    const head = `${CONFIG_HEADER}values:\n  n: 12\norganization:\n  securityPolicy:\n    minLength: !!str 9\nroles:\n  - id: rvar\n    name: \${var:n}\n`;
+    const roles = Array.from({ length: 30_000 }, (_, index) => `  - id: r${index}\n    name: Role number ${index}\n`).join('');
+    expect(roles.length).toBeGreaterThan(1 << 20);
+    const dir = await portal.writeConfig(`${head}${roles}`, 'large-tagged');
+    const result = await portal.run(['validate', dir, '--no-color']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'large-tagged/portalctl.yaml:10:22: error: organization.securityPolicy.minLength must be an integer. [organization.securityPolicy] (schema/wrong-type)\n' +
+        '  10 |     minLength: !!str 9\n' +
+        '     |                      ^\n' +
+        '  value: "9"; expected: an integer (it is tagged !!str, which portalctl reads as text here: write it without the tag)\n',
+    );
+    expect(result.stdout).toContain(
+      'large-tagged/portalctl.yaml:13:11: error: roles[0].name must be a string. [role[rvar]] (schema/wrong-type)\n' +
+        '  13 |     name: ${var:n}\n' +
+        '     |           ^\n' +
+        '  value: 12; expected: a string (${var:n} stands for a number, as its value is declared under values: write that value in quotes)\n',
+    );
+  });
+
   it('counts read right: "1 managed object", "1 error"', async () => {
     const one = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy: { minLength: 12 }\n`, 'one');
     expect((await portal.run(['validate', one])).stdout).toBe('Valid: 1 managed object in 1 file. 0 errors, 0 warnings\n');

@@ -120,6 +120,7 @@ function shownAs(source: ParsedSource, shown: string): ParsedSource {
     data: source.data,
     diagnostics: source.diagnostics.map((diagnostic) => (diagnostic.location ? { ...diagnostic, location: { ...diagnostic.location, file: shown } } : diagnostic)),
     locate: (path, options) => ({ ...locate(path, options), file: shown }),
+    ...(source.scalarAt ? { scalarAt: source.scalarAt } : {}),
     ...(source.mayHoldReferences === undefined ? {} : { mayHoldReferences: source.mayHoldReferences }),
     ...(source.prepareLocate ? { prepareLocate: source.prepareLocate } : {}),
   };

@@ -30,7 +30,7 @@ import {
   isJsonFile,
   largeLocateChars,
   largestPositionedChars,
-  lazyLocate,
+  lazyPositions,
   maxConfigFileBytes,
   parseConfigText,
   parseWithoutPositions,
@@ -38,6 +38,8 @@ import {
   sourceProblem,
   tooLargeToPosition,
   type ParsedSource,
+  type Positions,
+  type WrittenScalar,
 } from './source.js';
 
 /**
@@ -53,7 +55,8 @@ export type ToWorker =
   | { type: 'data'; id: number; text: string }
   | { type: 'parse'; id: number; file: string; text: string }
   | { type: 'prepare'; id: number; file: string; text: string }
-  | { type: 'locate'; id: number; path: ConfigPath; key: boolean };
+  | { type: 'locate'; id: number; path: ConfigPath; key: boolean }
+  | { type: 'scalar'; id: number; path: ConfigPath };
 
 /**
  * What the fast path read: JSON text when JSON says it exactly (the main thread parses that
@@ -136,13 +139,22 @@ class PositionsWorker {
 
   /** Where `path` is declared in a document the worker has positioned; undefined when it cannot tell. */
   locate(id: number, path: ConfigPath, key: boolean): SourceLocation | undefined {
+    return this.ask<SourceLocation>({ type: 'locate', id, path: [...path], key });
+  }
+
+  /** How the scalar at `path` is written in a document the worker has positioned; undefined when it cannot tell. */
+  scalarAt(id: number, path: ConfigPath): WrittenScalar | undefined {
+    return this.ask<WrittenScalar>({ type: 'scalar', id, path: [...path] });
+  }
+
+  /** A question answered through the synchronous channel (`T` is what the worker posts for it, or null). */
+  private ask<T>(message: Extract<ToWorker, { type: 'locate' | 'scalar' }>): T | undefined {
     if (this.dead) return undefined;
     Atomics.store(this.flag, 0, 0);
-    const message: ToWorker = { type: 'locate', id, path: [...path], key };
     this.worker.postMessage(message);
     // Immediate once the document is positioned: the worker looks the path up in memory.
     if (Atomics.wait(this.flag, 0, 0, LOCATE_WAIT_MS) === 'timed-out') return undefined;
-    const reply: { message: SourceLocation | null } | undefined = receiveMessageOnPort(this.port);
+    const reply: { message: T | null } | undefined = receiveMessageOnPort(this.port);
     return reply?.message ?? undefined;
   }
 
@@ -170,10 +182,11 @@ class PositionsWorker {
  */
 function workerLocator(worker: PositionsWorker, id: number, file: string, source: () => string | undefined, positioned: boolean, data?: () => JsonValue | undefined) {
   let where: 'here' | 'worker' = positioned ? 'worker' : 'here';
-  let here: ParsedSource['locate'] | undefined;
+  let here: Positions | undefined;
   const start: SourceLocation = { file, line: 1, column: 1 };
   const locate: ParsedSource['locate'] = (path, options) =>
-    where === 'worker' ? (worker.locate(id, path, options?.key === true) ?? start) : (here ??= lazyLocate(file, source, data))(path, options);
+    where === 'worker' ? (worker.locate(id, path, options?.key === true) ?? start) : (here ??= lazyPositions(file, source, data)).locate(path, options);
+  const scalarAt: NonNullable<ParsedSource['scalarAt']> = (path) => (where === 'worker' ? worker.scalarAt(id, path) : (here ??= lazyPositions(file, source, data)).scalarAt?.(path));
   const prepareLocate = async (): Promise<void> => {
     if (where === 'worker' || here) return;
     const text = source();
@@ -185,7 +198,7 @@ function workerLocator(worker: PositionsWorker, id: number, file: string, source
       // Positioned here on first use, as for a small file.
     }
   };
-  return { locate, prepareLocate };
+  return { locate, scalarAt, prepareLocate };
 }
 
 /**
@@ -280,12 +293,12 @@ async function laneRead(lane: PositionsWorker, text: string): Promise<LaneRead |
 async function parseRead(file: string, text: string, again: () => string | undefined, laned?: LaneRead): Promise<ParsedSource> {
   const known = laned === 'declined' ? undefined : laned?.data;
   const worker = text.length >= offThreadChars ? PositionsWorker.get() : undefined;
-  if (!worker) return known === undefined ? parseConfigText(file, text, again) : fromFastData(file, known, text, lazyLocate(file, again, () => known));
+  if (!worker) return known === undefined ? parseConfigText(file, text, again) : fromFastData(file, known, text, lazyPositions(file, again, () => known));
   const id = worker.nextId();
   // The data, for locating a large file, once read (a too-deep document is located while it is read).
   const read: { source?: ParsedSource | undefined } = {};
   const fast = workerLocator(worker, id, file, again, false, () => read.source?.data ?? known);
-  const source = known !== undefined ? fromFastData(file, known, text, fast.locate) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast.locate);
+  const source = known !== undefined ? fromFastData(file, known, text, fast) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast);
   read.source = source;
   if (source) return { ...source, prepareLocate: fast.prepareLocate };
   if (text.length >= largestPositionedChars) return tooLargeToPosition(file, text);
@@ -298,6 +311,7 @@ async function parseRead(file: string, text: string, again: () => string | undef
       data: parsed.data,
       diagnostics: parsed.diagnostics,
       locate: positioned.locate,
+      scalarAt: positioned.scalarAt,
       ...(parsed.mayHoldReferences === undefined ? {} : { mayHoldReferences: parsed.mayHoldReferences }),
     };
   } catch (error) {

@@ -20,7 +20,7 @@ import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { canonicalJson, isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
-import type { ParsedSource } from './source.js';
+import type { ParsedSource, WrittenScalar } from './source.js';
 
 export const PATCH_KEY = '$patch';
 /** Fields that identify an element of a list of objects outside the containers, in this order. */
@@ -74,6 +74,13 @@ export class Origin {
     const next = path.length > 0 ? this.#children?.get(path[0] as string | number) : undefined;
     if (next) return next.locate(path.slice(1), options);
     return this.source.locate([...this.path, ...path], options);
+  }
+
+  /** How the scalar at `path` (relative to this node) is written, in the file that wrote it. */
+  scalarAt(path: ConfigPath): WrittenScalar | undefined {
+    const next = path.length > 0 ? this.#children?.get(path[0] as string | number) : undefined;
+    if (next) return next.scalarAt(path.slice(1));
+    return this.source.scalarAt?.([...this.path, ...path]);
   }
 }
 
@@ -305,5 +312,6 @@ export function layeredSource(base: ParsedSource & { data: JsonValue }, origin: 
     data: base.data,
     diagnostics: base.diagnostics,
     locate: (path, options) => origin.locate(path, options),
+    scalarAt: (path) => origin.scalarAt(path),
   };
 }

@@ -8,7 +8,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { SourceLocation } from '../../core/diagnostics.js';
 import type { JsonValue } from '../../core/json.js';
 import type { FastRead, ToWorker, FromWorker } from './off-thread.js';
-import { kept, lazyLocate, parsePositionedYaml, type ParsedSource } from './source.js';
+import { kept, lazyPositions, parsePositionedYaml, type Positions, type WrittenScalar } from './source.js';
 import { yamlDataOnly } from './yaml-data.js';
 
 interface SyncChannel {
@@ -24,7 +24,7 @@ const channel: unknown = workerData;
 const parent = parentPort;
 if (!parent || !isSyncChannel(channel)) throw new Error('positions-worker runs as the worker of off-thread.ts');
 const sync = channel;
-const locators = new Map<number, ParsedSource['locate']>();
+const locators = new Map<number, Positions>();
 
 /** Whether JSON text says `value` exactly: no number JSON cannot write (.inf, .nan, -0). A loop, not recursion: data as deep as js-yaml read. */
 function jsonSays(value: JsonValue): boolean {
@@ -52,8 +52,9 @@ function answer(message: FromWorker): void {
   parent?.postMessage(message);
 }
 
-function answerLocate(location: SourceLocation | undefined): void {
-  sync.port.postMessage(location ?? null);
+/** An answer through the synchronous channel: a location, or how a scalar is written. */
+function answerLocate(answer: SourceLocation | WrittenScalar | undefined): void {
+  sync.port.postMessage(answer ?? null);
   Atomics.store(sync.flag, 0, 1);
   Atomics.notify(sync.flag, 0);
 }
@@ -67,26 +68,29 @@ parent.on('message', (message: ToWorker) => {
       }
       case 'parse': {
         const source = parsePositionedYaml(message.file, message.text);
-        locators.set(message.id, source.locate);
+        locators.set(message.id, { locate: source.locate, scalarAt: source.scalarAt });
         answer({ type: 'parsed', id: message.id, data: source.data, diagnostics: source.diagnostics, ...(source.mayHoldReferences === undefined ? {} : { mayHoldReferences: source.mayHoldReferences }) });
         break;
       }
       case 'prepare': {
-        const locate = lazyLocate(message.file, kept(message.text));
+        const positions = lazyPositions(message.file, kept(message.text));
         // Locating the root builds the whole positioned document now, not on the first real question.
-        locate([]);
-        locators.set(message.id, locate);
+        positions.locate([]);
+        locators.set(message.id, positions);
         answer({ type: 'prepared', id: message.id });
         break;
       }
       case 'locate': {
-        const locate = locators.get(message.id);
-        answerLocate(locate?.(message.path, message.key ? { key: true } : undefined));
+        answerLocate(locators.get(message.id)?.locate(message.path, message.key ? { key: true } : undefined));
+        break;
+      }
+      case 'scalar': {
+        answerLocate(locators.get(message.id)?.scalarAt?.(message.path));
         break;
       }
     }
   } catch (error) {
-    if (message.type === 'locate') answerLocate(undefined);
+    if (message.type === 'locate' || message.type === 'scalar') answerLocate(undefined);
     else answer({ type: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
   }
 });

@@ -6,7 +6,7 @@ import type { JsonValue } from '../../core/json.js';
 import { didYouMean, type Candidate } from '../../core/suggest.js';
 import { withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
-import type { ParsedSource } from './source.js';
+import { isJsonFile, type ParsedSource, type WrittenScalar } from './source.js';
 import type { KindSet } from '../kind-set.js';
 import { configSchema } from './config-schema.js';
 import { addressForPath } from './walk.js';
@@ -134,18 +134,54 @@ function described(path: readonly (string | number)[]): string {
 const yaml11Booleans = new Set(['yes', 'no', 'on', 'off', 'y', 'n']);
 
 /**
+ * How a value was written, as far as its source can tell: a hint says only what is true of it
+ * (a tagged value is not quoted; a number from `${var:}` is not YAML's reading; JSON is not YAML).
+ */
+interface Writing {
+  /** Written in a JSON file. */
+  json: boolean;
+  /** Its scalar as written; undefined where the source cannot tell (a large file). */
+  scalar?: WrittenScalar;
+  /** Its file holds no `${`, so no reference gave it. */
+  noReferences: boolean;
+}
+
+/** The writing of the value at `path`, whose diagnostic is at `location`. */
+function writingAt(source: ParsedSource, path: readonly (string | number)[], location: { file: string }): Writing {
+  const scalar = source.scalarAt?.([...path]);
+  return { json: isJsonFile(location.file), ...(scalar ? { scalar } : {}), noReferences: source.mayHoldReferences === false };
+}
+
+/** A whole-field `${var:name}`, which stands for the value as declared, with its type (references.ts). */
+const wholeVarReference = /^\$\{var:[^}]*\}$/;
+
+/**
+ * Why a value that reads as a number or a boolean is text, by how it is written: quoted, tagged,
+ * a block scalar, or given by a reference that makes text.
+ */
+function writtenAsText({ json, scalar }: Writing): string {
+  if (scalar?.tag !== undefined) return ` (it is tagged ${scalar.tag}, which portalctl reads as text here: write it without the tag)`;
+  // A whole ${env:} or ${var:} takes the field's type; only a ${file:}, or a reference inside a longer text, leaves text that reads as a number.
+  if (scalar?.text?.includes('${')) return " (a ${file:} reference, or a reference inside a longer text, gives text; a whole ${env:} or ${var:} takes the field's type)";
+  if (scalar?.style === 'block') return ' (it is a block scalar, which is text: write it after the key, without | or >)';
+  if (json || scalar?.style === 'quoted') return ' (it is quoted: write it without quotes)';
+  // A plain scalar that is text (`0b101`) says nothing wrong of how it is quoted; unknown: what is true of any text.
+  return scalar ? '' : ' (it is text here: write it plain, without quotes)';
+}
+
+/**
  * How to write a text as the boolean or number the schema asks for, when it plainly is one. The
  * value itself is not repeated: it may come from a reference, whose value is never shown.
  */
-function typeHint(value: JsonValue | undefined, wanted: readonly string[]): string {
+function typeHint(value: JsonValue | undefined, wanted: readonly string[], writing: () => Writing): string {
   if (typeof value !== 'string') return '';
   const trimmed = value.trim();
   if (wanted.includes('boolean')) {
-    if (trimmed === 'true' || trimmed === 'false') return ' (it is quoted: write it without quotes)';
-    if (yaml11Booleans.has(trimmed.toLowerCase())) return ' (yes, no, on and off are text in YAML 1.2: write true or false)';
+    if (trimmed === 'true' || trimmed === 'false') return writtenAsText(writing());
+    if (yaml11Booleans.has(trimmed.toLowerCase())) return writing().json ? ' (write true or false, without quotes)' : ' (yes, no, on and off are text in YAML 1.2: write true or false)';
   }
   const number = (wanted.includes('integer') && /^-?\d+$/.test(trimmed)) || (wanted.includes('number') && trimmed !== '' && Number.isFinite(Number(trimmed)));
-  return number ? ' (it is quoted: write it without quotes)' : '';
+  return number ? writtenAsText(writing()) : '';
 }
 
 /**
@@ -153,9 +189,15 @@ function typeHint(value: JsonValue | undefined, wanted: readonly string[]): stri
  * only): in quotes, as written. The parsed value is not repeated, since it is not what was
  * written (10.10 reads as 10.1, 0012 as 12, 1e3 as 1000).
  */
-function textHint(value: JsonValue | undefined, types: readonly string[]): string {
+function textHint(value: JsonValue | undefined, types: readonly string[], writing: () => Writing): string {
   if (!types.includes('string') || (typeof value !== 'number' && typeof value !== 'boolean')) return '';
-  return ` (write it in quotes, as it is written: unquoted, YAML reads it as a ${typeof value})`;
+  const type = typeof value;
+  const { json, scalar, noReferences } = writing();
+  if (scalar?.text !== undefined && wholeVarReference.test(scalar.text)) return ` (${scalar.text} stands for a ${type}, as its value is declared under values: write that value in quotes)`;
+  if (scalar?.tag !== undefined) return ` (it is tagged ${scalar.tag}, which makes it a ${type}: write it in quotes, without the tag)`;
+  const reads = ` (write it in quotes, as it is written: unquoted, ${json ? 'JSON' : 'YAML'} reads it as a ${type}`;
+  // Where how it is written is not known, it may be a ${var:} too.
+  return json || scalar || noReferences ? `${reads})` : `${reads}; a whole \${var:} stands for its value as declared under values:, to be quoted there)`;
 }
 
 /** A value's JSON Schema type, as a branch's `type` names it. */
@@ -243,8 +285,9 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         const alternatives = typedAlternatives.get(error);
         if (alternatives !== undefined) {
           if (alternatives === '') break; // the chosen branch's own errors say it
-          const hint = textHint(value, typedBranches(schemaAt(schema, error.schemaPath))?.map((branch) => branch.type) ?? []);
-          diagnostics.push({ ...base, code: 'schema/wrong-type', message: `${described(path)} must be ${alternatives}.`, location: source.locate(path), value: shown(value), expected: `${alternatives}${hint}` });
+          const location = source.locate(path);
+          const hint = textHint(value, typedBranches(schemaAt(schema, error.schemaPath))?.map((branch) => branch.type) ?? [], () => writingAt(source, path, location));
+          diagnostics.push({ ...base, code: 'schema/wrong-type', message: `${described(path)} must be ${alternatives}.`, location, value: shown(value), expected: `${alternatives}${hint}` });
           break;
         }
         const keys = variantKeys.get(error.instancePath) ?? [];
@@ -261,14 +304,16 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       case 'additionalProperties': {
         const name = String(error.params['additionalProperty']);
         const allowed = allowedProperties(schema, error.schemaPath);
+        const location = source.locate([...path, name], { key: true });
         diagnostics.push({
           ...base,
           code: 'schema/unknown-property',
           message:
-            name === MERGE_KEY
+            // In JSON `<<` is a name like any other: merge keys are YAML's.
+            name === MERGE_KEY && !isJsonFile(location.file)
               ? `Unknown property "${name}" in ${described(path)}: a merge key is YAML 1.1, and a file is read as YAML 1.2 unless it starts with "%YAML 1.1" and "---".`
               : `Unknown property "${name}" in ${described(path)}.${didYouMean(name, allowed)}`,
-          location: source.locate([...path, name], { key: true }),
+          location,
           value: name,
           expected: allowed.length > 0 ? `one of ${allowed.map((property) => property.name).join(', ')}` : 'no other properties',
         });
@@ -291,12 +336,18 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
       case 'type': {
         const type = String(error.params['type']).split(',').map(article).join(' or ');
         const types = String(error.params['type']).split(',');
-        const quoteHint = isNonFinite(value) ? ' (.inf, .nan and numbers too large to hold, such as 1e400, are none)' : textHint(value, types) || typeHint(value, types);
+        const location = source.locate(path);
+        const writing = () => writingAt(source, path, location);
+        const quoteHint = isNonFinite(value)
+          ? isJsonFile(location.file)
+            ? ' (numbers too large to hold, such as 1e400, are none)'
+            : ' (.inf, .nan and numbers too large to hold, such as 1e400, are none)'
+          : textHint(value, types, writing) || typeHint(value, types, writing);
         diagnostics.push({
           ...base,
           code: 'schema/wrong-type',
           message: `${described(path)} must be ${type}.`,
-          location: source.locate(path),
+          location,
           value: shown(value),
           expected: `${type}${quoteHint}`,
         });
@@ -310,14 +361,15 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         // A config of a later format: the version says which portalctl reads it.
         const laterFormat = path.length === 1 && path[0] === 'version' && typeof value === 'number' && Number.isInteger(value) && value > 1;
         // `version: "1"`: the number the value stands for, quoted (a text, not the number allowed).
-        const quoted = typeof value === 'string' && allowed.some((option) => typeof option !== 'string' && JSON.stringify(option) === value.trim());
+        const asText = typeof value === 'string' && allowed.some((option) => typeof option !== 'string' && JSON.stringify(option) === value.trim());
+        const location = source.locate(path);
         diagnostics.push({
           ...base,
           code: 'schema/invalid-value',
           message: laterFormat ? `This config is written in format version ${String(value)}; this portalctl reads version 1: a later portalctl may read it.` : `${described(path)} has a value that is not allowed.${near}`,
-          location: source.locate(path),
+          location,
           value: shown(value),
-          expected: `${allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | ')}${quoted ? ' (it is quoted: write it without quotes)' : ''}`,
+          expected: `${allowed.map((option) => (typeof option === 'string' ? option : JSON.stringify(option))).join(' | ')}${asText ? writtenAsText(writingAt(source, path, location)) : ''}`,
         });
         break;
       }

@@ -70,6 +70,12 @@ export interface ParsedSource {
    */
   locate(path: ConfigPath, options?: { key?: boolean }): SourceLocation;
   /**
+   * How the scalar at `path` is written (its tag, quotes, text before references), for a hint
+   * that says how to write it instead; undefined when it is no scalar, or where that is not known
+   * (a large file is located from its data: large-locate.ts).
+   */
+  scalarAt?(path: ConfigPath): WrittenScalar | undefined;
+  /**
    * False when no string of the data can hold a `${...}` reference (or its `$${` escape): the
    * text has no `${` and no backslash, which escapes could spell one with. Then resolving
    * references need not walk the data.
@@ -80,6 +86,24 @@ export interface ParsedSource {
    * many locations asked afterwards are quick; absent where locating is cheap enough here.
    */
   prepareLocate?(): Promise<void>;
+}
+
+/** How a scalar is written in its file. */
+export interface WrittenScalar {
+  /** Its tag as written (`!!str`, `!custom`); none for a scalar typed by its text. */
+  tag?: string;
+  /** In quotes (`"8"`, `'8'`), a block scalar (`|`, `>`), or plain (JSON's strings are quoted). */
+  style: 'quoted' | 'block' | 'plain';
+  /** Its text, when it is one, as written: before references are resolved (`${var:name}`). */
+  text?: string;
+}
+
+/** What locates a source's paths and tells how its scalars are written. */
+export type Positions = Pick<ParsedSource, 'locate' | 'scalarAt'>;
+
+/** A source's positions as properties of its ParsedSource (no `scalarAt` where it is not known). */
+function positionsOf(positions: Positions): Positions {
+  return positions.scalarAt ? { locate: positions.locate, scalarAt: positions.scalarAt } : { locate: positions.locate };
 }
 
 export function sourceProblem(file: string, code: string, message: string, location?: SourceLocation, expected?: string): Diagnostic {
@@ -170,15 +194,15 @@ export function parseConfigText(file: string, text: string, again?: () => string
  * The text parsed without building its positioned document (JSON, or YAML the fast path reads
  * exactly), located by `locate`; undefined for YAML that needs the positioned parse.
  */
-export function parseWithoutPositions(file: string, text: string, locate: ParsedSource['locate']): ParsedSource | undefined {
-  if (isJsonFile(file)) return parseJsonData(file, text, locate);
+export function parseWithoutPositions(file: string, text: string, positions: Positions): ParsedSource | undefined {
+  if (isJsonFile(file)) return parseJsonData(file, text, positions);
   const fast = yamlDataOnly(text);
-  return fast ? fromFastData(file, fast.data, text, locate) : undefined;
+  return fast ? fromFastData(file, fast.data, text, positions) : undefined;
 }
 
-/** A YAML file's source from the data its fast path read (here or on another thread), located by `locate`. */
-export function fromFastData(file: string, data: JsonValue, text: string, locate: ParsedSource['locate']): ParsedSource {
-  return withDepthCheck({ file, data, diagnostics: [], locate }, text);
+/** A YAML file's source from the data its fast path read (here or on another thread), located by `positions`. */
+export function fromFastData(file: string, data: JsonValue, text: string, positions: Positions): ParsedSource {
+  return withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text);
 }
 
 /**
@@ -270,19 +294,23 @@ function positionOf(prefix: string, start: SourceLocation): SourceLocation {
 export const largeLocateChars = 4 << 20;
 
 /**
- * A `locate` that builds what it needs on first use only, from the text `source` gives
- * (undefined when the file changed since it was read: positions are then 1:1): the positioned
- * document, or for a large file whose `data` is known, large-locate.ts's scan.
+ * A `locate` (and `scalarAt`) that builds what it needs on first use only, from the text `source`
+ * gives (undefined when the file changed since it was read: positions are then 1:1): the
+ * positioned document, or for a large file whose `data` is known, large-locate.ts's scan.
  */
-export function lazyLocate(file: string, source: () => string | undefined, data?: () => JsonValue | undefined): ParsedSource['locate'] {
-  let locate: ParsedSource['locate'] | null | undefined;
-  return (path, options) => {
-    if (locate === undefined) {
+export function lazyPositions(file: string, source: () => string | undefined, data?: () => JsonValue | undefined): Required<Positions> {
+  let built: Positions | null | undefined;
+  const build = (): Positions | null => {
+    if (built === undefined) {
       const text = source();
       const known = text !== undefined && text.length >= largeLocateChars ? data?.() : undefined;
-      locate = text === undefined ? null : known !== undefined ? largeFileLocate(file, text, known, isJsonFile(file), (snippet) => snippetPositions(file, snippet)) : positionedDocument(file, text).locate;
+      built = text === undefined ? null : known !== undefined ? { locate: largeFileLocate(file, text, known, isJsonFile(file), (snippet) => snippetPositions(file, snippet)) } : positionedDocument(file, text);
     }
-    return locate ? locate(path, options) : { file, line: 1, column: 1 };
+    return built;
+  };
+  return {
+    locate: (path, options) => build()?.locate(path, options) ?? { file, line: 1, column: 1 },
+    scalarAt: (path) => build()?.scalarAt?.(path),
   };
 }
 
@@ -302,24 +330,24 @@ export function kept(text: string): () => string {
 export function parseJsonSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   // The data, for locating a large file, once parsed (a too-deep document is located while it is parsed).
   const parsed: { source?: ParsedSource } = {};
-  parsed.source = parseJsonData(file, text, lazyLocate(file, again ?? kept(text), () => parsed.source?.data));
+  parsed.source = parseJsonData(file, text, lazyPositions(file, again ?? kept(text), () => parsed.source?.data));
   return parsed.source;
 }
 
-function parseJsonData(file: string, text: string, locate: ParsedSource['locate']): ParsedSource {
+function parseJsonData(file: string, text: string, positions: Positions): ParsedSource {
   let data: JsonValue;
   try {
     data = parseJson(text);
   } catch {
     const problem = jsonSyntaxProblem(text);
-    return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate };
+    return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate: positions.locate };
   }
-  return withDepthCheck({ file, data, diagnostics: [], locate }, text);
+  return withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text);
 }
 
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
-  if (fast) return fromFastData(file, fast.data, text, lazyLocate(file, again ?? kept(text), () => fast.data));
+  if (fast) return fromFastData(file, fast.data, text, lazyPositions(file, again ?? kept(text), () => fast.data));
   return text.length >= largestPositionedChars ? tooLargeToPosition(file, text) : parsePositionedYaml(file, text);
 }
 
@@ -358,7 +386,7 @@ export function parsePositionedYaml(file: string, text: string): ParsedSource {
     if (error instanceof RangeError) return tooDeepSource(file, text);
     throw error;
   }
-  const source: ParsedSource = { file, data: undefined, diagnostics: document.diagnostics, locate: document.locate };
+  const source: ParsedSource = { file, data: undefined, diagnostics: document.diagnostics, locate: document.locate, scalarAt: document.scalarAt };
   if (document.exhausted) return tooDeepSource(file, text);
   if (document.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return source;
   try {
@@ -474,6 +502,7 @@ interface PositionedDocument {
   /** The `yaml` package ran out of stack (a document nested thousands of levels deep). */
   exhausted: boolean;
   locate: ParsedSource['locate'];
+  scalarAt: NonNullable<ParsedSource['scalarAt']>;
   at(offset: number): SourceLocation;
 }
 
@@ -574,8 +603,22 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     if (path.length === 0 && isMap(doc.contents)) offset = doc.contents.range[0];
     return at(offset);
   };
+  const scalarAt: PositionedDocument['scalarAt'] = (path) => {
+    let node: unknown = doc.contents;
+    for (const step of path) {
+      if (isAlias(node)) node = resolveAlias(node);
+      if (isMap(node)) node = pairOf(node, String(step))?.value;
+      else if (isSeq(node) && typeof step === 'number') node = node.items[step];
+      else return undefined;
+    }
+    // An alias is written as its anchored node is.
+    if (isAlias(node)) node = resolveAlias(node);
+    if (!isScalar(node)) return undefined;
+    const style = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 'quoted' : node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED' ? 'block' : 'plain';
+    return { ...(node.tag === undefined ? {} : { tag: node.tag.replace(/^tag:yaml\.org,2002:/, '!!') }), style, ...(typeof node.value === 'string' ? { text: node.value } : {}) };
+  };
 
-  return { doc, diagnostics, exhausted, locate, at };
+  return { doc, diagnostics, exhausted, locate, scalarAt, at };
 }
 
 /** An opening `[`, `{` or quote that is never closed, found in the parser's concrete syntax tree. */
