@@ -219,8 +219,15 @@ organization:
 
   it('an overlay that does not exist is said where it is named, not inside itself', async () => {
     const loaded = await load({ 'config/base.yaml': 'version: 1\nportal: { url: "https://a.example.com/portal/sharing/rest" }\nenvironments:\n  test:\n    overlays: [overlays/missing.yaml]\n' }, { environment: 'test' });
+    // Named as every diagnostic names a file (relative to the current directory), not by its absolute path.
     expect(validateConfig(loaded)).toEqual([
-      expect.objectContaining({ code: 'source/not-found', message: `${join(directory ?? '', 'config', 'overlays', 'missing.yaml')} does not exist.`, location: expect.objectContaining({ file: 'config/base.yaml', line: 5, column: 16 }) }),
+      {
+        severity: 'error',
+        code: 'source/not-found',
+        message: 'config/overlays/missing.yaml does not exist.',
+        location: { file: 'config/base.yaml', line: 5, column: 16 },
+        expected: 'an existing file or directory',
+      },
     ]);
   });
 

@@ -328,7 +328,8 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     ...(options.portalUrl === undefined ? {} : { portalUrl: options.portalUrl }),
     readOverlays: async (overlays) => {
       if (overlays.length === 0) return { files: [], diagnostics: [] };
-      const found = await listConfigFiles(overlays, options.cwd);
+      // Named relative to cwd, as every diagnostic names its files (environments.ts resolved them to absolute paths).
+      const found = await listConfigFiles(overlays.map((overlay) => displayName(overlay, options.cwd)), options.cwd);
       return { files: await read(found.files), diagnostics: found.diagnostics };
     },
   });
