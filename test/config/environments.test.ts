@@ -189,6 +189,26 @@ organization:
     expect(objects['item[i2].status']?.source).toEqual({ file: 'config/base.yaml', line: 28, column: 23 });
   });
 
+  it('a category schema an overlay empties with $patch: delete is blamed on the line that deleted its last tree, not on the base', async () => {
+    const loaded = await overlay('version: 1\norganization:\n  categorySchema:\n    - title: Themes\n      $patch: delete\n');
+    expect(byAddress(loaded)['organization.categorySchema']?.value).toEqual([]);
+    expect(validateConfig(loaded)).toEqual([
+      {
+        severity: 'error',
+        code: 'category-schema/empty',
+        message: 'The portal rejects an empty category schema (ORG_1132).',
+        address: 'organization.categorySchema',
+        location: { file: 'config/overlays/production.yaml', line: 5, column: 7 },
+        value: [],
+        expected: 'between 1 and 5 trees',
+      },
+    ]);
+    // Filled again by the same overlay: located where the base declares it, as any merged list.
+    const refilled = await overlay('version: 1\norganization:\n  categorySchema:\n    - title: Themes\n      $patch: delete\n    - title: Audience\n');
+    expect(validateConfig(refilled)).toEqual([]);
+    expect(byAddress(refilled)['organization.categorySchema']?.source).toEqual({ file: 'config/base.yaml', line: 14, column: 3 });
+  });
+
   it('{ $patch: replace } in a list replaces the whole list', async () => {
     const loaded = await overlay('version: 1\norganization:\n  categorySchema:\n    - $patch: replace\n    - title: Audience\n');
     expect(byAddress(loaded)['organization.categorySchema']?.value).toEqual([{ title: 'Audience' }]);

@@ -29,6 +29,8 @@ export const KEY_FIELDS = ['id', 'username', 'portalId', 'guestPortalUrl', 'key'
 /** Where a node of a merged document was written: a source and the path inside it. Children are recorded only where the merge changed something. */
 export class Origin {
   #children: Map<string | number, Origin> | undefined;
+  /** Where the overlay that deleted this list's or mapping's last entry says so: the node is located there while it stays empty. */
+  #emptiedAt: { origin: Origin; path: ConfigPath } | undefined;
 
   constructor(
     readonly source: ParsedSource,
@@ -51,6 +53,15 @@ export class Origin {
 
   set(step: string | number, origin: Origin): void {
     (this.#children ??= new Map()).set(step, origin);
+    this.#emptiedAt = undefined;
+  }
+
+  /**
+   * The node was emptied by the `$patch: delete` at `path` of `origin`: a problem with the empty
+   * node (an empty category schema) is that line's, not the base's that declared it full.
+   */
+  emptiedBy(origin: Origin, path: ConfigPath): void {
+    this.#emptiedAt = { origin, path };
   }
 
   delete(step: string | number): void {
@@ -71,6 +82,7 @@ export class Origin {
 
   /** Where the node at `path` (relative to this one) was written. */
   locate(path: ConfigPath, options?: { key?: boolean }): SourceLocation {
+    if (path.length === 0 && this.#emptiedAt) return this.#emptiedAt.origin.locate(this.#emptiedAt.path, { key: true });
     const next = path.length > 0 ? this.#children?.get(path[0] as string | number) : undefined;
     if (next) return next.locate(path.slice(1), options);
     return this.source.locate([...this.path, ...path], options);
@@ -152,6 +164,7 @@ export class OverlayMerge {
         for (const target of having) {
           delete target.map[key];
           target.origin.delete(key);
+          if (Object.keys(target.map).length === 0) target.origin.emptiedBy(valueFrom, [PATCH_KEY]);
         }
         continue;
       }
@@ -207,6 +220,7 @@ export class OverlayMerge {
           const length = target.list.length;
           target.list.splice(position, 1);
           target.origin.removeIndex(position, length);
+          if (target.list.length === 0) target.origin.emptiedBy(elementFrom, [PATCH_KEY]);
         }
         return;
       }
