@@ -166,6 +166,21 @@ describe('validate of a config of several megabytes with one broken rule', () =>
     expect(output).toMatch(/1 error/);
   });
 
+  it('YAML: an entry holding a reference is located too (its data is resolved in place, its text is not)', async () => {
+    const lines = groupsConfig(5500).split('\n');
+    const broken = lines.findLastIndex((line) => line.includes('- title: Leaf'));
+    lines[broken] = (lines[broken] as string).replace('- title: Leaf', '- title: Leaf, broken');
+    // A tree title of the same group: `$${` is the escape for a literal `${`, resolved like any reference.
+    const tree = lines.findLastIndex((line, index) => index < broken && line.includes('- title: Tree'));
+    lines[tree] = `${lines[tree] as string} $\${price}`;
+    const text = lines.join('\n');
+    expect(text.length).toBeGreaterThan(largeLocateChars);
+    const output = await validate({ 'groups.yaml': text });
+    const column = (lines[broken] as string).indexOf('Leaf, broken') + 1;
+    expect(output).toContain(`groups.yaml:${broken + 1}:${column}: error: The characters / and , are reserved in category titles.`);
+    expect(output).toMatch(/1 error/);
+  });
+
   it('YAML too large to position whole, with an anchor: refused at the anchor', async () => {
     const lines = groupsConfig(Math.ceil((largestPositionedChars + 1000) / 900)).split('\n');
     const at = lines.findIndex((line, index) => index > 5000 && line.startsWith('  - id: '));

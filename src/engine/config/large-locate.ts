@@ -11,7 +11,7 @@
  * the file's start. Memory is the text and the children's offsets of the containers on the way.
  */
 import type { SourceLocation } from '../../core/diagnostics.js';
-import { deepEqual, type JsonValue } from '../../core/json.js';
+import { deepEqual, isObject, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { locationAt } from './text-scan.js';
 
@@ -97,7 +97,7 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
         const snippet = positioned(`${prefix}/${String(step)}`, text.slice(child.start, child.end));
         const expected = child.key === undefined ? [value] : { [child.key]: value };
         const said = snippet.data();
-        if (said === undefined || !deepEqual(said, expected)) return start;
+        if (said === undefined || !sameAsRead(said, expected)) return start;
         return shifted(snippet.locate([child.key ?? 0, ...path.slice(index + 1)], options), { file, line: child.line, column: 1 });
       } else if (last) {
         return onLine(child, child.key === undefined ? child.at : target);
@@ -129,6 +129,23 @@ function childValue(node: JsonValue, step: string | number): JsonValue | undefin
   if (Array.isArray(node)) return typeof step === 'number' ? node[step] : undefined;
   if (typeof node === 'object' && node !== null && Object.hasOwn(node, String(step))) return node[String(step)];
   return undefined;
+}
+
+/**
+ * Whether a snippet's data is the file's data there. References are resolved in the file's data
+ * in place (references.ts), so a text of the snippet holding `${` (a reference, or the `$${`
+ * escape) stands for whatever it became: compared exactly, every entry holding one was located
+ * at the file's start.
+ */
+function sameAsRead(snippet: JsonValue, data: JsonValue): boolean {
+  if (typeof snippet === 'string' && snippet.includes('${')) return true;
+  if (Array.isArray(snippet)) return Array.isArray(data) && snippet.length === data.length && snippet.every((item, index) => sameAsRead(item, data[index] as JsonValue));
+  if (isObject(snippet)) {
+    if (!isObject(data)) return false;
+    const keys = Object.keys(snippet);
+    return keys.length === Object.keys(data).length && keys.every((key) => Object.hasOwn(data, key) && sameAsRead(snippet[key] as JsonValue, data[key] as JsonValue));
+  }
+  return deepEqual(snippet, data);
 }
 
 /** A location inside a snippet, in the file: its first line continues the line the snippet starts on. */
