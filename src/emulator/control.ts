@@ -281,15 +281,17 @@ export class RequestLog {
   }
 }
 
-/** Hides token values in a form body (`token=...`) and in JSON text (`"token": "..."`). */
 /** Request fields that carry a secret; the request log shows them as "***". */
 const SECRET_FIELDS = ['token', 'access_token', 'refresh_token', 'password', 'client_secret', 'code'] as const;
 const SECRET_FORM_FIELD = new RegExp(`(^|&)(${SECRET_FIELDS.join('|')})=[^&]*`, 'g');
 const SECRET_JSON_FIELD = new RegExp(`("(?:${SECRET_FIELDS.join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
+/** A multipart part of that name: its headers kept, its value (up to the next boundary line) hidden. */
+const SECRET_MULTIPART_FIELD = new RegExp(`(content-disposition:[^\\r\\n]*;\\s*name="(?:${SECRET_FIELDS.join('|')})"[^\\r\\n]*\\r\\n(?:[^\\r\\n]+\\r\\n)*\\r\\n)[\\s\\S]*?(?=\\r\\n--|$)`, 'gi');
 
+/** Hides secret values in a form body (`token=...`), a multipart body and JSON text (`"token": "..."`). */
 export function redactTokens(body: string): string {
   const cut = body.length > LOGGED_BODY_LIMIT ? `${body.slice(0, LOGGED_BODY_LIMIT)}...[cut]` : body;
-  return cut.replace(SECRET_FORM_FIELD, '$1$2=***').replace(SECRET_JSON_FIELD, '$1"***"');
+  return cut.replace(SECRET_FORM_FIELD, '$1$2=***').replace(SECRET_MULTIPART_FIELD, '$1***').replace(SECRET_JSON_FIELD, '$1"***"');
 }
 
 export function redactParams(params: Readonly<Record<string, string>>): Record<string, string> {

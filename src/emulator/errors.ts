@@ -19,6 +19,7 @@
  * | 400  | CONT_0163   | public_authoritative in an org not public+verified | spec Errors (E3)                    |
  * | 400  | ORG_1084    | level 1 for a user who owns items or groups    | spec Errors (E4)                        |
  * | 400  | (none)      | Invalid URL (unknown path, or an operation this release lacks) | server.ts            |
+ * | 400  | (none)      | a multipart/form-data body that cannot be read (HTTP 400) | http/multipart.ts         |
  *
  * Every other refusal is code 400 without a messageCode (the envelope makes it optional): the
  * documentation names no code for it, so the emulator invents none; `message` and `details` say

@@ -6,7 +6,11 @@
  * Wire choices (the real portal's where known):
  * - REST root `/portal/sharing/rest`; control API at `/_emulator/`.
  * - Errors are HTTP 200 with the envelope `{"error":{code,messageCode?,message,details}}`, except
- *   an oversized body (HTTP 413, code 413) and an unexpected handler exception (HTTP 500, code 500).
+ *   an oversized body (HTTP 413, code 413), a multipart/form-data body it cannot read (HTTP 400,
+ *   code 400; http/multipart.ts) and an unexpected handler exception (HTTP 500, code 500).
+ * - A POST body is read the same way whether urlencoded or multipart/form-data (the vendor's
+ *   JavaScript client sends multipart whenever a parameter is a file); either counts against
+ *   MAX_BODY_BYTES whole.
  * - An unknown path, and a `:portalId` that is neither `self` nor the organization's id, answer
  *   HTTP 200 with `{code: 400, message: "Invalid URL"}` (no messageCode), as the real portal does.
  * - A write route (and generateToken / oauth2/token) called with a method other than POST, or a
@@ -168,12 +172,16 @@ class PortalServer {
       this.serveControl(response, method, fullPath.slice(CONTROL_ROOT.length), body);
       return;
     }
-    const parsed = parseRequest(request, method, fullPath, query, body.text);
+    const parsed = await parseRequest(request, method, fullPath, query, body);
     const entry = this.logRequest(request, parsed, body);
     if (this.latencyMs > 0) await this.timers.sleep(this.latencyMs);
     const fault = await this.faultFor(parsed);
     if (fault && !fault.afterRoute && fault.rewrite === undefined && this.answeredByFault(request, response, parsed.format, entry, fault)) return;
-    let answer = body.tooLarge ? renderError(parsed.format, bodyTooLarge(MAX_BODY_BYTES)) : this.dispatch(parsed);
+    let answer = body.tooLarge
+      ? renderError(parsed.format, bodyTooLarge(MAX_BODY_BYTES))
+      : parsed.bodyError
+        ? renderError(parsed.format, parsed.bodyError)
+        : this.dispatch(parsed);
     if (fault?.afterRoute && this.answeredByFault(request, response, parsed.format, entry, fault)) return;
     if (fault?.rewrite !== undefined) answer = rewriteAnswer(answer, parsed.format, fault.rewrite);
     finish(response, entry, answer, fault?.id);
@@ -285,6 +293,7 @@ class PortalServer {
     const run = (state: EmulatorState): RouteResult =>
       match.route.handle({
         params: request.params,
+        files: request.files,
         ...(request.rawBody !== undefined ? { rawBody: request.rawBody } : {}),
         pathParams: match.pathParams,
         caller,

@@ -33,7 +33,7 @@ import {
   updateUser,
 } from '@esri/arcgis-rest-portal';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type LoggedRequest, type RunningEmulator } from '../../src/emulator/index.js';
 import { emulatorPerFile } from '../emulator/server/helpers.js';
 
@@ -45,6 +45,7 @@ const FIELD_DATA = '3f2a9c0e5d1b4a7f8e6c2b1a0d9e8f7c';
 const PARCELS = '1105a1562c9c4dd98e557595bf8a2617';
 const COLLAB = 'c0ffee';
 const FORMER_PARTNER = '7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+const ROLE = 'r7HkQ2';
 
 const emulator = emulatorPerFile(() => startEmulator({ data: SAMPLE }));
 
@@ -321,5 +322,90 @@ describe('the fourteen operations through @esri/arcgis-rest-request, each read b
     expect(await operation(`${path}/removePortalGroupLink`, authentication)).toEqual({ collaborationId: COLLAB, collaborationWorkspaceId: 'w1', success: true });
     const workspace = await read(path, authentication);
     expect(JSON.stringify(workspace['participantGroupLinks'])).not.toContain(PLANNING);
+  });
+});
+
+/** A file part of another FormData implementation than Node's. */
+interface FilePartLike {
+  name: string;
+  type: string;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/**
+ * The FormData the packages build in Node (formdata-node, through @esri/arcgis-rest-form-data
+ * 4.10) when this Node's fetch would not send it as multipart: Node 20 and 22 do, Node 24's fetch
+ * sends it as the text "[object FormData]" (text/plain) to any server, so that the packages
+ * cannot upload a file there at all.
+ */
+function unsentForm(body: RequestInit['body']): body is RequestInit['body'] & Iterable<[string, string | FilePartLike]> {
+  if (typeof body !== 'object' || body === null || body instanceof FormData || Object.prototype.toString.call(body) !== '[object FormData]') return false;
+  const type = new Request('http://localhost/', { method: 'POST', body }).headers.get('content-type') ?? '';
+  return !type.startsWith('multipart/form-data');
+}
+
+const nodeFetch = globalThis.fetch;
+
+/** fetch, with such a form handed over as Node's own FormData: the same parts in the same order, so the bytes Node 20 and 22 send. */
+async function fetchSendingPackagesForm(input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> {
+  const body = init?.body;
+  if (!unsentForm(body)) return nodeFetch(input, init);
+  const form = new FormData();
+  for (const [name, value] of body) {
+    if (typeof value === 'string') form.append(name, value);
+    else form.append(name, new Blob([await value.arrayBuffer()], { type: value.type }), value.name);
+  }
+  return nodeFetch(input, { ...init, body: form });
+}
+
+describe('file uploads: the packages send multipart/form-data whenever a parameter is a file', () => {
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchSendingPackagesForm);
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  // A PNG signature and bytes that are not UTF-8: what a real upload carries, kept byte for byte.
+  const LOGO = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0x41, 0x42]);
+
+  it('addResource (the documented portal resource upload) with a Blob, listed and read back byte for byte', async () => {
+    const authentication = await admin();
+    // No helper of @esri/arcgis-rest-portal adds a portal resource (addItemResource is an item's), so its `request`, as for the fourteen.
+    const answer = await operation('/portals/self/addResource', authentication, { key: 'logo.png', file: new Blob([LOGO], { type: 'image/png' }), access: 'org' });
+    expect(answer).toEqual({ success: true });
+    const upload = (await logged()).find((entry) => entry.path === '/portals/self/addResource');
+    expect(upload?.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    // The token travelled as a form part: the log shows neither it nor a way to find it.
+    expect(upload?.params).toMatchObject({ key: 'logo.png', token: '***' });
+    expect(upload?.rawBody).not.toContain('admin-token');
+    expect(upload?.response).toEqual({ status: 200 });
+
+    const { resources } = await read('/portals/self/resources', authentication, { num: 100 });
+    expect(resources).toContainEqual({ key: 'logo.png', size: LOGO.length, created: expect.any(Number) as unknown });
+    const file = await fetch(`${emulator.url}/portals/self/resources/logo.png`, { headers: { 'X-Esri-Authorization': 'Bearer admin-token' } });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(LOGO);
+  });
+
+  it('a text resource goes as a form (no file, no multipart), and E12 removes what was uploaded', async () => {
+    const authentication = await admin();
+    expect(await operation('/portals/self/addResource', authentication, { key: 'banner.json', text: '{"text":"Welcome"}' })).toEqual({ success: true });
+    expect((await logged()).find((entry) => entry.path === '/portals/self/addResource')?.contentType).toBe('application/x-www-form-urlencoded');
+    const file = await fetch(`${emulator.url}/portals/self/resources/banner.json?token=admin-token`);
+    expect(await file.text()).toBe('{"text":"Welcome"}');
+    expect(await operation('/portals/self/removeResource', authentication, { key: 'banner.json' })).toEqual({ success: true });
+    const { resources } = await read('/portals/self/resources', authentication, { num: 100 });
+    expect(resources).not.toContainEqual(expect.objectContaining({ key: 'banner.json' }));
+  });
+
+  it('any operation takes its fields as multipart: E10 with its description sent as a file', async () => {
+    const authentication = await admin();
+    const description = 'Edits field data\u00a0– written in a file';
+    const answer = await operation(`/portals/self/roles/${ROLE}/update`, authentication, { name: 'Field Editor', description: new Blob([description], { type: 'text/plain' }) });
+    expect(answer).toEqual({ success: true });
+    expect((await logged()).find((entry) => entry.path === `/portals/self/roles/${ROLE}/update`)?.contentType).toMatch(/^multipart\/form-data/);
+    expect(await read(`/portals/self/roles/${ROLE}`, authentication)).toMatchObject({ name: 'Field Editor', description });
   });
 });

@@ -36,7 +36,7 @@ export function answerForFault(fault: Fault, format: ResponseFormat): HttpAnswer
  * An answer that is not a JSON object, and an error envelope, are left alone.
  */
 export function rewriteAnswer(answer: HttpAnswer, format: ResponseFormat, fields: Readonly<Record<string, unknown>>): HttpAnswer {
-  if (!looksLikeJson(answer.body)) return answer;
+  if (typeof answer.body !== 'string' || !looksLikeJson(answer.body)) return answer;
   const parsed: unknown = JSON.parse(answer.body);
   if (!isRecord(parsed) || 'error' in parsed) return answer;
   for (const [name, value] of Object.entries(fields)) {
@@ -63,7 +63,7 @@ export function finish(response: ServerResponse, entry: LoggedRequest, answer: H
 }
 
 export function send(response: ServerResponse, answer: HttpAnswer): void {
-  const body = Buffer.from(answer.body, 'utf8');
+  const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
   response.writeHead(answer.status, { ...answer.headers, 'content-length': String(body.length) });
   response.end(body);
 }

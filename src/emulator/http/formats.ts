@@ -10,7 +10,8 @@ export type ResponseFormat = 'html' | 'json' | 'pjson';
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** Text is sent as UTF-8; bytes (a stored file) as they are. */
+  body: string | Uint8Array;
   /** The envelope's `error.code` when the answer is an error envelope (for the request log). */
   errorCode?: number;
 }
@@ -59,7 +60,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** A download: the result's content type and `Content-Disposition: attachment; filename="..."`. */
-export function renderFile(file: { filename: string; contentType: string; body: string }): HttpAnswer {
+export function renderFile(file: { filename: string; contentType: string; body: string | Uint8Array }): HttpAnswer {
   const asciiName = file.filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   // A plain name goes unquoted, as in the documented header; anything else is quoted.
   const plain = /^[A-Za-z0-9._-]+$/.test(file.filename) ? `attachment; filename=${file.filename}` : undefined;

@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { requestToken } from '../auth.js';
 import { responseFormat, type ResponseFormat } from './formats.js';
+import { MalformedMultipartError, isMultipart, mediaType, readMultipart, type UploadedFile } from './multipart.js';
 
 export const REST_ROOT = '/portal/sharing/rest';
 export const CONTROL_ROOT = '/_emulator';
@@ -13,7 +14,11 @@ export interface ParsedRequest {
   restPath: string | undefined;
   fullPath: string;
   params: Record<string, string>;
+  /** File parts of a multipart body, by field name (their text is in `params` too). */
+  files: Record<string, UploadedFile>;
   rawBody?: string;
+  /** Set when a multipart body could not be read: the answer, whatever the route. */
+  bodyError?: MalformedMultipartError;
   format: ResponseFormat;
   token: string | undefined;
   /** True when the token came as a form or query field (logged as "***"), not as a header. */
@@ -25,6 +30,8 @@ export interface ParsedRequest {
 
 export interface RequestBody {
   text: string;
+  /** The body's bytes (empty when too large); a multipart body's file parts need them, not the text. */
+  raw: Buffer;
   bytes: number;
   tooLarge: boolean;
 }
@@ -38,15 +45,28 @@ export function isControlPath(fullPath: string): boolean {
   return fullPath === CONTROL_ROOT || fullPath.startsWith(`${CONTROL_ROOT}/`);
 }
 
-export function parseRequest(request: IncomingMessage, method: string, fullPath: string, query: string, bodyText: string): ParsedRequest {
+export async function parseRequest(request: IncomingMessage, method: string, fullPath: string, query: string, body: RequestBody): Promise<ParsedRequest> {
   const params: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(query)) params[key] = value;
+  let files: Record<string, UploadedFile> = {};
   let rawBody: string | undefined;
-  if (bodyText !== '') {
-    if (isFormBody(request.headers['content-type'], bodyText)) {
-      for (const [key, value] of new URLSearchParams(bodyText)) params[key] = value;
+  let bodyError: MalformedMultipartError | undefined;
+  const contentType = request.headers['content-type'];
+  if (body.text !== '') {
+    if (contentType !== undefined && isMultipart(contentType)) {
+      // The same fields as a urlencoded form; a body that cannot be read is answered as such.
+      try {
+        const fields = await readMultipart(contentType, body.raw);
+        Object.assign(params, fields.params);
+        files = fields.files;
+      } catch (error) {
+        if (!(error instanceof MalformedMultipartError)) throw error;
+        bodyError = error;
+      }
+    } else if (isFormBody(contentType, body.text)) {
+      for (const [key, value] of new URLSearchParams(body.text)) params[key] = value;
     } else {
-      rawBody = bodyText;
+      rawBody = body.text;
     }
   }
   const token = requestToken(params, request.headers);
@@ -54,13 +74,17 @@ export function parseRequest(request: IncomingMessage, method: string, fullPath:
   const format = responseFormat(params['f']);
   delete params['f'];
   delete params['token'];
+  delete files['f'];
+  delete files['token'];
   const refererHeader = request.headers['referer'];
   return {
     method,
     restPath: restPathOf(fullPath),
     fullPath,
     params,
+    files,
     ...(rawBody !== undefined ? { rawBody } : {}),
+    ...(bodyError !== undefined ? { bodyError } : {}),
     format,
     token,
     tokenInParams,
@@ -80,7 +104,7 @@ function originOf(request: IncomingMessage): string {
  * as curl -d label a bare JSON object as a form, and E2's sample sends exactly that.
  */
 function isFormBody(contentType: string | undefined, bodyText: string): boolean {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const type = mediaType(contentType);
   if (type !== '' && type !== 'application/x-www-form-urlencoded') return false;
   const start = bodyText.trimStart()[0];
   return start !== '{' && start !== '[';
@@ -113,7 +137,10 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Reque
         chunks.push(chunk);
       }
     });
-    request.on('end', () => resolve({ text: tooLarge ? '' : Buffer.concat(chunks).toString('utf8'), bytes, tooLarge }));
+    request.on('end', () => {
+      const raw = tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks);
+      resolve({ text: raw.toString('utf8'), raw, bytes, tooLarge });
+    });
     request.on('error', reject);
   });
 }

@@ -1,6 +1,7 @@
 /** organization: the portal's rules (checks that refuse a request before anything changes). */
 import type { PasswordPolicy } from '../state/model.js';
-import { optionalParam, requireParam, type Params } from '../shared/params.js';
+import { badRequest, optionalParam, requireParam, type Params } from '../shared/params.js';
+import type { UploadedFile } from '../shared/types.js';
 
 export const UPDATE_CATEGORY_SCHEMA_PRIVILEGE = 'portal:admin:updateItemCategorySchema';
 
@@ -24,4 +25,27 @@ export function categorySchemaText(params: Params, rawBody: string | undefined):
   if (parameter !== undefined) return parameter;
   if (rawBody !== undefined && rawBody.trim() !== '') return rawBody;
   return requireParam(params, 'categorySchema');
+}
+
+/** What `addResource` stores: the bytes and the Content-Type they are served with. */
+export interface ResourceUpload {
+  content: Uint8Array;
+  contentType: string;
+}
+
+/**
+ * addResource's content: the `file` part of a multipart body, else the `text` parameter. The
+ * documentation's sample sends both, `file` with `filename=""` as a browser sends an empty file
+ * input, so an empty file part gives way to `text`. A `file` that came as a plain form value
+ * names no file to upload: refused rather than stored as text.
+ */
+export function resourceUpload(params: Params, files: Readonly<Record<string, UploadedFile>>): ResourceUpload {
+  const file = files['file'];
+  if (file && file.content.length > 0) return { content: file.content, contentType: file.contentType };
+  const text = optionalParam(params, 'text');
+  if (text !== undefined && text !== '') return { content: Buffer.from(text, 'utf8'), contentType: 'text/plain; charset=utf-8' };
+  if (!file && optionalParam(params, 'file') !== undefined) {
+    throw badRequest("Parameter 'file' must be a file part of a multipart/form-data body.", ["Send the file as multipart/form-data (RFC 7578), or its text as 'text'."]);
+  }
+  throw badRequest("Parameter 'file' or 'text' is required.", ["Send the resource as a 'file' part of a multipart/form-data body, or its text as 'text'."]);
 }

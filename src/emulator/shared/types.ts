@@ -2,7 +2,10 @@
  * The contract between the emulator's server (parsing, auth, formats, state commit) and its
  * routes by area (src/emulator/routes/<area>.ts).
  */
+import type { UploadedFile } from '../http/multipart.js';
 import type { EmulatorState, OAuthClient, Role, User } from '../state/model.js';
+
+export type { UploadedFile } from '../http/multipart.js';
 
 /** The authenticated user (or app) behind the request's token. */
 export interface Caller {
@@ -22,8 +25,13 @@ export interface Caller {
 }
 
 export interface RouteRequest {
-  /** Decoded form or query parameters (f and token removed). */
+  /**
+   * Decoded form or query parameters (f and token removed); from a multipart body, a file part
+   * as its content read as UTF-8 text, so a text parameter may come as a file.
+   */
   params: Readonly<Record<string, string>>;
+  /** The file parts of a multipart body, by field name (none for a urlencoded form). */
+  files: Readonly<Record<string, UploadedFile>>;
   /**
    * The raw request body when it was not a form (E2 may send the categorySchema JSON object
    * as the whole body without a parameter name).
@@ -43,7 +51,7 @@ export interface RouteRequest {
 
 export type RouteResult =
   | { type: 'json'; body: Record<string, unknown> }
-  | { type: 'file'; filename: string; contentType: string; body: string };
+  | { type: 'file'; filename: string; contentType: string; body: string | Uint8Array };
 
 export interface Route {
   /** Reads answer GET and POST; writes answer POST only (any other method gets an error). */

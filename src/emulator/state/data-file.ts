@@ -211,8 +211,19 @@ function readPasswordPolicy(field: Field): PasswordPolicy {
 }
 
 function readResource(field: Field): PortalResource {
-  const o = field.object(['key', 'size', 'created']);
-  return { key: o.required('key').string(), size: o.optional('size')?.integer() ?? 0, created: o.optional('created')?.integer() ?? 0 };
+  const o = field.object(['key', 'size', 'created', 'contentBase64', 'contentType']);
+  const key = o.required('key').string();
+  const created = o.optional('created')?.integer() ?? 0;
+  const contentType = o.optional('contentType')?.string();
+  const contentField = o.optional('contentBase64');
+  const sizeField = o.optional('size');
+  if (!contentField) return { key, size: sizeField?.integer() ?? 0, created, ...(contentType !== undefined ? { contentType } : {}) };
+  const contentBase64 = contentField.string();
+  // Buffer.from skips what is not base64: checked first, so a typo is not a shorter file.
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(contentBase64) || contentBase64.length % 4 !== 0) contentField.failHere('must be base64 text (A-Z, a-z, 0-9, +, /, = padding)');
+  const size = Buffer.from(contentBase64, 'base64').length;
+  if (sizeField && sizeField.integer() !== size) sizeField.failHere(`does not match contentBase64, which holds ${size} bytes; leave size out`);
+  return { key, size, created, contentBase64, ...(contentType !== undefined ? { contentType } : {}) };
 }
 
 function readRole(field: Field): Role {

@@ -28,9 +28,17 @@ export interface PasswordPolicy {
 
 export interface PortalResource {
   key: string;
+  /** Bytes; the length of `contentBase64` when that is given. */
   size: number;
   /** Epoch milliseconds. */
   created: number;
+  /**
+   * The file itself, base64 (the state is JSON), as `addResource` stored it; absent for a
+   * resource the data file only names, which `portals/self/resources/<key>` serves empty.
+   */
+  contentBase64?: string;
+  /** What `portals/self/resources/<key>` answers as Content-Type; default application/octet-stream. */
+  contentType?: string;
 }
 
 export interface Organization {

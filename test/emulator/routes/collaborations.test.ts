@@ -128,7 +128,7 @@ describe('E13 invite participant', () => {
     if (result.type !== 'file') throw new Error('expected a file');
     expect(result.filename).toBe('collaboration-maps.other.example.org.invite');
     expect(result.contentType).toBe('application/octet-stream');
-    const file = JSON.parse(result.body) as Record<string, unknown>;
+    const file = JSON.parse(Buffer.from(result.body).toString('utf8')) as Record<string, unknown>;
     const invitation = state.collaborations[0]!.invitations[0]!;
     expect(invitation).toEqual({
       id: expect.any(String) as unknown,

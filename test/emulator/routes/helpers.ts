@@ -6,7 +6,7 @@ import { parseEmulatorState } from '../../../src/emulator/state/data-file.js';
 import { PortalApiError } from '../../../src/emulator/errors.js';
 import { LEVEL_1_PRIVILEGES, type EmulatorState } from '../../../src/emulator/state/model.js';
 import { routes } from '../../../src/emulator/route-table.js';
-import type { Caller, RouteResult } from '../../../src/emulator/shared/types.js';
+import type { Caller, RouteResult, UploadedFile } from '../../../src/emulator/shared/types.js';
 
 const SAMPLE = fileURLToPath(new URL('../../../examples/emulator/portal.yaml', import.meta.url));
 
@@ -41,6 +41,7 @@ export interface CallOptions {
   pathParams?: Record<string, string>;
   as?: string;
   rawBody?: string;
+  files?: Record<string, UploadedFile>;
   now?: number;
 }
 
@@ -51,6 +52,7 @@ export function call(state: EmulatorState, pattern: string, options: CallOptions
   return route.handle({
     state,
     params: options.params ?? {},
+    files: options.files ?? {},
     pathParams: { portalId: 'self', ...(options.pathParams ?? {}) },
     caller: callerFor(state, options.as ?? 'admin'),
     now: options.now ?? NOW,

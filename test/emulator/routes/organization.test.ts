@@ -105,3 +105,52 @@ describe('E12 removeResource and resource paging', () => {
     expectApiError(() => read({ start: 'x' }), { code: 400, says: /Invalid paging parameter/ });
   });
 });
+
+describe('addResource and a resource read back (the documented upload, not one of the fourteen)', () => {
+  const ADD = '/portals/:portalId/addResource';
+  const READ = '/portals/:portalId/resources/:key';
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
+  const file = (content: Uint8Array, contentType = 'image/png') => ({ file: { filename: 'logo.png', contentType, content } });
+  const download = (state: ReturnType<typeof sampleState>, key: string) => {
+    const result = call(state, READ, { pathParams: { key } });
+    if (result.type !== 'file') throw new Error('expected a file');
+    return result;
+  };
+
+  it('stores a file part under its key, listed with its size and served back byte for byte', () => {
+    const state = sampleState();
+    expect(body(call(state, ADD, { params: { key: 'brand/logo.png', file: 'ignored: the bytes come from the part' }, files: file(png) }))).toEqual({ success: true });
+    expect(state.organization.resources.at(-1)).toEqual({ key: 'brand/logo.png', size: png.length, created: NOW, contentBase64: Buffer.from(png).toString('base64'), contentType: 'image/png' });
+    expect(body(call(state, '/portals/:portalId/resources', { params: { num: '100' } })).resources).toContainEqual({ key: 'brand/logo.png', size: png.length, created: NOW });
+    const served = download(state, 'brand/logo.png');
+    expect(served).toMatchObject({ filename: 'logo.png', contentType: 'image/png' });
+    expect(Buffer.from(served.body)).toEqual(Buffer.from(png));
+  });
+
+  it('stores text when no file part has content (the sample sends an empty file input with it), and replaces an existing key', () => {
+    const state = sampleState();
+    call(state, ADD, { params: { key: 'old-banner.png', text: '{"a":1}' }, files: file(new Uint8Array(0), 'application/octet-stream'), now: NOW + 1 });
+    expect(state.organization.resources.filter((resource) => resource.key === 'old-banner.png')).toEqual([
+      { key: 'old-banner.png', size: 7, created: NOW + 1, contentBase64: Buffer.from('{"a":1}').toString('base64'), contentType: 'text/plain; charset=utf-8' },
+    ]);
+    expect(Buffer.from(download(state, 'old-banner.png').body).toString('utf8')).toBe('{"a":1}');
+  });
+
+  it('refuses a request without key, without content, or with `file` as a plain form value; only default administrators may add', () => {
+    const state = sampleState();
+    const before = JSON.stringify(state.organization.resources);
+    expectApiError(() => call(state, ADD, { files: file(png) }), { code: 400, says: /Parameter 'key' is required/ });
+    expectApiError(() => call(state, ADD, { params: { key: 'a.txt' } }), { code: 400, says: /Parameter 'file' or 'text' is required/ });
+    expectApiError(() => call(state, ADD, { params: { key: 'a.txt', file: '/home/me/a.txt' } }), { code: 400, says: /'file' must be a file part of a multipart\/form-data body/ });
+    expectApiError(() => call(state, ADD, { params: { key: 'a.txt', text: 'x' }, as: 'steward' }), { code: 403, messageCode: 'GWM_0003' });
+    expect(JSON.stringify(state.organization.resources)).toBe(before);
+  });
+
+  it('serves a resource the data file only names as an empty file, and an unknown key as 404', () => {
+    const state = sampleState();
+    const named = download(state, 'legacy-logo.png');
+    expect(named).toMatchObject({ filename: 'legacy-logo.png', contentType: 'application/octet-stream' });
+    expect(named.body).toHaveLength(0);
+    expectApiError(() => call(state, READ, { pathParams: { key: 'nothing.png' } }), { code: 404, messageCode: undefined });
+  });
+});

@@ -100,11 +100,19 @@ describe('loadDataFile', () => {
     // The host participant is the one whose portalId is hostPortalId; a role saying otherwise is refused.
     ['organization: {id: A}\ncollaborations: [{id: c, hostPortalId: h, participants: [{portalId: h, url: u, role: Guest}]}]\n', 'collaborations[0].participants[0].role', 'must be Host'],
     ['organization: {id: A}\ncollaborations: [{id: c, hostPortalId: h, participants: [{portalId: p, url: u, role: Host}]}]\n', 'collaborations[0].participants[0].role', 'must be Guest'],
+    ['organization: {id: A, resources: [{key: k, contentBase64: "not base64!"}]}\n', 'organization.resources[0].contentBase64', 'must be base64'],
+    ['organization: {id: A, resources: [{key: k, contentBase64: "QUJD", size: 4}]}\n', 'organization.resources[0].size', 'holds 3 bytes'],
     ['- just\n- a list\n', '', 'expected a mapping'],
   ])('rejects %j', (text, field, problem) => {
     const error = failure(() => loadDataFile(dataFile(text)));
     expect(error.field).toBe(field);
     expect(error.problem).toContain(problem);
+  });
+
+  it("takes a resource's content as base64, its size from it", () => {
+    const state = loadDataFile(dataFile('organization: {id: A, resources: [{key: k.txt, contentBase64: "QUJD", contentType: text/plain, created: 5}]}\n'));
+    expect(state.organization.resources).toEqual([{ key: 'k.txt', size: 3, created: 5, contentBase64: 'QUJD', contentType: 'text/plain' }]);
+    expect(parseEmulatorState(state, 'again')).toEqual(state);
   });
 
   it('marks the participant whose portalId is hostPortalId as the Host, every other one as a Guest', () => {

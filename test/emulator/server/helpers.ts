@@ -33,6 +33,30 @@ export function send(
   });
 }
 
+/** One part of a multipart body: a field's text, or a file with its name and type. */
+export type Part = string | { filename: string; contentType?: string; content: string | Uint8Array };
+
+/** A multipart/form-data body written by hand (CRLF line ends, RFC 7578), so tests control every byte. */
+export function multipartBody(parts: Record<string, Part>, boundary = 'EmulatorTestBoundary7MA4YWxk'): Buffer {
+  const chunks: Buffer[] = [];
+  for (const [name, part] of Object.entries(parts)) {
+    const head =
+      typeof part === 'string'
+        ? `Content-Disposition: form-data; name="${name}"\r\n`
+        : `Content-Disposition: form-data; name="${name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n`;
+    chunks.push(Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8'));
+    chunks.push(Buffer.from(typeof part === 'string' ? part : part.content));
+    chunks.push(Buffer.from('\r\n', 'utf8'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
+  return Buffer.concat(chunks);
+}
+
+/** POST a multipart/form-data body (raw bytes, with the boundary the content type names). */
+export function postMultipart(url: string, body: Buffer, headers: Record<string, string> = {}, boundary = 'EmulatorTestBoundary7MA4YWxk'): Promise<RawResponse> {
+  return send(url, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, ...headers }, body });
+}
+
 /** POST a form (values encoded like a client would). */
 export function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<RawResponse> {
   return send(url, {
@@ -58,10 +82,11 @@ export const testRoutes: Route[] = [
   {
     access: 'read',
     pattern: '/test/echo',
-    handle: ({ params, rawBody, caller, now }) => ({
+    handle: ({ params, files, rawBody, caller, now }) => ({
       type: 'json',
       body: {
         params,
+        files: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, { filename: file.filename, contentType: file.contentType, bytes: [...file.content] }])),
         rawBody: rawBody ?? null,
         username: caller.user.username,
         isDefaultAdmin: caller.isDefaultAdmin,
