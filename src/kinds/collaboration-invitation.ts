@@ -16,6 +16,7 @@ import {
   invitationGuestUrl,
   invitationsPath,
   isHostParticipant,
+  missingCollaboration,
   participantAccess,
   participantIdentity,
   participantsPath,
@@ -48,6 +49,9 @@ async function readInvitation(obj: DesiredObject, reader: LiveReader): Promise<J
     reader.list(participantsPath(obj.ids), 'participants'),
     reader.list(invitationsPath(obj.ids), INVITATIONS_FIELD),
   ]);
+  // No participants list (404): an unknown collaboration, to be said as such rather than invited to.
+  const missing = participants === undefined ? await missingCollaboration(obj, reader) : undefined;
+  if (missing) throw missing;
   const joined = (participants ?? [])
     .filter((participant) => !isHostParticipant(participant))
     .map(participantIdentity)

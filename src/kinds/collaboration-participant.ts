@@ -8,7 +8,7 @@ import { defineKind } from './toolkit/define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
-import { collaborationPath, isHostParticipant, participantIdentity, participantsPath, samePortalUrl, segment } from './toolkit/collaboration-live.js';
+import { collaborationPath, isHostParticipant, missingCollaboration, participantIdentity, participantsPath, samePortalUrl, segment } from './toolkit/collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf } from './toolkit/discover.js';
 import { isObject } from './toolkit/support.js';
 
@@ -37,6 +37,8 @@ export const collaborationParticipant = defineKind({
       keyOf: (entry) => participantIdentity(entry).id,
       idOf: (obj) => obj.ids['participantPortalId'],
     },
+    // A participants list that is not there (404) is an unknown collaboration: a participant it lacks is one already removed.
+    missingEnclosing: async (obj, reader) => ((await reader.list(participantsPath(obj.ids), 'participants')) === undefined ? missingCollaboration(obj, reader) : undefined),
   },
   removal: { view: (record) => participantView(participantIdentity(record)) },
   request: { path: (desired) => `${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`, form: () => ({}) },

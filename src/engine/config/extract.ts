@@ -98,20 +98,36 @@ export function forEachContainerEntry(set: KindSet, data: JsonValue | undefined,
  * of the document: a declared object keeps only its entry's number, and most never need a path.
  */
 class EntryPaths {
-  #paths: ConfigPath[] | undefined;
+  #entries: { path: ConfigPath; container: string; address: string }[] | undefined;
 
   constructor(
     private readonly kinds: KindSet,
     private readonly data: JsonValue,
   ) {}
 
-  of(index: number): ConfigPath {
-    if (!this.#paths) {
-      const paths: ConfigPath[] = [];
-      forEachContainerEntry(this.kinds, this.data, ({ path }) => void paths.push([...path]));
-      this.#paths = paths;
+  #all(): { path: ConfigPath; container: string; address: string }[] {
+    if (!this.#entries) {
+      const entries: { path: ConfigPath; container: string; address: string }[] = [];
+      forEachContainerEntry(this.kinds, this.data, ({ path, container, scope }) => void entries.push({ path: [...path], container: container.name, address: scope.address }));
+      this.#entries = entries;
     }
-    return this.#paths[index] ?? [];
+    return this.#entries;
+  }
+
+  of(index: number): ConfigPath {
+    return this.#all()[index]?.path ?? [];
+  }
+
+  /** The entry of `container` that holds entry `index` (or is it): parents come before their children in walk order. */
+  enclosing(index: number, container: string): { path: ConfigPath; address: string } | undefined {
+    const entries = this.#all();
+    const own = entries[index];
+    if (!own) return undefined;
+    for (let at = index; at >= 0; at -= 1) {
+      const entry = entries[at];
+      if (entry?.container === container && entry.path.every((step, depth) => own.path[depth] === step)) return entry;
+    }
+    return undefined;
   }
 }
 
@@ -209,6 +225,12 @@ export class DeclaredObject implements DesiredObject {
   /** Where a part of the declaration sits (`path` relative to the declaration). */
   locate(path: ConfigPath): SourceLocation {
     return this.document.locate([...this.entries.of(this.entryIndex), ...this.declaredPath, ...path]);
+  }
+
+  /** The entry of `container` the object is declared in (its collaboration): its address and where it is declared. */
+  enclosing(container: string): { address: string; source: SourceLocation } | undefined {
+    const entry = this.entries.enclosing(this.entryIndex, container);
+    return entry && { address: entry.address, source: this.document.locate(entry.path) };
   }
 
   /** Plain data: the object's own fields and its location, never the document it points into. */

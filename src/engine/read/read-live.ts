@@ -11,7 +11,8 @@
  */
 import { isMissingPrivilege } from '../../api/errors.js';
 import { ConfigError } from '../config/errors.js';
-import type { Diagnostic } from '../../core/diagnostics.js';
+import { DeclaredObject } from '../config/extract.js';
+import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { ReadsRefusedError, type RefusedRead } from './refused-reads.js';
 import { NotOnPortalError, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
 import { type JsonValue } from '../../core/json.js';
@@ -61,12 +62,15 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
         }
         if (!(error instanceof NotOnPortalError)) throw error;
         tracker?.step();
+        // A missing enclosing entry (a collaboration) is said once, where that entry is declared.
+        const at = error.enclosing ? enclosingEntry(obj, error.enclosing) : { address: obj.address, source: obj.source };
+        if (error.enclosing && missing.some((diagnostic) => diagnostic.address === at.address)) continue;
         missing.push({
           severity: 'error',
           code: 'portal/not-found',
           message: `${error.message}.`,
-          address: obj.address,
-          location: obj.source,
+          address: at.address,
+          location: at.source,
           // Every kind that can be missing is one the API only changes: a new id cannot be made to exist.
           expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
         });
@@ -80,6 +84,11 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
   if (requests.size > 1) throw new ReadsRefusedError(refused.sort((a, b) => a.address.localeCompare(b.address)));
   if (missing.length) throw new ConfigError(missing.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
   return { values, labels };
+}
+
+/** The entry `enclosing` names, where the config declares it; the object's own place when that cannot be told. */
+function enclosingEntry(obj: DesiredObject, enclosing: NonNullable<NotOnPortalError['enclosing']>): { address: string; source: SourceLocation } {
+  return (obj instanceof DeclaredObject ? obj.enclosing(enclosing.container) : undefined) ?? { address: enclosing.address, source: obj.source };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { PortalctlError } from '../../core/errors.js';
 import { parseJsonOrUndefined, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { LiveReader } from '../../core/request.js';
+import { NotOnPortalError, type DesiredObject } from './contract.js';
 import { MissingIdentifierError } from './live.js';
 import { isObject } from './support.js';
 
@@ -26,6 +27,23 @@ export const participantsPath = (ids: Ids): string => `${collaborationPath(ids)}
 export const invitationsPath = (ids: Ids): string => `${collaborationPath(ids)}/invitations`;
 
 export const workspacesPath = (ids: Ids): string => `${collaborationPath(ids)}/workspaces`;
+
+/**
+ * The collaboration as missing when its own read says it is not there (memoised: one read per
+ * collaboration). Its workspaces, workspace, participants and invitations answer an unknown
+ * collaboration id with the same 404 as an unknown workspace, so only this read tells the two
+ * apart; undefined when the collaboration exists.
+ */
+export async function missingCollaboration(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
+  if ((await reader.get(collaborationPath(obj.ids))) !== undefined) return undefined;
+  const id = obj.ids['collaborationId'] ?? '';
+  return new NotOnPortalError(`collaboration ${id}`, { container: 'collaboration', address: `collaboration[${id}]` });
+}
+
+/** The collaboration as missing, read only when the workspace itself is not there (a read the kind made already). */
+export async function missingWorkspaceCollaboration(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
+  return (await reader.get(workspacePath(obj.ids))) === undefined ? missingCollaboration(obj, reader) : undefined;
+}
 
 /** The documented key of the invitations list (not `invitations`). */
 export const INVITATIONS_FIELD = 'collaborationInvitations';

@@ -13,13 +13,19 @@ export type Edition = 'self-managed' | 'hosted';
 
 /**
  * Thrown by `KindReconciler.read` when the object a declaration changes is not on the portal
- * (an unknown group, item, user, task, role, federation or workspace id), so that `plan`
- * names it at its place in the config instead of planning a request the portal will refuse.
+ * (an unknown group, item, user, task, role, federation, collaboration or workspace id), so
+ * that `plan` names it at its place in the config instead of planning a request the portal will refuse.
  */
 export class NotOnPortalError extends Error {
   constructor(
     /** What is missing, for people: e.g. `item 9b1c…`, `task a1b2c3 of user jsmith`. */
     readonly what: string,
+    /**
+     * Set when what is missing is the config entry the object sits in (its collaboration), not
+     * the object: the entry's container (`collaboration`) and address, where the plan says it
+     * once, however many of its objects found it missing.
+     */
+    readonly enclosing?: { container: string; address: string },
   ) {
     super(`${what} does not exist on the portal, or this account cannot see it`);
     this.name = 'NotOnPortalError';

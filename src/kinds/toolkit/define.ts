@@ -63,6 +63,12 @@ export interface LiveSource {
    * says so); absent: a missing record is the value null.
    */
   missing?(obj: DesiredObject, listOwnerFound: boolean): string;
+  /**
+   * Asked when the record is missing, before `missing`: the entry the object sits in, when it is
+   * that entry the portal does not have (it answers an unknown collaboration's workspaces and
+   * participants as it answers an unknown workspace: 404). Undefined when the entry is there.
+   */
+  missingEnclosing?(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined>;
 }
 
 /** The request of a change: a POST answered with JSON. */
@@ -296,6 +302,8 @@ export function defineKind(spec: KindSpec): Kind {
     async read(obj, reader, context) {
       const { record, listed } = await recordOf(live, obj, reader, context);
       if (!record) {
+        const enclosing = await live.missingEnclosing?.(obj, reader);
+        if (enclosing) throw enclosing;
         if (live.missing) throw new NotOnPortalError(live.missing(obj, listed));
         return null;
       }
