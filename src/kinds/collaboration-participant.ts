@@ -59,7 +59,13 @@ function participantView(participant: { id?: string; url?: string }): JsonObject
  */
 async function pruneParticipants(declaration: PruneDeclaration, reader: LiveReader): Promise<DesiredObject[]> {
   const participants = await reader.list(participantsPath(declaration.ids), 'participants');
-  if (!participants || participants.length === 0) return [];
+  if (!participants) {
+    // No participants list (404): an unknown collaboration, said as such rather than pruned of nothing.
+    const missing = await missingCollaboration(declaration, reader);
+    if (missing) throw missing;
+    return [];
+  }
+  if (participants.length === 0) return [];
   const keys = new Set(declaration.keys);
   const declared = (participant: { id?: string; url?: string }): boolean =>
     (participant.id !== undefined && keys.has(participant.id)) || declaration.keys.some((key) => samePortalUrl(key, participant.url));

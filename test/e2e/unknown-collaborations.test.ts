@@ -94,6 +94,34 @@ describe('a collaboration the portal does not have', () => {
     );
   });
 
+  it('pruneParticipants alone in it is said at that line, not expanded to nothing; beside a declared object, said once at the entry', async () => {
+    portal = await startCliPortal();
+    const alone = await portal.writeConfig(`${CONFIG_HEADER}collaborations:\n  - id: ${GONE}\n    pruneParticipants: true\n`, 'prune-alone');
+    const result = await portal.run(['plan', alone, '--detailed-exitcode']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      [
+        `prune-alone/portalctl.yaml:8:5: error: collaboration ${GONE} does not exist on the portal, or this account cannot see it. [collaboration[${GONE}]] (portal/not-found)`,
+        '  8 |     pruneParticipants: true',
+        '    |     ^',
+        `  ${EXPECTED}`,
+      ].join('\n'),
+    );
+    expect(result.stderr).toContain('Error: invalid configuration (1 error above); nothing was changed on the portal.');
+
+    const beside = await portal.writeConfig(
+      `${CONFIG_HEADER}collaborations:\n  - id: ${GONE}\n    pruneParticipants: true\n    workspaces:\n      - { id: w1, name: Shared }\n  - id: c0ffee\n    workspaces:\n      - { id: nosuchws, name: Nothing }\n`,
+      'prune-beside',
+    );
+    const both = await portal.run(['plan', beside, '--format', 'json']);
+    expect(both.code).toBe(1);
+    const answer = JSON.parse(both.stdout) as JsonError;
+    expect(answer.diagnostics.map((diagnostic) => [diagnostic.address, diagnostic.location?.line])).toEqual([
+      ['collaboration[c0ffee].workspace[nosuchws]', 13],
+      [`collaboration[${GONE}]`, 7],
+    ]);
+  });
+
   it('a known collaboration is not read again when what it holds is found, or already removed', async () => {
     portal = await startCliPortal();
     const config = await portal.writeConfig(

@@ -8,11 +8,11 @@ import { PortalctlError } from '../../core/errors.js';
 import { assertSamePortal, mayHoldFingerprint, type StateDocument, type StateStore } from '../../state/index.js';
 import { throwIfInvalid, validateConfig, type LoadedConfig } from '../config/index.js';
 import { formatLocation, type Diagnostic } from '../../core/diagnostics.js';
-import type { DesiredObject, Kind, NamedKey, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
+import { NotOnPortalError, type DesiredObject, type Kind, type NamedKey, type PortalFacts, type PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../../core/json.js';
 import { buildPlan, type Plan, type PlanAbout, type PlanWarning, type RecordedValue } from './plan.js';
 import { planRefusals } from './safety.js';
-import { readLive } from '../read/read-live.js';
+import { notOnPortal, readLive } from '../read/read-live.js';
 import { callerFromSelf, type Caller } from '../read/authority.js';
 import { checkUnknownOutcomes, withUnknownOutcomes } from './unknown-outcomes.js';
 import { declaredNames, hasNames, portalNames, recordedNames, resolveNames, type ResolvedNameFields } from '../read/names.js';
@@ -256,12 +256,12 @@ async function planWith(
     basis = new Map([...previous.basis, ...withUnreported(reread.values, objects, config.kinds.byName, recorded)]);
     labels = new Map([...previous.labels, ...reread.labels]);
   } else if (reader) {
-    const pruned = await expandPrunes(config, prunes, objects, reader);
+    const { pruned, missing } = await expandPrunes(config, prunes, objects, reader);
     objects = [...objects, ...pruned];
     if (pruned.length > 0) tracker?.resize(objects.length);
     // Removals a prune implies obey the same rules (versions, editions) as declared ones.
     throwIfInvalid(pruned.flatMap((obj) => config.kinds.byName.get(obj.kind)?.check(obj, { portal: portal?.facts ?? {}, all: objects }) ?? []));
-    const read = await readLive(objects, config.kinds.byName, reader, tracker);
+    const read = await withMissing(missing, () => readLive(objects, config.kinds.byName, reader, tracker));
     basis = withUnreported(read.values, objects, config.kinds.byName, recorded);
     labels = read.labels;
   } else {
@@ -349,18 +349,53 @@ function namesNeedAState(names: readonly NamedKey[]): Diagnostic[] {
   return problems;
 }
 
-async function expandPrunes(config: LoadedConfig, prunes: readonly PruneDeclaration[], declared: readonly DesiredObject[], reader: ReturnType<typeof createLiveReader>): Promise<DesiredObject[]> {
+/**
+ * The removals each prune declaration implies, and a diagnostic for each whose collection's owner
+ * the portal does not have (a collaboration: without it, the prune would silently remove nothing).
+ */
+async function expandPrunes(
+  config: LoadedConfig,
+  prunes: readonly PruneDeclaration[],
+  declared: readonly DesiredObject[],
+  reader: ReturnType<typeof createLiveReader>,
+): Promise<{ pruned: DesiredObject[]; missing: Diagnostic[] }> {
   const known = new Set(declared.map((obj) => obj.address));
   const pruned: DesiredObject[] = [];
+  const missing: Diagnostic[] = [];
   for (const declaration of prunes) {
     const kind = config.kinds.byName.get(declaration.kind);
     if (!kind?.prune) throw new PortalctlError(`prune: true is not supported for ${declaration.collection}.`);
-    for (const obj of await kind.prune(declaration, reader)) {
+    let implied: DesiredObject[];
+    try {
+      implied = await kind.prune(declaration, reader);
+    } catch (error) {
+      if (!(error instanceof NotOnPortalError)) throw error;
+      missing.push(notOnPortal(error, error.enclosing?.address ?? declaration.collection, declaration.source));
+      continue;
+    }
+    for (const obj of implied) {
       if (!known.has(obj.address)) {
         known.add(obj.address);
         pruned.push(obj);
       }
     }
   }
-  return pruned;
+  return { pruned, missing };
+}
+
+/**
+ * The live read, with the prunes' missing owners said beside the objects it finds missing: one
+ * diagnostic per address (an owner the read also found missing is said once, where it said it).
+ */
+async function withMissing<T>(missing: readonly Diagnostic[], read: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await read();
+  } catch (error) {
+    if (missing.length === 0 || !(error instanceof ConfigError)) throw error;
+    const said = new Set(error.diagnostics.map((diagnostic) => diagnostic.address));
+    throw new ConfigError([...error.diagnostics, ...missing.filter((diagnostic) => !said.has(diagnostic.address))].sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
+  }
+  if (missing.length > 0) throw new ConfigError(missing);
+  return result;
 }

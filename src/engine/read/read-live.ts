@@ -65,15 +65,7 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
         // A missing enclosing entry (a collaboration) is said once, where that entry is declared.
         const at = error.enclosing ? enclosingEntry(obj, error.enclosing) : { address: obj.address, source: obj.source };
         if (error.enclosing && missing.some((diagnostic) => diagnostic.address === at.address)) continue;
-        missing.push({
-          severity: 'error',
-          code: 'portal/not-found',
-          message: `${error.message}.`,
-          address: at.address,
-          location: at.source,
-          // Every kind that can be missing is one the API only changes: a new id cannot be made to exist.
-          expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
-        });
+        missing.push(notOnPortal(error, at.address, at.source));
       }
     }
   };
@@ -84,6 +76,19 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
   if (requests.size > 1) throw new ReadsRefusedError(refused.sort((a, b) => a.address.localeCompare(b.address)));
   if (missing.length) throw new ConfigError(missing.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
   return { values, labels };
+}
+
+/** What the plan says of an object (or its enclosing entry) the portal does not have, at its place in the config. */
+export function notOnPortal(error: NotOnPortalError, address: string, location: SourceLocation): Diagnostic {
+  return {
+    severity: 'error',
+    code: 'portal/not-found',
+    message: `${error.message}.`,
+    address,
+    location,
+    // Every kind that can be missing is one the API only changes: a new id cannot be made to exist.
+    expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
+  };
 }
 
 /** The entry `enclosing` names, where the config declares it; the object's own place when that cannot be told. */

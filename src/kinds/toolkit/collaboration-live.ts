@@ -34,7 +34,7 @@ export const workspacesPath = (ids: Ids): string => `${collaborationPath(ids)}/w
  * collaboration id with the same 404 as an unknown workspace, so only this read tells the two
  * apart; undefined when the collaboration exists.
  */
-export async function missingCollaboration(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
+export async function missingCollaboration(obj: { ids: Ids }, reader: LiveReader): Promise<NotOnPortalError | undefined> {
   if ((await reader.get(collaborationPath(obj.ids))) !== undefined) return undefined;
   const id = obj.ids['collaborationId'] ?? '';
   return new NotOnPortalError(`collaboration ${id}`, { container: 'collaboration', address: `collaboration[${id}]` });
