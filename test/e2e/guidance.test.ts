@@ -171,12 +171,13 @@ describe('guidance at the terminal', () => {
     expect((await portal.run(['validate', one])).stdout).toBe('Valid: 1 managed object in 1 file. 0 errors, 0 warnings\n');
   });
 
-  it('graph without dependencies says so on stderr, and prints a diagram that is empty but valid', async () => {
+  it('graph without dependencies draws each operation alone and says why on stderr', async () => {
     const dir = await portal.writeConfig(THREE_CHANGES, 'no-dependencies');
     const graph = await portal.run(['graph', dir, '--format', 'dot']);
     expect(graph.code, graph.stderr).toBe(0);
-    expect(graph.stderr).toBe("No operation depends on another: the plan's 3 operations can run in any order, so the graph is empty.\n");
-    expect(graph.stdout).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  // 3 operations without dependencies are not drawn\n}\n');
+    expect(graph.stderr).toBe("No operation depends on another: the plan's 3 operations can run in any order, so the graph draws them without arrows.\n");
+    expect(graph.stdout.match(/^ {2}op[123] \[label="~ /gm)).toHaveLength(3);
+    expect(graph.stdout).not.toContain('->');
   });
 
   it('FORCE_COLOR colours output on a pipe; --no-color still wins', async () => {

@@ -50,15 +50,16 @@ describe('drift --format markdown', () => {
 describe('portalctl graph', () => {
   it('prints the dependencies of the plan as Mermaid or DOT, and rejects another format', async () => {
     await writeFile(join(config, 'portalctl.yaml'), CONFIG.replace('Edits field data', 'Edits and checks field data'));
-    // Nothing depends on anything: an empty diagram on stdout (a pipe into a renderer takes it), why on stderr.
+    // Nothing depends on anything: the operation drawn alone (a pipe into a renderer takes it), why no arrows on stderr.
     const mermaid = await portal.run(['graph', config]);
     expect(mermaid.code).toBe(0);
     expect(mermaid.stdout.startsWith('flowchart LR\n')).toBe(true);
-    expect(mermaid.stdout).toContain('  %% 1 operation without dependencies is not drawn\n');
-    expect(mermaid.stderr).toBe("No operation depends on another: the plan's 1 operation can run in any order, so the graph is empty.\n");
+    expect(mermaid.stdout).toContain('  op1["~ role[r7HkQ2] — Field Analyst"]:::update\n');
+    expect(mermaid.stdout).not.toContain('-->');
+    expect(mermaid.stderr).toBe("No operation depends on another: the plan's 1 operation can run in any order, so the graph draws it without arrows.\n");
     const dot = await portal.run(['graph', config, '--format', 'dot']);
     expect(dot.code).toBe(0);
-    expect(dot.stdout).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  // 1 operation without dependencies is not drawn\n}\n');
+    expect(dot.stdout).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  op1 [label="~ role[r7HkQ2] — Field Analyst", color="#9a6700"];\n}\n');
     expect(dot.stderr).toBe(mermaid.stderr);
     const wrong = await portal.run(['graph', config, '--format', 'svg']);
     expect(wrong.code).not.toBe(0);

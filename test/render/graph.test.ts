@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/core/json.js';
 import { buildPlan, type Plan } from '../../src/engine/plan/plan.js';
-import { emptyGraphNote, planGraph, renderDot, renderGraph, renderMermaid } from '../../src/engine/render/graph.js';
+import { graphNote, planGraph, renderDot, renderGraph, renderMermaid } from '../../src/engine/render/graph.js';
 import { renderPlanMarkdown } from '../../src/engine/render/markdown.js';
 import type { Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from '../engine/fake-kind.js';
@@ -24,15 +24,23 @@ function plan(ids: string[], after: Record<string, string[]> = {}): Plan {
 }
 
 describe('the graph of operations', () => {
-  it('draws the operations that depend on others, from the one that goes first', () => {
-    const graph = planGraph(plan(['fed', 'role', 'alone'], { fed: ['role'] }));
+  it('draws every operation, in plan order, with arrows from the one that goes first', () => {
+    const graph = planGraph(plan(['fed', 'role', 'alone'], { fed: ['role'] }), 'all');
+    expect(graph.nodes.map((node) => node.op.address)).toEqual(['fake[alone]', 'fake[role]', 'fake[fed]']);
+    expect(graph.edges).toEqual([{ from: 'op2', to: 'op3' }]);
+    expect(graph.unconnected).toBe(0);
+  });
+
+  it('for the order of operations, only those an order binds, counting the rest', () => {
+    const graph = planGraph(plan(['fed', 'role', 'alone'], { fed: ['role'] }), 'ordered');
     expect(graph.nodes.map((node) => node.op.address)).toEqual(['fake[role]', 'fake[fed]']);
     expect(graph.edges).toEqual([{ from: 'op1', to: 'op2' }]);
     expect(graph.unconnected).toBe(1);
+    expect(renderMermaid(graph)).toContain('  %% 1 operation without dependencies is not drawn\n');
   });
 
   it('prints Mermaid with names escaped and the actions as classes', () => {
-    const mermaid = renderMermaid(planGraph(plan(['fed', 'role'], { fed: ['role'] })));
+    const mermaid = renderMermaid(planGraph(plan(['fed', 'role'], { fed: ['role'] }), 'all'));
     expect(mermaid.split('\n')).toEqual(
       expect.arrayContaining([
         'flowchart LR',
@@ -44,16 +52,22 @@ describe('the graph of operations', () => {
   });
 
   it('prints DOT with quotes escaped', () => {
-    const dot = renderDot(planGraph(plan(['fed', 'role'], { fed: ['role'] })));
+    const dot = renderDot(planGraph(plan(['fed', 'role'], { fed: ['role'] }), 'all'));
     expect(dot).toContain('op1 [label="+ fake[role] — Field \\"editor\\" <GIS>", color="#1a7f37"];');
     expect(dot).toContain('op1 -> op2;');
     expect(dot.startsWith('digraph plan {\n')).toBe(true);
-    // Nothing to draw: still a diagram (`dot -Tsvg` takes it), saying what it leaves out; why, for people, apart.
-    expect(renderGraph(plan(['a']), 'dot')).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  // 1 operation without dependencies is not drawn\n}\n');
-    expect(renderGraph(plan([]), 'mermaid').startsWith('flowchart LR\n')).toBe(true);
-    expect(emptyGraphNote(plan(['a']))).toBe("No operation depends on another: the plan's 1 operation can run in any order, so the graph is empty.\n");
-    expect(emptyGraphNote(plan([]))).toBe('No changes: the plan has no operations, so the graph is empty.\n');
-    expect(emptyGraphNote(plan(['fed', 'role'], { fed: ['role'] }))).toBeUndefined();
+    // No dependency: each operation a lone node; nothing at all: still a diagram (`dot -Tsvg` takes it); why, for people, apart.
+    expect(renderGraph(plan(['a', 'b']), 'dot')).toBe(
+      'digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n  op1 [label="+ fake[a]", color="#1a7f37"];\n  op2 [label="+ fake[b]", color="#1a7f37"];\n}\n',
+    );
+    expect(renderGraph(plan(['a']), 'mermaid')).toBe(
+      'flowchart LR\n  op1["+ fake[a]"]:::create\n  classDef create stroke:#1a7f37,stroke-width:2px\n  classDef update stroke:#9a6700,stroke-width:2px\n  classDef delete stroke:#cf222e,stroke-width:2px\n',
+    );
+    expect(renderGraph(plan([]), 'dot')).toBe('digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n}\n');
+    expect(graphNote(plan(['a']))).toBe("No operation depends on another: the plan's 1 operation can run in any order, so the graph draws it without arrows.\n");
+    expect(graphNote(plan(['a', 'b']))).toBe("No operation depends on another: the plan's 2 operations can run in any order, so the graph draws them without arrows.\n");
+    expect(graphNote(plan([]))).toBe('No changes: the plan has no operations, so the graph is empty.\n');
+    expect(graphNote(plan(['fed', 'role', 'alone'], { fed: ['role'] }))).toBeUndefined();
   });
 });
 
@@ -61,7 +75,9 @@ describe('the graph in the markdown plan', () => {
   it('is there when operations depend on others, as the same Mermaid text', () => {
     const withDeps = plan(['fed', 'role'], { fed: ['role'] });
     const md = renderPlanMarkdown(withDeps);
-    expect(md).toContain(`#### Order of operations\n\n\`\`\`mermaid\n${renderGraph(withDeps, 'mermaid')}\`\`\``);
+    expect(md).toContain(`#### Order of operations\n\n\`\`\`mermaid\n${renderMermaid(planGraph(withDeps, 'ordered'))}\`\`\``);
+    // Only what an order binds: an operation without dependencies is in the tables, not the diagram.
+    expect(renderPlanMarkdown(plan(['fed', 'role', 'alone'], { fed: ['role'] }))).not.toContain('fake[alone]"]');
     expect(renderPlanMarkdown(plan(['a', 'b']))).not.toContain('mermaid');
   });
 

@@ -3,7 +3,7 @@
  * same plan value as `plan` (and the same graph its markdown shows); read-only.
  */
 import { planSession } from '../../engine/plan/prepare.js';
-import { emptyGraphNote, renderGraph } from '../../engine/render/graph.js';
+import { graphNote, renderGraph } from '../../engine/render/graph.js';
 import { redactPlan } from '../../engine/plan/redact.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
@@ -37,8 +37,8 @@ export async function graphCommand(paths: string[], options: GraphOptions, io: C
     { refresh, ...(environment === undefined ? {} : { environment }) },
   ).finally(() => progress.stop());
   printWarnings(warnings, io);
-  // The diagram on stdout, valid however empty (a pipe into `dot -Tsvg`); why it is empty, for people, on stderr.
-  const note = emptyGraphNote(plan);
+  // The diagram on stdout, valid however empty (a pipe into `dot -Tsvg`); what it cannot say for itself, for people, on stderr.
+  const note = graphNote(plan);
   if (note) io.stderr(note);
   io.stdout(renderGraph(redactPlan(plan, config.redact), options.format));
   return 0;

@@ -8,21 +8,27 @@ import { dotLabel, mermaidLabel } from './escape.js';
 import { SYMBOL, nameOf } from './text.js';
 
 export interface PlanGraph {
-  /** Operations that depend on another or that another depends on, in plan order. */
+  /** The operations drawn, in plan order. */
   nodes: { id: string; op: PlannedOperation }[];
   /** From the operation that must succeed first to the one that waits for it. */
   edges: { from: string; to: string }[];
-  /** Operations with no dependency either way, not drawn. */
+  /** Operations with no dependency either way, left out (counted in a comment). */
   unconnected: number;
 }
 
-export function planGraph(plan: Plan): PlanGraph {
+/**
+ * The plan's operations and their dependencies. `portalctl graph` draws every operation (one
+ * with no dependency either way as a lone node: a graph of the plan shows all of it); the
+ * markdown comment's "order of operations" only those some order binds, since its tables list
+ * the rest.
+ */
+export function planGraph(plan: Plan, drawn: 'all' | 'ordered'): PlanGraph {
   const connected = new Set<string>();
   for (const op of plan.operations) {
     if (op.dependsOn.length) connected.add(op.address);
     for (const dep of op.dependsOn) connected.add(dep);
   }
-  const nodes = plan.operations.filter((op) => connected.has(op.address)).map((op, index) => ({ id: `op${index + 1}`, op }));
+  const nodes = plan.operations.filter((op) => drawn === 'all' || connected.has(op.address)).map((op, index) => ({ id: `op${index + 1}`, op }));
   const idOf = new Map(nodes.map((node) => [node.op.address, node.id]));
   const edges = nodes.flatMap(({ id, op }) => op.dependsOn.filter((dep) => idOf.has(dep)).map((dep) => ({ from: idOf.get(dep) as string, to: id })));
   return { nodes, edges, unconnected: plan.operations.length - nodes.length };
@@ -50,16 +56,15 @@ export function renderDot(graph: PlanGraph): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The plan's graph in `format`: always a diagram, empty when nothing depends on anything (a pipe into `dot` takes it). */
+/** The plan's graph in `format`, every operation drawn: always a diagram, however empty (a pipe into `dot` takes it). */
 export function renderGraph(plan: Plan, format: 'mermaid' | 'dot'): string {
-  const graph = planGraph(plan);
+  const graph = planGraph(plan, 'all');
   return format === 'dot' ? renderDot(graph) : renderMermaid(graph);
 }
 
-/** Why the diagram of a plan without dependencies is empty, in a sentence for people; undefined when there is something to draw. */
-export function emptyGraphNote(plan: Plan): string | undefined {
-  if (planGraph(plan).nodes.length > 0) return undefined;
-  return plan.operations.length === 0
-    ? 'No changes: the plan has no operations, so the graph is empty.\n'
-    : `No operation depends on another: the plan's ${counted(plan.operations.length, 'operation')} can run in any order, so the graph is empty.\n`;
+/** What the diagram cannot say for itself, in a sentence for people: that it is empty, or has no arrows, and why; undefined otherwise. */
+export function graphNote(plan: Plan): string | undefined {
+  if (plan.operations.length === 0) return 'No changes: the plan has no operations, so the graph is empty.\n';
+  if (planGraph(plan, 'all').edges.length > 0) return undefined;
+  return `No operation depends on another: the plan's ${counted(plan.operations.length, 'operation')} can run in any order, so the graph draws ${plan.operations.length === 1 ? 'it' : 'them'} without arrows.\n`;
 }

@@ -130,7 +130,7 @@ export function refusalLines(plan: Pick<Plan, 'refusals'>): string[] {
 
 /** The Mermaid graph of the operations when some depend on others; left out (with a note) when it would take over the comment. */
 export function graphSection(plan: Plan, maxLength: number): string[] {
-  const graph = planGraph(plan);
+  const graph = planGraph(plan, 'ordered');
   if (graph.edges.length === 0) return [];
   const mermaid = renderMermaid(graph);
   if (mermaid.length > maxLength / 4) {
