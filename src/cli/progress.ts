@@ -70,9 +70,10 @@ export function showProgress(io: Pick<CommandIO, 'stderr' | 'statusLine' | 'env'
       timer?.unref();
     } else if (event.type === 'advance') {
       if (!view || view.phase !== event.phase) return;
-      view = { ...view, done: event.done, total: event.total, ...(event.current ? { current: event.current } : {}) };
-      // An operation sent is shown at once; counts show at the next refresh (a thousand reads are not a thousand redraws).
-      if (event.current) render();
+      const waitingFor = view.current?.address;
+      view = { phase: view.phase, unit: view.unit, done: event.done, total: event.total, ...(event.current ? { current: event.current, inFlight: event.inFlight ?? 1 } : {}) };
+      // Another operation waited for is shown at once; counts show at the next refresh (a thousand reads are not a thousand redraws).
+      if (event.current?.address !== waitingFor) render();
     } else if (view?.phase === event.phase) {
       view = undefined;
       stopTimer();

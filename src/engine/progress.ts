@@ -17,7 +17,17 @@ export interface ProgressItem {
 
 export type ProgressEvent =
   | { type: 'start'; phase: ProgressPhase; unit: ProgressUnit; total: number }
-  | { type: 'advance'; phase: ProgressPhase; unit: ProgressUnit; done: number; total: number; current?: ProgressItem }
+  | {
+      type: 'advance';
+      phase: ProgressPhase;
+      unit: ProgressUnit;
+      done: number;
+      total: number;
+      /** The item in flight the longest: what the run is waiting for (none when nothing is in flight, or items are not named). */
+      current?: ProgressItem;
+      /** Items in flight, `current` among them. */
+      inFlight?: number;
+    }
   | { type: 'end'; phase: ProgressPhase };
 
 export type ProgressObserver = (event: ProgressEvent) => void;
@@ -26,6 +36,8 @@ export type ProgressObserver = (event: ProgressEvent) => void;
 export class PhaseTracker {
   #done = 0;
   #ended = false;
+  /** Items started and not yet done, oldest first (a Map keeps insertion order). */
+  readonly #inFlight = new Map<string, ProgressItem>();
 
   constructor(
     private readonly observer: ProgressObserver | undefined,
@@ -42,14 +54,16 @@ export class PhaseTracker {
     this.#report();
   }
 
-  /** Work on `item` started: shown as the current one. */
+  /** Work on `item` started: in flight until `step` names its address. */
   started(item: ProgressItem): void {
-    this.#report(item);
+    this.#inFlight.set(item.address, item);
+    this.#report();
   }
 
-  /** One more done. */
-  step(): void {
+  /** One more done (`address`: the started item it finishes). */
+  step(address?: string): void {
     this.#done += 1;
+    if (address !== undefined) this.#inFlight.delete(address);
     this.#report();
   }
 
@@ -59,8 +73,17 @@ export class PhaseTracker {
     this.observer?.({ type: 'end', phase: this.phase });
   }
 
-  #report(current?: ProgressItem): void {
-    if (this.#ended) return;
-    this.observer?.({ type: 'advance', phase: this.phase, unit: this.unit, done: this.#done, total: this.total, ...(current ? { current } : {}) });
+  #report(): void {
+    if (this.#ended || !this.observer) return;
+    // The oldest in flight, not the last started: with several at once, the one the run waits on longest.
+    const current = this.#inFlight.values().next();
+    this.observer({
+      type: 'advance',
+      phase: this.phase,
+      unit: this.unit,
+      done: this.#done,
+      total: this.total,
+      ...(current.done ? {} : { current: current.value, inFlight: this.#inFlight.size }),
+    });
   }
 }

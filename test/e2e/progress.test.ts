@@ -67,6 +67,32 @@ describe('progress', () => {
     expect(result.stdout + result.stderr).not.toMatch(CONTROL);
   });
 
+  it('on a pipe: with several operations at once, the heartbeat names the one waited for longest, not the last started', async () => {
+    // Started in plan order (item, policy, task); the policy's write is held, the other two finish.
+    await portal.fault({ path: '/portals/self/securityPolicy/update', method: 'POST', delayMs: 60_000, count: 1 });
+    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '3'], { env: { PORTALCTL_PROGRESS_INTERVAL: '0.05' } });
+    await waitFor(() => /Applying: 2 of 3 operations, now organization\.securityPolicy \(\d+s\)\n/.test(running.output().stderr), 'a heartbeat naming the held write', running.done);
+    running.child.kill('SIGINT');
+    await waitFor(() => running.output().stderr.includes('Ctrl-C'), 'the first interrupt acknowledged', running.done);
+    running.child.kill('SIGINT');
+    expect((await running.done).code).toBe(130);
+  });
+
+  it('on a pipe: two writes held, the older named with the count of the others', async () => {
+    await portal.fault({ path: '/content/items/*/setContentStatus', method: 'POST', delayMs: 60_000, count: 1 });
+    await portal.fault({ path: '/portals/self/securityPolicy/update', method: 'POST', delayMs: 60_000, count: 1 });
+    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '3'], { env: { PORTALCTL_PROGRESS_INTERVAL: '0.05' } });
+    await waitFor(
+      () => /Applying: 1 of 3 operations, now item\[1105a1562c9c4dd98e557595bf8a2617\]\.status — Parcels 2019 \(owner publisher1\) and 1 more \(\d+s\)\n/.test(running.output().stderr),
+      'a heartbeat naming the older held write and one more',
+      running.done,
+    );
+    running.child.kill('SIGINT');
+    await waitFor(() => running.output().stderr.includes('Ctrl-C'), 'the first interrupt acknowledged', running.done);
+    running.child.kill('SIGINT');
+    expect((await running.done).code).toBe(130);
+  });
+
   it('on a terminal: a live line per phase with the operation in flight and the time, cleared when done', async () => {
     const result = await runOnTerminal([process.execPath, CLI, 'apply', config, '--auto-approve', '--portal', portal.url, '--state', portal.statePath], {
       cwd: portal.dir,

@@ -201,7 +201,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     idsOf: (address) => byAddress.get(address)?.ids,
     onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
     onDone: (outcome, invitation) => {
-      applying.step();
+      applying.step(outcome.op.address);
       request.onDone?.(outcome, invitation);
     },
   }).finally(() => applying.end());

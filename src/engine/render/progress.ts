@@ -11,7 +11,9 @@ export interface ProgressView {
   unit: ProgressUnit;
   done: number;
   total: number;
+  /** The item in flight the longest, and how many are in flight with it. */
   current?: ProgressItem;
+  inFlight?: number;
 }
 
 const TITLE: Record<ProgressPhase, string> = {
@@ -27,9 +29,13 @@ export function elapsedText(ms: number): string {
   return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
 }
 
-/** Where a phase stands: `Applying: 2 of 5 operations, now role[r7HkQ2] — Field Analyst (4s)`. */
+/**
+ * Where a phase stands: `Applying: 2 of 5 operations, now role[r7HkQ2] — Field Analyst and 3 more
+ * (4s)`, the one named being in flight the longest.
+ */
 export function progressLine(view: ProgressView, elapsedMs: number): string {
-  const current = view.current ? `, now ${named(view.current.address, view.current.label)}` : '';
+  const others = (view.inFlight ?? 1) - 1;
+  const current = view.current ? `, now ${named(view.current.address, view.current.label)}${others > 0 ? ` and ${others} more` : ''}` : '';
   return `${TITLE[view.phase]}: ${view.done} of ${counted(view.total, view.unit)}${current} (${elapsedText(elapsedMs)})`;
 }
 
