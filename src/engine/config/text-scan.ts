@@ -150,3 +150,63 @@ export function jsonSyntaxProblem(text: string): JsonSyntaxProblem {
   }
   return problem;
 }
+
+/**
+ * The keys a JSON text writes: its colons outside strings. A colon is a key's when the first
+ * character before it that is not whitespace is a quote that ends a string; inside a string
+ * such a quote is always escaped (an odd run of backslashes before it). Compared with the keys
+ * JSON.parse kept, this tells whether any key was repeated (JSON.parse keeps the last in
+ * silence) without tokenizing the text: one native search per colon.
+ */
+export function jsonKeyCount(text: string): number {
+  let count = 0;
+  for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
+    let before = colon - 1;
+    let code = text.charCodeAt(before);
+    while (code === 32 || code === 10 || code === 13 || code === 9) code = text.charCodeAt(--before);
+    if (code !== 34) continue;
+    let backslashes = 0;
+    while (text.charCodeAt(before - 1 - backslashes) === 92) backslashes += 1;
+    if (backslashes % 2 === 0) count += 1;
+  }
+  return count;
+}
+
+export interface RepeatedJsonKey {
+  name: string;
+  /** Offsets of the key's opening quote: where it is repeated, and where it was first written. */
+  offset: number;
+  first: number;
+}
+
+/**
+ * Every key of a valid JSON text written a second time in the same object, in text order. A
+ * full tokenizing pass (iterative: hostile nesting cannot overflow), run only once
+ * jsonKeyCount has said there is one.
+ */
+export function repeatedJsonKeys(text: string): RepeatedJsonKey[] {
+  const repeated: RepeatedJsonKey[] = [];
+  // One entry per open collection: an object's keys so far (name -> offset), or null for an array.
+  const open: (Map<string, number> | null)[] = [];
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 123) open.push(new Map());
+    else if (code === 91) open.push(null);
+    else if (code === 125 || code === 93) open.pop();
+    else if (code === 34) {
+      const start = index;
+      let escaped = false;
+      for (index += 1; text.charCodeAt(index) !== 34; index += text.charCodeAt(index) === 92 ? 2 : 1) if (text.charCodeAt(index) === 92) escaped = true;
+      let next = index + 1;
+      while (whitespace.has(text[next] ?? '')) next += 1;
+      const keys = open[open.length - 1];
+      if (text[next] !== ':' || !keys) continue;
+      const raw = text.slice(start, index + 1);
+      const name = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      const first = keys.get(name);
+      if (first === undefined) keys.set(name, start);
+      else repeated.push({ name, offset: start, first });
+    }
+  }
+  return repeated;
+}
