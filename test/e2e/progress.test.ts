@@ -5,12 +5,16 @@
  * control character.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, THREE_CHANGES, baseEnv, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
-import { assertScriptAvailable, runOnTerminal, screenLines } from '../support/terminal.js';
+import { CLI, THREE_CHANGES, baseEnv, startCliPortal, waitFor, type CliPortal, type CliResult } from '../support/cli.js';
+import { assertScriptAvailable, runOnTerminal, screenLines, startOnTerminal } from '../support/terminal.js';
 
 /** Any C0 control character but the newline, or DEL: what a pipe must never receive. */
 // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f]/;
+
+/** The writes of THREE_CHANGES that tests hold; they start in plan order: item, policy, task. */
+const POLICY_WRITE = '/portals/self/securityPolicy/update';
+const ITEM_WRITE = '/content/items/*/setContentStatus';
 
 describe('progress', () => {
   let portal: CliPortal;
@@ -21,6 +25,19 @@ describe('progress', () => {
     config = await portal.writeConfig(THREE_CHANGES);
   });
   afterEach(async () => portal.dispose());
+
+  /** Lets the requests held by `hold` faults go on: those of the fault on `path`, or all. */
+  async function release(path?: string): Promise<void> {
+    const control = portal.emulator.controlUrl;
+    let id: number | undefined;
+    if (path !== undefined) {
+      const { faults } = (await (await fetch(`${control}/faults`)).json()) as { faults: { id: number; path: string }[] };
+      id = faults.find((fault) => fault.path === path)?.id;
+      if (id === undefined) throw new Error(`No fault on ${path}.`);
+    }
+    const response = await fetch(`${control}/faults/release`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(id === undefined ? {} : { id }) });
+    expect(response.ok).toBe(true);
+  }
 
   it('on a pipe: quick phases print nothing by default', async () => {
     const applied = await portal.run(['apply', config, '--auto-approve']);
@@ -91,6 +108,57 @@ describe('progress', () => {
     await waitFor(() => running.output().stderr.includes('Ctrl-C'), 'the first interrupt acknowledged', running.done);
     running.child.kill('SIGINT');
     expect((await running.done).code).toBe(130);
+  });
+
+  it('on a pipe: a write retried after a 503 is named while the run waits for its retry, not the one started after it', async () => {
+    // The policy's write is answered 503 (Retry-After 0: retried at once), and its retry is held; the item's and the task's finish.
+    await portal.fault({ path: POLICY_WRITE, method: 'POST', status: 503, retryAfter: 0, count: 1 });
+    await portal.fault({ path: POLICY_WRITE, method: 'POST', hold: true, count: 1 });
+    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '3'], { env: { PORTALCTL_PROGRESS_INTERVAL: '0.05' } });
+    const policyWrites = async () => (await portal.requests({ writesOnly: true })).filter((entry) => entry.path === POLICY_WRITE);
+    await waitFor(async () => (await policyWrites()).length === 2, 'the retry of the policy write', running.done);
+    // Only heartbeats from after the retry was sent count.
+    const since = running.output().stderr.length;
+    await waitFor(
+      () => /Applying: 2 of 3 operations, now organization\.securityPolicy \(\d+s\)\n/.test(running.output().stderr.slice(since)),
+      'a heartbeat naming the retried write',
+      running.done,
+    );
+    await release();
+    const result = await running.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Apply finished: 3 applied, 0 failed, 0 skipped.');
+    expect((await policyWrites()).map((entry) => entry.response?.status)).toEqual([503, 200]);
+  });
+
+  it('on a terminal: with several writes held, the live line names the oldest and how many more, then the next once it is done', async () => {
+    await portal.fault({ path: ITEM_WRITE, method: 'POST', hold: true, count: 1 });
+    await portal.fault({ path: POLICY_WRITE, method: 'POST', hold: true, count: 1 });
+    const running = startOnTerminal([process.execPath, CLI, 'apply', config, '--auto-approve', '--parallelism', '3', '--portal', portal.url, '--state', portal.statePath], {
+      cwd: portal.dir,
+      env: { ...baseEnv(), PORTALCTL_TOKEN: 'admin-token', PORTAL_URL: portal.url, TERM: 'xterm' },
+      columns: 200,
+    });
+    const ended: Promise<CliResult> = running.done.then(({ code, output }) => ({ code, signal: null, stdout: output, stderr: output }));
+    await waitFor(
+      // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
+      () => /\r\u001b\[2KApplying: 1 of 3 operations, now item\[1105a1562c9c4dd98e557595bf8a2617\]\.status — Parcels 2019 \(owner publisher1\) and 1 more \(\d+s\)/.test(running.output()),
+      "the live line naming the item's held write and one more",
+      ended,
+    );
+    await release(ITEM_WRITE);
+    await waitFor(
+      // eslint-disable-next-line no-control-regex -- terminal control characters are what is checked here
+      () => /\r\u001b\[2KApplying: 2 of 3 operations, now organization\.securityPolicy \(\d+s\)/.test(running.output()),
+      "the live line naming the policy's write once the item's is done",
+      ended,
+    );
+    await release();
+    const result = await running.done;
+    expect(result.code, result.output).toBe(0);
+    const screen = screenLines(result.output);
+    expect(screen.filter((line) => line.includes('Applying:'))).toEqual([]);
+    expect(screen).toContain('Apply finished: 3 applied, 0 failed, 0 skipped.');
   });
 
   it('on a terminal: a live line per phase with the operation in flight and the time, cleared when done', async () => {

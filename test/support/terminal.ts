@@ -20,16 +20,28 @@ export function assertScriptAvailable(): void {
   if (probe.error || probe.status !== 0) throw new Error('The terminal tests need `script` from util-linux (Debian: bsdutils), which is not on the PATH.');
 }
 
-export function runOnTerminal(argv: readonly string[], options: { cwd: string; env: Record<string, string>; columns?: number }): Promise<TerminalResult> {
+export interface TerminalOptions {
+  cwd: string;
+  env: Record<string, string>;
+  columns?: number;
+}
+
+export function runOnTerminal(argv: readonly string[], options: TerminalOptions): Promise<TerminalResult> {
+  return startOnTerminal(argv, options).done;
+}
+
+/** Starts the CLI on a pseudo-terminal; `output()` is what the terminal has shown so far (to wait for a frame while it runs). */
+export function startOnTerminal(argv: readonly string[], options: TerminalOptions): { done: Promise<TerminalResult>; output: () => string } {
   const command = `stty cols ${options.columns ?? 120} rows 40; exec ${argv.map(quote).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  return new Promise((resolve, reject) => {
+  const done = new Promise<TerminalResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
+  return { done, output: () => output };
 }
 
 /**
