@@ -121,17 +121,6 @@ describe('hostile input', () => {
     }
   });
 
-  it('duplicate keys in JSON: each said at its second place, nothing of the file read (JSON.parse keeps the last in silence)', async () => {
-    const diagnostics = await diagnosticsOf(
-      'duplicate.json',
-      '{\n  "version": 1,\n  "items": [\n    {"id": "a", "status": "deprecated", "status": "none"}\n  ],\n  "items": []\n}\n',
-    );
-    expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column, d.message])).toEqual([
-      ['json/duplicate-key', 4, 41, 'The key "status" appears twice in the same object (first at line 4, column 17); keys must be unique.'],
-      ['json/duplicate-key', 6, 3, 'The key "items" appears twice in the same object (first at line 3, column 3); keys must be unique.'],
-    ]);
-  });
-
   it('duplicate keys', async () => {
     const diagnostics = await diagnosticsOf('duplicate.yaml', 'version: 1\nitems:\n  - id: a\n    status: deprecated\n    status: none\n');
     expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['yaml/duplicate-key', 5, 5]]);

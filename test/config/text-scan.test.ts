@@ -1,6 +1,6 @@
 /** Where a broken JSON text is broken, and where flow brackets nest too deeply. */
 import { describe, expect, it } from 'vitest';
-import { flowDepthExceeded, jsonKeyCount, jsonSyntaxProblem, repeatedJsonKeys } from '../../src/engine/config/text-scan.js';
+import { flowDepthExceeded, jsonSyntaxProblem } from '../../src/engine/config/text-scan.js';
 
 describe('jsonSyntaxProblem', () => {
   it.each([
@@ -30,47 +30,5 @@ describe('flowDepthExceeded', () => {
     expect(flowDepthExceeded('a: [[[x]]]', 3)).toBeUndefined();
     expect(flowDepthExceeded('a: [[[[x]]]]', 3)).toBe(6);
     expect(flowDepthExceeded('a: "[[[[" # [[[[\nb: \'[[[[\'', 3)).toBeUndefined();
-  });
-});
-
-describe('jsonKeyCount', () => {
-  /** The keys JSON.parse keeps, counted as a walk of its data does. */
-  const kept = (value: unknown): number =>
-    typeof value !== 'object' || value === null ? 0 : Array.isArray(value) ? value.reduce((sum: number, item) => sum + kept(item), 0) : Object.entries(value).reduce((sum, [, item]) => sum + 1 + kept(item), 0);
-
-  it.each([
-    ['{}', 0],
-    ['{"a": 1, "b": {"c": [1, {"d": null}]}}', 4],
-    ['{"url": "http://x:80/a", "t": "12:30"}', 2],
-    // A quote before a colon inside a string is escaped; an escaped backslash before a key's closing quote is not.
-    ['{"a": "b\\": c", "k\\\\": 1}', 2],
-    ['{ "a"\n  :\t1 , "b" \r\n: 2 }', 2],
-    ['["a:b", "c" ]', 0],
-    ['{"__proto__": {"x": 1}}', 2],
-  ])('%j writes %i keys, as many as JSON.parse keeps', (text, keys) => {
-    expect(jsonKeyCount(text)).toBe(keys);
-    expect(kept(JSON.parse(text))).toBe(keys);
-  });
-
-  it('counts a repeated key that JSON.parse drops', () => {
-    const text = '{"a": 1, "a": 2}';
-    expect(jsonKeyCount(text)).toBe(2);
-    expect(kept(JSON.parse(text))).toBe(1);
-  });
-});
-
-describe('repeatedJsonKeys', () => {
-  it('names each key written again in its object, with where it was first, and no key of another object', () => {
-    const text = '{"a": 1, "b": {"a": 2, "x": "\\"a\\": 3"}, "a": 4, "c": [{"k": 1}, {"k": 2, "\\u006b": 3}], "a": 5}';
-    expect(JSON.parse(text)).toBeTruthy();
-    expect(repeatedJsonKeys(text)).toEqual([
-      { name: 'a', offset: text.indexOf('"a": 4'), first: 1 },
-      { name: 'k', offset: text.indexOf('"\\u006b"'), first: text.lastIndexOf('"k": 2') },
-      { name: 'a', offset: text.indexOf('"a": 5'), first: 1 },
-    ]);
-  });
-
-  it('finds none where every key is once per object', () => {
-    expect(repeatedJsonKeys('{"a": {"a": {"a": []}}, "b": ["a", "a"]}')).toEqual([]);
   });
 });

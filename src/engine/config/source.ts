@@ -15,7 +15,7 @@ import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, type SnippetPositions } from './large-locate.js';
-import { flowDepthExceeded, jsonKeyCount, jsonSyntaxProblem, locationAt, repeatedJsonKeys, type RepeatedJsonKey } from './text-scan.js';
+import { flowDepthExceeded, jsonSyntaxProblem, locationAt } from './text-scan.js';
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias, UnresolvedAlias } from './yaml-expand.js';
 
@@ -342,26 +342,7 @@ function parseJsonData(file: string, text: string, positions: Positions): Parsed
     const problem = jsonSyntaxProblem(text);
     return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate: positions.locate };
   }
-  // One walk of the data says both whether it is too deep and how many keys JSON.parse kept.
-  const keys = keysWithin(data, maxConfigDepth);
-  if (keys !== undefined && keys !== jsonKeyCount(text)) {
-    // A key written twice in one object: JSON.parse kept the last in silence, so a declaration would be lost.
-    return { file, data: undefined, diagnostics: repeatedJsonKeys(text).map((repeated) => repeatedKeyProblem(file, text, repeated)), locate: positions.locate };
-  }
-  return withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text, keys === undefined);
-}
-
-/** A key a JSON object writes twice, said as YAML's duplicate keys are. */
-function repeatedKeyProblem(file: string, text: string, repeated: RepeatedJsonKey): Diagnostic {
-  const first = locationAt(file, text, repeated.first);
-  return {
-    severity: 'error',
-    code: 'json/duplicate-key',
-    message: `The key "${repeated.name}" appears twice in the same object (first at line ${first.line}, column ${first.column}); keys must be unique.`,
-    location: locationAt(file, text, repeated.offset),
-    value: repeated.name,
-    expected: 'each key once',
-  };
+  return withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text);
 }
 
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
@@ -473,9 +454,9 @@ function tooDeepSource(file: string, text: string): ParsedSource {
  * maxConfigDepth levels and builds nothing; only a document that is too deep is walked again
  * for the path to the first node too deep (one shared path array, no copy per node).
  */
-function withDepthCheck(source: ParsedSource, text: string, deep = source.data !== undefined && keysWithin(source.data, maxConfigDepth) === undefined): ParsedSource {
+function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
   if (source.data !== undefined && !text.includes('${') && !text.includes('\\')) source.mayHoldReferences = false;
-  if (source.data === undefined || !deep) return source;
+  if (source.data === undefined || !deeperThan(source.data, maxConfigDepth)) return source;
   const path: (string | number)[] = [];
   const tooDeep = (value: JsonValue): boolean => {
     if (typeof value !== 'object' || value === null) return false;
@@ -503,25 +484,16 @@ function withDepthCheck(source: ParsedSource, text: string, deep = source.data !
   return source;
 }
 
-/** The keys of every mapping inside `value`; undefined when a collection sits more than `levels` collections deep. */
-function keysWithin(value: JsonValue, levels: number): number | undefined {
-  if (typeof value !== 'object' || value === null) return 0;
-  if (levels === 0) return undefined;
-  let keys = 0;
+/** Whether a collection sits more than `levels` collections deep inside `value`. */
+function deeperThan(value: JsonValue, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) {
-      const within = keysWithin(value[index] as JsonValue, levels - 1);
-      if (within === undefined) return undefined;
-      keys += within;
-    }
-    return keys;
+    for (let index = 0; index < value.length; index += 1) if (deeperThan(value[index] as JsonValue, levels - 1)) return true;
+    return false;
   }
-  for (const key in value) {
-    const within = keysWithin(value[key] as JsonValue, levels - 1);
-    if (within === undefined) return undefined;
-    keys += 1 + within;
-  }
-  return keys;
+  for (const key in value) if (deeperThan(value[key] as JsonValue, levels - 1)) return true;
+  return false;
 }
 
 interface PositionedDocument {
