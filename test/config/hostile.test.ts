@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Alias } from 'yaml';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { formatLocation, type Diagnostic } from '../../src/core/diagnostics.js';
 import { configFileLimit, largestConfigFileLimit, loadConfig, maxConfigFileBytes, maxExpandedNodes, validateConfig } from '../../src/engine/config/index.js';
+import { maxListedRepeatedKeys } from '../../src/engine/config/source.js';
 import { registry } from '../../src/registry.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-'));
@@ -124,6 +126,66 @@ describe('hostile input', () => {
   it('duplicate keys', async () => {
     const diagnostics = await diagnosticsOf('duplicate.yaml', 'version: 1\nitems:\n  - id: a\n    status: deprecated\n    status: none\n');
     expect(diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['yaml/duplicate-key', 5, 5]]);
+  });
+
+  /** `file:line:column: message` of each diagnostic. */
+  const said = (diagnostics: readonly Diagnostic[]): string[] => diagnostics.map((d) => `${formatLocation(d.location)}: ${d.message} (${d.code})`);
+
+  it('a key a JSON object repeats is said at the repeat, as YAML says it, and the file is not read on with the last one kept', async () => {
+    const text = [
+      '{',
+      '  "version": 1,',
+      '  "groups": [],',
+      '  "items": [',
+      '    { "id": "i1", "status": "deprecated", "status": "none" },',
+      '    { "id": "i2", "st\\u0061tus": "none", "title": "a \\"status\\": x", "status": "deprecated" }',
+      '  ],',
+      '  "groups": [{ "id": "g1" }]',
+      '}',
+    ].join('\n');
+    const diagnostics = await diagnosticsOf('duplicate.json', text);
+    expect(said(diagnostics)).toEqual([
+      'duplicate.json:5:43: The key "status" appears twice in the same object (first at line 5, column 19); keys must be unique. (json/duplicate-key)',
+      'duplicate.json:6:70: The key "status" appears twice in the same object (first at line 6, column 19); keys must be unique. (json/duplicate-key)',
+      'duplicate.json:8:3: The key "groups" appears twice in the same object (first at line 3, column 3); keys must be unique. (json/duplicate-key)',
+    ]);
+    expect(diagnostics[0]).toMatchObject({ severity: 'error', value: 'status', expected: 'each key once' });
+  });
+
+  it('a JSON file of over a megabyte has its repeated key said too', async () => {
+    const items = Array.from({ length: 12_000 }, (_, index) => `{"id": "item${index}", "status": "none", "title": "${'x'.repeat(80)}"}`);
+    items[11_000] = '{"id": "item11000", "status": "none", "status": "deprecated"}';
+    const text = `{"version": 1,\n"items": [\n${items.join(',\n')}\n]}\n`;
+    expect(text.length).toBeGreaterThan(1 << 20);
+    expect(said(await diagnosticsOf('large-duplicate.json', text))).toEqual([
+      'large-duplicate.json:11003:39: The key "status" appears twice in the same object (first at line 11003, column 21); keys must be unique. (json/duplicate-key)',
+    ]);
+  });
+
+  it('repeated keys past the first thousand are counted in one diagnostic, not listed', async () => {
+    const text = `{"version": 1, "roles": [{"id": "r1", ${Array.from({ length: 1_003 }, () => '"name": "n"').join(', ')}}]}`;
+    const diagnostics = await diagnosticsOf('many-duplicates.json', text);
+    expect(diagnostics).toHaveLength(maxListedRepeatedKeys + 1);
+    expect(said(diagnostics.slice(-2))).toEqual([
+      `many-duplicates.json:1:${39 + 13 * 1_000}: The key "name" appears twice in the same object (first at line 1, column 39); keys must be unique. (json/duplicate-key)`,
+      `many-duplicates.json:1:${39 + 13 * 1_001}: From here on the file repeats 2 more keys, not listed (the first 1,000 are). (json/duplicate-key)`,
+    ]);
+  });
+
+  it('a JSON file whose objects each have a key once reads as before: the same key in other objects, strings that look like keys', async () => {
+    const text = JSON.stringify({
+      version: 1,
+      items: [
+        { id: 'i1', status: 'none' },
+        { id: 'i2', status: 'deprecated' },
+      ],
+      // Strings that start with a colon make the text look as if it held more keys, so it is searched: nothing is found.
+      roles: [{ id: 'r1', name: ': status', description: '"id": "r1", {"status": [' }],
+    }, null, 1);
+    writeFileSync(join(directory, 'unique.json'), text);
+    const loaded = await loadConfig(['unique.json'], { cwd: directory, env: {}, kinds: registry });
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(loaded.documents[0]?.data).toEqual(JSON.parse(text));
   });
 
   it('a document that is not a mapping', async () => {

@@ -1,6 +1,6 @@
-/** Where a broken JSON text is broken, and where flow brackets nest too deeply. */
+/** Where a broken JSON text is broken, where flow brackets nest too deeply, and which keys a JSON object repeats. */
 import { describe, expect, it } from 'vitest';
-import { flowDepthExceeded, jsonSyntaxProblem } from '../../src/engine/config/text-scan.js';
+import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, repeatedJsonKeys } from '../../src/engine/config/text-scan.js';
 
 describe('jsonSyntaxProblem', () => {
   it.each([
@@ -30,5 +30,72 @@ describe('flowDepthExceeded', () => {
     expect(flowDepthExceeded('a: [[[x]]]', 3)).toBeUndefined();
     expect(flowDepthExceeded('a: [[[[x]]]]', 3)).toBe(6);
     expect(flowDepthExceeded('a: "[[[[" # [[[[\nb: \'[[[[\'', 3)).toBeUndefined();
+  });
+});
+
+/** The keys of the objects of parsed JSON, as the depth check counts them. */
+function keysOf(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + keysOf(item), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  return Object.values(value).reduce((sum: number, item) => sum + 1 + keysOf(item), 0);
+}
+
+describe('jsonMemberBound', () => {
+  it.each([
+    ['{}', 0],
+    ['[1, "a:b", {"url": "https://x:8443/a"}]', 1],
+    ['{ "a" \n\t : 1, "b": {"c": [ {"d": null} ]} }', 4],
+    // An escaped quote is inside a string, as is the colon after it.
+    ['{"a": "say \\": x", "b\\\\": 1}', 2],
+  ])('counts the members of %j exactly when no string starts with a colon', (text, members) => {
+    expect(jsonMemberBound(text)).toBe(members);
+    expect(keysOf(JSON.parse(text))).toBe(members);
+  });
+
+  it('counts a string that starts with a colon too: an upper bound, never below the members', () => {
+    const text = '{"a": ":)", "b": " : x"}';
+    expect(jsonMemberBound(text)).toBe(4);
+    expect(keysOf(JSON.parse(text))).toBe(2);
+  });
+
+  it('is more than the parsed keys when an object repeats one', () => {
+    const text = '{"a": 1, "a": 2}';
+    expect(jsonMemberBound(text)).toBe(2);
+    expect(keysOf(JSON.parse(text))).toBe(1);
+  });
+});
+
+describe('repeatedJsonKeys', () => {
+  it('finds each repeat in its own object, pointing at the first: nested objects, lists of objects and strings with brackets, quotes and colons do not confuse it', () => {
+    const text = '{"a": {"a": 1, "b": "}{[\\"a\\": "}, "list": [{"a": 1}, {"a": 2, "a": 3, "a": 4}], "a": "x", "k\\u0061": 0, "ka": 1}';
+    const at = (needle: string, from = 0): number => text.indexOf(needle, from);
+    expect(repeatedJsonKeys(text, 10)).toEqual({
+      repeated: [
+        { key: 'a', offset: at('"a": 3'), first: at('"a": 2') },
+        { key: 'a', offset: at('"a": 4'), first: at('"a": 2') },
+        { key: 'a', offset: at('"a": "x"'), first: 1 },
+        { key: 'ka', offset: at('"ka"'), first: at('"k\\u0061"') },
+      ],
+      total: 4,
+    });
+  });
+
+  it('finds none where every object has each key once', () => {
+    expect(repeatedJsonKeys('{"a": {"a": {"a": []}}, "b": [{"a": 1}, {"a": 1}], "c": ": \\" :"}', 10)).toEqual({ repeated: [], total: 0 });
+  });
+
+  it('lists at most `max`, and counts them all', () => {
+    const text = `{${Array.from({ length: 5 }, () => '"x": 1').join(', ')}}`;
+    const found = repeatedJsonKeys(text, 2);
+    expect(found.repeated.map((repeat) => repeat.offset)).toEqual([9, 17]);
+    expect(found.total).toBe(4);
+  });
+});
+
+describe('locationsAt', () => {
+  it('places offsets given in any order as locationAt does, in one pass', () => {
+    const text = 'ab\ncd\n\nefg';
+    const offsets = [9, 0, 4, 7, 3, 100];
+    expect(locationsAt('f', text, offsets)).toEqual(offsets.map((offset) => locationAt('f', text, offset)));
   });
 });

@@ -154,6 +154,30 @@ describe('hostile files through portalctl validate', () => {
     expect(result.status).toBe(1);
   });
 
+  it('a key repeated in a JSON object is named at the repeat, with where it was first declared, as in YAML', async () => {
+    const name = file('duplicate.json', '{\n  "version": 1,\n  "roles": [\n    {"id": "r1", "name": "First",\n     "description": "One", "name": "Second"}\n  ]\n}\n');
+    const result = await validate(name);
+    expect(result.stdout).toBe(
+      'duplicate.json:5:28: error: The key "name" appears twice in the same object (first at line 4, column 18); keys must be unique. (json/duplicate-key)\n' +
+        '  5 |      "description": "One", "name": "Second"}\n' +
+        '    |                            ^\n' +
+        '  value: "name"; expected: each key once\n' +
+        '1 error, 0 warnings\n',
+    );
+    expect(result.status).toBe(1);
+  });
+
+  it('a key repeated at the top of a large JSON config (read off the main thread) is said too', async () => {
+    const items = Array.from({ length: 20_000 }, (_, index) => `{"id": "${index.toString(16).padStart(32, '0')}", "status": "none"}`);
+    const text = `{"version": 1,\n"groups": [],\n"items": [\n${items.join(',\n')}\n],\n"groups": []}\n`;
+    expect(text.length).toBeGreaterThan(1 << 20);
+    const name = file('large-duplicate.json', text);
+    const result = await validate(name);
+    expect(result.stdout).toContain('large-duplicate.json:20005:1: error: The key "groups" appears twice in the same object (first at line 2, column 1); keys must be unique. (json/duplicate-key)');
+    expect(result.stdout).toContain('1 error, 0 warnings');
+    expect(result.status).toBe(1);
+  });
+
   it('several documents in one file get a clear message, not a library call to make', async () => {
     const name = file('multi.yaml', `${header}---\nroles: []\n`);
     const result = await validate(name);

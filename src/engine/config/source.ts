@@ -15,7 +15,7 @@ import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, type SnippetPositions } from './large-locate.js';
-import { flowDepthExceeded, jsonSyntaxProblem, locationAt } from './text-scan.js';
+import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, repeatedJsonKeys } from './text-scan.js';
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias, UnresolvedAlias } from './yaml-expand.js';
 
@@ -342,7 +342,41 @@ function parseJsonData(file: string, text: string, positions: Positions): Parsed
     const problem = jsonSyntaxProblem(text);
     return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate: positions.locate };
   }
-  return withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text);
+  const census: Census = { keys: 0 };
+  const source = withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text, census);
+  // JSON.parse keeps the last of a repeated key, dropping a declaration without a word; the YAML
+  // parser refuses one. The text is searched for them only when it may hold more keys than the data.
+  if (source.data !== undefined && jsonMemberBound(text) > census.keys) withoutRepeatedKeys(source, text);
+  return source;
+}
+
+/** Repeated keys listed one by one; past these, one diagnostic says how many more there are. */
+export const maxListedRepeatedKeys = 1000;
+
+/** A JSON document whose objects repeat keys: each repeat said where it is, as YAML's are, and the data dropped (as YAML's is). */
+function withoutRepeatedKeys(source: ParsedSource, text: string): void {
+  const { repeated, total } = repeatedJsonKeys(text, maxListedRepeatedKeys + 1);
+  if (total === 0) return;
+  const listed = repeated.slice(0, maxListedRepeatedKeys);
+  const where = locationsAt(source.file, text, repeated.flatMap(({ offset, first }) => [offset, first]));
+  listed.forEach(({ key }, index) => {
+    const first = where[2 * index + 1] as SourceLocation;
+    source.diagnostics.push({
+      severity: 'error',
+      code: 'json/duplicate-key',
+      message: `The key ${JSON.stringify(key)} appears twice in the same object (first at line ${first.line}, column ${first.column}); keys must be unique.`,
+      location: where[2 * index] as SourceLocation,
+      value: key,
+      expected: 'each key once',
+    });
+  });
+  if (total > listed.length) {
+    const more = total - listed.length;
+    source.diagnostics.push(
+      sourceProblem(source.file, 'json/duplicate-key', `From here on the file repeats ${more.toLocaleString('en-US')} more ${more === 1 ? 'key' : 'keys'}, not listed (the first ${maxListedRepeatedKeys.toLocaleString('en-US')} are).`, where[2 * listed.length], 'each key once'),
+    );
+  }
+  source.data = undefined;
 }
 
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
@@ -454,9 +488,9 @@ function tooDeepSource(file: string, text: string): ParsedSource {
  * maxConfigDepth levels and builds nothing; only a document that is too deep is walked again
  * for the path to the first node too deep (one shared path array, no copy per node).
  */
-function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
+function withDepthCheck(source: ParsedSource, text: string, census: Census = { keys: 0 }): ParsedSource {
   if (source.data !== undefined && !text.includes('${') && !text.includes('\\')) source.mayHoldReferences = false;
-  if (source.data === undefined || !deeperThan(source.data, maxConfigDepth)) return source;
+  if (source.data === undefined || !deeperThan(source.data, maxConfigDepth, census)) return source;
   const path: (string | number)[] = [];
   const tooDeep = (value: JsonValue): boolean => {
     if (typeof value !== 'object' || value === null) return false;
@@ -484,15 +518,24 @@ function withDepthCheck(source: ParsedSource, text: string): ParsedSource {
   return source;
 }
 
-/** Whether a collection sits more than `levels` collections deep inside `value`. */
-function deeperThan(value: JsonValue, levels: number): boolean {
+/** What the depth check's walk counts on its way, for checks that would otherwise walk the data again. */
+interface Census {
+  /** The keys of the objects walked (JSON.parse keeps one of a repeated key). */
+  keys: number;
+}
+
+/** Whether a collection sits more than `levels` collections deep inside `value`; counts into `census` what it walks. */
+function deeperThan(value: JsonValue, levels: number, census: Census): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (levels === 0) return true;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) if (deeperThan(value[index] as JsonValue, levels - 1)) return true;
+    for (let index = 0; index < value.length; index += 1) if (deeperThan(value[index] as JsonValue, levels - 1, census)) return true;
     return false;
   }
-  for (const key in value) if (deeperThan(value[key] as JsonValue, levels - 1)) return true;
+  for (const key in value) {
+    census.keys += 1;
+    if (deeperThan(value[key] as JsonValue, levels - 1, census)) return true;
+  }
   return false;
 }
 
