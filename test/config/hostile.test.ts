@@ -6,7 +6,7 @@ import { Alias } from 'yaml';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { formatLocation, type Diagnostic } from '../../src/core/diagnostics.js';
 import { configFileLimit, largestConfigFileLimit, loadConfig, maxConfigFileBytes, maxExpandedNodes, validateConfig } from '../../src/engine/config/index.js';
-import { maxListedRepeatedKeys } from '../../src/engine/config/source.js';
+import { maxListedPerKind } from '../../src/engine/config/source.js';
 import { registry } from '../../src/registry.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'portalctl-hostile-'));
@@ -165,7 +165,7 @@ describe('hostile input', () => {
   it('repeated keys past the first thousand are counted in one diagnostic, not listed', async () => {
     const text = `{"version": 1, "roles": [{"id": "r1", ${Array.from({ length: 1_003 }, () => '"name": "n"').join(', ')}}]}`;
     const diagnostics = await diagnosticsOf('many-duplicates.json', text);
-    expect(diagnostics).toHaveLength(maxListedRepeatedKeys + 1);
+    expect(diagnostics).toHaveLength(maxListedPerKind + 1);
     expect(said(diagnostics.slice(-2))).toEqual([
       `many-duplicates.json:1:${39 + 13 * 1_000}: The key "name" appears twice in the same object (first at line 1, column 39); keys must be unique. (json/duplicate-key)`,
       `many-duplicates.json:1:${39 + 13 * 1_001}: From here on the file repeats 2 more keys, not listed (the first 1,000 are). (json/duplicate-key)`,

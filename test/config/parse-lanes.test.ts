@@ -162,6 +162,36 @@ describe('positioning a large file for its locations', () => {
     expect(large?.locate(['roles', 50_000, 'name'])).toMatchObject({ line: 150_004, column: 11 });
   });
 
+  it('says a number that is not finite once it can be located: a file under largeLocateChars positioned in the worker first, a larger one from its data', async () => {
+    const { readConfigSourcesOffThread } = await offThread();
+    const { largeLocateChars } = await sourceModule();
+    const roles = (count: number): string => Array.from({ length: count }, (_, index) => `{"id": "r${index}", "name": "Role ${index}"}`).join(',\n');
+    const large = `{"version": 1,\n"roles": [\n${roles(150_000)}],\n"values": {"big": [1, 2e999]}}\n`;
+    expect(large.length).toBeGreaterThan(largeLocateChars);
+    const files = await writeFiles({
+      'largest.yaml': rolesYaml(1.5 * offThreadChars, 'l'),
+      'medium.yaml': rolesYaml(1.2 * offThreadChars, 'm', '    limit: -1e400\n'),
+      'medium.json': `{"version": 1, "values": {"big": 1e400},\n"roles": [\n${roles(40_000)}]}\n`,
+      'large.json': large,
+    });
+    const prepares = (): number => requestsSent.filter((type) => type === 'prepare').length;
+    const before = prepares();
+    const twoThreads = await readConfigSourcesOffThread(files, undefined, 2);
+    // The medium files are positioned whole in the worker, the large one is not.
+    expect(prepares()).toBe(before + 2);
+    const said = (source: ParsedSource | undefined): unknown[] => source?.diagnostics.map((d) => [d.code, d.location?.line, d.location?.column, d.value]) ?? [];
+    expect(twoThreads.map(said)).toEqual([
+      [],
+      [['source/non-finite-number', 6, 12, '-1e400']],
+      [['source/non-finite-number', 1, 34, '1e400']],
+      [['source/non-finite-number', 150_003, 23, '2e999']],
+    ]);
+    // The data is kept: the rest of each file is still checked.
+    expect(twoThreads.map((source) => source.data === undefined)).toEqual([false, false, false, false]);
+    const oneThread = await readConfigSourcesOffThread(files, undefined, 1);
+    expect(oneThread.map(said)).toEqual(twoThreads.map(said));
+  });
+
   it('locates a document nested too deeply that the lane read from its data, where the positioned document says', async () => {
     const { readConfigSourcesOffThread } = await offThread();
     const { largeLocateChars } = await sourceModule();

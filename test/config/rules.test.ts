@@ -32,12 +32,12 @@ const table: Expected[] = [
   ['id-or-name.yaml', 'error', 'schema/missing-property', 'item[title=Parcels]', 8, 5],
   ['id-or-name.yaml', 'error', 'schema/wrong-type', undefined, 11, 9],
   ['id-or-name.yaml', 'error', 'schema/min-length', 'federation[f1]', 15, 21],
-  // JSON's hints speak of JSON: 1e400 is its only non-finite number, "<<" no merge key.
+  // JSON's hints speak of JSON: "<<" is no merge key; 1e400, its only non-finite number, is said as it is read.
   ['json-hints.json', 'error', 'schema/invalid-value', undefined, 2, 14],
   ['json-hints.json', 'error', 'schema/wrong-type', undefined, 3, 53],
   ['json-hints.json', 'error', 'schema/wrong-type', 'federation[f1]', 4, 58],
   ['json-hints.json', 'error', 'schema/wrong-type', 'federation[f1]', 4, 89],
-  ['json-hints.json', 'error', 'schema/wrong-type', 'organization.securityPolicy', 5, 54],
+  ['json-hints.json', 'error', 'source/non-finite-number', undefined, 5, 54],
   ['json-hints.json', 'error', 'schema/wrong-type', 'organization.securityPolicy', 5, 73],
   ['json-hints.json', 'error', 'schema/wrong-type', undefined, 6, 21],
   ['json-hints.json', 'error', 'schema/unknown-property', undefined, 6, 44],
@@ -48,11 +48,11 @@ const table: Expected[] = [
   ['later-format.yaml', 'error', 'schema/invalid-value', undefined, 1, 10],
   ['memberschema-value.yaml', 'error', 'schema/invalid-value', 'organization.memberCategorySchema', 4, 25],
   ['missing-version.yaml', 'error', 'schema/missing-property', undefined, 1, 1],
-  // No portal takes infinity or not-a-number: one wrong type each (not also "at least 1" for .nan), 0x10 is 16.
-  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 4, 16],
-  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 5, 15],
-  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'organization.securityPolicy', 6, 15],
-  ['non-finite-numbers.yaml', 'error', 'schema/wrong-type', 'collaboration[c1].workspace[w1]', 11, 36],
+  // No portal takes infinity or not-a-number: each said once, as it is read (not also a wrong type, nor "at least 1" for .nan), 0x10 is 16.
+  ['non-finite-numbers.yaml', 'error', 'source/non-finite-number', undefined, 4, 16],
+  ['non-finite-numbers.yaml', 'error', 'source/non-finite-number', undefined, 5, 15],
+  ['non-finite-numbers.yaml', 'error', 'source/non-finite-number', undefined, 6, 15],
+  ['non-finite-numbers.yaml', 'error', 'source/non-finite-number', undefined, 11, 36],
   ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 2, 43],
   ['number-for-text.yaml', 'error', 'schema/wrong-type', undefined, 4, 11],
   ['organization-description-too-long.yaml', 'error', 'category-schema/description-too-long', 'organization.categorySchema', 8, 20],
@@ -134,10 +134,19 @@ describe('rule checks, one broken config per rule', () => {
     expect(quoted?.expected).toBe('1 (it is quoted: write it without quotes)');
   });
 
-  it('a non-finite number is shown as YAML writes it (JSON would show null), with what is wrong with it', async () => {
+  /** `file:line:column: message (expected)`, as each diagnostic of `file` reads. */
+  const said = async (file: string): Promise<string[]> =>
+    (await diagnosticsOf(file)).filter((d) => d.severity === 'error').map((d) => `${d.location?.file}:${d.location?.line}:${d.location?.column}: ${d.message} (expected: ${d.expected})`);
+
+  it('a non-finite number is said where it is written, shown as written (JSON would show null), with what is wrong with it', async () => {
     const diagnostics = await diagnosticsOf('non-finite-numbers.yaml');
-    expect(diagnostics.map((d) => d.value)).toEqual(['.inf', '.nan', '-.inf', '.inf']);
-    expect(diagnostics[0]?.expected).toBe('an integer (.inf, .nan and numbers too large to hold, such as 1e400, are none)');
+    expect(diagnostics.map((d) => d.value)).toEqual(['1e400', '.nan', '-.inf', '.inf']);
+    expect(await said('non-finite-numbers.yaml')).toEqual([
+      "non-finite-numbers.yaml:4:16: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
+      "non-finite-numbers.yaml:5:15: This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
+      "non-finite-numbers.yaml:6:15: This value is too large to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
+      "non-finite-numbers.yaml:11:36: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
+    ]);
   });
 
   it('reports every problem of a file in one run', async () => {
@@ -184,10 +193,6 @@ describe('rule checks, one broken config per rule', () => {
     ]);
   });
 
-  /** `file:line:column: message (expected)`, as each diagnostic of `file` reads. */
-  const said = async (file: string): Promise<string[]> =>
-    (await diagnosticsOf(file)).filter((d) => d.severity === 'error').map((d) => `${d.location?.file}:${d.location?.line}:${d.location?.column}: ${d.message} (expected: ${d.expected})`);
-
   it('a tagged value is said to be tagged, not quoted (!!str, a block scalar; !!int where a text goes)', async () => {
     expect(await said('tagged-for-boolean-or-number.yaml')).toEqual([
       'tagged-for-boolean-or-number.yaml:1:16: version has a value that is not allowed. (expected: 1 (it is tagged !!str, which portalctl reads as text here: write it without the tag))',
@@ -212,7 +217,7 @@ describe('rule checks, one broken config per rule', () => {
       'json-hints.json:3:53: portal.version must be a string. (expected: a string (write it in quotes, as it is written: unquoted, JSON reads it as a number))',
       'json-hints.json:4:58: federations[0].updateProfileAtSignin must be a boolean. (expected: a boolean (write true or false, without quotes))',
       'json-hints.json:4:89: federations[0].supportSignedRequest must be a boolean. (expected: a boolean (it is quoted: write it without quotes))',
-      'json-hints.json:5:54: organization.securityPolicy.minLength must be an integer. (expected: an integer (numbers too large to hold, such as 1e400, are none))',
+      "json-hints.json:5:54: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
       'json-hints.json:5:73: organization.securityPolicy.minUpper must be an integer or a null. (expected: an integer or a null (it is quoted: write it without quotes))',
       'json-hints.json:6:21: roles[0].id must be a string or an object with name. (expected: a string or an object with name (write it in quotes, as it is written: unquoted, JSON reads it as a number))',
       'json-hints.json:6:44: Unknown property "<<" in roles[0]. Did you mean "id"? (expected: one of id, name, description)',

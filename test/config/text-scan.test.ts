@@ -1,6 +1,6 @@
 /** Where a broken JSON text is broken, where flow brackets nest too deeply, and which keys a JSON object repeats. */
 import { describe, expect, it } from 'vitest';
-import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, repeatedJsonKeys } from '../../src/engine/config/text-scan.js';
+import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, offsetsAt, repeatedJsonKeys } from '../../src/engine/config/text-scan.js';
 
 describe('jsonSyntaxProblem', () => {
   it.each([
@@ -97,5 +97,13 @@ describe('locationsAt', () => {
     const text = 'ab\ncd\n\nefg';
     const offsets = [9, 0, 4, 7, 3, 100];
     expect(locationsAt('f', text, offsets)).toEqual(offsets.map((offset) => locationAt('f', text, offset)));
+  });
+});
+
+describe('offsetsAt', () => {
+  it('is the inverse of locationsAt, for locations given in any order', () => {
+    const text = 'ab\ncd\n\nefg';
+    const offsets = [9, 0, 4, 7, 3];
+    expect(offsetsAt(text, locationsAt('f', text, offsets))).toEqual(offsets);
   });
 });

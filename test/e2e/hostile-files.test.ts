@@ -178,6 +178,34 @@ describe('hostile files through portalctl validate', () => {
     expect(result.status).toBe(1);
   });
 
+  it('a number too large to be one is said where it is written, as written (not as .inf), in YAML and in JSON; nothing is planned from it', async () => {
+    const yaml = file('numbers.yaml', `${header}values:\n  big: 1e400\nroles:\n  - id: r1\n    name: Size \${var:big}\n    description: Role\n`);
+    const result = await validate(yaml);
+    expect(result.stdout).toBe(
+      "numbers.yaml:7:8: error: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (source/non-finite-number)\n" +
+        '  7 |   big: 1e400\n' +
+        '    |        ^\n' +
+        '  value: "1e400"; expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes\n' +
+        '1 error, 0 warnings\n',
+    );
+    expect(result.status).toBe(1);
+    const json = file('numbers.json', '{"version": 1,\n "organization": {"securityPolicy": {"minLength": -1e400}}}\n');
+    const fromJson = await validate(json);
+    expect(fromJson.stdout).toBe(
+      "numbers.json:2:51: error: This value is too large to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write. (source/non-finite-number)\n" +
+        '  2 |  "organization": {"securityPolicy": {"minLength": -1e400}}}\n' +
+        '    |                                                   ^\n' +
+        '  value: "-1e400"; expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes\n' +
+        '1 error, 0 warnings\n',
+    );
+    expect(fromJson.status).toBe(1);
+    const plan = spawnSync(process.execPath, [CLI, 'plan', yaml, '--refresh=false', '--state', 'numbers.state.json', '--no-color'], { cwd: directory, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(plan.stderr).toContain('numbers.yaml:7:8: error: This value is too large to be a number');
+    expect(plan.stderr).toContain('Error: invalid configuration (1 error above); nothing was changed on the portal.');
+    expect(`${plan.stdout}${plan.stderr}`).not.toContain('Infinity');
+    expect(plan.status).toBe(1);
+  });
+
   it('several documents in one file get a clear message, not a library call to make', async () => {
     const name = file('multi.yaml', `${header}---\nroles: []\n`);
     const result = await validate(name);

@@ -27,6 +27,7 @@ import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { positionsWorkerFile } from './positions-worker-file.js';
 import {
   fromFastData,
+  hasUnlocated,
   isJsonFile,
   largeLocateChars,
   largestPositionedChars,
@@ -35,6 +36,7 @@ import {
   parseConfigText,
   parseWithoutPositions,
   readConfigText,
+  sayWhenLocated,
   sourceProblem,
   tooLargeToPosition,
   type ParsedSource,
@@ -293,14 +295,18 @@ async function laneRead(lane: PositionsWorker, text: string): Promise<LaneRead |
 async function parseRead(file: string, text: string, again: () => string | undefined, laned?: LaneRead): Promise<ParsedSource> {
   const known = laned === 'declined' ? undefined : laned?.data;
   const worker = text.length >= offThreadChars ? PositionsWorker.get() : undefined;
-  if (!worker) return known === undefined ? parseConfigText(file, text, again) : fromFastData(file, known, text, lazyPositions(file, again, () => known));
+  if (!worker) return known === undefined ? parseConfigText(file, text, again) : sayWhenLocated(fromFastData(file, known, text, lazyPositions(file, again, () => known)));
   const id = worker.nextId();
   // The data, for locating a large file, once read (a too-deep document is located while it is read).
   const read: { source?: ParsedSource | undefined } = {};
   const fast = workerLocator(worker, id, file, again, false, () => read.source?.data ?? known);
   const source = known !== undefined ? fromFastData(file, known, text, fast) : laned === 'declined' ? undefined : parseWithoutPositions(file, text, fast);
   read.source = source;
-  if (source) return { ...source, prepareLocate: fast.prepareLocate };
+  if (source) {
+    // Its problems that need locating are located once it is positioned in the worker.
+    if (hasUnlocated(source)) await fast.prepareLocate();
+    return { ...sayWhenLocated(source), prepareLocate: fast.prepareLocate };
+  }
   if (text.length >= largestPositionedChars) return tooLargeToPosition(file, text);
   try {
     const parsed = await worker.request({ type: 'parse', id, file, text });

@@ -15,7 +15,7 @@ import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, type SnippetPositions } from './large-locate.js';
-import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, repeatedJsonKeys } from './text-scan.js';
+import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, offsetsAt, repeatedJsonKeys } from './text-scan.js';
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias, UnresolvedAlias } from './yaml-expand.js';
 
@@ -192,7 +192,8 @@ export function parseConfigText(file: string, text: string, again?: () => string
 
 /**
  * The text parsed without building its positioned document (JSON, or YAML the fast path reads
- * exactly), located by `locate`; undefined for YAML that needs the positioned parse.
+ * exactly), located by `locate`; undefined for YAML that needs the positioned parse. Its
+ * problems that need locating are said by sayWhenLocated, once the caller has prepared that.
  */
 export function parseWithoutPositions(file: string, text: string, positions: Positions): ParsedSource | undefined {
   if (isJsonFile(file)) return parseJsonData(file, text, positions);
@@ -200,9 +201,9 @@ export function parseWithoutPositions(file: string, text: string, positions: Pos
   return fast ? fromFastData(file, fast.data, text, positions) : undefined;
 }
 
-/** A YAML file's source from the data its fast path read (here or on another thread), located by `positions`. */
+/** A YAML file's source from the data its fast path read (here or on another thread), located by `positions` (then sayWhenLocated). */
 export function fromFastData(file: string, data: JsonValue, text: string, positions: Positions): ParsedSource {
-  return withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text);
+  return withDataChecks({ file, data, diagnostics: [], ...positionsOf(positions) }, text, false);
 }
 
 /**
@@ -331,7 +332,7 @@ export function parseJsonSource(file: string, text: string, again?: () => string
   // The data, for locating a large file, once parsed (a too-deep document is located while it is parsed).
   const parsed: { source?: ParsedSource } = {};
   parsed.source = parseJsonData(file, text, lazyPositions(file, again ?? kept(text), () => parsed.source?.data));
-  return parsed.source;
+  return sayWhenLocated(parsed.source);
 }
 
 function parseJsonData(file: string, text: string, positions: Positions): ParsedSource {
@@ -342,22 +343,17 @@ function parseJsonData(file: string, text: string, positions: Positions): Parsed
     const problem = jsonSyntaxProblem(text);
     return { file, data: undefined, diagnostics: [sourceProblem(file, 'json/syntax', `Invalid JSON: ${problem.message}`, locationAt(file, text, problem.offset), 'JSON text (or use a .yaml file)')], locate: positions.locate };
   }
-  const census: Census = { keys: 0 };
-  const source = withDepthCheck({ file, data, diagnostics: [], ...positionsOf(positions) }, text, census);
-  // JSON.parse keeps the last of a repeated key, dropping a declaration without a word; the YAML
-  // parser refuses one. The text is searched for them only when it may hold more keys than the data.
-  if (source.data !== undefined && jsonMemberBound(text) > census.keys) withoutRepeatedKeys(source, text);
-  return source;
+  return withDataChecks({ file, data, diagnostics: [], ...positionsOf(positions) }, text, true);
 }
 
-/** Repeated keys listed one by one; past these, one diagnostic says how many more there are. */
-export const maxListedRepeatedKeys = 1000;
+/** Problems of one kind in a file (repeated keys, non-finite numbers) listed one by one; past these, one diagnostic says how many more there are. */
+export const maxListedPerKind = 1000;
 
 /** A JSON document whose objects repeat keys: each repeat said where it is, as YAML's are, and the data dropped (as YAML's is). */
 function withoutRepeatedKeys(source: ParsedSource, text: string): void {
-  const { repeated, total } = repeatedJsonKeys(text, maxListedRepeatedKeys + 1);
+  const { repeated, total } = repeatedJsonKeys(text, maxListedPerKind + 1);
   if (total === 0) return;
-  const listed = repeated.slice(0, maxListedRepeatedKeys);
+  const listed = repeated.slice(0, maxListedPerKind);
   const where = locationsAt(source.file, text, repeated.flatMap(({ offset, first }) => [offset, first]));
   listed.forEach(({ key }, index) => {
     const first = where[2 * index + 1] as SourceLocation;
@@ -373,7 +369,7 @@ function withoutRepeatedKeys(source: ParsedSource, text: string): void {
   if (total > listed.length) {
     const more = total - listed.length;
     source.diagnostics.push(
-      sourceProblem(source.file, 'json/duplicate-key', `From here on the file repeats ${more.toLocaleString('en-US')} more ${more === 1 ? 'key' : 'keys'}, not listed (the first ${maxListedRepeatedKeys.toLocaleString('en-US')} are).`, where[2 * listed.length], 'each key once'),
+      sourceProblem(source.file, 'json/duplicate-key', `From here on the file repeats ${more.toLocaleString('en-US')} more ${more === 1 ? 'key' : 'keys'}, not listed (the first ${maxListedPerKind.toLocaleString('en-US')} are).`, where[2 * listed.length], 'each key once'),
     );
   }
   source.data = undefined;
@@ -381,7 +377,7 @@ function withoutRepeatedKeys(source: ParsedSource, text: string): void {
 
 export function parseYamlSource(file: string, text: string, again?: () => string | undefined): ParsedSource {
   const fast = yamlDataOnly(text);
-  if (fast) return fromFastData(file, fast.data, text, lazyPositions(file, again ?? kept(text), () => fast.data));
+  if (fast) return sayWhenLocated(fromFastData(file, fast.data, text, lazyPositions(file, again ?? kept(text), () => fast.data)));
   return text.length >= largestPositionedChars ? tooLargeToPosition(file, text) : parsePositionedYaml(file, text);
 }
 
@@ -453,7 +449,7 @@ export function parsePositionedYaml(file: string, text: string): ParsedSource {
     if (error instanceof RangeError) return tooDeepSource(file, text);
     throw error;
   }
-  return withDepthCheck(source, text);
+  return sayWhenLocated(withDataChecks(source, text, false));
 }
 
 /**
@@ -484,11 +480,49 @@ function tooDeepSource(file: string, text: string): ParsedSource {
 }
 
 /**
+ * The checks of a document's data as read: its depth, a JSON text's repeated keys (which its data
+ * no longer shows) and numbers no portal takes. One walk of the data serves them all.
+ */
+function withDataChecks(source: ParsedSource, text: string, json: boolean): ParsedSource {
+  const census: Census = { keys: 0, nonFinite: 0 };
+  withDepthCheck(source, text, census);
+  // JSON.parse keeps the last of a repeated key, dropping a declaration without a word; the YAML
+  // parser refuses one. The text is searched for them only when it may hold more keys than the data.
+  if (json && source.data !== undefined && jsonMemberBound(text) > census.keys) withoutRepeatedKeys(source, text);
+  if (source.data !== undefined && census.nonFinite > 0) {
+    const data = source.data;
+    unlocated.set(source, () => sayNonFiniteNumbers(source, data, text, census.nonFinite));
+  }
+  return source;
+}
+
+/**
+ * Problems of a source's data found while it was read, to be said where they are once its
+ * locations can be asked for: a file of megabytes is positioned off the main thread first
+ * (prepareLocate), and its data must be known to locate in it from the data (large-locate.ts).
+ * They keep the text until then, which only a source with such a problem does.
+ */
+const unlocated = new WeakMap<ParsedSource, () => void>();
+
+/** Whether the source has problems to say once it can be located (see `unlocated`). */
+export function hasUnlocated(source: ParsedSource): boolean {
+  return unlocated.has(source);
+}
+
+/** The source with the problems of its data that needed locating said (see `unlocated`). */
+export function sayWhenLocated(source: ParsedSource): ParsedSource {
+  const say = unlocated.get(source);
+  unlocated.delete(source);
+  say?.();
+  return source;
+}
+
+/**
  * Refuses documents nested deeper than maxConfigDepth. The walk recurses at most
  * maxConfigDepth levels and builds nothing; only a document that is too deep is walked again
  * for the path to the first node too deep (one shared path array, no copy per node).
  */
-function withDepthCheck(source: ParsedSource, text: string, census: Census = { keys: 0 }): ParsedSource {
+function withDepthCheck(source: ParsedSource, text: string, census: Census): ParsedSource {
   if (source.data !== undefined && !text.includes('${') && !text.includes('\\')) source.mayHoldReferences = false;
   if (source.data === undefined || !deeperThan(source.data, maxConfigDepth, census)) return source;
   const path: (string | number)[] = [];
@@ -522,11 +556,16 @@ function withDepthCheck(source: ParsedSource, text: string, census: Census = { k
 interface Census {
   /** The keys of the objects walked (JSON.parse keeps one of a repeated key). */
   keys: number;
+  /** The numbers that are not finite: 1e400 (past what a double holds), .inf, .nan. */
+  nonFinite: number;
 }
 
 /** Whether a collection sits more than `levels` collections deep inside `value`; counts into `census` what it walks. */
 function deeperThan(value: JsonValue, levels: number, census: Census): boolean {
-  if (typeof value !== 'object' || value === null) return false;
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'number' && !Number.isFinite(value)) census.nonFinite += 1;
+    return false;
+  }
   if (levels === 0) return true;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index += 1) if (deeperThan(value[index] as JsonValue, levels - 1, census)) return true;
@@ -538,6 +577,71 @@ function deeperThan(value: JsonValue, levels: number, census: Census): boolean {
   }
   return false;
 }
+
+/**
+ * Each number of the data that is not finite, said where it is written: JSON cannot write one, so
+ * no request to the portal can carry it, and a text that uses it (`${var:}`) would read
+ * "Infinity". JSON.parse and YAML read a number past what a double holds (1e400) as infinity;
+ * YAML also writes .inf and .nan. The data is kept, so the rest of the file is still checked;
+ * the schema's echo of the same value is left out (load.ts).
+ */
+function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string, total: number): void {
+  const found: { path: (string | number)[]; value: number }[] = [];
+  const path: (string | number)[] = [];
+  // As many as are listed, and one more for where the rest start.
+  const walk = (value: JsonValue): void => {
+    if (found.length > maxListedPerKind) return;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) found.push({ path: [...path], value });
+    } else if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index += 1) {
+        path.push(index);
+        walk(value[index] as JsonValue);
+        path.pop();
+      }
+    } else if (typeof value === 'object' && value !== null) {
+      for (const key of Object.keys(value)) {
+        path.push(key);
+        walk(value[key] as JsonValue);
+        path.pop();
+      }
+    }
+  };
+  walk(data);
+  const listed = found.slice(0, maxListedPerKind);
+  const locations = found.map(({ path: at }) => source.locate(at));
+  const written = numbersWrittenAt(text, locations);
+  const expected = 'a finite number (between about -1.8e308 and 1.8e308), or text in quotes';
+  listed.forEach(({ value }, index) => {
+    const message = Number.isNaN(value)
+      ? "This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it."
+      : `This value is too large to be a number: it reads as ${value > 0 ? '' : 'minus '}infinity, which JSON, what the portal's API takes, cannot write.`;
+    source.diagnostics.push({ ...sourceProblem(source.file, 'source/non-finite-number', message, locations[index], expected), value: written[index] ?? shownNonFinite(value) });
+  });
+  if (total > listed.length) {
+    const more = total - listed.length;
+    source.diagnostics.push(
+      sourceProblem(source.file, 'source/non-finite-number', `From here on the file holds ${more.toLocaleString('en-US')} more ${more === 1 ? 'number' : 'numbers'} that ${more === 1 ? 'is' : 'are'} not finite, not listed (the first ${maxListedPerKind.toLocaleString('en-US')} are).`, locations[listed.length], expected),
+    );
+  }
+}
+
+/** A non-finite number as YAML writes it (where how the file writes it is not known). */
+function shownNonFinite(value: number): string {
+  return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
+}
+
+/** A number's text as written at each location (1e400, -.inf), or undefined where no number starts there. */
+function numbersWrittenAt(text: string, locations: readonly SourceLocation[]): (string | undefined)[] {
+  return offsetsAt(text, locations).map((offset) => {
+    numberToken.lastIndex = offset;
+    const token = numberToken.exec(text)?.[0];
+    return token !== undefined && /^[-+]?(?:[0-9]|\.[0-9]|\.(?:inf|nan)$)/i.test(token) ? token : undefined;
+  });
+}
+
+/** A plain scalar up to where a number ends in YAML or JSON: a space, a flow indicator, a comment. */
+const numberToken = /[^\s,\]}#]+/y;
 
 interface PositionedDocument {
   doc: Document;

@@ -37,6 +37,27 @@ export function locationsAt(file: string, text: string, offsets: readonly number
   return found;
 }
 
+type LineColumn = Pick<SourceLocation, 'line' | 'column'>;
+
+/** The offset of each line:column in `text` (as locationsAt counts them), in one pass. */
+export function offsetsAt(text: string, locations: readonly LineColumn[]): number[] {
+  const order = locations.map((_, index) => index).sort((a, b) => (locations[a] as LineColumn).line - (locations[b] as LineColumn).line);
+  const found: number[] = new Array<number>(locations.length);
+  let line = 1;
+  let lineStart = 0;
+  for (const index of order) {
+    const location = locations[index] as LineColumn;
+    while (line < location.line) {
+      const next = text.indexOf('\n', lineStart);
+      if (next === -1) break;
+      lineStart = next + 1;
+      line += 1;
+    }
+    found[index] = Math.min(lineStart + location.column - 1, text.length);
+  }
+  return found;
+}
+
 function isJsonSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 13 || code === 9;
 }

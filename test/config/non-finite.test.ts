@@ -1,0 +1,94 @@
+/**
+ * A number that is not finite (1e400, past what a double holds, reads as infinity in YAML and in
+ * JSON.parse; YAML also writes .inf and .nan) is said where it is written, as written: JSON, what
+ * the portal's API takes, cannot write one. The rest of the file is still checked, and nothing is
+ * said twice.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { formatLocation, type Diagnostic } from '../../src/core/diagnostics.js';
+import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
+import { largeLocateChars, maxListedPerKind } from '../../src/engine/config/source.js';
+import { registry } from '../../src/registry.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'portalctl-non-finite-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+async function load(name: string, content: string) {
+  writeFileSync(join(directory, name), content);
+  return loadConfig([name], { cwd: directory, env: {}, kinds: registry });
+}
+
+/** `file:line:column: message [value] (code)` of each diagnostic. */
+const said = (diagnostics: readonly Diagnostic[]): string[] => diagnostics.map((d) => `${formatLocation(d.location)}: ${d.message} [${String(d.value)}] (${d.code})`);
+
+const tooLarge = "This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write.";
+const tooSmall = "This value is too large to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write.";
+
+describe('numbers that are not finite', () => {
+  it('YAML: each said where it is written, under values: too (which no schema types), and the rest of the file still checked', async () => {
+    const loaded = await load(
+      'numbers.yaml',
+      [
+        'version: 1',
+        'values:',
+        '  big: 1e400',
+        '  sizes: [2, 1e309]',
+        'organization:',
+        '  securityPolicy:',
+        '    minLength: -1E+999',
+        '    minUpper: .nan',
+        'roles:',
+        '  - id: r1',
+        '    name: Size ${var:big}',
+        '    descriptio: typo',
+        '',
+      ].join('\n'),
+    );
+    expect(said(validateConfig(loaded))).toEqual([
+      `numbers.yaml:3:8: ${tooLarge} [1e400] (source/non-finite-number)`,
+      `numbers.yaml:4:14: ${tooLarge} [1e309] (source/non-finite-number)`,
+      `numbers.yaml:7:16: ${tooSmall} [-1E+999] (source/non-finite-number)`,
+      "numbers.yaml:8:15: This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it. [.nan] (source/non-finite-number)",
+      'numbers.yaml:12:5: Unknown property "descriptio" in roles[0]. Did you mean "description"? [descriptio] (schema/unknown-property)',
+    ]);
+    expect(loaded.diagnostics[0]?.expected).toBe('a finite number (between about -1.8e308 and 1.8e308), or text in quotes');
+  });
+
+  it('JSON: 1e400 said where it is written, as written, not as .inf', async () => {
+    const loaded = await load('numbers.json', '{\n  "version": 1,\n  "organization": { "securityPolicy": { "minLength": 1e400, "minDigit": -2e308 } },\n  "roles": [{ "id": 5 }]\n}\n');
+    expect(said(validateConfig(loaded))).toEqual([
+      `numbers.json:3:54: ${tooLarge} [1e400] (source/non-finite-number)`,
+      `numbers.json:3:73: ${tooSmall} [-2e308] (source/non-finite-number)`,
+      'numbers.json:4:21: roles[0].id must be a string or an object with name. [5] (schema/wrong-type)',
+    ]);
+  });
+
+  it('a large JSON file, located from its data, says it at its place too, once', async () => {
+    const roles = Array.from({ length: 120_000 }, (_, index) => `{"id": "r${index}", "name": "Role ${index}"}`);
+    roles[90_000] = '{"id": "r90000", "name": 1e400}';
+    const text = `{"version": 1,\n"roles": [\n${roles.join(',\n')}\n]}\n`;
+    expect(text.length).toBeGreaterThan(largeLocateChars);
+    expect(said((await load('large.json', text)).diagnostics)).toEqual([`large.json:90003:26: ${tooLarge} [1e400] (source/non-finite-number)`]);
+  });
+
+  it('past the first thousand, one diagnostic counts the rest', async () => {
+    const loaded = await load('many.json', `{"version": 1, "values": {"n": [${Array(maxListedPerKind + 3).fill('1e400').join(', ')}]}}`);
+    expect(loaded.diagnostics).toHaveLength(maxListedPerKind + 1);
+    expect(said(loaded.diagnostics.slice(-2))).toEqual([
+      `many.json:1:${33 + 7 * (maxListedPerKind - 1)}: ${tooLarge} [1e400] (source/non-finite-number)`,
+      `many.json:1:${33 + 7 * maxListedPerKind}: From here on the file holds 3 more numbers that are not finite, not listed (the first 1,000 are). [undefined] (source/non-finite-number)`,
+    ]);
+  });
+
+  it('finite numbers at the edges read as before: the largest double, the smallest, one that rounds to 0', async () => {
+    const text = 'version: 1\nvalues:\n  edges: [1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e-400, 0x1F, -0.0]\norganization:\n  securityPolicy:\n    minLength: 12\n';
+    const loaded = await load('edges.yaml', text);
+    expect(validateConfig(loaded)).toEqual([]);
+    expect(loaded.documents[0]?.data).toMatchObject({ values: { edges: [Number.MAX_VALUE, -Number.MAX_VALUE, Number.MIN_VALUE, 0, 31, -0] } });
+    const json = await load('edges.json', '{"version": 1, "values": {"edges": [1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e-400]}}');
+    expect(validateConfig(json)).toEqual([]);
+  });
+});
