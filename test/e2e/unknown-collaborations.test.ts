@@ -7,16 +7,11 @@
  * planned invitation the portal would refuse).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, NOT_FOUND_EXPECTED, startCliPortal, type CliErrorDocument, type CliPortal } from '../support/cli.js';
 
-const EXPECTED = 'expected: the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)';
 const GONE = 'nosuchcollab';
 const FORMER_PARTNER = '7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
 
-interface JsonError {
-  exitCode: number;
-  diagnostics: { code: string; message: string; address?: string; location?: { file: string; line: number; column: number } }[];
-}
 
 describe('a collaboration the portal does not have', () => {
   let portal: CliPortal | undefined;
@@ -52,7 +47,7 @@ describe('a collaboration the portal does not have', () => {
           `unknown-collaboration/portalctl.yaml:7:3: error: collaboration ${GONE} does not exist on the portal, or this account cannot see it. [collaboration[${GONE}]] (portal/not-found)`,
           `  7 |   - id: ${GONE}`,
           '    |   ^',
-          `  ${EXPECTED}`,
+          `  ${NOT_FOUND_EXPECTED}`,
         ].join('\n'),
       );
       // A known collaboration's unknown workspace is still the workspace.
@@ -67,7 +62,7 @@ describe('a collaboration the portal does not have', () => {
 
     const json = await portal.run(['plan', config, '--format', 'json']);
     expect(json.code).toBe(1);
-    const answer = JSON.parse(json.stdout) as JsonError;
+    const answer = JSON.parse(json.stdout) as CliErrorDocument;
     expect(answer.exitCode).toBe(1);
     expect(answer.diagnostics).toEqual([
       expect.objectContaining({
@@ -104,7 +99,7 @@ describe('a collaboration the portal does not have', () => {
         `prune-alone/portalctl.yaml:8:5: error: collaboration ${GONE} does not exist on the portal, or this account cannot see it. [collaboration[${GONE}]] (portal/not-found)`,
         '  8 |     pruneParticipants: true',
         '    |     ^',
-        `  ${EXPECTED}`,
+        `  ${NOT_FOUND_EXPECTED}`,
       ].join('\n'),
     );
     expect(result.stderr).toContain('Error: invalid configuration (1 error above); nothing was changed on the portal.');
@@ -115,7 +110,7 @@ describe('a collaboration the portal does not have', () => {
     );
     const both = await portal.run(['plan', beside, '--format', 'json']);
     expect(both.code).toBe(1);
-    const answer = JSON.parse(both.stdout) as JsonError;
+    const answer = JSON.parse(both.stdout) as CliErrorDocument;
     expect(answer.diagnostics.map((diagnostic) => [diagnostic.address, diagnostic.location?.line])).toEqual([
       ['collaboration[c0ffee].workspace[nosuchws]', 13],
       [`collaboration[${GONE}]`, 7],

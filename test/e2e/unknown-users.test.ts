@@ -7,18 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/index.js';
 import { sampleOrg } from '../kinds/settings-support.js';
-import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, NOT_FOUND_EXPECTED, startCliPortal, type CliErrorDocument, type CliPortal } from '../support/cli.js';
 
-const EXPECTED = 'expected: the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)';
 
 /** The sample organization at 10.6.1, where user levels (E4) can be set. */
 const playing10_6_1 = (): EmulatorState => sampleOrg((state) => void (state.organization.version = '10.6.1'));
 const HEADER_10_6_1 = CONFIG_HEADER.replace('"11.3"', '"10.6.1"');
 
-interface JsonError {
-  exitCode: number;
-  diagnostics: { code: string; message: string; address?: string; location?: { file: string; line: number; column: number } }[];
-}
 
 describe('a user the portal does not have', () => {
   let portal: CliPortal | undefined;
@@ -42,7 +37,7 @@ describe('a user the portal does not have', () => {
           'unknown-user/portalctl.yaml:11:7: error: user nosuchuser does not exist on the portal, or this account cannot see it. [user[nosuchuser].task[a1b2c3]] (portal/not-found)',
           '  11 |       - { id: a1b2c3, enabled: true }',
           '     |       ^',
-          `  ${EXPECTED}`,
+          `  ${NOT_FOUND_EXPECTED}`,
         ].join('\n'),
       );
       expect(result.stderr).toContain('unknown-user/portalctl.yaml:7:53: error: item deadbeefdeadbeefdeadbeefdeadbeef does not exist on the portal, or this account cannot see it.');
@@ -57,7 +52,7 @@ describe('a user the portal does not have', () => {
 
     const json = await portal.run(['plan', config, '--format', 'json']);
     expect(json.code).toBe(1);
-    const answer = JSON.parse(json.stdout) as JsonError;
+    const answer = JSON.parse(json.stdout) as CliErrorDocument;
     expect(answer.exitCode).toBe(1);
     expect(answer.diagnostics.find((diagnostic) => diagnostic.address === 'user[nosuchuser].task[a1b2c3]')).toMatchObject({
       code: 'portal/not-found',
@@ -79,7 +74,7 @@ describe('a user the portal does not have', () => {
           'unknown-level/portalctl.yaml:8:31: error: user ghost does not exist on the portal, or this account cannot see it. [user[ghost].level] (portal/not-found)',
           '  8 |   - { username: ghost, level: 2 }',
           '    |                               ^',
-          `  ${EXPECTED}`,
+          `  ${NOT_FOUND_EXPECTED}`,
         ].join('\n'),
       );
       expect(result.stderr).not.toContain('mlopez');

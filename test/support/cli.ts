@@ -46,6 +46,15 @@ users:
       - { id: a1b2c3, enabled: true }
 `;
 
+/** The `expected` line of a `portal/not-found` diagnostic, as the CLI prints it. */
+export const NOT_FOUND_EXPECTED = 'expected: the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)';
+
+/** What `--format json` prints for a command that ended with diagnostics. */
+export interface CliErrorDocument {
+  exitCode: number;
+  diagnostics: { code: string; message: string; address?: string; location?: { file: string; line: number; column: number } }[];
+}
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;

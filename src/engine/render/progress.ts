@@ -2,19 +2,12 @@
  * The words of progress (engine/progress.ts events), the same on a terminal's live line and in
  * the lines written elsewhere. The operation in flight is named as plans name it (`named`).
  */
-import type { ProgressItem, ProgressPhase, ProgressUnit } from '../progress.js';
+import type { ProgressEvent, ProgressPhase } from '../progress.js';
 import { counted } from '../../core/words.js';
 import { named } from './text.js';
 
-export interface ProgressView {
-  phase: ProgressPhase;
-  unit: ProgressUnit;
-  done: number;
-  total: number;
-  /** The item in flight the longest, and how many are in flight with it. */
-  current?: ProgressItem;
-  inFlight?: number;
-}
+/** Where a phase stands: the engine's latest count for it (engine/progress.ts). */
+export type ProgressView = Omit<Extract<ProgressEvent, { type: 'advance' }>, 'type'>;
 
 const TITLE: Record<ProgressPhase, string> = {
   reading: 'Reading the portal',
