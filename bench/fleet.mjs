@@ -112,7 +112,7 @@ export async function fleetFigures(work, { root, figure, log }) {
     for (let round = 0; round < SWEEPS; round++) {
       const { result, ms } = await seconds(() => portalctl(['drift', 'config', '--all-envs', '--env-parallelism', String(AT_ONCE)]));
       expectExit(result, 'drift --all-envs');
-      if (!/portalctl drift over 50 environments \(in sync 50\)\./.test(result.stdout)) throw new Error(`the sweep did not find all 50 in sync:\n${result.stdout.slice(-3000)}`);
+      if (!/portalctl drift over 50 environments \(50 in sync\)\./.test(result.stdout)) throw new Error(`the sweep did not find all 50 in sync:\n${result.stdout.slice(-3000)}`);
       sweeps.push(ms);
     }
     const slowest = Math.max(...single);
