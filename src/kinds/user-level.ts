@@ -8,7 +8,7 @@ import { entryProperty } from './toolkit/config-entries.js';
 import { defineKind } from './toolkit/define.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { pathId, requiredId } from './toolkit/live.js';
+import { missingUser, pathId, requiredId } from './toolkit/live.js';
 import { problem } from './toolkit/support.js';
 import { oneLine, textOf } from './toolkit/discover.js';
 
@@ -49,7 +49,7 @@ export const userLevel = defineKind({
   live: {
     one: (obj, reader) => reader.get(`/community/users/${pathId(obj, 'username')}`),
     list: { path: () => USERS_PATH, itemsField: 'users', keyOf: (entry) => textOf(entry['username']), idOf: (obj) => obj.ids['username'] },
-    missing: (obj) => `user ${obj.ids['username']}`,
+    missing: missingUser,
   },
   value: {
     // The portal reports the level as a string ("1" or "2").

@@ -7,7 +7,7 @@ import type { DiscoveredObject, FieldComment, PortalFacts } from './toolkit/cont
 import { defineKind } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
-import { pathId, requiredId } from './toolkit/live.js';
+import { missingUser, pathId, requiredId } from './toolkit/live.js';
 import { isObject, problem, selfManagedVersionBelow } from './toolkit/support.js';
 import { liveVersionBelow, mapLimited, oneLine, textOf } from './toolkit/discover.js';
 
@@ -95,7 +95,7 @@ export const userTask = defineKind({
       // An unknown user's task list is refused like a bad request (code 400, no messageCode): the user's read tells.
       owner: (obj) => `/community/users/${pathId(obj, 'username')}`,
     },
-    missing: (obj, userFound) => (userFound ? `task ${obj.ids['taskId']} of user ${obj.ids['username']}` : `user ${obj.ids['username']}`),
+    missing: (obj, userFound) => (userFound ? `task ${obj.ids['taskId']} of user ${obj.ids['username']}` : missingUser(obj)),
   },
   value: { read: liveTask, action: () => 'update' },
   request: {

@@ -7,7 +7,7 @@ import { defineKind } from './toolkit/define.js';
 import type { JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
-import { missingWorkspaceCollaboration, organizationQuery, ownGroupLink, workspacePath } from './toolkit/collaboration-live.js';
+import { missingWorkspace, organizationQuery, ownGroupLink, workspacePath } from './toolkit/collaboration-live.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './toolkit/discover.js';
 
 export const workspacePortalGroupLink = defineKind({
@@ -30,7 +30,7 @@ export const workspacePortalGroupLink = defineKind({
       const workspace = await reader.get(workspacePath(obj.ids));
       return workspace && ownGroupLink(workspace) ? workspace : undefined;
     },
-    missingEnclosing: missingWorkspaceCollaboration,
+    missingEnclosing: missingWorkspace,
   },
   removal: {
     view(workspace) {

@@ -9,7 +9,7 @@ import { defineKind, type ManagedField } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { collaborationVersionGate } from './toolkit/collaboration-gates.js';
-import { missingWorkspaceCollaboration, workspacePath, workspacesPath } from './toolkit/collaboration-live.js';
+import { missingWorkspace, workspacePath, workspacesPath } from './toolkit/collaboration-live.js';
 import { characterCount, isObject, problem, selfManagedVersionBelow } from './toolkit/support.js';
 import { collaborationsSeen, liveVersionBelow, oneLine, textOf, workspacesOf } from './toolkit/discover.js';
 import { nameField, namesFromList } from './toolkit/names.js';
@@ -82,8 +82,7 @@ export const workspace = defineKind({
   live: {
     one: (obj, reader) => reader.get(workspacePath(obj.ids)),
     list: { path: (obj) => workspacesPath(obj.ids), itemsField: 'workspaces', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['workspaceId'] },
-    missingEnclosing: missingWorkspaceCollaboration,
-    missing: (obj) => `workspace ${obj.ids['workspaceId']} of collaboration ${obj.ids['collaborationId']}`,
+    missingEnclosing: missingWorkspace,
   },
   fields: { name: text, description: text, ...Object.fromEntries(sizeSettings.map((field) => [field, sizeSetting(field)])) },
   request: { path: (desired) => `${workspacePath(desired.ids)}/updateInfo` },

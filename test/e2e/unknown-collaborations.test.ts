@@ -117,6 +117,33 @@ describe('a collaboration the portal does not have', () => {
     ]);
   });
 
+  it("portalGroupLink: absent on a known collaboration's unknown workspace is said at the workspace, once beside its info", async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}collaborations:\n  - id: c0ffee\n    workspaces:\n      - { id: nosuchws, portalGroupLink: absent }\n      - id: gone2\n        name: Renamed\n        portalGroupLink: absent\n`,
+      'unknown-workspace',
+    );
+    await portal.clearRequests();
+    for (const args of [['plan', config, '--detailed-exitcode'], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toContain(
+        [
+          'unknown-workspace/portalctl.yaml:9:7: error: workspace nosuchws of collaboration c0ffee does not exist on the portal, or this account cannot see it. [collaboration[c0ffee].workspace[nosuchws]] (portal/not-found)',
+          '  9 |       - { id: nosuchws, portalGroupLink: absent }',
+          '    |       ^',
+          `  ${NOT_FOUND_EXPECTED}`,
+        ].join('\n'),
+      );
+      expect(result.stderr).toContain(
+        'unknown-workspace/portalctl.yaml:10:7: error: workspace gone2 of collaboration c0ffee does not exist on the portal, or this account cannot see it. [collaboration[c0ffee].workspace[gone2]] (portal/not-found)',
+      );
+      expect(result.stderr.split('workspace gone2 of collaboration c0ffee does not exist')).toHaveLength(2);
+      expect(result.stderr).toContain('Error: invalid configuration (2 errors above); nothing was changed on the portal.');
+    }
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('a known collaboration is not read again when what it holds is found, or already removed', async () => {
     portal = await startCliPortal();
     const config = await portal.writeConfig(

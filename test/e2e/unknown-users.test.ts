@@ -22,10 +22,10 @@ describe('a user the portal does not have', () => {
     portal = undefined;
   });
 
-  it("a user's tasks: named with the other unknown ids at their places, exit 1, nothing written", async () => {
+  it("a user's tasks: the user named once at its entry, with the other unknown ids at their places, exit 1, nothing written", async () => {
     portal = await startCliPortal();
     const config = await portal.writeConfig(
-      `${CONFIG_HEADER}items:\n  - { id: deadbeefdeadbeefdeadbeefdeadbeef, status: deprecated }\nusers:\n  - username: nosuchuser\n    tasks:\n      - { id: a1b2c3, enabled: true }\n  - username: jsmith\n    tasks:\n      - { id: zzzzzz, enabled: true }\nroles:\n  - { id: nope42, description: Unknown role }\n`,
+      `${CONFIG_HEADER}items:\n  - { id: deadbeefdeadbeefdeadbeefdeadbeef, status: deprecated }\nusers:\n  - username: nosuchuser\n    tasks:\n      - { id: a1b2c3, enabled: true }\n      - { id: d4e5f6, enabled: true }\n  - username: jsmith\n    tasks:\n      - { id: zzzzzz, enabled: true }\nroles:\n  - { id: nope42, description: Unknown role }\n`,
       'unknown-user',
     );
     await portal.clearRequests();
@@ -34,15 +34,18 @@ describe('a user the portal does not have', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          'unknown-user/portalctl.yaml:11:7: error: user nosuchuser does not exist on the portal, or this account cannot see it. [user[nosuchuser].task[a1b2c3]] (portal/not-found)',
-          '  11 |       - { id: a1b2c3, enabled: true }',
-          '     |       ^',
+          'unknown-user/portalctl.yaml:9:3: error: user nosuchuser does not exist on the portal, or this account cannot see it. [user[nosuchuser]] (portal/not-found)',
+          '  9 |   - username: nosuchuser',
+          '    |   ^',
           `  ${NOT_FOUND_EXPECTED}`,
         ].join('\n'),
       );
       expect(result.stderr).toContain('unknown-user/portalctl.yaml:7:53: error: item deadbeefdeadbeefdeadbeefdeadbeef does not exist on the portal, or this account cannot see it.');
-      expect(result.stderr).toContain('unknown-user/portalctl.yaml:14:7: error: task zzzzzz of user jsmith does not exist on the portal, or this account cannot see it.');
-      expect(result.stderr).toContain('unknown-user/portalctl.yaml:16:3: error: role nope42 does not exist on the portal, or this account cannot see it.');
+      // Said once for its two tasks, at neither of them.
+      expect(result.stderr.split('user nosuchuser does not exist')).toHaveLength(2);
+      expect(result.stderr).not.toContain('[user[nosuchuser].task[');
+      expect(result.stderr).toContain('unknown-user/portalctl.yaml:15:7: error: task zzzzzz of user jsmith does not exist on the portal, or this account cannot see it.');
+      expect(result.stderr).toContain('unknown-user/portalctl.yaml:17:3: error: role nope42 does not exist on the portal, or this account cannot see it.');
       // Not the portal's own (localised) words, and not one request's failure.
       expect(result.stderr).not.toContain('User does not exist or is inaccessible');
       expect(result.stderr).not.toContain('failed:');
@@ -54,15 +57,15 @@ describe('a user the portal does not have', () => {
     expect(json.code).toBe(1);
     const answer = JSON.parse(json.stdout) as CliErrorDocument;
     expect(answer.exitCode).toBe(1);
-    expect(answer.diagnostics.find((diagnostic) => diagnostic.address === 'user[nosuchuser].task[a1b2c3]')).toMatchObject({
+    expect(answer.diagnostics.find((diagnostic) => diagnostic.address === 'user[nosuchuser]')).toMatchObject({
       code: 'portal/not-found',
       message: 'user nosuchuser does not exist on the portal, or this account cannot see it.',
-      location: { file: 'unknown-user/portalctl.yaml', line: 11, column: 7 },
+      location: { file: 'unknown-user/portalctl.yaml', line: 9, column: 3 },
     });
     expect(answer.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(Array(4).fill('portal/not-found'));
   });
 
-  it("a user's level (10.6.1): named at its place beside a known user's level, exit 1, nothing written", async () => {
+  it("a user's level (10.6.1): the user named at its entry beside a known user's level, exit 1, nothing written", async () => {
     portal = await startCliPortal({ data: playing10_6_1() });
     const config = await portal.writeConfig(`${HEADER_10_6_1}users:\n  - { username: mlopez, level: 1 }\n  - { username: ghost, level: 2 }\n`, 'unknown-level');
     await portal.clearRequests();
@@ -71,9 +74,9 @@ describe('a user the portal does not have', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          'unknown-level/portalctl.yaml:8:31: error: user ghost does not exist on the portal, or this account cannot see it. [user[ghost].level] (portal/not-found)',
+          'unknown-level/portalctl.yaml:8:3: error: user ghost does not exist on the portal, or this account cannot see it. [user[ghost]] (portal/not-found)',
           '  8 |   - { username: ghost, level: 2 }',
-          '    |                               ^',
+          '    |   ^',
           `  ${NOT_FOUND_EXPECTED}`,
         ].join('\n'),
       );
@@ -116,5 +119,32 @@ describe('a user the portal does not have', () => {
     expect(refused.stderr).toContain('GET /community/users/jsmith/tasks failed: Invalid URL (code 400)');
     expect(refused.stderr).not.toContain('does not exist on the portal');
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
+  it('drift after the user was removed on the portal: said at the user entry, exit 1, the recorded state kept', async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(`${CONFIG_HEADER}users:\n  - username: mlopez\n    tasks:\n      - { id: 9f8e7d, enabled: true }\n`, 'removed-user');
+    const applied = await portal.run(['apply', config, '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const recorded = await portal.recorded();
+    expect(recorded?.resources['user[mlopez].task[9f8e7d]']).toBeDefined();
+
+    const state = await portal.state();
+    await portal.replaceState({ ...state, users: state.users.filter((user) => user.username !== 'mlopez') });
+    await portal.clearRequests();
+    const drift = await portal.run(['drift', config]);
+    expect(drift.code).toBe(1);
+    expect(drift.stderr).toContain(
+      [
+        'removed-user/portalctl.yaml:7:3: error: user mlopez does not exist on the portal, or this account cannot see it. [user[mlopez]] (portal/not-found)',
+        '  7 |   - username: mlopez',
+        '    |   ^',
+        `  ${NOT_FOUND_EXPECTED}`,
+      ].join('\n'),
+    );
+    expect(drift.stdout).toBe('');
+    // drift reads only: nothing written to the portal, and the record of the task stays as it was.
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    expect(await portal.recorded()).toEqual(recorded);
   });
 });

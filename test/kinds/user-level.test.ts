@@ -100,6 +100,6 @@ describe('user.level (E4) request and comparison', () => {
       list: async () => undefined,
     };
     expect(await userLevel.read(level('u 1', 2), reader)).toBe(1);
-    await expect(userLevel.read(level('nobody', 2), reader)).rejects.toThrow(new NotOnPortalError('user nobody'));
+    await expect(userLevel.read(level('nobody', 2), reader)).rejects.toThrow(new NotOnPortalError('user nobody', { container: 'user', address: 'user[nobody]' }));
   });
 });

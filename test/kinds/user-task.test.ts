@@ -102,7 +102,7 @@ describe('user.task (E7) request and comparison', () => {
     });
     // No user: the list's refusal is the user's absence, said as that.
     const noUser = reader({}, (path) => refusal(path));
-    await expect(userTask.read(task('ghost', 'a1'), noUser)).rejects.toThrow(new NotOnPortalError('user ghost'));
+    await expect(userTask.read(task('ghost', 'a1'), noUser)).rejects.toThrow(new NotOnPortalError('user ghost', { container: 'user', address: 'user[ghost]' }));
     expect(reads).toEqual(['/community/users/ghost']);
     // The user is there: the refusal ("Invalid URL" before 10.8.1, a bad request) stays the API error it is.
     const known = reader({ '/community/users/jsmith': { username: 'jsmith' } }, (path) => refusal(path));

@@ -40,9 +40,20 @@ export async function missingCollaboration(obj: { ids: Ids }, reader: LiveReader
   return new NotOnPortalError(`collaboration ${id}`, { container: 'collaboration', address: `collaboration[${id}]` });
 }
 
-/** The collaboration as missing, read only when the workspace itself is not there (a read the kind made already). */
-export async function missingWorkspaceCollaboration(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
-  return (await reader.get(workspacePath(obj.ids))) === undefined ? missingCollaboration(obj, reader) : undefined;
+/**
+ * The workspace a declaration sits in as missing (or its collaboration, read only then), said at
+ * the workspace's entry; undefined when the workspace is there. The workspace read is one the
+ * kind made already. Without it, `portalGroupLink: absent` on an unknown workspace read as "no
+ * link" and planned nothing.
+ */
+export async function missingWorkspace(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
+  if ((await reader.get(workspacePath(obj.ids))) !== undefined) return undefined;
+  const collaborationId = obj.ids['collaborationId'];
+  const workspaceId = obj.ids['workspaceId'] ?? '';
+  return (
+    (await missingCollaboration(obj, reader)) ??
+    new NotOnPortalError(`workspace ${workspaceId} of collaboration ${collaborationId ?? ''}`, { container: 'workspace', address: workspaceAddress(collaborationId, workspaceId) })
+  );
 }
 
 /** The documented key of the invitations list (not `invitations`). */

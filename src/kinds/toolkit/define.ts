@@ -60,9 +60,10 @@ export interface LiveSource {
   /**
    * What to name when the record is missing (`listOwnerFound` false: the list's owner, such as
    * the user of a task list, is not there either), for a kind the API cannot create (the plan
-   * says so); absent: a missing record is the value null.
+   * says so); absent: a missing record is the value null. An error naming an enclosing entry
+   * (the task's user) is said once at that entry.
    */
-  missing?(obj: DesiredObject, listOwnerFound: boolean): string;
+  missing?(obj: DesiredObject, listOwnerFound: boolean): string | NotOnPortalError;
   /**
    * Asked when the record is missing, before `missing`: the entry the object sits in, when it is
    * that entry the portal does not have (it answers an unknown collaboration's workspaces and
@@ -304,7 +305,8 @@ export function defineKind(spec: KindSpec): Kind {
       if (!record) {
         const enclosing = await live.missingEnclosing?.(obj, reader);
         if (enclosing) throw enclosing;
-        if (live.missing) throw new NotOnPortalError(live.missing(obj, listed));
+        const missing = live.missing?.(obj, listed);
+        if (missing !== undefined) throw typeof missing === 'string' ? new NotOnPortalError(missing) : missing;
         return null;
       }
       return project(record, obj);

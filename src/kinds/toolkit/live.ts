@@ -1,7 +1,8 @@
 /**
- * Small helpers the kinds' live halves share: identifiers as path segments.
+ * Small helpers the kinds' live halves share: identifiers as path segments, the member a
+ * user's settings belong to.
  */
-import type { DesiredObject } from './contract.js';
+import { NotOnPortalError, type DesiredObject } from './contract.js';
 import { PortalctlError } from '../../core/errors.js';
 
 /** A declared object lacks an identifier its request path needs: a bug in its config half, not a user error. */
@@ -19,4 +20,13 @@ export function requiredId(obj: DesiredObject, name: string): string {
 /** `obj.ids[name]`, encoded as one path segment. */
 export function pathId(obj: DesiredObject, name: string): string {
   return encodeURIComponent(requiredId(obj, name));
+}
+
+/**
+ * The member a user's level or tasks belong to, as missing: said once at the member's entry
+ * (`users: - username: …`), however many of its settings found it missing.
+ */
+export function missingUser(obj: DesiredObject): NotOnPortalError {
+  const username = obj.ids['username'] ?? '';
+  return new NotOnPortalError(`user ${username}`, { container: 'user', address: `user[${username}]` });
 }
