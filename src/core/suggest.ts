@@ -26,7 +26,7 @@ function allowance(name: string): number {
 
 /**
  * Up to `count` candidates nearest `unknown`, best first: by edit distance (case ignored) within
- * an allowance that grows with the name, then those whose description holds a word of the
+ * an allowance that grows with the name, sharing a character with it, then those whose description holds a word of the
  * unknown name that no candidate's own name has (`minSpecial` finds the rule described as
  * "special characters" though its name is `minOther`).
  */
@@ -36,8 +36,10 @@ export function closestNames(unknown: string, candidates: readonly (string | Can
   const scored = new Map<string, number>();
   for (const { name } of list) {
     if (name === unknown) continue;
-    const edits = distance(lower, name.toLowerCase());
-    if (edits <= allowance(unknown)) scored.set(name, edits);
+    const known = name.toLowerCase();
+    const edits = distance(lower, known);
+    // A short name is within the allowance of any other short one: one sharing no character is not near (`<<` is not `id`).
+    if (edits <= allowance(unknown) && [...lower].some((character) => known.includes(character))) scored.set(name, edits);
   }
   // Words every candidate name shares (`min` of minLength, minUpper...) tell nothing.
   const nameWords = new Set(list.flatMap(({ name }) => words(name)));

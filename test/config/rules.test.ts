@@ -220,7 +220,7 @@ describe('rule checks, one broken config per rule', () => {
       "json-hints.json:5:54: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
       'json-hints.json:5:73: organization.securityPolicy.minUpper must be an integer or a null. (expected: an integer or a null (it is quoted: write it without quotes))',
       'json-hints.json:6:21: roles[0].id must be a string or an object with name. (expected: a string or an object with name (write it in quotes, as it is written: unquoted, JSON reads it as a number))',
-      'json-hints.json:6:44: Unknown property "<<" in roles[0]. Did you mean "id"? (expected: one of id, name, description)',
+      'json-hints.json:6:44: Unknown property "<<" in roles[0]. (expected: one of id, name, description)',
     ]);
   });
 
