@@ -12,7 +12,7 @@ import type { JsonObject } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import type { ApiClient } from './client.js';
 import type { Params } from './encoding.js';
-import { ApiError, isNotFound } from './errors.js';
+import { ApiError, ApiNetworkError, isNotFound } from './errors.js';
 import { readAllPagesAhead, readSearchInWindows, SEARCH_PAGING_LIMIT } from './paging.js';
 
 /** The most a list page may hold (the portal's limit). */
@@ -38,8 +38,9 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
     if (known) return known;
     const pending = load().catch((error: unknown) => {
       if (isNotFound(error)) return undefined;
-      // Only answers are memoised: a failure may be retried by a later caller.
-      cache.delete(key);
+      // The portal's refusal is an answer, kept as one (a missing user's task list is asked for
+      // once, not once per task); a failure to get an answer may be retried by a later caller.
+      if (!isRefusal(error)) cache.delete(key);
       throw error;
     });
     cache.set(key, pending);
@@ -94,4 +95,12 @@ export function createLiveReader(client: Pick<ApiClient, 'get'>, options: LiveRe
 function searchQueryOf(path: string): string | undefined {
   const query = path.split('?', 2)[1];
   return query === undefined ? undefined : (new URLSearchParams(query).get('q') ?? undefined);
+}
+
+/**
+ * The portal's own refusal of a read: a 4xx in its error envelope. Not a rate limit (429), a
+ * failure of the server (5xx) or of the network, which the same read may get past later.
+ */
+function isRefusal(error: unknown): boolean {
+  return error instanceof ApiError && !(error instanceof ApiNetworkError) && error.enveloped && error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 429;
 }

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLiveReader, type ApiClient } from '../../src/api/index.js';
+import { ApiError, ApiNetworkError } from '../../src/api/errors.js';
 import type { Params } from '../../src/api/encoding.js';
 import type { JsonObject } from '../../src/core/json.js';
 
@@ -130,5 +131,48 @@ describe('createLiveReader concurrency', () => {
     expect(calls).toEqual(['start=1', 'start=101', 'start=201', 'start=1', 'start=101', 'start=201']);
     expect(listed?.map((entry) => entry['id'])).toEqual(Array.from({ length: 250 }, (_, index) => `e${index + 1}`));
     expect(await reader.total?.('/growing', 'entries')).toBe(250);
+  });
+});
+
+describe('createLiveReader failures', () => {
+  /** A client that fails every read of a path with `failure`, counting the requests. */
+  function failingClient(failure: () => Error): { client: Pick<ApiClient, 'get'>; calls: string[] } {
+    const calls: string[] = [];
+    return {
+      client: {
+        async get(path: string): Promise<JsonObject> {
+          calls.push(path);
+          throw failure();
+        },
+      },
+      calls,
+    };
+  }
+
+  it("keeps the portal's refusal (a 4xx in its envelope) as its answer: asked once however many callers", async () => {
+    const { client, calls } = failingClient(() => new ApiError({ method: 'GET', path: '/community/users/ghost/tasks', code: 400, apiMessage: 'refused', enveloped: true }));
+    const reader = createLiveReader(client);
+    await expect(reader.list('/community/users/ghost/tasks', 'tasks')).rejects.toThrow('refused');
+    await expect(reader.list('/community/users/ghost/tasks', 'tasks')).rejects.toThrow('refused');
+    await expect(reader.get('/community/users/ghost/tasks')).rejects.toThrow('refused');
+    await expect(reader.get('/community/users/ghost/tasks')).rejects.toThrow('refused');
+    // The first page (the list's) and the whole read (get): one request each.
+    expect(calls).toEqual(['/community/users/ghost/tasks', '/community/users/ghost/tasks']);
+  });
+
+  it('asks again after a failure that is not a refusal: a server error, a rate limit, no answer, a bare HTTP status', async () => {
+    const failures: (() => Error)[] = [
+      () => new ApiError({ method: 'GET', path: '/x', code: 500, apiMessage: 'Server error', enveloped: true }),
+      () => new ApiError({ method: 'GET', path: '/x', code: 429, apiMessage: 'Too many requests', enveloped: true }),
+      () => new ApiError({ method: 'GET', path: '/x', code: 400, httpStatus: 400, apiMessage: 'Bad Request' }),
+      () => new ApiNetworkError({ method: 'GET', path: '/x', apiMessage: 'timed out', failure: 'timeout', outcomeUnknown: false }),
+    ];
+    for (const failure of failures) {
+      const { client, calls } = failingClient(failure);
+      const reader = createLiveReader(client);
+      await expect(reader.get('/x')).rejects.toThrow();
+      await expect(reader.get('/x')).rejects.toThrow();
+      expect(calls, failure().message).toEqual(['/x', '/x']);
+    }
   });
 });

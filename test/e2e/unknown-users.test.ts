@@ -52,6 +52,9 @@ describe('a user the portal does not have', () => {
       expect(result.stderr).toContain('Error: invalid configuration (4 errors above); nothing was changed on the portal.');
     }
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    // The refused task list is asked for once per run (plan, apply), not once per task.
+    const taskLists = (await portal.requests()).filter((request) => request.path === '/community/users/nosuchuser/tasks');
+    expect(taskLists).toHaveLength(2);
 
     const json = await portal.run(['plan', config, '--format', 'json']);
     expect(json.code).toBe(1);
