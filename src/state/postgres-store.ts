@@ -172,9 +172,45 @@ export class PostgresStateStore implements StateStore {
   private password: string | undefined;
 
   private async clientConfig(purpose: string): Promise<ClientConfig> {
-    this.connection ??= withPasswordFromFile(this.target);
+    this.connection ??= withPasswordFromFile(this.target)
+      .then((found) => this.withTransport(found))
+      .catch((error: unknown) => {
+        // A server not reachable yet is tried again by the next connection.
+        this.connection = undefined;
+        throw error;
+      });
     const { connectionString, password } = await this.connection;
     this.password = password ?? this.target.password;
+    return this.clientConfigFor(connectionString, purpose);
+  }
+
+  /**
+   * For `sslmode=prefer|allow`, the transport the server takes, tried once per store as libpq
+   * tries it: prefer falls back to a plain connection when the server answers that it has no
+   * TLS; allow, to TLS when the server refuses the plain connection (pg_hba `hostssl`: SQLSTATE
+   * class 28). Any other failure is the first try's, said as any failure to connect.
+   */
+  private async withTransport(found: { connectionString: string; password?: string }): Promise<{ connectionString: string; password?: string }> {
+    const fallback = this.target.tlsFallback;
+    if (!fallback) return found;
+    const pg = await loadPg();
+    const probe = new pg.Client(this.clientConfigFor(found.connectionString, `connect (sslmode=${fallback.from})`));
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      return found;
+    } catch (error) {
+      const refused = fallback.from === 'prefer' ? error instanceof Error && /does not support SSL/i.test(error.message) : /^28/.test(String((error as { code?: unknown }).code ?? ''));
+      if (!refused) throw error;
+      const url = new URL(found.connectionString);
+      url.searchParams.set('sslmode', fallback.fallbackSslMode);
+      return { ...found, connectionString: url.toString() };
+    } finally {
+      await endClient(probe, false, this.target.queryTimeoutMs);
+    }
+  }
+
+  private clientConfigFor(connectionString: string, purpose: string): ClientConfig {
     return {
       connectionString,
       application_name: `portalctl ${purpose}`.slice(0, 63),
@@ -462,7 +498,13 @@ export class PostgresStateStore implements StateStore {
 
   async lock(request: LockRequest): Promise<StateLock> {
     const pg = await loadPg();
-    const client = new pg.Client(await this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`));
+    let config: ClientConfig;
+    try {
+      config = await this.clientConfig(`lock ${request.operation} pid ${this.identity.pid}`);
+    } catch (error) {
+      throw this.backendError(error, 'lock');
+    }
+    const client = new pg.Client(config);
     const held: HeldLock = { client, info: this.identity.lockInfo(request, this.command, Date.now()) };
     // A dropped connection must not crash the process: the next use reports it.
     client.on('error', (error: Error) => (held.lost ??= error));

@@ -2,6 +2,9 @@
  * `postgres://` / `postgresql://` state URLs: what is a database URL, the schema it names, the
  * connection settings for node-postgres, and the URL as it may be shown (never a password).
  */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
 export const DEFAULT_STATE_SCHEMA = 'portalctl';
@@ -56,6 +59,12 @@ export interface PostgresTarget {
   shown: string;
   /** The password was written in the URL, which `shown` leaves out: a command printed with it needs PGPASSWORD or ~/.pgpass. */
   passwordInUrl: boolean;
+  /**
+   * `sslmode=prefer` or `allow`: libpq tries one transport and falls back to the other, which
+   * node-postgres does not (it takes both for TLS). `connectionString` is the first try
+   * (prefer: TLS without verifying the certificate; allow: plain), `fallbackSslMode` the second.
+   */
+  tlsFallback?: { from: 'prefer' | 'allow'; fallbackSslMode: 'disable' | 'prefer' };
   /** What a password file (~/.pgpass, PGPASSFILE) is searched for, when neither the URL nor PGPASSWORD gives a password. */
   passwordFileKey?: { host: string; port: string; database: string; user: string };
   /** How long connecting may take (`connect_timeout`, seconds, as libpq reads it; else PGCONNECT_TIMEOUT). */
@@ -70,6 +79,22 @@ export const DEFAULT_QUERY_TIMEOUT_SECONDS = 30;
 
 /** libpq's sslmode values (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNECT-SSLMODE). */
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+/** The modes that check the server's certificate against a root certificate when there is one (require: only then, as libpq). */
+const VERIFYING_SSL_MODES = ['require', 'verify-ca', 'verify-full'];
+
+/**
+ * libpq's root certificate when the URL names none (https://www.postgresql.org/docs/current/libpq-ssl.html):
+ * PGSSLROOTCERT, else `~/.postgresql/root.crt` (`%APPDATA%\postgresql\root.crt` on Windows) when it exists.
+ */
+function defaultRootCertificate(env: NodeJS.ProcessEnv): string | undefined {
+  const named = env['PGSSLROOTCERT'];
+  if (named !== undefined && named !== '') return named;
+  const appData = env['APPDATA'];
+  const directory = process.platform !== 'win32' ? join(env['HOME'] || homedir(), '.postgresql') : appData ? join(appData, 'postgresql') : undefined;
+  const file = directory === undefined ? undefined : join(directory, 'root.crt');
+  return file !== undefined && existsSync(file) ? file : undefined;
+}
 
 const SCHEMA_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -134,6 +159,13 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
   url.searchParams.delete('schema');
   // sslmode means what it means to libpq (require: encrypted, verify-full: also checks the certificate and host).
   if (sslmode !== null && !url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
+  // libpq's root certificate when the URL names none: PGSSLROOTCERT, else ~/.postgresql/root.crt if there is one.
+  const rootCertificate = sslmode !== null && VERIFYING_SSL_MODES.includes(sslmode) && !url.searchParams.has('sslrootcert') ? defaultRootCertificate(env) : undefined;
+  if (rootCertificate !== undefined) url.searchParams.set('sslrootcert', rootCertificate);
+  // allow tries a plain connection first; prefer, TLS first (node-postgres's `prefer` is TLS without verifying).
+  if (sslmode === 'allow') url.searchParams.set('sslmode', 'disable');
+  const tlsFallback: PostgresTarget['tlsFallback'] =
+    sslmode === 'prefer' ? { from: 'prefer', fallbackSslMode: 'disable' } : sslmode === 'allow' ? { from: 'allow', fallbackSslMode: 'prefer' } : undefined;
   const user = decodeURIComponent(url.username) || env['PGUSER'] || env['USER'] || env['USERNAME'] || '';
   const passwordFileKey = {
     host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -147,6 +179,7 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
     schema,
     shown,
     passwordInUrl: inUrl !== undefined && inUrl !== '',
+    ...(tlsFallback ? { tlsFallback } : {}),
     connectTimeoutMs,
     queryTimeoutMs,
     ...(password ? {} : { passwordFileKey }),

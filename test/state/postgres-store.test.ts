@@ -167,6 +167,33 @@ describe('PostgresStateStore', () => {
     await store.close();
   });
 
+  it('honours sslmode=prefer and allow as libpq does: a server without TLS takes a plain connection (node-postgres alone refused it)', async () => {
+    for (const mode of ['prefer', 'allow']) {
+      const spec = new URL(url);
+      spec.searchParams.set('sslmode', mode);
+      const store = new PostgresStateStore({ url: spec.toString(), name: `tls-${mode}-${randomUUID()}` });
+      try {
+        // The lock's own connection and the pooled ones.
+        const lock = await store.lock({ operation: 'apply' });
+        expect((await store.write(newState(PORTAL))).serial, mode).toBe(1);
+        await store.unlock(lock);
+        expect((await store.read())?.serial, mode).toBe(1);
+        expect(store.describe()).toContain(`sslmode=${mode}`);
+      } finally {
+        await store.close();
+      }
+    }
+    // A server that cannot be reached is said as before, not as a TLS problem.
+    const unreachable = new URL(url);
+    unreachable.port = '1';
+    unreachable.searchParams.set('sslmode', 'prefer');
+    unreachable.searchParams.set('connect_timeout', '5');
+    const down = new PostgresStateStore({ url: unreachable.toString(), name: 'default' });
+    await expect(down.read()).rejects.toThrow(/Cannot read the PostgreSQL state at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres\?sslmode=prefer&connect_timeout=5 state "default": connect ECONNREFUSED/);
+    await expect(down.lock({ operation: 'apply' })).rejects.toThrow(/Cannot lock the PostgreSQL state at .*: connect ECONNREFUSED/);
+    await down.close();
+  });
+
   it('a run whose lock session is ended cannot write any more, and another run gets the lock', async () => {
     const name = `ended-${randomUUID()}`;
     const holder = new PostgresStateStore({ url, name, command: 'portalctl apply' });

@@ -10,7 +10,7 @@
  * temporary directory it can read.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants as fsConstants, cpSync, existsSync, mkdirSync, mkdtempSync, chownSync, rmSync, readFileSync, readdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, cpSync, existsSync, mkdirSync, mkdtempSync, chownSync, rmSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -112,8 +112,10 @@ async function freePort() {
 
 /**
  * Starts a new server in a fresh data directory (about two seconds). Tests run it with fsync
- * off; the benchmark keeps fsync on, as a real server has it.
- * @param {{ fsync?: boolean }} [options]
+ * off; the benchmark keeps fsync on, as a real server has it. With `tls`, it also takes TLS
+ * with that certificate and key; with `tlsOnly`, it refuses connections without TLS (pg_hba
+ * `hostssl` alone).
+ * @param {{ fsync?: boolean, tls?: { cert: string, key: string }, tlsOnly?: boolean }} [options]
  * @returns {Promise<TestPostgres>}
  */
 export async function startEmbeddedPostgres(options = {}) {
@@ -137,6 +139,15 @@ export async function startEmbeddedPostgres(options = {}) {
   );
   rmSync(passwordFile, { force: true });
   if (init.status !== 0) throw new Error(`initdb failed (${init.status}): ${init.stderr}`);
+  if (options.tls) {
+    // The server reads server.crt and server.key from its data directory; the key must be its own, mode 0600.
+    for (const [name, text] of [['server.crt', options.tls.cert], ['server.key', options.tls.key]]) {
+      const file = join(dataDir, name);
+      writeFileSync(file, text, { mode: 0o600 });
+      if (account) chownSync(file, account.uid, account.gid);
+    }
+    if (options.tlsOnly) writeFileSync(join(dataDir, 'pg_hba.conf'), 'hostssl all all 127.0.0.1/32 scram-sha-256\n');
+  }
 
   const port = await freePort();
   /** @type {import('node:child_process').ChildProcess | undefined} */
@@ -144,7 +155,7 @@ export async function startEmbeddedPostgres(options = {}) {
   const start = async () => {
     const child = spawn(
       binaries.postgres,
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${options.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200'],
+      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${options.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200', ...(options.tls ? ['-c', 'ssl=on'] : [])],
       { ...owner, cwd: base, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
     );
     server = child;
