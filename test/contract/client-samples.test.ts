@@ -253,7 +253,7 @@ describe('the client and the kinds read every documented sample', () => {
     const listReader = createLiveReader(client);
     expect(await kind('user.level').read(declared('user.level', 'user[viewer1].level', { username: 'viewer1' }, 2), listReader)).toBe(1);
     expect(await kind('user.level').read(declared('user.level', 'user[admin1].level', { username: 'admin1' }, 2), listReader)).toBe(2);
-    await expect(kind('user.level').read(declared('user.level', 'user[ghost].level', { username: 'ghost' }, 2), listReader)).rejects.toThrow(new NotOnPortalError('user ghost'));
+    await expect(kind('user.level').read(declared('user.level', 'user[ghost].level', { username: 'ghost' }, 2), listReader)).rejects.toThrow(new NotOnPortalError('user ghost', { container: 'user', address: 'user[ghost]' }));
     expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/portals/self/users', '/community/users/ghost']);
   });
 
