@@ -573,6 +573,21 @@ export class PostgresStateStore implements StateStore {
     return result.rows[0]?.pid;
   }
 
+  /**
+   * pg_terminate_backend only signals the session; the lock is free once it has exited (a busy
+   * server may take a moment). Waited for, within the query timeout, so that a run started right
+   * after `state unlock` finds the lock free and the unlock says no more than is true.
+   */
+  private async untilSessionReleases(client: ClientBase, backendPid: number): Promise<void> {
+    const deadline = Date.now() + this.target.queryTimeoutMs;
+    while ((await this.lockingBackend(client)) === backendPid) {
+      if (Date.now() >= deadline) {
+        throw new StateError(`Ended the database session ${backendPid} that holds the lock of ${this.where()}, but it still held the lock ${seconds(this.target.queryTimeoutMs)} later; try again.`);
+      }
+      await this.sleep(20);
+    }
+  }
+
   /** The live holder: the lock row written by the session that holds the lock. */
   private async liveHolder(client: ClientBase): Promise<{ state: 'none' } | { state: 'held'; lock: LockInfo; backendPid: number } | { state: 'unrecorded'; backendPid: number }> {
     const backendPid = await this.lockingBackend(client);
@@ -671,6 +686,7 @@ export class PostgresStateStore implements StateStore {
       }
       const ended = await client.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [live.backendPid]);
       if (!ended.rows[0]?.ok) throw new StateError(`Could not end the database session ${live.backendPid} that holds the lock of ${this.where()}.`);
+      await this.untilSessionReleases(client, live.backendPid);
       await client.query(`DELETE FROM ${this.quoted}.locks WHERE name = $1 AND backend_pid = $2`, [this.name, live.backendPid]);
       return live.state === 'held' ? live.lock : undefined;
     }, { pooled: true });

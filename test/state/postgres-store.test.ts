@@ -194,6 +194,44 @@ describe('PostgresStateStore', () => {
     await down.close();
   });
 
+  // The lock's session must be a process of this machine, stopped here: not so on another server.
+  it.skipIf(process.env['PORTALCTL_TEST_PG'] !== undefined)('state unlock by id returns once the ended session has let the lock go, not when it was only signalled', async () => {
+    const name = `lingering-${randomUUID()}`;
+    const holder = new PostgresStateStore({ url, name });
+    let released: () => void = () => undefined;
+    const waited = new Promise<void>((resolve) => (released = resolve));
+    // The unlock's first wait for the session to exit is the event the test waits for.
+    const admin = new PostgresStateStore({ url, name, sleep: async () => released() });
+    let backendPid: number | undefined;
+    try {
+      await holder.write(newState(PORTAL));
+      const lock = await holder.lock({ operation: 'apply' });
+      backendPid = (await sql<{ backend_pid: number }>('SELECT backend_pid FROM portalctl.locks WHERE name = $1', [name]))[0]?.backend_pid;
+      expect(backendPid).toBeGreaterThan(0);
+      // A stopped process cannot act on the signal that ends it: it holds the lock until it runs again.
+      process.kill(backendPid as number, 'SIGSTOP');
+      let settled = false;
+      const unlocking = admin.forceUnlock(lock.info.id).finally(() => (settled = true));
+      // Whichever comes first: an unlock that does not wait returns while the session still holds the lock.
+      await Promise.race([waited, unlocking]);
+      expect(settled).toBe(false);
+      expect((await admin.lockStatus()).state).not.toBe('none');
+      process.kill(backendPid as number, 'SIGCONT');
+      expect(await unlocking).toMatchObject({ id: lock.info.id });
+      expect(await admin.lockStatus()).toEqual({ state: 'none' });
+    } finally {
+      // Never left stopped, whatever failed (gone already when the test passed).
+      if (backendPid !== undefined) {
+        try {
+          process.kill(backendPid, 'SIGCONT');
+        } catch {
+          // It has exited.
+        }
+      }
+      await Promise.all([holder.close(), admin.close()]);
+    }
+  });
+
   it('a run whose lock session is ended cannot write any more, and another run gets the lock', async () => {
     const name = `ended-${randomUUID()}`;
     const holder = new PostgresStateStore({ url, name, command: 'portalctl apply' });
