@@ -83,6 +83,31 @@ describe('numbers that are not finite', () => {
     ]);
   });
 
+  it('a ${var:} standing for one, as a whole field, is said once, where the value is declared (not also refused by the schema at the field)', async () => {
+    const loaded = await load(
+      'var.yaml',
+      ['version: 1', 'values:', '  big: .inf', '  sizes: [1, .nan]', 'organization:', '  securityPolicy:', '    minLength: ${var:big}', 'roles:', '  - id: r1', '    name: Size ${var:big}', ''].join('\n'),
+    );
+    expect(said(validateConfig(loaded))).toEqual([
+      `var.yaml:3:8: ${tooLarge} [.inf] (source/non-finite-number)`,
+      "var.yaml:4:14: This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it. [.nan] (source/non-finite-number)",
+    ]);
+  });
+
+  it('an ${env:} whose text reads as a number too large to hold is said at the reference, without its value, not made infinity', async () => {
+    writeFileSync(
+      join(directory, 'env.yaml'),
+      ['version: 1', 'organization:', '  securityPolicy:', '    minLength: ${env:LONG}', 'safety:', '  role: { maxUpdates: "${env:BIG}", maxRemovals: "${env:SMALL}" }', ''].join('\n'),
+    );
+    const loaded = await loadConfig(['env.yaml'], { cwd: directory, env: { BIG: '1e400', LONG: '9'.repeat(400), SMALL: '1e-400' }, kinds: registry });
+    const tooLargeEnv = (name: string) =>
+      `The environment variable ${name} holds a number too large to hold (it reads as infinity), which JSON, what the portal's API takes, cannot write.`;
+    expect(said(validateConfig(loaded))).toEqual([
+      `env.yaml:4:16: ${tooLargeEnv('LONG')} [\${env:LONG}] (reference/non-finite-number)`,
+      `env.yaml:6:23: ${tooLargeEnv('BIG')} [\${env:BIG}] (reference/non-finite-number)`,
+    ]);
+  });
+
   it('finite numbers at the edges read as before: the largest double, the smallest, one that rounds to 0', async () => {
     const text = 'version: 1\nvalues:\n  edges: [1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e-400, 0x1F, -0.0]\norganization:\n  securityPolicy:\n    minLength: 12\n';
     const loaded = await load('edges.yaml', text);

@@ -368,12 +368,12 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
 }
 
 /**
- * A reference that could not be resolved leaves its text, and a number that is not finite stays
- * in the data (source.ts), either of which the schema may then refuse at the same place: that is
- * one problem, said once.
+ * A reference that could not be resolved leaves its text, which the schema may then refuse at the
+ * same place: that is one problem, said once. (A number that is not finite stays in the data, and
+ * the schema's refusal of one is left out where it is made: schema-diagnostics.ts.)
  */
 function withoutSchemaEchoes(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const said = new Set(diagnostics.filter((d) => d.code.startsWith('reference/') || d.code === 'source/non-finite-number').map((d) => formatLocation(d.location)));
+  const said = new Set(diagnostics.filter((d) => d.code.startsWith('reference/')).map((d) => formatLocation(d.location)));
   if (said.size === 0) return [...diagnostics];
   return diagnostics.filter((d) => !((d.code.startsWith('schema/') || d.code === 'portal/invalid-url') && said.has(formatLocation(d.location))));
 }

@@ -185,6 +185,20 @@ export function resolveReferences(data: JsonValue, context: ReferenceContext): {
       return text;
     }
     const converted = typedText(text, types);
+    // A number past what a double holds (1e400, 400 digits) would read as infinity, which no
+    // request can carry; said here, at the reference, as the file's own are where written (source.ts).
+    if (typeof converted === 'number' && !Number.isFinite(converted)) {
+      report(
+        {
+          code: 'reference/non-finite-number',
+          problem: `${type === 'env' ? 'The environment variable' : 'The value'} ${argument} holds a number too large to hold (it reads as infinity), which JSON, what the portal's API takes, cannot write.`,
+          expected: 'a finite number (between about -1.8e308 and 1.8e308)',
+        },
+        reference,
+        path,
+      );
+      return reference;
+    }
     if (converted !== undefined) return converted;
     // Left as text: the schema check reports it at the reference, showing the reference (redacted).
     if (type === 'env') remember(reference, text, field);

@@ -37,16 +37,12 @@ function valueAt(data: JsonValue | undefined, path: readonly (string | number)[]
 function shown(value: JsonValue | undefined): unknown {
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (typeof value === 'object' && value !== null) return 'a mapping';
-  // JSON has no word for these (it would show null): YAML's own.
-  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
   return value;
 }
 
 /** A number no portal takes: `.inf`, `.nan`, or one past what a double holds (1e400 reads as infinity). */
 const isNonFinite = (value: JsonValue | undefined): boolean => typeof value === 'number' && !Number.isFinite(value);
 
-/** Limits that say nothing more of a non-finite number than its type error does (NaN is below every minimum). */
-const NUMBER_LIMITS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
 
 function schemaAt(schema: JsonSchema, schemaPath: string): JsonValue | undefined {
   let node: JsonValue | undefined = schema;
@@ -259,7 +255,10 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     const base = { severity: 'error' as const, ...(address ? { address } : {}) };
     const value = valueAt(data, path);
     if ((error.schemaPath.includes('/anyOf/') && !inChosenBranch(error)) || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
-    if (isNonFinite(value) && NUMBER_LIMITS.has(error.keyword)) continue;
+    // Every number of the data that is not finite was said where it is written (source.ts), whichever
+    // way it reached this field (an alias, a whole ${var:}, an overlay), and references.ts makes none
+    // of an ${env:}: the schema's refusal of one (its type, or a bound NaN is below) says it again.
+    if (isNonFinite(value)) continue;
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
       const names = (error.params['allowedValues'] as string[] | undefined) ?? [];
@@ -338,11 +337,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         const types = String(error.params['type']).split(',');
         const location = source.locate(path);
         const writing = () => writingAt(source, path, location);
-        const quoteHint = isNonFinite(value)
-          ? isJsonFile(location.file)
-            ? ' (numbers too large to hold, such as 1e400, are none)'
-            : ' (.inf, .nan and numbers too large to hold, such as 1e400, are none)'
-          : textHint(value, types, writing) || typeHint(value, types, writing);
+        const quoteHint = textHint(value, types, writing) || typeHint(value, types, writing);
         diagnostics.push({
           ...base,
           code: 'schema/wrong-type',
