@@ -83,6 +83,34 @@ describe('numbers that are not finite', () => {
     ]);
   });
 
+  it('an anchored number is said once, at the anchor, naming the aliases that stand for it (not again at each, nor by the schema there)', async () => {
+    const loaded = await load(
+      'aliases.yaml',
+      [
+        'version: 1',
+        'values:',
+        '  big: &big .inf',
+        '  policy: &policy',
+        '    minLower: -.inf',
+        'organization:',
+        '  securityPolicy:',
+        '    minLength: *big',
+        '    minUpper: *big',
+        'collaborations:',
+        '  - id: c1',
+        '    workspaces:',
+        '      - { id: w1, maxItemSizeInMB: *big }',
+        '      - { id: w2, extra: *policy }',
+        '',
+      ].join('\n'),
+    );
+    expect(said(validateConfig(loaded))).toEqual([
+      `aliases.yaml:3:13: ${tooLarge} The aliases at line 8, column 16, line 9, column 15 and line 13, column 36 stand for it too. [.inf] (source/non-finite-number)`,
+      `aliases.yaml:5:15: ${tooSmall} The alias at line 14, column 26 stands for it too. [-.inf] (source/non-finite-number)`,
+      'aliases.yaml:14:19: Unknown property "extra" in collaborations[0].workspaces[1]. [extra] (schema/unknown-property)',
+    ]);
+  });
+
   it('a ${var:} standing for one, as a whole field, is said once, where the value is declared (not also refused by the schema at the field)', async () => {
     const loaded = await load(
       'var.yaml',

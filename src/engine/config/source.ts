@@ -10,7 +10,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import { constants, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
 import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
@@ -449,7 +449,7 @@ export function parsePositionedYaml(file: string, text: string): ParsedSource {
     if (error instanceof RangeError) return tooDeepSource(file, text);
     throw error;
   }
-  return sayWhenLocated(withDataChecks(source, text, false));
+  return sayWhenLocated(withDataChecks(source, text, false, document.writtenNode));
 }
 
 /**
@@ -483,7 +483,7 @@ function tooDeepSource(file: string, text: string): ParsedSource {
  * The checks of a document's data as read: its depth, a JSON text's repeated keys (which its data
  * no longer shows) and numbers no portal takes. One walk of the data serves them all.
  */
-function withDataChecks(source: ParsedSource, text: string, json: boolean): ParsedSource {
+function withDataChecks(source: ParsedSource, text: string, json: boolean, writtenNode?: WrittenNode): ParsedSource {
   const census: Census = { keys: 0, nonFinite: 0 };
   withDepthCheck(source, text, census);
   // JSON.parse keeps the last of a repeated key, dropping a declaration without a word; the YAML
@@ -491,7 +491,7 @@ function withDataChecks(source: ParsedSource, text: string, json: boolean): Pars
   if (json && source.data !== undefined && jsonMemberBound(text) > census.keys) withoutRepeatedKeys(source, text);
   if (source.data !== undefined && census.nonFinite > 0) {
     const data = source.data;
-    unlocated.set(source, () => sayNonFiniteNumbers(source, data, text, census.nonFinite));
+    unlocated.set(source, () => sayNonFiniteNumbers(source, data, text, census.nonFinite, writtenNode));
   }
   return source;
 }
@@ -585,7 +585,7 @@ function deeperThan(value: JsonValue, levels: number, census: Census): boolean {
  * YAML also writes .inf and .nan. The data is kept, so the rest of the file is still checked;
  * the schema's echo of the same value is left out (load.ts).
  */
-function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string, total: number): void {
+function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string, total: number, writtenNode?: WrittenNode): void {
   const found: { path: (string | number)[]; value: number }[] = [];
   const path: (string | number)[] = [];
   // As many as are listed, and one more for where the rest start.
@@ -609,15 +609,30 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
   };
   walk(data);
   const listed = found.slice(0, maxListedPerKind);
+  // A number an alias stands for is said once, where it is written (the anchor's node), which is
+  // where it is fixed for every use: each alias is named there, not said again.
+  const nodes = found.map(({ path: at }) => writtenNode?.(at));
   const locations = found.map(({ path: at }) => source.locate(at));
   const written = numbersWrittenAt(text, locations);
   const expected = 'a finite number (between about -1.8e308 and 1.8e308), or text in quotes';
+  const said = new Map<number | string, { value: number; index: number; aliases: SourceLocation[] }>();
   listed.forEach(({ value }, index) => {
+    const node = nodes[index];
+    const key = node?.offset ?? formatLocation(locations[index]);
+    const entry = said.get(key);
+    if (!entry) said.set(key, { value, index, aliases: node?.alias ? [node.alias] : [] });
+    else if (node?.alias) entry.aliases.push(node.alias);
+    // Said where the node itself is declared (the anchor), when the data holds it there too.
+    else entry.index = index;
+  });
+  for (const { value, index, aliases } of said.values()) {
     const message = Number.isNaN(value)
       ? "This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it."
       : `This value is too large to be a number: it reads as ${value > 0 ? '' : 'minus '}infinity, which JSON, what the portal's API takes, cannot write.`;
-    source.diagnostics.push({ ...sourceProblem(source.file, 'source/non-finite-number', message, locations[index], expected), value: written[index] ?? shownNonFinite(value) });
-  });
+    const places = aliases.map((alias) => `line ${alias.line}, column ${alias.column}`);
+    const standing = places.length === 0 ? '' : ` The ${places.length === 1 ? 'alias' : 'aliases'} at ${places.length === 1 ? places[0] : `${places.slice(0, -1).join(', ')} and ${places.at(-1)}`} ${places.length === 1 ? 'stands' : 'stand'} for it too.`;
+    source.diagnostics.push({ ...sourceProblem(source.file, 'source/non-finite-number', message + standing, locations[index], expected), value: written[index] ?? shownNonFinite(value) });
+  }
   if (total > listed.length) {
     const more = total - listed.length;
     source.diagnostics.push(
@@ -650,8 +665,15 @@ interface PositionedDocument {
   exhausted: boolean;
   locate: ParsedSource['locate'];
   scalarAt: NonNullable<ParsedSource['scalarAt']>;
+  writtenNode: WrittenNode;
   at(offset: number): SourceLocation;
 }
+
+/**
+ * Where the node at `path` is written (its offset: inside what an alias names, when one stands on
+ * the way) and the first alias on the way; undefined when there is no node there.
+ */
+type WrittenNode = (path: ConfigPath) => { offset: number; alias?: SourceLocation } | undefined;
 
 function kebab(code: string): string {
   return code.toLowerCase().replace(/_/g, '-');
@@ -765,7 +787,27 @@ function positionedDocument(file: string, text: string): PositionedDocument {
     return { ...(node.tag === undefined ? {} : { tag: node.tag.replace(/^tag:yaml\.org,2002:/, '!!') }), style, ...(typeof node.value === 'string' ? { text: node.value } : {}) };
   };
 
-  return { doc, diagnostics, exhausted, locate, scalarAt, at };
+  const writtenNode: WrittenNode = (path) => {
+    let node: unknown = doc.contents;
+    let alias: Alias | undefined;
+    const followed = (): void => {
+      if (!isAlias(node)) return;
+      alias ??= node;
+      node = resolveAlias(node);
+    };
+    for (const step of path) {
+      followed();
+      if (isMap(node)) node = pairOf(node, String(step))?.value;
+      else if (isSeq(node) && typeof step === 'number') node = node.items[step];
+      else return undefined;
+    }
+    followed();
+    const offset = (node as Node | null | undefined)?.range?.[0];
+    if (offset === undefined) return undefined;
+    return alias?.range ? { offset, alias: at(alias.range[0]) } : { offset };
+  };
+
+  return { doc, diagnostics, exhausted, locate, scalarAt, writtenNode, at };
 }
 
 /** An opening `[`, `{` or quote that is never closed, found in the parser's concrete syntax tree. */
