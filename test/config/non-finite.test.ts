@@ -136,6 +136,11 @@ describe('numbers that are not finite', () => {
     ]);
   });
 
+  it('one in a block list is shown as written, not as .inf (it is located at its dash)', async () => {
+    const loaded = await load('list.yaml', 'version: 1\nvalues:\n  sizes:\n    - 1e999\n    -   -2E+400\n');
+    expect(said(loaded.diagnostics)).toEqual([`list.yaml:4:5: ${tooLarge} [1e999] (source/non-finite-number)`, `list.yaml:5:5: ${tooSmall} [-2E+400] (source/non-finite-number)`]);
+  });
+
   it('finite numbers at the edges read as before: the largest double, the smallest, one that rounds to 0', async () => {
     const text = 'version: 1\nvalues:\n  edges: [1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e-400, 0x1F, -0.0]\norganization:\n  securityPolicy:\n    minLength: 12\n';
     const loaded = await load('edges.yaml', text);

@@ -649,10 +649,17 @@ function shownNonFinite(value: number): string {
 /** A number's text as written at each location (1e400, -.inf), or undefined where no number starts there. */
 function numbersWrittenAt(text: string, locations: readonly SourceLocation[]): (string | undefined)[] {
   return offsetsAt(text, locations).map((offset) => {
+    // A block list's item is located at its dash (`- 1e400`): the number follows it.
+    if (text.charCodeAt(offset) === 45 && (text.charCodeAt(offset + 1) === 32 || text.charCodeAt(offset + 1) === 9)) offset = firstAfterSpaces(text, offset + 1);
     numberToken.lastIndex = offset;
     const token = numberToken.exec(text)?.[0];
     return token !== undefined && /^[-+]?(?:[0-9]|\.[0-9]|\.(?:inf|nan)$)/i.test(token) ? token : undefined;
   });
+}
+
+function firstAfterSpaces(text: string, offset: number): number {
+  while (text.charCodeAt(offset) === 32 || text.charCodeAt(offset) === 9) offset += 1;
+  return offset;
 }
 
 /** A plain scalar up to where a number ends in YAML or JSON: a space, a flow indicator, a comment. */
