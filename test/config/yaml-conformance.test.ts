@@ -121,6 +121,34 @@ describe('documents the fast path leaves to the yaml package', () => {
     expect(source.diagnostics.map((d) => [d.severity, d.code, d.location?.line, d.location?.column])).toEqual([['warning', 'yaml/tag-resolve-failed', 2, 7]]);
   });
 
+  it.each([
+    ['!!float 1', 1],
+    ['!!float "1"', 1],
+    ['!!float -2.5e3', -2500],
+    ['!!float +.5', 0.5],
+    ['!!int "12"', 12],
+    ['!!int 0o17', 15],
+    ['!!int 0x1F', 31],
+    ['!!bool False', false],
+    ['!!null ~', null],
+    ['!!null', null],
+  ])('a core tag reads its text as the YAML 1.2 core schema does: %s', (written, value) => {
+    const source = parseYamlSource('tags.yaml', `a: ${written}\n`);
+    expect(source.diagnostics).toEqual([]);
+    expect(source.data).toStrictEqual({ a: value });
+  });
+
+  it.each([['!!float abc'], ['!!float 0x1F'], ['!!int 1.5'], ['!!int 1e3'], ['!!bool yes'], ['!!null 0']])('a core tag on a text its type has no form for is an error at the tag: %s', (written) => {
+    const source = parseYamlSource('tags.yaml', `version: 1\na: ${written}\n`);
+    expect(source.diagnostics.map((d) => [d.severity, d.code, d.location?.line, d.location?.column])).toEqual([['error', 'yaml/tag-resolve-failed', 2, 4]]);
+  });
+
+  it('a file that declares %YAML 1.1 keeps YAML 1.1\'s tags: !!bool yes is true, !!int 0b101 is 5', () => {
+    const source = parseYamlSource('tags.yaml', '%YAML 1.1\n---\na: !!bool yes\nb: !!int 0b101\n');
+    expect(source.diagnostics).toEqual([]);
+    expect(source.data).toStrictEqual({ a: true, b: 5 });
+  });
+
   it('a duplicate key names the key and both places', () => {
     const source = parseYamlSource('dup.yaml', 'version: 1\nroles:\n  - id: r1\n    name: A\n    name: B\n');
     expect(source.data).toBeUndefined();

@@ -125,8 +125,8 @@ describe('guidance at the terminal', () => {
     expect(result.stdout).toContain('portalctl.yaml:8:11: error: This " opens a quoted string that is never closed');
   });
 
-  it('a tagged value is said to be tagged, not quoted: !!str and !!float, which the yaml package leaves text', async () => {
-    const dir = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: !!str 9\n    minDigit: !!float 1\n`, 'tagged');
+  it('a tagged value is read as the YAML 1.2 core schema says: !!float 1 is the number 1; !!str 9 is text, said to be tagged, not quoted', async () => {
+    const dir = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: !!str 9\n    minDigit: !!float 1\n    minUpper: !!int "2"\n`, 'tagged');
     const result = await portal.run(['validate', dir, '--no-color']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
@@ -134,14 +134,19 @@ describe('guidance at the terminal', () => {
         '  8 |     minLength: !!str 9\n' +
         '    |                      ^\n' +
         '  value: "9"; expected: an integer (it is tagged !!str, which portalctl reads as text here: write it without the tag)\n' +
-        'tagged/portalctl.yaml:9:15: warning: Unresolved tag: tag:yaml.org,2002:float (yaml/tag-resolve-failed)\n' +
-        '  9 |     minDigit: !!float 1\n' +
+        '1 error, 0 warnings\n',
+    );
+  });
+
+  it('a core tag on a text its type has no form for is one error at the tag (not a warning, then the schema refusing the text)', async () => {
+    const dir = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy:\n    minDigit: !!int 1.5\n`, 'tagged-wrong');
+    const result = await portal.run(['validate', dir, '--no-color']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      'tagged-wrong/portalctl.yaml:8:15: error: Invalid YAML: "1.5" is not an integer, which its tag !!int says it is (in YAML 1.2, an integer is written like 12, -3, 0o17 or 0x1F). (yaml/tag-resolve-failed)\n' +
+        '  8 |     minDigit: !!int 1.5\n' +
         '    |               ^\n' +
-        'tagged/portalctl.yaml:9:23: error: organization.securityPolicy.minDigit must be an integer or a null. [organization.securityPolicy] (schema/wrong-type)\n' +
-        '  9 |     minDigit: !!float 1\n' +
-        '    |                       ^\n' +
-        '  value: "1"; expected: an integer or a null (it is tagged !!float, which portalctl reads as text here: write it without the tag)\n' +
-        '2 errors, 1 warning\n',
+        '1 error, 0 warnings\n',
     );
   });
 

@@ -17,6 +17,7 @@ import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, type SnippetPositions } from './large-locate.js';
 import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, offsetsAt, repeatedJsonKeys } from './text-scan.js';
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
+import { withExplicitCoreTags } from './yaml-core-tags.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias, UnresolvedAlias } from './yaml-expand.js';
 
 /**
@@ -692,7 +693,7 @@ function keyText(key: unknown): string {
 
 function positionedDocument(file: string, text: string): PositionedDocument {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, stringKeys: false });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, stringKeys: false, customTags: withExplicitCoreTags });
   const at = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
     return { file, line, column: col };
