@@ -162,7 +162,7 @@ describe('positioning a large file for its locations', () => {
     expect(large?.locate(['roles', 50_000, 'name'])).toMatchObject({ line: 150_004, column: 11 });
   });
 
-  it('says a number that is not finite once it can be located: a file under largeLocateChars positioned in the worker first, a larger one from its data', async () => {
+  it('says a number that is not finite where the scan of large-locate.ts finds it, without positioning the file; positioned in the worker first only where the scan cannot follow', async () => {
     const { readConfigSourcesOffThread } = await offThread();
     const { largeLocateChars } = await sourceModule();
     const roles = (count: number): string => Array.from({ length: count }, (_, index) => `{"id": "r${index}", "name": "Role ${index}"}`).join(',\n');
@@ -171,25 +171,39 @@ describe('positioning a large file for its locations', () => {
     const files = await writeFiles({
       'largest.yaml': rolesYaml(1.5 * offThreadChars, 'l'),
       'medium.yaml': rolesYaml(1.2 * offThreadChars, 'm', '    limit: -1e400\n'),
+      // A key with an escape is one the scan does not read: the file is positioned, as before.
+      'escaped.yaml': `"values\\x21": 1\n${rolesYaml(1.2 * offThreadChars, 'e', '    limit: .nan\n')}`,
       'medium.json': `{"version": 1, "values": {"big": 1e400},\n"roles": [\n${roles(40_000)}]}\n`,
       'large.json': large,
     });
     const prepares = (): number => requestsSent.filter((type) => type === 'prepare').length;
     const before = prepares();
     const twoThreads = await readConfigSourcesOffThread(files, undefined, 2);
-    // The medium files are positioned whole in the worker, the large one is not.
-    expect(prepares()).toBe(before + 2);
+    // Only the file whose number the scan cannot place is positioned whole in the worker (seconds for a few megabytes).
+    expect(prepares()).toBe(before + 1);
     const said = (source: ParsedSource | undefined): unknown[] => source?.diagnostics.map((d) => [d.code, d.location?.line, d.location?.column, d.value]) ?? [];
     expect(twoThreads.map(said)).toEqual([
       [],
       [['source/non-finite-number', 6, 12, '-1e400']],
+      [['source/non-finite-number', 7, 12, '.nan']],
       [['source/non-finite-number', 1, 34, '1e400']],
       [['source/non-finite-number', 150_003, 23, '2e999']],
     ]);
     // The data is kept: the rest of each file is still checked.
-    expect(twoThreads.map((source) => source.data === undefined)).toEqual([false, false, false, false]);
+    expect(twoThreads.map((source) => source.data === undefined)).toEqual([false, false, false, false, false]);
     const oneThread = await readConfigSourcesOffThread(files, undefined, 1);
     expect(oneThread.map(said)).toEqual(twoThreads.map(said));
+  });
+
+  it('loading does not position the file for the schema\'s refusal of such a number either, which is not said again', async () => {
+    const { loadConfig } = await import(new URL('../../dist/engine/config/index.js', import.meta.url).href);
+    const { registry } = await import(new URL('../../dist/registry.js', import.meta.url).href);
+    const [file] = await writeFiles({ 'roles.yaml': rolesYaml(1.2 * offThreadChars, 'n', '    name: 1e400\n').replace('    name: Role n 0\n', '') });
+    const prepares = (): number => requestsSent.filter((type) => type === 'prepare').length;
+    const before = prepares();
+    const loaded: { diagnostics: { code: string; location?: { line: number; column: number } }[] } = await loadConfig([file], { cwd: tmpdir(), env: {}, kinds: registry });
+    expect(loaded.diagnostics.map((d) => [d.code, d.location?.line, d.location?.column])).toEqual([['source/non-finite-number', 5, 11]]);
+    expect(prepares()).toBe(before);
   });
 
   it('locates a document nested too deeply that the lane read from its data, where the positioned document says', async () => {

@@ -46,6 +46,30 @@ export interface SnippetPositions {
  * it (the `yaml` package's document of that text alone; lines and columns counted in it).
  */
 export function largeFileLocate(file: string, text: string, data: JsonValue, json: boolean, position: (snippet: string) => SnippetPositions): Locate {
+  const follow = largeFileFollow(file, text, data, json, position);
+  return (path, options) => follow(path, options).location;
+}
+
+/**
+ * Where a path is declared in `text` as the scan finds it, or undefined where it cannot follow
+ * the path to its end (where largeFileLocate gives the last node it could): for a caller that
+ * has an exact way to fall back on.
+ */
+export function scanLocate(file: string, text: string, data: JsonValue, json: boolean, position: (snippet: string) => SnippetPositions): (path: ConfigPath, options?: { key?: boolean }) => SourceLocation | undefined {
+  const follow = largeFileFollow(file, text, data, json, position);
+  return (path, options) => {
+    const found = follow(path, options);
+    return found.exact ? found.location : undefined;
+  };
+}
+
+function largeFileFollow(
+  file: string,
+  text: string,
+  data: JsonValue,
+  json: boolean,
+  position: (snippet: string) => SnippetPositions,
+): (path: ConfigPath, options?: { key?: boolean }) => { location: SourceLocation; exact: boolean } {
   const children = new Map<string, Children | undefined>();
   const snippets = new Map<string, SnippetPositions>();
   const start: SourceLocation = { file, line: 1, column: 1 };
@@ -68,8 +92,10 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
     const first = children.get('[]')?.first;
     return first?.key !== undefined ? onLine(first, first.at) : start;
   };
+  const exact = (location: SourceLocation) => ({ location, exact: true });
+  const followedPart = (location: SourceLocation) => ({ location, exact: false });
   return (path, options) => {
-    if (path.length === 0) return rootLocation();
+    if (path.length === 0) return exact(rootLocation());
     let container: Child | undefined;
     let node: JsonValue = data;
     let found: SourceLocation = start;
@@ -83,24 +109,24 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
       if (!json && container?.key !== undefined && kids?.first) found = onLine(kids.first, kids.first.at);
       const child = kids?.get(step);
       const value = childValue(node, step);
-      if (!child || value === undefined) return found;
+      if (!child || value === undefined) return followedPart(found);
       // As the positioned document points: an item at its dash (JSON: itself), a collection or a key asked for at the key, a scalar at its value.
       const target = child.key !== undefined && (options?.key === true || (typeof value === 'object' && value !== null)) ? child.at : (child.value ?? child.at);
       if (json) {
-        if (last) return at(target);
+        if (last) return exact(at(target));
         if (child.end - child.start <= snippetChars) {
           const inner = positioned(`${prefix}/${String(step)}`, text.slice(child.start, child.end)).locate(path.slice(index + 1), options);
-          return shifted(inner, at(child.start));
+          return exact(shifted(inner, at(child.start)));
         }
       } else if (child.end - child.start <= snippetChars) {
         // The entry's or item's lines alone: `key: value` or `- value`, checked to say the same.
         const snippet = positioned(`${prefix}/${String(step)}`, text.slice(child.start, child.end));
         const expected = child.key === undefined ? [value] : { [child.key]: value };
         const said = snippet.data();
-        if (said === undefined || !sameAsRead(said, expected)) return start;
-        return shifted(snippet.locate([child.key ?? 0, ...path.slice(index + 1)], options), { file, line: child.line, column: 1 });
+        if (said === undefined || !sameAsRead(said, expected)) return followedPart(start);
+        return exact(shifted(snippet.locate([child.key ?? 0, ...path.slice(index + 1)], options), { file, line: child.line, column: 1 }));
       } else if (last) {
-        return onLine(child, child.key === undefined ? child.at : target);
+        return exact(onLine(child, child.key === undefined ? child.at : target));
       }
       // The deepest node so far: an item at its dash, a value under a key where the value starts.
       const valueAt = child.key === undefined ? child.at : (child.value ?? child.at);
@@ -108,7 +134,7 @@ export function largeFileLocate(file: string, text: string, data: JsonValue, jso
       container = child;
       node = value;
     }
-    return found;
+    return exact(found);
   };
 }
 

@@ -16,6 +16,7 @@ import { configSchema } from './config-schema.js';
 import { environmentOf, findEnvironments, type Environment } from './environments.js';
 import { layerDocuments, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
+import { refusesNonFinite } from './schema-diagnostics.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
 import { readConfigSourcesOffThread } from './off-thread.js';
 import { portalUrlProblem, shownUrl } from '../../api/url.js';
@@ -337,8 +338,10 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
   const documents: DocumentDeclarations[] = [];
   for (const document of layered.documents) {
     const errors = validate(document.data);
-    // Its problems are located next: a large file is positioned off the main thread first.
-    if (errors.length > 0) await document.prepareLocate?.();
+    // Its problems are located next: a large file is positioned off the main thread first (not
+    // for refusals of numbers that are not finite, which are not said again: a few such numbers
+    // in a file of megabytes were located without positioning it, and then it was positioned).
+    if (errors.some((error) => !refusesNonFinite(error, document.data))) await document.prepareLocate?.();
     const checked = checkSchema(document, validate, kinds, errors);
     diagnostics.push(...checked.diagnostics);
     documents.push(extractDeclarations(checked, kinds));

@@ -37,6 +37,7 @@ import {
   parseWithoutPositions,
   readConfigText,
   sayWhenLocated,
+  sayWhenScanned,
   sourceProblem,
   tooLargeToPosition,
   type ParsedSource,
@@ -304,7 +305,8 @@ async function parseRead(file: string, text: string, again: () => string | undef
   read.source = source;
   if (source) {
     // Its problems that need locating are located once it is positioned in the worker.
-    if (hasUnlocated(source)) await fast.prepareLocate();
+    // The few places the scan of large-locate.ts finds exactly need no positioned document (seconds).
+    if (hasUnlocated(source) && !sayWhenScanned(source)) await fast.prepareLocate();
     return { ...sayWhenLocated(source), prepareLocate: fast.prepareLocate };
   }
   if (text.length >= largestPositionedChars) return tooLargeToPosition(file, text);

@@ -43,6 +43,16 @@ function shown(value: JsonValue | undefined): unknown {
 /** A number no portal takes: `.inf`, `.nan`, or one past what a double holds (1e400 reads as infinity). */
 const isNonFinite = (value: JsonValue | undefined): boolean => typeof value === 'number' && !Number.isFinite(value);
 
+/**
+ * Whether the error refuses a number that is not finite. Every such number of the data was said
+ * where it is written (source.ts), whichever way it reached this field (an alias, a whole
+ * ${var:}, an overlay), and references.ts makes none of an ${env:}: the schema's refusal of one
+ * (its type, or a bound NaN is below) would say it again, and is left out.
+ */
+export function refusesNonFinite(error: SchemaError, data: JsonValue | undefined): boolean {
+  return isNonFinite(valueAt(data, pointerToPath(error.instancePath)));
+}
+
 
 function schemaAt(schema: JsonSchema, schemaPath: string): JsonValue | undefined {
   let node: JsonValue | undefined = schema;
@@ -255,10 +265,7 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
     const base = { severity: 'error' as const, ...(address ? { address } : {}) };
     const value = valueAt(data, path);
     if ((error.schemaPath.includes('/anyOf/') && !inChosenBranch(error)) || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
-    // Every number of the data that is not finite was said where it is written (source.ts), whichever
-    // way it reached this field (an alias, a whole ${var:}, an overlay), and references.ts makes none
-    // of an ${env:}: the schema's refusal of one (its type, or a bound NaN is below) says it again.
-    if (isNonFinite(value)) continue;
+    if (refusesNonFinite(error, data)) continue;
     if (error.schemaPath.includes('/propertyNames/')) {
       const name = String((error as SchemaError & { propertyName?: string }).propertyName ?? '');
       const names = (error.params['allowedValues'] as string[] | undefined) ?? [];

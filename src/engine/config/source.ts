@@ -14,7 +14,7 @@ import { formatLocation, type Diagnostic, type SourceLocation } from '../../core
 import { errorMessage, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
-import { largeFileLocate, type SnippetPositions } from './large-locate.js';
+import { largeFileLocate, scanLocate, type SnippetPositions } from './large-locate.js';
 import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, locationsAt, offsetsAt, repeatedJsonKeys } from './text-scan.js';
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
 import { withExplicitCoreTags } from './yaml-core-tags.js';
@@ -492,7 +492,10 @@ function withDataChecks(source: ParsedSource, text: string, json: boolean, writt
   if (json && source.data !== undefined && jsonMemberBound(text) > census.keys) withoutRepeatedKeys(source, text);
   if (source.data !== undefined && census.nonFinite > 0) {
     const data = source.data;
-    unlocated.set(source, () => sayNonFiniteNumbers(source, data, text, census.nonFinite, writtenNode));
+    unlocated.set(source, (by) => {
+      const locate = by === 'scan' ? scanLocate(source.file, text, data, json, (snippet) => snippetPositions(source.file, snippet)) : source.locate;
+      return sayNonFiniteNumbers(source, data, text, census.nonFinite, locate, writtenNode);
+    });
   }
   return source;
 }
@@ -503,7 +506,7 @@ function withDataChecks(source: ParsedSource, text: string, json: boolean, writt
  * (prepareLocate), and its data must be known to locate in it from the data (large-locate.ts).
  * They keep the text until then, which only a source with such a problem does.
  */
-const unlocated = new WeakMap<ParsedSource, () => void>();
+const unlocated = new WeakMap<ParsedSource, (by: 'positions' | 'scan') => boolean>();
 
 /** Whether the source has problems to say once it can be located (see `unlocated`). */
 export function hasUnlocated(source: ParsedSource): boolean {
@@ -514,8 +517,20 @@ export function hasUnlocated(source: ParsedSource): boolean {
 export function sayWhenLocated(source: ParsedSource): ParsedSource {
   const say = unlocated.get(source);
   unlocated.delete(source);
-  say?.();
+  say?.('positions');
   return source;
+}
+
+/**
+ * Says the problems of its data that need locating (see `unlocated`) where large-locate.ts's scan
+ * finds them, without positioning the whole file (seconds for a file of megabytes, for a few
+ * numbers); false, saying nothing, when the scan cannot place one of them exactly (then prepare
+ * the positions and sayWhenLocated).
+ */
+export function sayWhenScanned(source: ParsedSource): boolean {
+  const said = unlocated.get(source)?.('scan') ?? true;
+  if (said) unlocated.delete(source);
+  return said;
 }
 
 /**
@@ -584,9 +599,10 @@ function deeperThan(value: JsonValue, levels: number, census: Census): boolean {
  * no request to the portal can carry it, and a text that uses it (`${var:}`) would read
  * "Infinity". JSON.parse and YAML read a number past what a double holds (1e400) as infinity;
  * YAML also writes .inf and .nan. The data is kept, so the rest of the file is still checked;
- * the schema's echo of the same value is left out (load.ts).
+ * the schema's echo of the same value is left out (schema-diagnostics.ts). Located by `locate`;
+ * false, saying nothing, when it cannot place one of them.
  */
-function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string, total: number, writtenNode?: WrittenNode): void {
+function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string, total: number, locate: (path: ConfigPath) => SourceLocation | undefined, writtenNode?: WrittenNode): boolean {
   const found: { path: (string | number)[]; value: number }[] = [];
   const path: (string | number)[] = [];
   // As many as are listed, and one more for where the rest start.
@@ -613,7 +629,8 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
   // A number an alias stands for is said once, where it is written (the anchor's node), which is
   // where it is fixed for every use: each alias is named there, not said again.
   const nodes = found.map(({ path: at }) => writtenNode?.(at));
-  const locations = found.map(({ path: at }) => source.locate(at));
+  const locations = found.map(({ path: at }) => locate(at));
+  if (!locations.every((location): location is SourceLocation => location !== undefined)) return false;
   const written = numbersWrittenAt(text, locations);
   const expected = 'a finite number (between about -1.8e308 and 1.8e308), or text in quotes';
   const said = new Map<number | string, { value: number; index: number; aliases: SourceLocation[] }>();
@@ -640,6 +657,7 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
       sourceProblem(source.file, 'source/non-finite-number', `From here on the file holds ${more.toLocaleString('en-US')} more ${more === 1 ? 'number' : 'numbers'} that ${more === 1 ? 'is' : 'are'} not finite, not listed (the first ${maxListedPerKind.toLocaleString('en-US')} are).`, locations[listed.length], expected),
     );
   }
+  return true;
 }
 
 /** A non-finite number as YAML writes it (where how the file writes it is not known). */
