@@ -61,6 +61,25 @@ describe('loading', () => {
     }
   });
 
+  it('a file whose document is no mapping says what it is: an empty one is empty (it was "the document must be an object.")', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-not-a-mapping-'));
+    try {
+      writeFileSync(join(directory, 'empty.yaml'), '# to be written\n');
+      writeFileSync(join(directory, 'list.yaml'), '- version: 1\n');
+      writeFileSync(join(directory, 'list.json'), '[{"version": 1}]');
+      const said = async (file: string) => (await loadConfig([file], { cwd: directory, env: {}, kinds: registry })).diagnostics.map((d) => `${d.location?.line}:${d.location?.column}: ${d.message} (expected: ${d.expected})`);
+      expect(await said('empty.yaml')).toEqual(["1:1: The file holds no config: it is empty, or holds only comments. (expected: a mapping of the config's sections, starting with version: 1)"]);
+      expect(await said('list.yaml')).toEqual([
+        "1:1: The file's document is a list; a config file is a mapping of its sections (version, portal, roles, ...). (expected: a mapping of the config's sections, starting with version: 1)",
+      ]);
+      expect(await said('list.json')).toEqual([
+        "1:1: The file's document is an array; a config file is an object of its sections (version, portal, roles, ...). (expected: an object of the config's sections, starting with version: 1)",
+      ]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it('reports a missing path', async () => {
     const diagnostics = validateConfig(await load(['nowhere.yaml']));
     expect(diagnostics.map((d) => d.code)).toEqual(['source/not-found']);

@@ -136,6 +136,14 @@ function described(path: readonly (string | number)[]): string {
   return path.length === 0 ? 'the document' : path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
 }
 
+/** A document that is no mapping: an empty file (or one of comments only) said as that, not as "the document must be an object". */
+function documentNotAMapping(value: JsonValue | undefined, source: ParsedSource): string {
+  const json = isJsonFile(source.file);
+  if (value === null && !json) return 'The file holds no config: it is empty, or holds only comments.';
+  const what = Array.isArray(value) ? (json ? 'an array' : 'a list') : value === null ? 'null' : typeof value === 'string' ? 'a text' : article(typeOf(value));
+  return `The file's document is ${what}; a config file is ${json ? 'an object' : 'a mapping'} of its sections (version, portal, roles, ...).`;
+}
+
 /** YAML 1.1's words for booleans, which YAML 1.2 (how files are read) takes as text. */
 const yaml11Booleans = new Set(['yes', 'no', 'on', 'off', 'y', 'n']);
 
@@ -348,10 +356,10 @@ export function schemaDiagnostics(errors: readonly SchemaError[], source: Parsed
         diagnostics.push({
           ...base,
           code: 'schema/wrong-type',
-          message: `${described(path)} must be ${type}.`,
+          message: path.length > 0 ? `${described(path)} must be ${type}.` : documentNotAMapping(value, source),
           location,
           value: shown(value),
-          expected: `${type}${quoteHint}`,
+          expected: path.length > 0 ? `${type}${quoteHint}` : `${isJsonFile(location.file) ? 'an object' : 'a mapping'} of the config's sections, starting with version: 1`,
         });
         break;
       }
