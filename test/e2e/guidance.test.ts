@@ -150,6 +150,19 @@ describe('guidance at the terminal', () => {
     );
   });
 
+  it('a ": " inside a plain value is said as that, with the quotes that fix it (it was "Nested mappings are not allowed in compact mappings")', async () => {
+    const dir = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - id: r1\n    description: Note: read this\n`, 'colon');
+    const result = await portal.run(['validate', dir, '--no-color']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      'colon/portalctl.yaml:8:18: error: This value holds ": " (a colon, then a space), where YAML begins a mapping, and a mapping cannot begin on its key\'s line. (yaml/colon-in-value)\n' +
+        '  8 |     description: Note: read this\n' +
+        '    |                  ^\n' +
+        '  expected: the value in quotes (description: "Note: read this"), or no space after the colon\n' +
+        '1 error, 0 warnings\n',
+    );
+  });
+
   it('hints say how a value is written also in a file positioned on the parsing thread (1 MiB and more): tagged, a ${var:}', async () => {
     const head = `${CONFIG_HEADER}values:\n  n: 12\norganization:\n  securityPolicy:\n    minLength: !!str 9\nroles:\n  - id: rvar\n    name: \${var:n}\n`;
     const roles = Array.from({ length: 30_000 }, (_, index) => `  - id: r${index}\n    name: Role number ${index}\n`).join('');

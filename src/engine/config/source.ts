@@ -729,6 +729,16 @@ function positionedDocument(file: string, text: string): PositionedDocument {
           expected: 'one document per file: split the documents into separate files in the config directory',
         };
       }
+      // `description: Note: read this`, `name: ${env: X}`: a ": " in a plain value begins a mapping there.
+      if (error.code === 'BLOCK_AS_IMPLICIT_KEY' && error.message.startsWith('Nested mappings')) {
+        return {
+          severity: 'error',
+          code: 'yaml/colon-in-value',
+          message: 'This value holds ": " (a colon, then a space), where YAML begins a mapping, and a mapping cannot begin on its key\'s line.',
+          location: at(error.pos[0]),
+          expected: 'the value in quotes (description: "Note: read this"), or no space after the colon',
+        };
+      }
       return { severity: 'error', code: `yaml/${kebab(error.code)}`, message: `Invalid YAML: ${error.message.split('\n')[0]}`, location: at(error.pos[0]) };
     }),
   ];
