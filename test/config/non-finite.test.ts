@@ -111,6 +111,11 @@ describe('numbers that are not finite', () => {
     ]);
   });
 
+  it('one a YAML 1.1 merge key brings in is said once too, at the anchor, naming the alias the merge names', async () => {
+    const loaded = await load('merge.yaml', '%YAML 1.1\n---\nversion: 1\nvalues:\n  base: &b\n    minLength: .inf\norganization:\n  securityPolicy:\n    <<: *b\n    minUpper: 2\n');
+    expect(said(validateConfig(loaded))).toEqual([`merge.yaml:6:16: ${tooLarge} The alias at line 9, column 9 stands for it too. [.inf] (source/non-finite-number)`]);
+  });
+
   it('a ${var:} standing for one, as a whole field, is said once, where the value is declared (not also refused by the schema at the field)', async () => {
     const loaded = await load(
       'var.yaml',

@@ -831,9 +831,24 @@ function positionedDocument(file: string, text: string): PositionedDocument {
       alias ??= node;
       node = resolveAlias(node);
     };
+    /** The value of `step` in `map`, or in the mappings a YAML 1.1 merge key (`<<: *defaults`) names, the first that has it. */
+    const member = (map: YAMLMap, step: string, depth = 0): unknown => {
+      const own = pairOf(map, step);
+      if (own || depth > maxConfigDepth) return own?.value;
+      // The yaml package reads a merge key of a YAML 1.1 document as a scalar holding a symbol.
+      const merged = map.items.find((pair) => isScalar(pair.key) && typeof pair.key.value === 'symbol')?.value;
+      for (const source of isSeq(merged) ? merged.items : [merged]) {
+        const target = isAlias(source) ? resolveAlias(source) : source;
+        const found = isMap(target) ? member(target, step, depth + 1) : undefined;
+        if (found === undefined) continue;
+        if (isAlias(source)) alias ??= source;
+        return found;
+      }
+      return undefined;
+    };
     for (const step of path) {
       followed();
-      if (isMap(node)) node = pairOf(node, String(step))?.value;
+      if (isMap(node)) node = member(node, String(step));
       else if (isSeq(node) && typeof step === 'number') node = node.items[step];
       else return undefined;
     }
