@@ -129,6 +129,16 @@ describe('references', () => {
     ]);
   });
 
+  it('an unknown reference type names the type it is near: ${ENV:} is none (types are lower case), ${vault:} is near none', async () => {
+    const diagnostics = validateConfig(await load(['references/mistyped.yaml']));
+    expect(diagnostics.map((d) => [d.code, d.location?.line, d.message])).toEqual([
+      ['reference/unknown-type', 4, 'Unknown reference type "ENV". Did you mean "env"?'],
+      ['reference/unknown-type', 5, 'Unknown reference type "fiel". Did you mean "file"?'],
+    ]);
+    const broken = validateConfig(await load(['references/broken.yaml']));
+    expect(broken.find((d) => d.code === 'reference/unknown-type')?.message).toBe('Unknown reference type "vault".');
+  });
+
   it('an unset variable is one problem: what a rule says of the reference text left in its place is not said', async () => {
     const diagnostics = validateConfig(await load(['references/secret.yaml']));
     expect(diagnostics.map((d) => [d.severity, d.code, d.location?.line, d.value])).toEqual([['error', 'reference/unset-env', 4, '${env:CERTIFICATE}']]);

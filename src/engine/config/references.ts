@@ -21,6 +21,10 @@ import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { firstInvalidUtf8 } from './source.js';
 import { CREDENTIAL_VARIABLES } from '../../api/auth.js';
+import { didYouMean } from '../../core/suggest.js';
+
+/** The reference types, written in lower case (`${ENV:X}` is none of them). */
+const REFERENCE_TYPES = ['env', 'file', 'var'];
 
 /** Referenced files are small texts (certificates, descriptions); larger ones are refused. */
 export const maxReferencedFileBytes = 1024 * 1024;
@@ -267,7 +271,7 @@ function resolveOne(type: string, argument: string, context: ReferenceContext): 
     return { value };
   }
   if (type === 'file') return resolveFile(argument, context.file);
-  return { code: 'reference/unknown-type', problem: `Unknown reference type "${type}".`, expected: '${env:NAME}, ${file:relative/path} or ${var:name}' };
+  return { code: 'reference/unknown-type', problem: `Unknown reference type "${type}".${didYouMean(type, REFERENCE_TYPES)}`, expected: '${env:NAME}, ${file:relative/path} or ${var:name}' };
 }
 
 /** The variables `env` does not set whose `${env:}` references `value` still holds (an unresolved reference keeps its text). */
