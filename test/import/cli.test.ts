@@ -80,21 +80,28 @@ describe('portalctl import', () => {
     expect(result.stderr).toContain('--portal');
   });
 
-  it("reads the portal of the config PATH names; --out beside that config's files says a plan of the directory would declare each object twice", async () => {
+  it("reads the portal of the config PATH names; --out beside that config's files warns of what a plan of the directory would find declared twice", async () => {
     const config = await portal.writeConfig({
       'portal.yaml': `version: 1\nportal:\n  url: ${portal.url}\n  edition: self-managed\n  version: "11.3"\n`,
       'organization.yaml': 'version: 1\norganization:\n  securityPolicy:\n    minLength: 12\n',
     });
-    const imported = await portal.run(['import', config, '--out', join(config, 'imported.yaml')], { portal: null });
+    const out = join(config, 'imported.yaml');
+    const imported = await portal.run(['import', config, '--out', out], { portal: null });
     expect(imported.code, imported.stderr).toBe(0);
+    const count = Number(/Imported (\d+)/.exec(imported.stderr)?.[1]);
     expect(imported.stderr).toBe(
-      `Imported ${/Imported (\d+)/.exec(imported.stderr)?.[1]} objects from ${portal.url} to ${join(config, 'imported.yaml')}.\n` +
-        'Note: config/ also holds organization.yaml, portal.yaml: a plan of that directory reads every YAML file in it, and an object declared in two files is an error. Keep the imported config in a directory of its own, or take from it what those files lack.\n',
+      `Imported ${count} objects from ${portal.url} to ${out}.\n` +
+        `warning: config/ already declares 1 of the ${count} imported objects and the portal block, in organization.yaml and portal.yaml: a plan of config/ reads every YAML file in it and refuses each of them as declared twice. ` +
+        `Move ${out} to a directory of its own (named alone, it plans with no changes), or delete from it what those files declare.\n`,
     );
-    // The note is true: the next plan of the directory finds the policy declared twice.
+    // The warning is true, and counts what the next plan of the directory refuses: the policy and the portal block.
     const planned = await portal.run(['plan', config], { portal: null });
     expect(planned.code).toBe(1);
-    expect(planned.stderr).toContain('config/organization.yaml:3:3');
+    expect(planned.stderr).toContain('config/organization.yaml:3:3: error: organization.securityPolicy is declared twice: here and at config/imported.yaml:');
+    expect(planned.stderr).toContain('config/portal.yaml:2:1: error: The portal block is declared twice: first at config/imported.yaml:');
+    expect(planned.stderr).toContain('Error: invalid configuration (2 errors above)');
+    // Named alone, the imported file plans empty.
+    expect((await portal.run(['plan', out, '--detailed-exitcode'], { portal: null })).code).toBe(0);
 
     // A config PATH that is not valid is said as validate says it, before the portal is read.
     await portal.clearRequests();
@@ -102,5 +109,32 @@ describe('portalctl import', () => {
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('missing does not exist');
     expect(await portal.requests()).toEqual([]);
+  });
+
+  it('--format json reports what the files beside the --out file already declare; YAML beside it that declares none of it is no warning', async () => {
+    const config = await portal.writeConfig({
+      'portal.yaml': `version: 1\nportal:\n  url: ${portal.url}\n  edition: self-managed\n  version: "11.3"\n`,
+      'roles.yaml': 'version: 1\nroles:\n  - id: r7HkQ2\n    name: Field Analyst\n',
+      'docker-compose.yml': 'services:\n  web:\n    image: nginx\n',
+    });
+    const report = await portal.run(['import', '--out', join(config, 'imported.yaml'), '--format', 'json']);
+    expect(report.code, report.stderr).toBe(0);
+    const parsed = JSON.parse(report.stdout) as { objects: number; declaredBeside: unknown };
+    expect(parsed.declaredBeside).toEqual({ directory: 'config', files: ['config/portal.yaml', 'config/roles.yaml'], addresses: ['role[r7HkQ2]'], blocks: ['portal'] });
+    // Said on stderr too, for the person who ran it.
+    expect(report.stderr).toBe(
+      `warning: config/ already declares 1 of the ${parsed.objects} imported objects and the portal block, in portal.yaml and roles.yaml: a plan of config/ reads every YAML file in it and refuses each of them as declared twice. ` +
+        `Move ${join(config, 'imported.yaml')} to a directory of its own (named alone, it plans with no changes), or delete from it what those files declare.\n`,
+    );
+
+    // A repository root's CI file shares nothing with the imported config: nothing to say.
+    const root = await portal.writeConfig({ '.gitlab-ci.yml': 'stages: [plan]\n' }, 'root');
+    const alone = await portal.run(['import', '--out', join(root, 'portal.yaml'), '--format', 'json']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr).toBe('');
+    expect(JSON.parse(alone.stdout)).toMatchObject({ out: join(root, 'portal.yaml'), declaredBeside: null });
+    // Replaced in place, the file is not beside itself.
+    const again = await portal.run(['import', '--out', join(root, 'portal.yaml'), '--force']);
+    expect(again.stderr).toMatch(/^Imported \d+ objects from \S+ to \S+portal\.yaml\.\n$/);
   });
 });

@@ -1,10 +1,10 @@
-import { access, readFile, realpath, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
-import { listConfigFiles } from '../../engine/config/index.js';
+import { declaredTwice, listConfigFiles } from '../../engine/config/index.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
-import { counted } from '../../core/words.js';
+import { counted, listed } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
@@ -54,20 +54,46 @@ async function schemaLocation(directory: string): Promise<string> {
   }
 }
 
+/** What the config files beside the imported one already declare of it (`declaredBeside` in the JSON report). */
+interface DeclaredBeside {
+  /** The directory written to, as given relative to the working directory. */
+  directory: string;
+  /** The other files there that declare any of it. */
+  files: string[];
+  /** The imported objects they declare, by address. */
+  addresses: string[];
+  /** The blocks declared once across all files that they declare too (the portal block). */
+  blocks: string[];
+}
+
 /**
- * The other config files beside the imported one, as a plan of its directory would read them all:
- * each object declared there and imported again is declared twice (an error at the next plan).
+ * A plan of a directory reads every YAML file in it: an object the imported file declares and
+ * another file there declares too is declared twice, an error at each declaration. What they
+ * share is asked of the declarations themselves, so other YAML beside it (a CI file, a config
+ * of other objects) is no false alarm.
  */
-async function besideImported(file: string, cwd: string): Promise<string | undefined> {
+async function declaredBeside(file: string, cwd: string, env: NodeJS.ProcessEnv): Promise<DeclaredBeside | undefined> {
   if (!/\.ya?ml$/i.test(file)) return undefined;
-  const { files } = await listConfigFiles([dirname(file)], cwd);
-  // --out may be a link to a file of this directory: the same file, not another.
-  const written = await realpath(file);
-  const others: string[] = [];
-  for (const other of files) if ((await realpath(other)) !== written) others.push(basename(other));
-  if (others.length === 0) return undefined;
-  const shown = others.length > 3 ? `${others.slice(0, 3).join(', ')} and ${others.length - 3} more` : others.join(', ');
-  return `Note: ${relative(cwd, dirname(file)) || '.'}/ also holds ${shown}: a plan of that directory reads every YAML file in it, and an object declared in two files is an error. Keep the imported config in a directory of its own, or take from it what those files lack.\n`;
+  const directory = dirname(file);
+  const { files } = await listConfigFiles([directory], cwd);
+  if (files.length < 2) return undefined;
+  const twice = await declaredTwice([directory], file, { cwd, env, kinds: registry });
+  if (twice.files.length === 0) return undefined;
+  return { directory: relative(cwd, directory) || '.', ...twice };
+}
+
+/** `warning: portal/ already declares 6 of the 13 imported objects and the portal block, in …: …`. */
+function declaredBesideWarning(beside: DeclaredBeside, imported: number, out: string): string {
+  const blocks = beside.blocks.map((block) => (block.startsWith('prune ') ? block : `the ${block} block`));
+  const objects = beside.addresses.length === imported ? (imported === 1 ? 'the imported object' : `all ${imported} imported objects`) : `${beside.addresses.length} of the ${counted(imported, 'imported object')}`;
+  const what = [...(beside.addresses.length > 0 ? [objects] : []), ...blocks];
+  // Files of that directory, named there.
+  const files = beside.files.map((other) => basename(other));
+  const directory = `${beside.directory}/`;
+  return (
+    `warning: ${directory} already declares ${listed(what)}, in ${listed(files, 5)}: a plan of ${directory} reads every YAML file in it and refuses each of them as declared twice. ` +
+    `Move ${out} to a directory of its own (named alone, it plans with no changes), or delete from it what ${files.length === 1 ? 'that file declares' : 'those files declare'}.\n`
+  );
 }
 
 /**
@@ -106,7 +132,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   if (!file || !options.out) {
     if (options.format === 'json') {
       const config: unknown = (await import('yaml')).parse(result.text);
-      await report({ out: null, config });
+      await report({ out: null, config, declaredBeside: null });
     } else io.stdout(result.text);
     return 0;
   }
@@ -117,12 +143,14 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw alreadyExists(options.out);
     throw new UsageError(`Could not write the config to ${options.out}: ${fileErrorReason(error)}.`, { cause: error });
   }
-  if (options.format === 'json') await report({ out: options.out });
+  // Written as asked, then said: before the portal is read nothing tells whether the files beside
+  // declare any of what it holds, and refusing after reading it would throw the reading away.
+  const beside = await declaredBeside(file, io.cwd, io.env);
+  if (options.format === 'json') await report({ out: options.out, declaredBeside: beside ?? null });
   else {
     const skipped = result.skipped.length > 0 ? `; skipped (not readable with this token): ${result.skipped.map((entry) => entry.kind).join(', ')}` : '';
     io.stderr(`Imported ${counted(result.objects, 'object')} from ${url} to ${options.out}${skipped}.\n`);
   }
-  const beside = await besideImported(file, io.cwd);
-  if (beside) io.stderr(beside);
+  if (beside) io.stderr(declaredBesideWarning(beside, result.objects, options.out));
   return 0;
 }

@@ -1,5 +1,5 @@
 /** The config stage of the engine: load, validate, schema. */
-export { listConfigFiles, loadConfig, readEnvironments, type DeclaredEnvironments, type DeclaredPortal, type LoadedConfig, type LoadOptions } from './load.js';
+export { declaredTwice, listConfigFiles, loadConfig, readEnvironments, type DeclaredEnvironments, type DeclaredTwice, type DeclaredPortal, type LoadedConfig, type LoadOptions } from './load.js';
 export type { Environment, CredentialVariableNames } from './environments.js';
 export { validateConfig, sortDiagnostics, redactDiagnostics } from './validate.js';
 export { ConfigError, throwIfInvalid } from './errors.js';

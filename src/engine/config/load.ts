@@ -14,7 +14,7 @@ import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarat
 import { redactor } from './references.js';
 import { configSchema } from './config-schema.js';
 import { environmentOf, findEnvironments, type Environment } from './environments.js';
-import { layerDocuments, type ReadFile } from './layers.js';
+import { layerDocuments, type Layered, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import { refusesNonFinite } from './schema-diagnostics.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
@@ -309,11 +309,9 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
   };
 }
 
-export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
+/** Stages 1 to 4: the files at `paths` read, layered, schema-checked, and each document's declarations extracted (in `layered.documents` order). */
+async function declareDocuments(paths: readonly string[], options: LoadOptions): Promise<{ base: ReadFile[]; layered: Layered; documents: DocumentDeclarations[]; diagnostics: Diagnostic[] }> {
   const { kinds } = options;
-  // A flag's mistake is the command line's, not the file's its value replaces.
-  const flagProblem = options.portalUrl === undefined ? undefined : portalUrlProblem(options.portalUrl);
-  if (flagProblem) throw new UsageError(`--portal: ${flagProblem}`);
   const limitBytes = configFileLimit(options.env);
   const listed = await listConfigFiles(paths, options.cwd);
   const validate = await loadSchemaValidator(configSchema(kinds));
@@ -346,6 +344,15 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
     diagnostics.push(...checked.diagnostics);
     documents.push(extractDeclarations(checked, kinds));
   }
+  return { base, layered, documents, diagnostics };
+}
+
+export async function loadConfig(paths: readonly string[], options: LoadOptions): Promise<LoadedConfig> {
+  const { kinds } = options;
+  // A flag's mistake is the command line's, not the file's its value replaces.
+  const flagProblem = options.portalUrl === undefined ? undefined : portalUrlProblem(options.portalUrl);
+  if (flagProblem) throw new UsageError(`--portal: ${flagProblem}`);
+  const { base, layered, documents, diagnostics } = await declareDocuments(paths, options);
   const merged = mergeDeclarations(documents);
   const redact = redactor(layered.resolved);
   const shown = withoutSchemaEchoes([...diagnostics, ...merged.diagnostics]);
@@ -368,6 +375,51 @@ export async function loadConfig(paths: readonly string[], options: LoadOptions)
       return obj instanceof DeclaredObject ? obj.locate(path) : obj.source;
     },
   };
+}
+
+/** What one config file declares that other files beside it declare too. */
+export interface DeclaredTwice {
+  /** The other files declaring any of it, as diagnostics name them. */
+  files: string[];
+  /** The objects both declare, by address. */
+  addresses: string[];
+  /** The blocks declared once across all files that both declare: `portal`, `safety`, `prune for <collection>`. */
+  blocks: string[];
+}
+
+/**
+ * What `file`, one of the config files at `paths`, declares that the others declare too: each of
+ * it a load of them all refuses as declared twice (`import --out` into a config directory). The
+ * base alone, unset variables allowed: the question is what is declared, not whether it is valid.
+ */
+export async function declaredTwice(paths: readonly string[], file: string, options: Pick<LoadOptions, 'cwd' | 'env' | 'kinds'>): Promise<DeclaredTwice> {
+  const { base, layered, documents } = await declareDocuments(paths, { ...options, allowUnsetEnv: true });
+  const written = await realpath(file).catch(() => file);
+  const shownAs = new Set<string>();
+  for (const read of base) if ((await realpath(read.file).catch(() => read.file)) === written) shownAs.add(read.source.file);
+  // One extraction per layered document, in its order.
+  const declared = documents.map((document, index) => ({ document, file: layered.documents[index]?.file ?? '' }));
+  const mine = declared.filter((entry) => shownAs.has(entry.file));
+  const addresses = new Set(mine.flatMap(({ document }) => document.objects.map((object) => object.address)));
+  const blocks = new Set(mine.flatMap(({ document }) => blocksOf(document)));
+  const files: string[] = [];
+  const sharedAddresses = new Set<string>();
+  const sharedBlocks = new Set<string>();
+  for (const { document, file: other } of declared) {
+    if (shownAs.has(other)) continue;
+    const both = document.objects.map((object) => object.address).filter((address) => addresses.has(address));
+    const bothBlocks = blocksOf(document).filter((block) => blocks.has(block));
+    if (both.length + bothBlocks.length === 0) continue;
+    files.push(other);
+    for (const address of both) sharedAddresses.add(address);
+    for (const block of bothBlocks) sharedBlocks.add(block);
+  }
+  // In the order the file declares them.
+  return { files, addresses: [...addresses].filter((address) => sharedAddresses.has(address)), blocks: [...blocks].filter((block) => sharedBlocks.has(block)) };
+}
+
+function blocksOf(document: DocumentDeclarations): string[] {
+  return [...(document.portal ? ['portal'] : []), ...(document.safety ? ['safety'] : []), ...document.prunes.map((prune) => `prune for ${prune.collection}`)];
 }
 
 /**
