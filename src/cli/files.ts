@@ -1,6 +1,6 @@
 /** File errors said for people: which file, what was being done, and why, never a raw Node error. */
 import { fstatSync, type Stats } from 'node:fs';
-import { chmod, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
@@ -42,6 +42,35 @@ export async function withFile<T>(what: string, file: string, action: () => Prom
 export async function refuseDirectoryAsOut(out: string, cwd: string, { example, nothing }: { example: string; nothing: string }): Promise<void> {
   const isDirectory = /[/\\]$/.test(out) || (await stat(resolve(cwd, out)).catch(() => undefined))?.isDirectory() === true;
   if (isDirectory) throw new UsageError(`--out ${out} names a directory: name a file in it, e.g. --out ${join(out, example)}; ${nothing}.`);
+}
+
+/**
+ * Why `file` could not be written as writeKeptFile writes it, asked before a portal is read
+ * (minutes for a large organization) rather than found when writing, with the read thrown away:
+ * a part of the path that is a file, or the directory to create it (or its missing directories)
+ * in, or a device, that may not be written. Undefined when nothing stands in the way that can be
+ * told beforehand; the write still says what only it finds (a full disk).
+ */
+export async function unwritableReason(file: string, { replace }: { replace: boolean }): Promise<string | undefined> {
+  const existing = await stat(file).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (!(existing instanceof Error)) {
+    if (!existing.isFile()) return access(file, constants.W_OK).then(() => undefined, fileErrorReason);
+    // A file replaced is renamed over from beside its target; one not replaced is refused as there.
+    if (!replace) return undefined;
+    const target = await realpath(file).catch(() => file);
+    return access(dirname(target), constants.W_OK | constants.X_OK).then(() => undefined, fileErrorReason);
+  }
+  if (existing.code !== 'ENOENT') return fileErrorReason(existing);
+  // The nearest directory of the path that exists: the file, or its first missing directory, is made there.
+  for (let directory = dirname(file); ; directory = dirname(directory)) {
+    const info = await stat(directory).catch((error: unknown) => error as NodeJS.ErrnoException);
+    if (info instanceof Error) {
+      if (info.code === 'ENOENT' && dirname(directory) !== directory) continue;
+      return fileErrorReason(info);
+    }
+    if (!info.isDirectory()) return reasons['ENOTDIR'];
+    return access(directory, constants.W_OK | constants.X_OK).then(() => undefined, fileErrorReason);
+  }
 }
 
 /**

@@ -182,11 +182,14 @@ describe('CLI reliability', () => {
     expect((await stat(redirected)).ino).toBe(inode);
     expect(await readFile(redirected, 'utf8')).toBe('');
 
-    // import --out creates missing directories; a path through a file cannot be one.
+    // import --out creates missing directories; a path through a file cannot be one, which is
+    // said before the portal is read (it was said after reading the whole organization).
     await writeFile(join(portal.dir, 'a-file'), '');
+    await portal.clearRequests();
     const imported = await portal.run(['import', '--out', 'a-file/portal.yaml']);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toContain('Error: Could not write the config to a-file/portal.yaml: a part of the path is not a directory.');
+    expect(imported.stderr).toBe('Error: Could not write the config to a-file/portal.yaml: a part of the path is not a directory; nothing was read.\n');
+    expect(await portal.requests()).toEqual([]);
     // A directory is no file to write the config to: not "already exists, pass --force".
     await mkdir(join(portal.dir, 'configs'));
     for (const out of ['configs', 'new-config/']) {
@@ -209,6 +212,22 @@ describe('CLI reliability', () => {
     // The refusal is the one JSON document on standard output, as every error with --format json.
     expect((JSON.parse(report.stdout) as { error: string }).error).toContain("--out /dev/stdout is this command's standard output, where the JSON report goes too");
     expect(await portal.requests()).toEqual([]);
+  });
+
+  // Root may write anywhere: the refusal is for everyone else.
+  it.runIf(process.getuid?.() !== 0)('an --out directory that may not be written in is said before the portal is read, for import and plan', async () => {
+    const config = await portal.writeConfig(THREE_CHANGES);
+    await mkdir(join(portal.dir, 'read-only'));
+    await chmod(join(portal.dir, 'read-only'), 0o555);
+    await portal.clearRequests();
+    const imported = await portal.run(['import', '--out', 'read-only/new/portal.yaml']);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toBe('Error: Could not write the config to read-only/new/portal.yaml: permission denied; nothing was read.\n');
+    const planned = await portal.run(['plan', config, '--out', 'read-only/plan.json']);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toBe('Error: Could not write the plan to read-only/plan.json: permission denied; nothing was read or written.\n');
+    expect(await portal.requests()).toEqual([]);
+    await chmod(join(portal.dir, 'read-only'), 0o755);
   });
 
   it('--request-timeout bounds each attempt: a slow first answer is waited for that long, then asked again', async () => {

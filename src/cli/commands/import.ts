@@ -1,6 +1,6 @@
 import { access, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, writeKeptFile } from '../files.js';
+import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, unwritableReason, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
 import { declaredTwice, listConfigFiles } from '../../engine/config/index.js';
 import { PortalctlError, UsageError } from '../../core/errors.js';
@@ -120,6 +120,8 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   const file = options.out === undefined || toStandardOutput ? undefined : resolve(io.cwd, options.out);
   // Said before the portal is read (minutes for a large organization); the write refuses it again atomically.
   if (file && !options.force && (await exists(file))) throw alreadyExists(options.out ?? file);
+  const unwritable = file ? await unwritableReason(file, { replace: options.force === true }) : undefined;
+  if (unwritable) throw new UsageError(`Could not write the config to ${options.out}: ${unwritable}; nothing was read.`);
   const schema = await schemaLocation(file ? dirname(file) : io.cwd);
   const client = connect(url, options, io, config?.environment);
   const progress = showProgress(io);

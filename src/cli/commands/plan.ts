@@ -11,7 +11,7 @@ import { shellWord } from '../../core/words.js';
 import { redactPostgresUrl } from '../../state/index.js';
 import { fleetNames, isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { envParallelism, printFleet, runFleet, type MemberResult } from '../fleet.js';
-import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, withFile, writeKeptFile } from '../files.js';
+import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, unwritableReason, withFile, writeKeptFile } from '../files.js';
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
@@ -118,7 +118,11 @@ async function refuseToOverwriteOtherFiles(out: string, cwd: string): Promise<vo
 }
 
 export async function planCommand(paths: string[], options: PlanOptions, io: CommandIO): Promise<number> {
-  if (options.out !== undefined) await refuseToOverwriteOtherFiles(options.out, io.cwd);
+  if (options.out !== undefined) {
+    await refuseToOverwriteOtherFiles(options.out, io.cwd);
+    const unwritable = await unwritableReason(resolve(io.cwd, options.out), PLAN_FILE);
+    if (unwritable) throw new UsageError(`Could not write the plan to ${options.out}: ${unwritable}; nothing was read or written.`);
+  }
   const request = requestedEnvironments(options, io.env);
   if (!isFleet(request)) {
     const result = await planOne(paths, options, io, singleEnvironment(request), options.out);
