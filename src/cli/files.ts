@@ -2,27 +2,7 @@
 import { fstatSync, type Stats } from 'node:fs';
 import { access, chmod, constants, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError } from '../core/errors.js';
-
-const reasons: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  ENOTDIR: 'a part of the path is not a directory',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exhausted',
-  EEXIST: 'it already exists',
-  ENAMETOOLONG: 'the name is too long',
-  ELOOP: 'too many symbolic links',
-};
-
-/** "no such file or directory" for ENOENT, and so on; the error's own message otherwise. */
-export function fileErrorReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return (code && reasons[code]) ?? (error instanceof Error ? error.message : String(error));
-}
+import { fileErrorReason, reasonOfFileErrorCode, UsageError } from '../core/errors.js';
 
 /** Runs a file operation; a failure becomes `<what> <file>: <reason>.` (a usage error: exit 1). */
 export async function withFile<T>(what: string, file: string, action: () => Promise<T>): Promise<T> {
@@ -68,7 +48,7 @@ export async function unwritableReason(file: string, { replace }: { replace: boo
       if (info.code === 'ENOENT' && dirname(directory) !== directory) continue;
       return fileErrorReason(info);
     }
-    if (!info.isDirectory()) return reasons['ENOTDIR'];
+    if (!info.isDirectory()) return reasonOfFileErrorCode('ENOTDIR');
     return access(directory, constants.W_OK | constants.X_OK).then(() => undefined, fileErrorReason);
   }
 }

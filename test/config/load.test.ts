@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, validateConfig } from '../../src/engine/config/index.js';
 import { registry } from '../../src/registry.js';
@@ -94,14 +95,37 @@ describe('loading', () => {
       symlinkSync(join(fixtures, 'split', 'a.yaml'), join(directory, 'config', 'outside.yaml'));
       symlinkSync(join(directory, 'nowhere.yaml'), join(directory, 'config', 'dangling.yaml'));
       symlinkSync(join(directory, 'loop'), join(directory, 'loop'));
+      symlinkSync('circle.yaml', join(directory, 'config', 'circle.yaml'));
       const loaded = await loadConfig(['config', 'loop'], { cwd: directory, env: {}, kinds: registry });
       expect(loaded.sources).toEqual(['config/linked.yaml']);
+      // Said in words, never Node's own ("ELOOP: too many symbolic links encountered, stat '/tmp/…'").
       expect(validateConfig(loaded).map((d) => [d.code, d.location?.file, d.message])).toEqual([
+        ['source/not-found', 'config/circle.yaml', 'config/circle.yaml is a symbolic link that leads back to itself (through links, a loop).'],
         ['source/not-found', 'config/dangling.yaml', 'config/dangling.yaml is a symbolic link to nothing.'],
         ['source/link-escape', 'config/outside.yaml', `config/outside.yaml links to ${join(fixtures, 'split', 'a.yaml')}, outside config; it was not read (name that file itself to read it).`],
-        ['source/unreadable', 'loop', expect.stringMatching(/^loop cannot be read: .*ELOOP/)],
+        ['source/unreadable', 'loop', 'loop cannot be read: too many symbolic links (a link that leads back to itself?).'],
+      ]);
+      // The current directory's own files are named as written, not by absolute path.
+      const here = validateConfig(await loadConfig([], { cwd: join(directory, 'config'), env: {}, kinds: registry }));
+      expect(here.map((d) => d.location?.file)).toEqual(['circle.yaml', 'dangling.yaml', 'outside.yaml']);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a config path that is a socket', () => {
+  it('is said in words: opening one fails (ENXIO), which is no missing file', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-socket-'));
+    const server = createServer();
+    try {
+      await new Promise<void>((listening) => server.listen(join(directory, 'config.yaml'), listening));
+      const diagnostics = validateConfig(await loadConfig(['config.yaml'], { cwd: directory, env: {}, kinds: registry }));
+      expect(diagnostics.map((d) => [d.code, d.location?.file, d.message])).toEqual([
+        ['source/unreadable', 'config.yaml', 'Cannot read the file: it is a socket, or a device with nothing behind it.'],
       ]);
     } finally {
+      await new Promise((closed) => server.close(closed));
       rmSync(directory, { recursive: true, force: true });
     }
   });

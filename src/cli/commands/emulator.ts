@@ -4,9 +4,8 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
-import { errorMessage, PortalctlError, UsageError } from '../../core/errors.js';
+import { errorMessage, fileErrorReason, PortalctlError, UsageError } from '../../core/errors.js';
 import { EmulatorDataError, generateTls, isWildcardHost, startEmulator, type RunningEmulator, type TlsMaterial } from '../../emulator/index.js';
-import { fileErrorReason } from '../files.js';
 import type { CommandIO } from '../io.js';
 
 export interface EmulatorCommandOptions {

@@ -1,9 +1,9 @@
 import { access, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { fileErrorReason, isStandardOutput, refuseDirectoryAsOut, unwritableReason, writeKeptFile } from '../files.js';
+import { isStandardOutput, refuseDirectoryAsOut, unwritableReason, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
 import { declaredTwice, listConfigFiles } from '../../engine/config/index.js';
-import { PortalctlError, UsageError } from '../../core/errors.js';
+import { fileErrorReason, PortalctlError, UsageError } from '../../core/errors.js';
 import { counted, listed } from '../../core/words.js';
 import { registry } from '../../registry.js';
 import type { CommandIO } from '../io.js';

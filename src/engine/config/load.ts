@@ -20,7 +20,7 @@ import { refusesNonFinite } from './schema-diagnostics.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
 import { readConfigSourcesOffThread } from './off-thread.js';
 import { portalUrlProblem, shownUrl } from '../../api/url.js';
-import { errorMessage, UsageError } from '../../core/errors.js';
+import { errorCode, fileErrorReason, UsageError } from '../../core/errors.js';
 import { isOutside } from '../../core/paths.js';
 import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
 
@@ -33,10 +33,11 @@ import { configFileLimit, sourceProblem, type ParsedSource } from './source.js';
  */
 const directoryConfigFiles = /\.ya?ml$/i;
 
-/** A file name as diagnostics show it: relative to cwd when inside it. */
+/** A file name as diagnostics show it: relative to cwd when inside it (cwd itself: `.`, so its files are `name.yaml`). */
 export function displayName(file: string, cwd: string): string {
   const path = relative(cwd, file);
-  return path !== '' && !path.startsWith('..') ? path : file;
+  if (path === '') return '.';
+  return !path.startsWith('..') ? path : file;
 }
 
 async function filesOf(absolute: string, shown: string): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
@@ -54,10 +55,19 @@ async function filesOf(absolute: string, shown: string): Promise<{ files: string
       // word); a link to nothing is said, and so is one leading out, never read: a config from a
       // pull request may not read other files of the machine (as for overlays and ${file:}).
       const name = join(shown, entry.name);
-      const target = await realpath(file).catch(() => undefined);
+      let target: string | undefined;
+      let loop = false;
+      try {
+        target = await realpath(file);
+      } catch (error) {
+        loop = errorCode(error) === 'ELOOP';
+      }
       const inside = target !== undefined && !isOutside(target, await realpath(absolute));
       const info = target === undefined ? undefined : await stat(target);
-      if (!target) diagnostics.push(sourceProblem(name, 'source/not-found', `${name} is a symbolic link to nothing.`, undefined, 'a link to an existing config file'));
+      if (!target) {
+        const what = loop ? 'a symbolic link that leads back to itself (through links, a loop)' : 'a symbolic link to nothing';
+        diagnostics.push(sourceProblem(name, 'source/not-found', `${name} is ${what}.`, undefined, 'a link to an existing config file'));
+      }
       else if (!inside) diagnostics.push(sourceProblem(name, 'source/link-escape', `${name} links to ${target}, outside ${shown}; it was not read (name that file itself to read it).`, undefined, 'a link to a file inside the directory'));
       else if (info?.isFile()) files.push(file);
     }
@@ -85,7 +95,7 @@ export async function listConfigFiles(paths: readonly string[], cwd: string): Pr
       diagnostics.push(
         code === 'ENOENT' || code === 'ENOTDIR'
           ? sourceProblem(displayName(absolute, cwd), 'source/not-found', `${path} does not exist.`, undefined, 'an existing file or directory')
-          : sourceProblem(displayName(absolute, cwd), 'source/unreadable', `${path} cannot be read: ${errorMessage(error)}.`, undefined, 'a file or directory portalctl may read'),
+          : sourceProblem(displayName(absolute, cwd), 'source/unreadable', `${path} cannot be read: ${fileErrorReason(error)}.`, undefined, 'a file or directory portalctl may read'),
       );
     }
   }

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isOutside } from '../../core/paths.js';
+import { fileErrorReason } from '../../core/errors.js';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
@@ -338,7 +339,7 @@ function resolveFile(argument: string, configFile: string): Outcome {
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       return { code: MISSING_FILE, problem: `The referenced file "${argument}" does not exist (looked for ${target}).`, expected };
     }
-    return { code: 'reference/unreadable-file', problem: `The referenced file "${argument}" cannot be read: ${(error as Error).message}.`, expected: 'a file portalctl may read' };
+    return { code: 'reference/unreadable-file', problem: `The referenced file "${argument}" cannot be read: ${fileErrorReason(error)}.`, expected: 'a file portalctl may read' };
   }
   // Decoded strictly: a lenient decode would send U+FFFD in place of each bad byte (a binary file, another encoding).
   try {

@@ -11,7 +11,7 @@ import { constants, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Parser, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
-import { errorMessage, UsageError } from '../../core/errors.js';
+import { fileErrorReason, UsageError } from '../../core/errors.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
 import { parseJson, type JsonValue } from '../../core/json.js';
 import { largeFileLocate, scanLocate, type SnippetPositions } from './large-locate.js';
@@ -248,7 +248,7 @@ async function readRegularFile(file: string, limitBytes: number): Promise<{ byte
   try {
     handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${errorMessage(error)}`) };
+    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${fileErrorReason(error)}.`) };
   }
   try {
     const info = await handle.stat({ bigint: true });
@@ -273,7 +273,7 @@ async function readRegularFile(file: string, limitBytes: number): Promise<{ byte
     }
     return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total), stats: info };
   } catch (error) {
-    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${errorMessage(error)}`) };
+    return { problem: sourceProblem(file, 'source/unreadable', `Cannot read the file: ${fileErrorReason(error)}.`) };
   } finally {
     await handle.close();
   }
