@@ -68,6 +68,51 @@ export async function readStoredState(client: ClientBase, tables: PostgresStateT
  * of history past `keepHistory` (`count`: the number of entries stored, when known). Returns
  * the digest of the head written and the number of entries.
  */
+/**
+ * The lineage whose history rows are this state's: the stored state's, or when its states row is
+ * gone, the lineage written last (all that is left of it). Rows of another lineage (a state
+ * removed by hand and started afresh under the same name, before setAsideLeftovers) are never
+ * listed or rebuilt as this state's. `$1` is the state's name.
+ */
+export const ownLineage = (quoted: string): string =>
+  `COALESCE((SELECT lineage FROM ${quoted}.states WHERE name = $1), (SELECT lineage FROM ${quoted}.history WHERE name = $1 ORDER BY written_at DESC, serial DESC LIMIT 1))`;
+
+/** Where setAsideLeftovers moved a removed state's rows: the name they are kept under. */
+export interface SetAside {
+  lineage: string;
+  name: string;
+}
+
+/**
+ * Before a state is created under `name` (no states row): what a state removed by hand left
+ * (its states row deleted, its entries and history not) would otherwise read as the new
+ * state's. History rows of another lineage and the leftover entries are moved whole to the name
+ * `<name>.history-<their lineage>` (a suffix when that is taken), so the new serials neither
+ * overwrite nor list among them; leftover entries beside history of the new state's own lineage
+ * only (a copy of it pushed back) are replaced by the copy's. Returns the name they went to.
+ */
+export async function setAsideLeftovers(client: ClientBase, tables: PostgresStateTables, lineage: string, now: number): Promise<SetAside | undefined> {
+  const { quoted, name } = tables;
+  const other = await client.query<{ lineage: string }>(
+    `SELECT lineage FROM ${quoted}.history WHERE name = $1 AND lineage <> $2 ORDER BY written_at DESC, serial DESC LIMIT 1`,
+    [name, lineage],
+  );
+  const removed = other.rows[0]?.lineage;
+  if (removed === undefined) {
+    await client.query(`DELETE FROM ${quoted}.resources WHERE name = $1`, [name]);
+    return undefined;
+  }
+  let aside = `${name}.history-${removed}`;
+  const taken = await client.query(
+    `SELECT 1 FROM ${quoted}.states WHERE name = $1 UNION ALL SELECT 1 FROM ${quoted}.history WHERE name = $1 UNION ALL SELECT 1 FROM ${quoted}.resources WHERE name = $1 LIMIT 1`,
+    [aside],
+  );
+  if (taken.rows.length > 0) aside = `${aside}-${now}`;
+  await client.query(`UPDATE ${quoted}.history SET name = $2 WHERE name = $1 AND lineage <> $3`, [name, aside, lineage]);
+  await client.query(`UPDATE ${quoted}.resources SET name = $2 WHERE name = $1`, [name, aside]);
+  return { lineage: removed, name: aside };
+}
+
 export async function storeState(
   client: ClientBase,
   tables: PostgresStateTables,
@@ -123,7 +168,7 @@ export async function readStoredSerial(client: ClientBase, tables: PostgresState
   const what = 'History entry of';
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
-    const kept = await client.query<{ document: unknown }>(`SELECT document FROM ${quoted}.history WHERE name = $1 AND serial = $2`, [name, serial]);
+    const kept = await client.query<{ document: unknown }>(`SELECT document FROM ${quoted}.history WHERE name = $1 AND serial = $2 AND lineage = ${ownLineage(quoted)}`, [name, serial]);
     const row = kept.rows[0];
     let state: StateDocument | undefined;
     if (!row) state = undefined;
@@ -132,8 +177,8 @@ export async function readStoredSerial(client: ClientBase, tables: PostgresState
       const current = (await readStoredState(client, tables))?.state;
       if (current) {
         const later = await client.query<{ serial: string; change: unknown }>(
-          `SELECT serial, change FROM ${quoted}.history WHERE name = $1 AND serial > $2 AND serial <= $3 AND change IS NOT NULL`,
-          [name, serial, current.serial],
+          `SELECT serial, change FROM ${quoted}.history WHERE name = $1 AND serial > $2 AND serial <= $3 AND lineage = $4 AND change IS NOT NULL`,
+          [name, serial, current.serial, current.lineage],
         );
         const changes = new Map<number, unknown>(later.rows.map((change) => [Number(change.serial), change.change]));
         const changeAt = (at: number): Promise<StateChange | undefined> => {

@@ -26,7 +26,7 @@ import { noSuchLock, StateBackendError, StateConflictError, StateCorruptError, S
 import { describeHolder, formatWait, stoppedWaiting } from './lock.js';
 import { validateState, type StateDocument } from './format.js';
 import { carryWriterChanges, hasWriterChanges } from './journal.js';
-import { journalMigration, readStoredSerial, readStoredState, storeState, type PostgresStateTables, type StoredState } from './postgres-journal.js';
+import { journalMigration, ownLineage, readStoredSerial, readStoredState, setAsideLeftovers, storeState, type PostgresStateTables, type SetAside, type StoredState } from './postgres-journal.js';
 import { DEFAULT_STATE_NAME, parsePostgresUrl, type PostgresTarget } from './postgres-url.js';
 import { shellWord } from '../core/words.js';
 import { processAlive } from '../core/processes.js';
@@ -406,7 +406,7 @@ export class PostgresStateStore implements StateStore {
     return this.withClient('read the history of', async (client) => {
       if (!(await this.ensureSchema(client, false))) return [];
       const result = await client.query<{ serial: string; lineage: string; written_at: Date; command: string; resources: number; changed: number }>(
-        `SELECT serial, lineage, written_at, command, resources, changed FROM ${this.quoted}.history WHERE name = $1 ORDER BY serial DESC LIMIT $2`,
+        `SELECT serial, lineage, written_at, command, resources, changed FROM ${this.quoted}.history WHERE name = $1 AND lineage = ${ownLineage(this.quoted)} ORDER BY serial DESC LIMIT $2`,
         [this.name, this.keepHistory],
       );
       return result.rows.map((row) => ({
@@ -434,31 +434,33 @@ export class PostgresStateStore implements StateStore {
     const problem = validateState(state, { entries: [] });
     if (problem) throw new StateError(`Refusing to write an invalid state to ${this.where()}: ${problem}.`);
     const next = carryWriterChanges(state, { ...state, serial: state.serial + 1 });
-    await this.withClient('write', async (client) => {
+    const aside = await this.withClient('write', async (client) => {
       await this.ensureSchema(client, true);
-      await this.transaction(client, async () => {
+      return this.transaction(client, async () => {
         const current = await this.lockedRow(client);
         refuseOverwrite(current, state, this.where(), 'use another --state-name, or remove that state deliberately');
         const previous = current ? await this.previousDocument(client, current, state) : undefined;
-        await this.store(client, previous, next);
+        return this.store(client, previous, next);
       });
     });
+    this.tellSetAside(aside);
     return next;
   }
 
   async importState(state: StateDocument): Promise<StateDocument> {
     const problem = validateState(state);
     if (problem) throw new StateError(`Refusing to store an invalid state in ${this.where()}: ${problem}.`);
-    return this.withClient('write', async (client) => {
+    const { stored, aside } = await this.withClient('write', async (client) => {
       await this.ensureSchema(client, true);
       return this.transaction(client, async () => {
         const current = await this.lockedRow(client);
         const previous = current ? await this.previousDocument(client, current, state) : undefined;
-        if (previous && !copyChanges(previous, state, this.where())) return previous;
-        await this.store(client, previous, state);
-        return state;
+        if (previous && !copyChanges(previous, state, this.where())) return { stored: previous, aside: undefined };
+        return { stored: state, aside: await this.store(client, previous, state) };
       });
     });
+    this.tellSetAside(aside);
+    return stored;
   }
 
   /** The stored lineage, serial and head digest, row-locked until the transaction ends. */
@@ -486,12 +488,23 @@ export class PostgresStateStore implements StateStore {
     return stored.state;
   }
 
-  private async store(client: ClientBase, previous: StateDocument | undefined, next: StateDocument): Promise<void> {
+  private async store(client: ClientBase, previous: StateDocument | undefined, next: StateDocument): Promise<SetAside | undefined> {
+    const aside = previous === undefined ? await setAsideLeftovers(client, this.tables, next.lineage, Date.now()) : undefined;
     const count = previous !== undefined && this.known?.state === previous ? this.known.count : undefined;
     const stored = await storeState(client, this.tables, previous, next, { command: this.command ?? 'portalctl', keepHistory: this.keepHistory, ...(count === undefined ? {} : { count }) });
     // Taken as the stored state only once the transaction commits (the caller's COMMIT follows at
     // once; if it fails, the serial no longer matches and the state is read back).
     this.known = { state: next, ...stored, shared: hasWriterChanges(next) };
+    return aside;
+  }
+
+  /** Said once the write that set them aside committed. */
+  private tellSetAside(aside: SetAside | undefined): void {
+    if (!aside) return;
+    this.onNotice?.(
+      `${this.where()} held the history and entries of another state (lineage ${aside.lineage}, its states row gone); they are kept under the state name "${aside.name}", and this state's history starts afresh.`,
+      'history',
+    );
   }
 
   // ---- locking -----------------------------------------------------------------------------

@@ -250,4 +250,47 @@ describe('PostgresStateStore', () => {
       await Promise.all([holder.close(), other.close()]);
     }
   });
+
+  it("a state started afresh under the name of one whose states row was deleted by hand sets the other state's rows aside: never read, listed or rebuilt as its own", async () => {
+    const schema = uniqueSchema('s');
+    const notices: string[] = [];
+    const store = new PostgresStateStore({ url: withSchema(schema), name: 'prod', onNotice: (message, kind) => notices.push(`${kind}: ${message}`) });
+    try {
+      let old = await store.write(newState(PORTAL));
+      for (const value of [1, 2, 3]) old = await store.write(recordOperation(old, `role[a${value}]`, entry(value)));
+      const oldRows = await sql(`SELECT serial::int, lineage, change::text FROM "${schema}".history ORDER BY serial`);
+      await sql(`DELETE FROM "${schema}".states WHERE name = 'prod'`);
+      // The history of a state whose row is gone is still listed (all that is left of it).
+      expect((await store.history()).map((kept) => [kept.serial, kept.lineage])).toEqual([4, 3, 2, 1].map((serial) => [serial, old.lineage]));
+
+      const fresh = await store.write(recordOperation(newState(PORTAL), 'role[b]', entry(9)));
+      expect(fresh.serial).toBe(1);
+      const aside = `prod.history-${old.lineage}`;
+      expect(notices).toEqual([
+        `history: ${store.describe()} held the history and entries of another state (lineage ${old.lineage}, its states row gone); they are kept under the state name "${aside}", and this state's history starts afresh.`,
+      ]);
+      // The removed state's entries are not the new state's.
+      const reader = new PostgresStateStore({ url: withSchema(schema), name: 'prod' });
+      expect(await reader.read()).toEqual(fresh);
+      await reader.close();
+      expect((await store.history()).map((kept) => [kept.serial, kept.lineage])).toEqual([[1, fresh.lineage]]);
+      expect(await store.readSerial(1)).toEqual(fresh);
+      expect(await store.readSerial(3)).toBeUndefined();
+      // Kept whole under the other name: every history row, and the entries.
+      expect(await sql(`SELECT serial::int, lineage, change::text FROM "${schema}".history WHERE name = $1 ORDER BY serial`, [aside])).toEqual(oldRows);
+      expect(await sql(`SELECT address FROM "${schema}".resources WHERE name = $1 ORDER BY address`, [aside])).toEqual([{ address: 'role[a1]' }, { address: 'role[a2]' }, { address: 'role[a3]' }]);
+
+      // A history an earlier release mixed (the old state's later serials left under the name, one
+      // of them a whole copy as releases before tables version 3 kept it): never this state's.
+      await sql(`INSERT INTO "${schema}".history (name, serial, lineage, document, change, command, resources, changed) SELECT 'prod', serial, lineage, document, change, command, resources, changed FROM "${schema}".history WHERE name = $1 AND serial > 1`, [aside]);
+      await sql(`UPDATE "${schema}".history SET document = $1::jsonb WHERE name = 'prod' AND serial = 2`, [JSON.stringify(old)]);
+      expect((await store.history()).map((kept) => [kept.serial, kept.lineage])).toEqual([[1, fresh.lineage]]);
+      expect(await store.readSerial(2)).toBeUndefined();
+      const next = await store.write(recordOperation(fresh, 'role[c]', entry(5)));
+      expect(await store.readSerial(1)).toEqual(fresh);
+      expect(await store.readSerial(2)).toEqual(next);
+    } finally {
+      await store.close();
+    }
+  });
 });
