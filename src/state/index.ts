@@ -26,6 +26,7 @@ export type { OpenStateOptions } from './open.js';
 export { DEFAULT_HISTORY_KEEP, countChanged, withStateLock } from './store.js';
 export type { HistoryEntry, LockInfo, LockRequest, LockStatus, StateLock, StateStore, StoreNoticeKind } from './store.js';
 export { describeHolder } from './lock.js';
+export { copyChanges } from './policy.js';
 export { StateWriter } from './writer.js';
 export {
   StateBackendError,

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { CLI, CONFIG_HEADER, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
+import { FileStateStore, newState, recordOperation, serializeState } from '../../src/state/index.js';
 
 const CONFIG = `${CONFIG_HEADER}
 organization:
@@ -200,6 +201,46 @@ describe('file state through the CLI', () => {
     expect(pulled.code).toBe(1);
     expect(pulled.stderr).toBe(`Error: ${configFile} is not a portalctl state file: it is a config (YAML). Nothing was changed; name the state's own file (a file that does not exist yet starts a new state).\n`);
     expect(await readFile(configFile, 'utf8')).toBe(configText);
+  });
+});
+
+describe('state push and pull (file states)', () => {
+  let portal: CliPortal;
+  beforeAll(async () => {
+    portal = await startCliPortal();
+  });
+  afterAll(async () => portal.dispose());
+
+  it('--dry-run refuses what the copy refuses (an older serial, the same serial with other content); a copy of the very state already there copies nothing and says so', async () => {
+    const destination = join(portal.dir, 'copies', 'destination.json');
+    const store = new FileStateStore({ path: destination });
+    const first = await store.write(newState({ url: 'https://gis.example.com/portal/sharing/rest', id: 'org123' }));
+    const second = await store.write(recordOperation(first, 'role[r1]', { kind: 'role', ids: { roleId: 'r1' }, value: { name: 'Analyst' } }));
+    const older = join(portal.dir, 'copies', 'older.json');
+    const sameSerial = join(portal.dir, 'copies', 'same-serial.json');
+    const same = join(portal.dir, 'copies', 'same.json');
+    await writeFile(older, serializeState(first));
+    await writeFile(sameSerial, serializeState(recordOperation(second, 'role[r2]', { kind: 'role', ids: { roleId: 'r2' }, value: { name: 'Editor' } })));
+    await writeFile(same, serializeState(second));
+    const before = await readFile(destination, 'utf8');
+    const history = async (): Promise<number[]> => (await store.history()).map((entry) => entry.serial);
+
+    for (const dryRun of [['--dry-run'], []]) {
+      const pushed = await portal.run(['state', 'push', older, ...dryRun], { state: destination });
+      expect(pushed.code, pushed.stdout).toBe(1);
+      expect(pushed.stderr).toBe(`Error: The state at file ${destination} is at serial 2, newer than the serial 1 being copied. Nothing was copied.\n`);
+      const pulled = await portal.run(['state', 'pull', destination, ...dryRun], { state: older });
+      expect(pulled.code, pulled.stdout).toBe(1);
+      expect(pulled.stderr).toBe(pushed.stderr);
+      const other = await portal.run(['state', 'push', sameSerial, ...dryRun], { state: destination });
+      expect(other.code, other.stdout).toBe(1);
+      expect(other.stderr).toBe(`Error: The state at file ${destination} is at the same serial 2 with other content. Nothing was copied.\n`);
+      const again = await portal.run(['state', 'push', same, ...dryRun], { state: destination });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe(`file ${destination} holds this state already (lineage ${second.lineage}, serial 2, 1 resource); nothing was copied.\n`);
+    }
+    expect(await readFile(destination, 'utf8')).toBe(before);
+    expect(await history()).toEqual([2, 1]);
   });
 });
 

@@ -9,6 +9,7 @@ import { didYouMean } from '../../core/suggest.js';
 import { counted } from '../../core/words.js';
 import {
   StateError,
+  copyChanges,
   describeHolder,
   forgetResource,
   moveResource,
@@ -243,14 +244,21 @@ async function copyState(action: 'push' | 'pull', other: string, options: StateO
     const state = await from.read();
     if (!state) throw new StateError(`No recorded state at ${from.describe()}; nothing was copied.`);
     const summary = `lineage ${state.lineage}, serial ${state.serial}, ${counted(Object.keys(state.resources).length, 'resource')}`;
+    // The copy's own checks (another lineage, a newer serial, the same serial with other
+    // content), so that --dry-run says what the copy would do, and a copy that finds the very
+    // same state there says it copied nothing.
+    const changes = async (): Promise<boolean> => copyChanges(await to.read(), state, to.describe());
+    const holds = `${to.describe()} holds this state already (${summary}); nothing was copied.\n`;
     if (options.dryRun) {
-      const existing = await to.read();
-      if (existing && existing.lineage !== state.lineage) throw new StateError(`The state at ${to.describe()} has lineage ${existing.lineage}, not ${state.lineage}: it is another state. Nothing was copied.`);
-      io.stdout(`Would copy ${from.describe()} (${summary}) to ${to.describe()}; nothing was changed.\n`);
+      io.stdout((await changes()) ? `Would copy ${from.describe()} (${summary}) to ${to.describe()}; nothing was changed.\n` : holds);
       return 0;
     }
-    await withStateLock(to, { operation: `state ${action}`, timeoutMs }, () => to.importState(state));
-    io.stdout(`Copied ${from.describe()} to ${to.describe()}: ${summary}.\n`);
+    const copied = await withStateLock(to, { operation: `state ${action}`, timeoutMs }, async () => {
+      if (!(await changes())) return false;
+      await to.importState(state);
+      return true;
+    });
+    io.stdout(copied ? `Copied ${from.describe()} to ${to.describe()}: ${summary}.\n` : holds);
     return 0;
   } finally {
     await otherStore.close();
