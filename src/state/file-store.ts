@@ -316,8 +316,17 @@ export class FileStateStore implements StateStore {
     const record = await this.readHistoryRecord(serial);
     if (!record) return undefined;
     if ('state' in record) return record.state;
-    const current = await this.rebuildBase();
-    if (!current) return undefined;
+    const base = await this.rebuildBase();
+    if (!base) return undefined;
+    const { state: current, corrupt } = base;
+    // The backup is a serial behind the corrupt file: a later serial listed in the history was
+    // rebuilt from that file only, and is not "not kept".
+    if (corrupt && serial > current.serial) {
+      throw corrupt.withHint(
+        `Serial ${serial} cannot be rebuilt: the history holds what each write changed, undone from the state file. The previous version, serial ${current.serial}, is kept in ${this.backupPath} ` +
+          `(inspect it and copy it over ${this.path} if it is valid); earlier serials are rebuilt from it.`,
+      );
+    }
     const changeAt = async (at: number): Promise<StateChange | undefined> => {
       const kept = await this.readHistoryRecord(at);
       return kept && 'change' in kept ? kept.change : undefined;
@@ -325,16 +334,17 @@ export class FileStateStore implements StateStore {
     return rebuildSerial(current, serial, changeAt, this.historyDir);
   }
 
-  /** The state to rebuild earlier serials from: the state file, or the backup when the state file is corrupt. */
-  private async rebuildBase(): Promise<StateDocument | undefined> {
+  /** The state to rebuild earlier serials from: the state file, or the backup when the state file is corrupt (with the file's error). */
+  private async rebuildBase(): Promise<{ state: StateDocument; corrupt?: StateCorruptError } | undefined> {
     try {
-      return await this.read();
+      const state = await this.read();
+      return state && { state };
     } catch (error) {
       if (!(error instanceof StateCorruptError)) throw error;
       const backup = await readTextIfExists(this.backupPath);
       if (backup === undefined) throw error;
       try {
-        return parseState(backup, this.backupPath);
+        return { state: parseState(backup, this.backupPath), corrupt: error };
       } catch {
         throw error;
       }

@@ -158,6 +158,28 @@ describe('FileStateStore writes', () => {
     expect((await readdir(dir)).sort()).toEqual(['portalctl.state.json', 'portalctl.state.json.backup', 'portalctl.state.json.history']);
   });
 
+  it("a corrupt file: show --serial rebuilds earlier serials from the backup, and says the file's own serial cannot be, not that it is not kept", async () => {
+    const store = new FileStateStore({ path: file });
+    const first = await store.write(newState(PORTAL));
+    const second = await store.write(recordOperation(first, 'role[a]', entry(1)));
+    const third = await store.write(recordOperation(second, 'role[b]', entry(2)));
+    const truncated = (await readFile(file, 'utf8')).slice(0, 40);
+    await writeFile(file, truncated);
+    expect((await store.history()).map((kept) => kept.serial)).toEqual([3, 2, 1]);
+    expect(await store.readSerial(2)).toEqual(second);
+    expect(await store.readSerial(1)).toEqual(first);
+    const error = await store.readSerial(third.serial).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StateCorruptError);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^State file ${escapeRegExp(file)} is corrupt: .*\\. Nothing was changed\\. Serial 3 cannot be rebuilt: the history holds what each write changed, undone from the state file\\. ` +
+          `The previous version, serial 2, is kept in ${escapeRegExp(`${file}.backup`)} \\(inspect it and copy it over ${escapeRegExp(file)} if it is valid\\); earlier serials are rebuilt from it\\.$`,
+      ),
+    );
+    expect(await store.readSerial(4)).toBeUndefined();
+    expect(await readFile(file, 'utf8')).toBe(truncated);
+  });
+
   it('a file that is no state (a config, a saved plan, other JSON) is said to be none, not corrupt, and is never written over', async () => {
     const files: [name: string, text: string, what: string][] = [
       ['portalctl.yaml', 'version: 1\nportal:\n  url: https://gis.example.com/portal/sharing/rest\n', 'it is a config (YAML)'],
@@ -402,3 +424,7 @@ describe('file lock taken by many at once', () => {
     }
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
