@@ -11,6 +11,9 @@ export function noSuchLock(where: string, lockId: string): StateError {
 
 /** The stored state cannot be read as a state (truncated, not JSON, wrong structure). */
 export class StateCorruptError extends StateError {
+  /** What is corrupt, as the message begins: `State file` (default), `State`, `History entry of`. */
+  readonly what: string | undefined;
+
   constructor(
     /** The file, or the database state, e.g. `postgres://u@h/db state "prod"`. */
     readonly where: string,
@@ -22,10 +25,11 @@ export class StateCorruptError extends StateError {
       `${options?.what ?? 'State file'} ${where} is corrupt: ${reason}. Nothing was changed.${options?.hint ? ` ${options.hint}` : ''}`,
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
+    this.what = options?.what;
   }
 
-  /** The same error with the store's advice added. */
-  withHint(hint: string, what?: string): StateCorruptError {
+  /** The same error (naming the same thing, unless `what` is given) with the store's advice added. */
+  withHint(hint: string, what = this.what): StateCorruptError {
     return new StateCorruptError(this.where, this.reason, { cause: this.cause, hint, ...(what ? { what } : {}) });
   }
 }

@@ -58,7 +58,7 @@ export async function readStoredState(client: ClientBase, tables: PostgresStateT
   if (typeof top !== 'object' || top === null) return undefined;
   const serial: unknown = Reflect.get(top, 'serial');
   const digest: unknown = Reflect.get(top, 'digest');
-  const state = stateFromParts(Reflect.get(top, 'head'), typeof serial === 'number' ? serial : -1, entries, tables.where, what);
+  const state = stateFromParts(Reflect.get(top, 'head'), typeof serial === 'number' ? serial : -1, entries, tables.where, what ?? 'State');
   return { state, headDigest: typeof digest === 'string' ? digest : '', count: entries.length };
 }
 

@@ -383,20 +383,36 @@ export class PostgresStateStore implements StateStore {
     return { quoted: this.quoted, name: this.name, where: this.where() };
   }
 
-  /** A corrupt state's message says what the history can still show. */
-  private withHistoryHint<T>(reading: Promise<T>, what = 'State'): Promise<T> {
-    return reading.catch((error: unknown) => {
-      if (error instanceof StateCorruptError) {
-        throw error.withHint('Earlier serials are kept: `portalctl state history` lists them and `portalctl state show --serial N` shows one.', what);
-      }
-      throw error;
-    });
+  /**
+   * A corrupt state's message says what the database still keeps of it. History rows hold the
+   * changes of each serial, undone from the state itself: only a whole copy (a row of a release
+   * before tables version 3) is an earlier version to offer. A corrupt history entry is said as
+   * it is.
+   */
+  private async withCorruptHint<T>(client: ClientBase, reading: Promise<T>): Promise<T> {
+    try {
+      return await reading;
+    } catch (error) {
+      if (!(error instanceof StateCorruptError) || error.what !== 'State') throw error;
+      const whole = await client
+        .query<{ serial: string }>(
+          `SELECT serial FROM ${this.quoted}.history WHERE name = $1 AND document IS NOT NULL AND lineage = ${ownLineage(this.quoted)} ORDER BY serial DESC LIMIT 1`,
+          [this.name],
+        )
+        .then((result) => result.rows[0]?.serial, () => undefined);
+      throw error.withHint(
+        whole !== undefined
+          ? `An earlier version is kept whole in its history (serial ${whole}); \`portalctl state show --serial ${whole}\` shows it.`
+          : 'No earlier version of it is kept (its history holds the changes of each serial, which rebuild earlier serials from this state only). ' +
+              `Restore it from a copy (delete its row from the ${this.schema}.states table, then \`portalctl state push\` the copy), or use another --state-name to start a new state.`,
+      );
+    }
   }
 
   async read(): Promise<StateDocument | undefined> {
     return this.withClient('read', async (client) => {
       if (!(await this.ensureSchema(client, false))) return undefined;
-      const stored = await this.withHistoryHint(readStoredState(client, this.tables));
+      const stored = await this.withCorruptHint(client, readStoredState(client, this.tables));
       this.known = stored && { ...stored, shared: false };
       return stored?.state;
     });
@@ -423,7 +439,7 @@ export class PostgresStateStore implements StateStore {
   async readSerial(serial: number): Promise<StateDocument | undefined> {
     return this.withClient('read the history of', async (client) => {
       if (!(await this.ensureSchema(client, false))) return undefined;
-      return readStoredSerial(client, this.tables, serial);
+      return this.withCorruptHint(client, readStoredSerial(client, this.tables, serial));
     });
   }
 
@@ -482,7 +498,7 @@ export class PostgresStateStore implements StateStore {
     const known = this.known;
     const usable = known !== undefined && (!known.shared || hasWriterChanges(incoming));
     if (usable && known.state.lineage === current.lineage && known.state.serial === current.serial && known.headDigest === current.headDigest) return known.state;
-    const stored = await this.withHistoryHint(readStoredState(client, this.tables));
+    const stored = await this.withCorruptHint(client, readStoredState(client, this.tables));
     if (!stored) throw new StateConflictError(`The state ${this.where()} was removed meanwhile. Run the command again.`);
     this.known = { ...stored, shared: false };
     return stored.state;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { sql, uniqueSchema, withSchema } from '../support/postgres-sql.js';
-import { FileStateStore, PostgresStateStore, POSTGRES_SCHEMA_VERSION, StateLockedError, migrateSchema, newState, recordOperation, openStateStore, redactPostgresUrl } from '../../src/state/index.js';
+import { FileStateStore, PostgresStateStore, POSTGRES_SCHEMA_VERSION, StateCorruptError, StateLockedError, migrateSchema, newState, recordOperation, openStateStore, redactPostgresUrl } from '../../src/state/index.js';
 import { entry } from './conformance.js';
 
 const url = inject('postgresUrl');
@@ -289,6 +289,35 @@ describe('PostgresStateStore', () => {
       const next = await store.write(recordOperation(fresh, 'role[c]', entry(5)));
       expect(await store.readSerial(1)).toEqual(fresh);
       expect(await store.readSerial(2)).toEqual(next);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a corrupt state says what the database keeps of it: show --serial rebuilds from the state itself, so only a whole copy of an earlier release is offered', async () => {
+    const schema = uniqueSchema('s');
+    const store = new PostgresStateStore({ url: withSchema(schema), name: 'prod' });
+    try {
+      const first = await store.write(recordOperation(newState(PORTAL), 'role[a]', entry(1)));
+      const second = await store.write(recordOperation(first, 'role[b]', entry(2)));
+      await sql(`UPDATE "${schema}".states SET head = '{"formatVersion": 1, "lineage": "x"}'::jsonb WHERE name = 'prod'`);
+      const where = store.describe();
+      const noCopy =
+        `State ${where} is corrupt: portal.url is missing. Nothing was changed. No earlier version of it is kept (its history holds the changes of each serial, which rebuild earlier serials from this state only). ` +
+        `Restore it from a copy (delete its row from the ${schema}.states table, then \`portalctl state push\` the copy), or use another --state-name to start a new state.`;
+      const writer = new PostgresStateStore({ url: withSchema(schema), name: 'prod' });
+      for (const reading of [() => store.read(), () => store.readSerial(1), () => writer.write(second)]) {
+        const error = await reading().catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(StateCorruptError);
+        expect((error as Error).message).toBe(noCopy);
+      }
+      await writer.close();
+      // A whole copy, as releases before tables version 3 kept every serial: offered, and shown.
+      await sql(`UPDATE "${schema}".history SET document = $1::jsonb WHERE name = 'prod' AND serial = 1`, [JSON.stringify(first)]);
+      await expect(store.read()).rejects.toThrow(
+        `State ${where} is corrupt: portal.url is missing. Nothing was changed. An earlier version is kept whole in its history (serial 1); \`portalctl state show --serial 1\` shows it.`,
+      );
+      expect(await store.readSerial(1)).toEqual(first);
     } finally {
       await store.close();
     }
