@@ -20,9 +20,10 @@ export function parseDuration(text: string | undefined, flag: string): number {
   return ms;
 }
 
+/** Decimal digits only: `Number` also reads `0x10`, `1e3` and ` 2 `, which say something else or nothing. */
 export function parsePositiveInt(text: string, flag: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}".`);
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}".`);
   return value;
 }
 

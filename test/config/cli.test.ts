@@ -183,6 +183,10 @@ describe('usage mistakes', () => {
   it.each([
     [['plan', 'examples/minimal', '--lock-timeout', 'abc'], 'Error: --lock-timeout takes a duration such as 30s, 5m or 1h, not "abc".\n'],
     [['validate', 'examples/minimal', '--env-parallelism', '0'], 'Error: --env-parallelism takes a whole number of at least 1, not "0".\n'],
+    // Only decimal digits: Number() read these as 16, 1000 and 2.
+    [['validate', 'examples/minimal', '--env-parallelism', '0x10'], 'Error: --env-parallelism takes a whole number of at least 1, not "0x10".\n'],
+    [['state', 'show', '--serial', '1e3', '--state', 'none.json'], 'Error: --serial takes a whole number of at least 1, not "1e3".\n'],
+    [['state', 'show', '--serial', ' 2', '--state', 'none.json'], 'Error: --serial takes a whole number of at least 1, not " 2".\n'],
     // import reads no config without PATH or --env, so there is no portal.url to set.
     [['import'], "Error: No portal URL: pass --portal URL, the portal's REST root (e.g. https://host/portal/sharing/rest), or the config whose portal.url to read (portalctl import portal/).\n"],
   ])('portalctl %j: a missing or bad global value is refused before anything else, saying what to give', (args, stderr) => {

@@ -22,7 +22,7 @@ import type { CommandIO } from '../io.js';
 import { isFleet, requestedEnvironments, singleEnvironment } from '../environments.js';
 import { readEnvironments, ConfigError, type Environment } from '../../engine/config/index.js';
 import { commandLine, stateStore, type SharedOptions } from './common.js';
-import { parseDuration } from '../flag-values.js';
+import { parseDuration, parsePositiveInt } from '../flag-values.js';
 
 export interface StateOptions extends SharedOptions {
   serial?: string;
@@ -93,8 +93,7 @@ async function runAction(action: string, args: readonly string[], options: State
     }
     case 'show': {
       if (options.serial !== undefined) {
-        const serial = Number(options.serial);
-        if (!Number.isInteger(serial) || serial < 1) throw new UsageError(`--serial takes a whole number of at least 1, not "${options.serial}".`);
+        const serial = parsePositiveInt(options.serial, '--serial');
         const old = await store.readSerial(serial);
         if (!old) throw new StateError(`Serial ${serial} is not kept at ${store.describe()}; \`portalctl state history\` lists the kept ones.`);
         return showState(old, args[0], options, io);
