@@ -120,6 +120,23 @@ describe('file state through the CLI', () => {
     expect(existsSync(join(`${place}.history-${old.lineage}`, '0000000001.json'))).toBe(true);
   });
 
+  it('show --serial of a serial the history lists, its state file removed: said to have no state to rebuild it from, not to be unlisted', async () => {
+    const place = join(portal.dir, 'removed', 'portalctl.state.json');
+    const applied = await portal.run(['apply', config, '--auto-approve'], { state: place });
+    expect(applied.code, applied.stderr).toBe(0);
+    await rm(place);
+    const history = await portal.run(['state', 'history'], { state: place });
+    expect(history.stdout).toMatch(/\n1\t/);
+    const shown = await portal.run(['state', 'show', '--serial', '1'], { state: place });
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toBe(
+      `Error: Serial 1 is listed in the history at file ${place}, but there is no state there to rebuild it from: the history holds what each write changed, undone from the current state. ` +
+        'Restore the state from a copy to see its earlier serials.\n',
+    );
+    const unlisted = await portal.run(['state', 'show', '--serial', '99'], { state: place });
+    expect(unlisted.stderr).toBe(`Error: Serial 99 is not kept at file ${place}; \`portalctl state history\` lists the kept ones.\n`);
+  });
+
   it('history, show --serial, rm and mv with --dry-run on a file; --state-name is for PostgreSQL only', async () => {
     const history = await portal.run(['state', 'history']);
     expect(history.code).toBe(0);
