@@ -63,12 +63,6 @@ export async function readStoredState(client: ClientBase, tables: PostgresStateT
 }
 
 /**
- * Writes `next` over `previous` (the stored state, undefined when there is none) in the
- * caller's transaction: the changed entries, the states row, the history row and the pruning
- * of history past `keepHistory` (`count`: the number of entries stored, when known). Returns
- * the digest of the head written and the number of entries.
- */
-/**
  * The lineage whose history rows are this state's: the stored state's, or when its states row is
  * gone, the lineage written last (all that is left of it). Rows of another lineage (a state
  * removed by hand and started afresh under the same name, before setAsideLeftovers) are never
@@ -113,6 +107,12 @@ export async function setAsideLeftovers(client: ClientBase, tables: PostgresStat
   return { lineage: removed, name: aside };
 }
 
+/**
+ * Writes `next` over `previous` (the stored state, undefined when there is none) in the
+ * caller's transaction: the changed entries, the states row, the history row and the pruning
+ * of history past `keepHistory` (`count`: the number of entries stored, when known). Returns
+ * the digest of the head written and the number of entries.
+ */
 export async function storeState(
   client: ClientBase,
   tables: PostgresStateTables,
