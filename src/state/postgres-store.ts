@@ -151,7 +151,8 @@ export class PostgresStateStore implements StateStore {
   }
 
   describe(): string {
-    return `${this.target.shown} state "${this.name}"${this.schema === 'portalctl' ? '' : ` (schema ${this.schema})`}`;
+    // A schema other than the default is the URL's own ?schema=, shown in it.
+    return `${this.target.shown} state "${this.name}"`;
   }
 
   unlockCommand(lockId: string): string {

@@ -34,6 +34,8 @@ describe('PostgresStateStore', () => {
       new PostgresStateStore({ url, name: `${name}-b` }),
       new PostgresStateStore({ url: withSchema(schema), name }),
     ];
+    // The schema is said once, as the URL names it.
+    expect(stores[2]?.describe()).toMatch(new RegExp(`\\?schema=${schema} state "${name}"$`));
     try {
       const locks = await Promise.all(stores.map((store) => store.lock({ operation: 'apply' })));
       expect(new Set(locks.map((lock) => lock.info.id)).size).toBe(3);
