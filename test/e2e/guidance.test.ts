@@ -161,6 +161,11 @@ describe('guidance at the terminal', () => {
         '  expected: the value in quotes (description: "Note: read this"), or no space after the colon\n' +
         '1 error, 0 warnings\n',
     );
+    // The quotes shown are the line's own: its key, its value (a comment left out), single quotes around a double quote.
+    const other = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - id: r1\n    name: Field "A": crew # the team\n`, 'colon-name');
+    const named = await portal.run(['validate', other, '--no-color']);
+    expect(named.code).toBe(1);
+    expect(named.stdout).toContain(`  expected: the value in quotes (name: 'Field "A": crew'), or no space after the colon\n`);
   });
 
   it('hints say how a value is written also in a file positioned on the parsing thread (1 MiB and more): tagged, a ${var:}', async () => {

@@ -709,6 +709,20 @@ function keyText(key: unknown): string {
   return String(isScalar(key) ? key.value : key);
 }
 
+/**
+ * The line of the plain value starting at `offset`, its value in quotes: `name: "Note: read
+ * this"` (single quotes when it holds a double quote or a backslash, which double quotes escape).
+ */
+function quotedOnItsLine(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const lineEnd = text.indexOf('\n', offset);
+  const before = text.slice(lineStart, offset).trim();
+  // A plain value ends before a comment (" #").
+  const value = text.slice(offset, lineEnd < 0 ? text.length : lineEnd).replace(/\s+#.*$/, '').trimEnd();
+  const quoted = /["\\]/.test(value) ? `'${value.replace(/'/g, "''")}'` : `"${value}"`;
+  return before === '' ? quoted : `${before} ${quoted}`;
+}
+
 function positionedDocument(file: string, text: string): PositionedDocument {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, stringKeys: false, customTags: withExplicitCoreTags });
@@ -736,7 +750,7 @@ function positionedDocument(file: string, text: string): PositionedDocument {
           code: 'yaml/colon-in-value',
           message: 'This value holds ": " (a colon, then a space), where YAML begins a mapping, and a mapping cannot begin on its key\'s line.',
           location: at(error.pos[0]),
-          expected: 'the value in quotes (description: "Note: read this"), or no space after the colon',
+          expected: `the value in quotes (${quotedOnItsLine(text, error.pos[0])}), or no space after the colon`,
         };
       }
       return { severity: 'error', code: `yaml/${kebab(error.code)}`, message: `Invalid YAML: ${error.message.split('\n')[0]}`, location: at(error.pos[0]) };
