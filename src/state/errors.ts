@@ -40,8 +40,13 @@ export class StateCorruptError extends StateError {
  * given, since it would move that file away.
  */
 export class NotAStateFileError extends StateError {
-  constructor(file: string, what: string) {
-    super(`${file} is not a portalctl state file: ${what}. Nothing was changed; name the state's own file (a file that does not exist yet starts a new state).`);
+  constructor(
+    readonly file: string,
+    /** What the file holds instead, e.g. "it is a saved plan (`portalctl plan --out`)". */
+    readonly what: string,
+    advice = "name the state's own file (a file that does not exist yet starts a new state)",
+  ) {
+    super(`${file} is not a portalctl state file: ${what}. Nothing was changed; ${advice}.`);
   }
 }
 

@@ -218,6 +218,11 @@ describe('file state through the CLI', () => {
     expect(pulled.code).toBe(1);
     expect(pulled.stderr).toBe(`Error: ${configFile} is not a portalctl state file: it is a config (YAML). Nothing was changed; name the state's own file (a file that does not exist yet starts a new state).\n`);
     expect(await readFile(configFile, 'utf8')).toBe(configText);
+    // As push's source, a file that does not exist yet is nothing to copy: the advice is the source's.
+    const pushed = await portal.run(['state', 'push', configFile]);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stderr).toBe(`Error: ${configFile} is not a portalctl state file: it is a config (YAML). Nothing was changed; name a state file, or a postgres:// URL, to copy from.\n`);
+    expect(await readFile(portal.statePath, 'utf8')).toBe(recorded);
   });
 });
 

@@ -8,6 +8,7 @@ import { UsageError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { counted } from '../../core/words.js';
 import {
+  NotAStateFileError,
   StateError,
   copyChanges,
   describeHolder,
@@ -249,7 +250,11 @@ async function copyState(action: 'push' | 'pull', other: string, options: StateO
     // Onto itself, a copy would only replace the backup of the version before with this one.
     if (otherStore.describe() === store.describe()) throw new UsageError(`state ${action}: ${other} is the --state state itself (${store.describe()}); nothing was copied.`);
     const [from, to] = action === 'push' ? [otherStore, store] : [store, otherStore];
-    const state = await from.read();
+    const state = await from.read().catch((error: unknown) => {
+      // A copy's source that is no state: a new state there is nothing to copy.
+      if (error instanceof NotAStateFileError && from === otherStore) throw new NotAStateFileError(error.file, error.what, 'name a state file, or a postgres:// URL, to copy from');
+      throw error;
+    });
     if (!state) throw new StateError(`No recorded state at ${from.describe()}; nothing was copied.`);
     const summary = `lineage ${state.lineage}, serial ${state.serial}, ${counted(Object.keys(state.resources).length, 'resource')}`;
     // The copy's own checks (another lineage, a newer serial, the same serial with other
