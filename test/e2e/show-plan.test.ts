@@ -73,8 +73,8 @@ describe('portalctl show PLANFILE', () => {
     const config = await portal.writeConfig(REFUSED);
     const saved = await portal.run(['plan', config, '--out', 'plan.json', '--format', 'markdown']);
     expect(saved.code).toBe(0);
-    // The apply it advises names the state this plan was made against (without it, apply found it stale).
-    expect(saved.stderr).toContain(`Saved the plan to plan.json; apply it with: portalctl apply --plan plan.json --state ${portal.statePath}\n`);
+    // The apply it advises names the portal and state this plan was made against (without them, apply went to portal.url, or found it stale).
+    expect(saved.stderr).toContain(`Saved the plan to plan.json; apply it with: portalctl apply --plan plan.json --portal ${portal.url} --state ${portal.statePath}\n`);
     const planText = (await portal.run(['plan', config])).stdout;
     // The portal is gone: show reads only the file.
     await portal.close();

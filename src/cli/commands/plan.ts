@@ -52,9 +52,15 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
 
   if (out) {
     await withFile('Could not write the plan to', out, () => writeKeptFile(resolve(io.cwd, out), serializePlan(plan, config.redact), PLAN_FILE));
-    // With the state flags given here: a saved plan is checked against that state (without them, it was stale).
-    const stateFlags = [options.state === undefined ? '' : ` --state ${shellWord(redactPostgresUrl(options.state))}`, options.stateName === undefined ? '' : ` --state-name ${shellWord(options.stateName)}`].join('');
-    io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${shellWord(out)}${stateFlags}\n`);
+    // With the portal and state flags given here: a saved plan is checked against that portal and
+    // state (without them, it was applied to the config's portal.url, or stale).
+    const flags = [
+      options.portal === undefined ? '' : ` --portal ${shellWord(options.portal)}`,
+      options.insecure ? ' --insecure' : '',
+      options.state === undefined ? '' : ` --state ${shellWord(redactPostgresUrl(options.state))}`,
+      options.stateName === undefined ? '' : ` --state-name ${shellWord(options.stateName)}`,
+    ].join('');
+    io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${shellWord(out)}${flags}\n`);
   }
   const shown = redactPlan(plan, config.redact);
   const exitCode = options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;

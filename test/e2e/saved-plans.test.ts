@@ -1,0 +1,52 @@
+/**
+ * Saved plans as an operator uses them through the real CLI: the apply `plan --out` advises runs
+ * as advised, an offline plan (--refresh=false) applies while the portal still holds what the
+ * state recorded, and a stale plan says what changed, not more.
+ */
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+
+/** A password rule and a role's description that differ from the sample organization (E8, E10). */
+const POLICY_AND_ROLE = `${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: 12\nroles:\n  - id: r7HkQ2\n    name: Field Analyst\n    description: Collects field data\n`;
+
+/** A REST root on a port nothing listens on. */
+async function deadPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}/portal/sharing/rest`;
+}
+
+/** The arguments after `portalctl` of the apply the plan's stderr advises. */
+function advisedApply(stderr: string): string[] {
+  const advised = /apply it with: portalctl (apply .*)$/m.exec(stderr)?.[1];
+  if (advised === undefined) throw new Error(`no advice in: ${stderr}`);
+  return advised.split(' ');
+}
+
+describe('saved plans', () => {
+  let portal: CliPortal;
+  let config: string;
+  beforeEach(async () => {
+    portal = await startCliPortal();
+    config = await portal.writeConfig(POLICY_AND_ROLE);
+  });
+  afterEach(async () => portal.dispose());
+
+  it('the apply that plan --out advises names the --portal the plan was made for, and applies it where portal.url points elsewhere', async () => {
+    const saved = await portal.run(['plan', config, '--out', 'plan.json']);
+    expect(saved.code).toBe(0);
+    expect(saved.stderr).toContain(`Saved the plan to plan.json; apply it with: portalctl apply --plan plan.json --portal ${portal.url} --state ${portal.statePath}\n`);
+    await portal.clearRequests();
+
+    // The config's portal.url names another portal (production, say): the advice must not lead there.
+    const applied = await portal.run(advisedApply(saved.stderr), { portal: null, state: portal.statePath, env: { PORTAL_URL: await deadPortUrl() } });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('Apply finished: 2 applied, 0 failed, 0 skipped.');
+    expect((await portal.requests({ writesOnly: true })).map((request) => request.path).sort()).toEqual(['/portals/self/roles/r7HkQ2/update', '/portals/self/securityPolicy/update']);
+  });
+});
