@@ -49,4 +49,31 @@ describe('saved plans', () => {
     expect(applied.stdout).toContain('Apply finished: 2 applied, 0 failed, 0 skipped.');
     expect((await portal.requests({ writesOnly: true })).map((request) => request.path).sort()).toEqual(['/portals/self/roles/r7HkQ2/update', '/portals/self/securityPolicy/update']);
   });
+
+  it('a plan saved with --refresh=false applies while the portal holds what the state recorded, and is stale once it does not', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+
+    const changed = await portal.writeConfig(POLICY_AND_ROLE.replace('Collects field data', 'Collects and checks field data'), 'changed');
+    const offline = await portal.run(['plan', changed, '--refresh=false', '--out', 'offline.json']);
+    expect(offline.code).toBe(0);
+    expect(offline.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
+    await portal.clearRequests();
+    const applied = await portal.run(['apply', '--plan', 'offline.json']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('applied  role[r7HkQ2] — Field Analyst  (E10)');
+    expect((await portal.requests({ writesOnly: true })).map((request) => request.path)).toEqual(['/portals/self/roles/r7HkQ2/update']);
+
+    // Changed on the portal after the record: the offline plan is stale, as a live one is.
+    const again = await portal.writeConfig(POLICY_AND_ROLE.replace('minLength: 12', 'minLength: 14'), 'again');
+    expect((await portal.run(['plan', again, '--refresh=false', '--out', 'offline.json'])).code).toBe(0);
+    const live = await portal.state();
+    live.organization.securityPolicy = { ...live.organization.securityPolicy, minLength: 9 };
+    await portal.replaceState(live);
+    await portal.clearRequests();
+    const stale = await portal.run(['apply', '--plan', 'offline.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('Error: The saved plan is stale: the portal changed since the plan was made');
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
 });

@@ -276,6 +276,7 @@ async function planWith(
     }
   }
 
+  const organizationId = client ? portal?.id : recorded?.portal.id;
   const built = buildPlan({
     objects,
     basis,
@@ -283,7 +284,9 @@ async function planWith(
     // Drift compares recorded with live values: without a refresh there is nothing to compare.
     recorded: client ? recordedValues(recorded, objects, basis) : {},
     kinds: config.kinds.byName,
-    portal: { url, ...(portal?.id ? { id: portal.id } : {}), ...(portal?.name ? { name: portal.name } : {}) },
+    // Unread (--refresh=false), the organization is the one the state belongs to (assertSamePortal
+    // checked its URL): a saved offline plan then names it, and apply finds it the one answering.
+    portal: { url, ...(organizationId ? { id: organizationId } : {}), ...(portal?.name ? { name: portal.name } : {}) },
     ...(request.about ? { about: request.about } : {}),
     refreshed: Boolean(client),
     state: recorded ? { lineage: recorded.lineage, serial: recorded.serial } : null,

@@ -96,8 +96,12 @@ function savedPlanOf(value: unknown, file: string): Plan {
   return { ...value, warnings: Array.isArray(value.warnings) ? value.warnings : [] };
 }
 
+/**
+ * The operations without their `label`, the object's name as the portal told it for the reader:
+ * an offline plan has none, and a retitled item is sent the same request.
+ */
 const operationsText = (plan: Plan): string =>
-  canonicalJson(plan.operations);
+  canonicalJson(plan.operations.map(({ label: _label, ...operation }) => operation));
 
 /** Throws StalePlanError naming what changed since the plan was saved. */
 export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): void {
