@@ -73,7 +73,39 @@ describe('saved plans', () => {
     await portal.clearRequests();
     const stale = await portal.run(['apply', '--plan', 'offline.json']);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('Error: The saved plan is stale: the portal changed since the plan was made');
+    expect(stale.stderr).toBe('Error: The saved plan is stale: the portal changed since the plan was made. Nothing was applied; run `portalctl plan` again.\n');
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
+  it('a stale plan blames the configuration only when the configuration changed, and names the operations that differ', async () => {
+    expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
+    // The portal changed under the plan; the config did not: the operations send the same.
+    const live = await portal.state();
+    live.organization.securityPolicy = { ...live.organization.securityPolicy, minLength: 10 };
+    await portal.replaceState(live);
+    const portalChanged = await portal.run(['apply', '--plan', 'plan.json']);
+    expect(portalChanged.code).toBe(1);
+    expect(portalChanged.stderr).toBe('Error: The saved plan is stale: the portal changed since the plan was made. Nothing was applied; run `portalctl plan` again.\n');
+
+    // The config changed, the portal did not.
+    expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
+    await portal.writeConfig(POLICY_AND_ROLE.replace('Collects field data', 'Collects and checks field data'));
+    const configChanged = await portal.run(['apply', '--plan', 'plan.json']);
+    expect(configChanged.code).toBe(1);
+    expect(configChanged.stderr).toBe('Error: The saved plan is stale: the configuration now gives other operations (role[r7HkQ2]). Nothing was applied; run `portalctl plan` again.\n');
+
+    // The portal now holds the role's description the plan would have sent: one operation fewer.
+    expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
+    await portal.writeConfig(POLICY_AND_ROLE);
+    const matched = await portal.state();
+    const role = matched.roles.find((candidate) => candidate.id === 'r7HkQ2');
+    if (!role) throw new Error('the sample organization has role r7HkQ2');
+    role.description = 'Collects field data';
+    await portal.replaceState(matched);
+    await portal.clearRequests();
+    const fewer = await portal.run(['apply', '--plan', 'plan.json']);
+    expect(fewer.code).toBe(1);
+    expect(fewer.stderr).toBe('Error: The saved plan is stale: the portal changed since the plan was made; it would now send other operations for role[r7HkQ2]. Nothing was applied; run `portalctl plan` again.\n');
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
   });
 });

@@ -96,12 +96,28 @@ function savedPlanOf(value: unknown, file: string): Plan {
   return { ...value, warnings: Array.isArray(value.warnings) ? value.warnings : [] };
 }
 
+type PlanOperation = Plan['operations'][number];
+
 /**
- * The operations without their `label`, the object's name as the portal told it for the reader:
- * an offline plan has none, and a retitled item is sent the same request.
+ * An operation as the comparison sees it: without its `label`, the object's name as the portal
+ * told it for the reader (an offline plan has none; a retitled item sends the same request), and
+ * with `sentOnly` also without `before` and `patch`, what the portal held, so that what it would
+ * send is compared apart from what the portal held.
  */
-const operationsText = (plan: Plan): string =>
-  canonicalJson(plan.operations.map(({ label: _label, ...operation }) => operation));
+function comparable(operation: PlanOperation, sentOnly: boolean): string {
+  const { label: _label, ...compared } = operation;
+  if (!sentOnly) return canonicalJson(compared);
+  const { before: _before, patch: _patch, ...sent } = compared;
+  return canonicalJson(sent);
+}
+
+/** The addresses whose operation differs between the two plans (added, removed or changed), in plan order. */
+function differingOperations(saved: Plan, fresh: Plan, sentOnly: boolean): string[] {
+  const was = new Map(saved.operations.map((operation) => [operation.address, comparable(operation, sentOnly)]));
+  const now = new Map(fresh.operations.map((operation) => [operation.address, comparable(operation, sentOnly)]));
+  const addresses = [...new Set([...was.keys(), ...now.keys()])];
+  return addresses.filter((address) => was.get(address) !== now.get(address));
+}
 
 /** Throws StalePlanError naming what changed since the plan was saved. */
 export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): void {
@@ -112,8 +128,15 @@ export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): v
   const was = saved.state ? `${saved.state.lineage} serial ${saved.state.serial}` : 'no recorded state';
   const now = fresh.state ? `${fresh.state.lineage} serial ${fresh.state.serial}` : 'no recorded state';
   if (was !== now) reasons.push(`the recorded state changed (${was} -> ${now})`);
-  if (saved.basisDigest !== fresh.basisDigest) reasons.push('the portal changed since the plan was made');
-  if (operationsText(saved) !== operationsText(redactPlan(fresh, redact))) reasons.push('the configuration now gives other operations');
+  const portalChanged = saved.basisDigest !== fresh.basisDigest;
+  if (portalChanged) reasons.push('the portal changed since the plan was made');
+  // After a change on the portal every operation's `before` may differ: only a change in what
+  // would be sent is news then, and that may be the portal's doing as much as the config's.
+  const differing = differingOperations(saved, redactPlan(fresh, redact), portalChanged);
+  if (differing.length > 0) {
+    const which = `${differing.slice(0, 3).join(', ')}${differing.length > 3 ? ` and ${differing.length - 3} more` : ''}`;
+    reasons.push(portalChanged ? `it would now send other operations for ${which}` : `the configuration now gives other operations (${which})`);
+  }
   if (reasons.length) {
     throw new StalePlanError(reasons);
   }
