@@ -230,6 +230,18 @@ describe('apply --refresh-only', () => {
     expect(report).toMatchObject({ driftJudged: true, drift: [] });
   });
 
+  it('with --target, says nothing is left to record within the targets, not in the whole state', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    await editRoleByHand('Kept from the portal');
+
+    const targeted = await portal.run(['apply', config, '--refresh-only', '--auto-approve', '--target', 'organization']);
+    expect(targeted.code).toBe(0);
+    // The role drifted outside the target: the state does not hold what the portal has for it.
+    expect(targeted.stdout).toBe('No changes to record within the targets (organization): the state already holds what the portal has for them.\n');
+    expect(await recordedDescription()).toBe('Edits field data');
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('refuses --plan with a clear error and records nothing', async () => {
     const result = await portal.run(['apply', '--refresh-only', '--plan', 'plan.json', '--auto-approve']);
     expect(result.code).toBe(1);

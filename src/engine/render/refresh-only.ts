@@ -16,11 +16,15 @@ export function redactRecords(records: readonly LiveRecord[], redact: Redactor):
   return records.map((record) => ({ ...record, before: record.before === undefined ? undefined : redact(record.before), after: redact(record.after) }));
 }
 
-export const NOTHING_TO_RECORD = 'No changes to record: the state already holds what the portal has.';
+/** Nothing to record; with `--target`, said of the targets only (objects outside them were not compared). */
+function nothingToRecord(targets: readonly string[]): string {
+  if (targets.length === 0) return 'No changes to record: the state already holds what the portal has.';
+  return `No changes to record within the targets (${targets.join(', ')}): the state already holds what the portal has for them.`;
+}
 
 /** What will be recorded, recorded value against the portal's, one block per address. */
 export function renderRefreshOnlyPlan(records: readonly LiveRecord[], plan: Plan, options: TextOptions): string {
-  if (records.length === 0) return `${NOTHING_TO_RECORD}\n`;
+  if (records.length === 0) return `${nothingToRecord(plan.targets)}\n`;
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
   const drift = records.filter((record) => record.reason === 'drift').length;
