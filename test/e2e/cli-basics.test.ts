@@ -142,6 +142,10 @@ describe('CLI plan/apply/state end to end', () => {
     expect(apply.code).toBe(0);
     const writes = await portal.requests({ writesOnly: true });
     expect(writes.map((entry) => entry.path)).toEqual(['/portals/self/securityPolicy/update']);
+    // The rest is still to do: what matches now is said of the targets only.
+    expect(apply.stdout).toContain('Apply finished: 1 applied, 0 failed, 0 skipped.\nThe portal now matches the configuration within the targets.\n');
+    const done = await portal.run(['plan', config, '--target', 'organization']);
+    expect(done.stdout).toBe('No changes. The portal matches the configuration within the targets.\nTargets: organization (2 more changes outside them are left out of this plan)\n');
   });
 
   it('--refresh=false plans against the recorded state without touching the network', async () => {
@@ -155,6 +159,8 @@ describe('CLI plan/apply/state end to end', () => {
     const inSync = await portal.run(['plan', config, '--refresh=false', '--detailed-exitcode']);
     expect(inSync.stderr).toBe('');
     expect(inSync.code).toBe(0);
+    // What it compared was the record: it says nothing of the portal, which it did not read.
+    expect(inSync.stdout).toBe('No changes. The recorded state matches the configuration.\nPlanned against the recorded state (--refresh=false): the portal was not read.\n');
 
     const changed = await portal.writeConfig(CHANGES.replace('minLength: 12', 'minLength: 14'), 'changed');
     const offline = await portal.run(['plan', changed, '--refresh=false', '--detailed-exitcode', '--format', 'json']);

@@ -4,7 +4,7 @@ import type { OperationOutcome } from '../apply/execute.js';
 import type { LiveRecord } from '../record/record-live.js';
 import { terminalText } from './escape.js';
 import { redactPlan } from '../plan/redact.js';
-import { NO_CHANGES, named, nameOf } from './text.js';
+import { matchesLine, named, nameOf, summaryLine } from './text.js';
 import { counted } from '../../core/words.js';
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -72,11 +72,11 @@ function renderApplyJson(applied: ApplyResult): string {
 
 function renderApplyText(applied: ApplyResult): string {
   const { result, after, prepared } = applied;
-  if (prepared.plan.operations.length === 0) return `${NO_CHANGES}\n${renderAdopted(applied.adopted)}${applied.namesRecorded ? `${namesRecordedLine(applied.state)}\n` : ''}`;
+  if (prepared.plan.operations.length === 0) return `${summaryLine(prepared.plan)}\n${renderAdopted(applied.adopted)}${applied.namesRecorded ? `${namesRecordedLine(applied.state)}\n` : ''}`;
   const unrecorded = result.unrecorded.length ? `, ${result.unrecorded.length} applied but not recorded` : '';
   const summary = `\nApply finished: ${result.applied.length} applied, ${result.failed.length} failed, ${result.skipped.length} skipped${unrecorded}.\n`;
   const converged = !result.interrupted && result.failed.length === 0 && result.unrecorded.length === 0 && after.plan.operations.length === 0;
-  return `${converged ? `${summary}The portal now matches the configuration.\n` : summary}${renderAdopted(applied.adopted)}`;
+  return `${converged ? `${summary}${matchesLine(prepared.plan, 'now ')}\n` : summary}${renderAdopted(applied.adopted)}`;
 }
 
 /** The result of an apply in `format`; failures are reported apart, as errors. */

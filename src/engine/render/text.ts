@@ -12,7 +12,13 @@ import { counted } from '../../core/words.js';
 
 export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
-export const NO_CHANGES = 'No changes. The portal matches the configuration.';
+/**
+ * `The portal matches the configuration.`, said only of what the plan compared: the recorded
+ * state when the portal was not read (--refresh=false), the targets alone with --target.
+ */
+export function matchesLine(plan: Pick<Plan, 'refreshed' | 'targets'>, now = ''): string {
+  return `${plan.refreshed ? 'The portal' : 'The recorded state'} ${now}matches the configuration${plan.targets.length ? ' within the targets' : ''}.`;
+}
 
 /**
  * How to keep the portal's value of a drifted object (README "Accepting drift"). Where the
@@ -37,7 +43,7 @@ export interface TextOptions {
 
 export function summaryLine(plan: Plan): string {
   const { create, update, delete: del, destructive } = plan.summary;
-  if (plan.operations.length === 0) return NO_CHANGES;
+  if (plan.operations.length === 0) return `No changes. ${matchesLine(plan)}`;
   const parts = [`${create} to create`, `${update} to update`, `${del} to delete`];
   return `Plan: ${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}.`;
 }
