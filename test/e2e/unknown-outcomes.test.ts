@@ -82,6 +82,33 @@ describe('unknown outcomes through the CLI', () => {
     expect(after.code).toBe(0);
   });
 
+  it('drift does not call a performed invitation whose answer was lost in sync: it is pending for apply, which records it and recovers its file', async () => {
+    await portal.fault({ path: '*/inviteParticipant', drop: true, afterRoute: true });
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(1);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+
+    const drift = await portal.run(['drift', config]);
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).not.toContain('In sync');
+    expect(drift.stdout).toContain(
+      `Not recorded yet: 1 operation whose answer was lost, which the portal shows performed; \`portalctl apply\` records it without sending it again.\n  ! ${ADDRESS}: The outcome of E13 Invite collaboration participant on ${ADDRESS} is unknown (no answer: `,
+    );
+    expect(drift.stdout).toContain('the portal shows it performed; apply records it and recovers the invitation file without sending it again.\n');
+    const json = JSON.parse((await portal.run(['drift', config, '--format', 'json'])).stdout) as { status: string };
+    expect(json.status).toBe('pending');
+    const markdown = await portal.run(['drift', config, '--format', 'markdown']);
+    expect(markdown.code).toBe(2);
+    expect(markdown.stdout).toContain('#### Not recorded yet');
+
+    const applied = await portal.run(['apply', config, '--auto-approve']);
+    expect(applied.code).toBe(0);
+    expect(await readdir(join(portal.dir, 'invites'))).toHaveLength(1);
+    const after = await portal.run(['drift', config]);
+    expect(after.code).toBe(0);
+    expect(after.stdout).toBe('In sync: the portal matches the configuration and the recorded state.\n');
+    expect(await invites()).toHaveLength(1);
+  });
+
   it('its file could not be written: the invitation is kept as an unknown outcome, no empty file is left, the next run saves the file from the portal', async () => {
     // Every name the file could take is taken (by directories): the invitation is made, its file cannot be written.
     const invitesDir = join(portal.dir, 'invites');

@@ -66,6 +66,8 @@ export interface PlanWarning {
   address: string;
   kind: string;
   message: string;
+  /** On the warning of an operation whose outcome was unknown: what the live portal showed (unknown-outcomes.ts). */
+  unknownOutcome?: 'performed' | 'retry' | 'unchecked';
 }
 
 /** Why `apply` would refuse this plan unless overridden (a change threshold, destructive operations). */

@@ -63,7 +63,7 @@ function warningFor(check: UnknownOutcomeCheck): PlanWarning {
         : check.object
           ? `${what}; it is checked against the portal when the portal is read (not with --refresh=false).`
           : `${what}, and the address is no longer declared, so it is not checked. Check the portal, then forget it with \`portalctl state rm ${address}\`.`;
-  return { address, kind: mark.kind, message };
+  return { address, kind: mark.kind, message, unknownOutcome: check.verdict };
 }
 
 /** The plan with a warning per unknown outcome, and without drift at those addresses (the change was portalctl's own). */

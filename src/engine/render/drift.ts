@@ -3,19 +3,32 @@
  * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
 import { counted } from '../../core/words.js';
-import type { Plan } from '../plan/plan.js';
+import type { Plan, PlanWarning } from '../plan/plan.js';
 import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
 import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
-import { markdownText, terminalText } from './escape.js';
+import { markdownCode, markdownText, terminalText } from './escape.js';
 import { MARK_TONE } from './style.js';
 
 export type DriftStatus = 'inSync' | 'pending' | 'drift';
 
-/** Drift wins over pending changes. */
+/**
+ * Writes whose answer was lost and which the portal shows performed: the state does not hold
+ * them yet, and `apply` records them (an invitation's file recovered) without sending anything.
+ */
+function unrecordedOutcomes(plan: Plan): PlanWarning[] {
+  return (plan.warnings ?? []).filter((warning) => warning.unknownOutcome === 'performed');
+}
+
+/** Drift wins over pending changes; an unrecorded outcome is pending work for apply too. */
 export function driftStatus(plan: Plan): DriftStatus {
-  return plan.drift.length ? 'drift' : plan.operations.length ? 'pending' : 'inSync';
+  return plan.drift.length ? 'drift' : plan.operations.length || unrecordedOutcomes(plan).length ? 'pending' : 'inSync';
+}
+
+function unrecordedHeading(plan: Plan): string {
+  const count = unrecordedOutcomes(plan).length;
+  return `Not recorded yet: ${counted(count, 'operation')} whose answer was lost, which the portal shows performed; \`portalctl apply\` records ${count === 1 ? 'it' : 'them'} without sending ${count === 1 ? 'it' : 'them'} again.`;
 }
 
 const IN_SYNC = 'In sync: the portal matches the configuration and the recorded state.';
@@ -31,7 +44,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
   if (!hasRecordedState) {
     lines.push(NO_STATE);
     if (plan.operations.length === 0) lines.push(MATCHES_NO_STATE);
-  } else if (plan.drift.length === 0 && plan.operations.length === 0) {
+  } else if (driftStatus(plan) === 'inSync') {
     lines.push(IN_SYNC);
   } else {
     lines.push(`Drift: ${counted(plan.drift.length, 'object')} changed outside portalctl since the last apply.`);
@@ -43,6 +56,10 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
       lines.push(`  ${paint(MARK_TONE[SYMBOL[op.action]] ?? 'bold', SYMBOL[op.action])} ${terminalText(nameOf(op))}`);
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
+  }
+  const unrecorded = unrecordedOutcomes(plan);
+  if (unrecorded.length) {
+    lines.push('', unrecordedHeading(plan), ...unrecorded.map((warning) => `  ${paint('yellow', '!')} ${terminalText(`${warning.address}: ${warning.message}`)}`));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -66,6 +83,8 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean, maxLength: n
   }
   if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));
   if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, maxLength), '', ...operationSections(plan, style));
+  const unrecorded = unrecordedOutcomes(plan);
+  if (unrecorded.length) body.push('', '#### Not recorded yet', '', markdownText(unrecordedHeading(plan)), '', ...unrecorded.map((warning) => `- ${markdownCode(warning.address)}: ${markdownText(warning.message)}`));
   return fitted(head, body, maxLength, 'run `portalctl drift` locally');
 }
 
