@@ -78,6 +78,21 @@ export async function upsertComment(forge, marker, body) {
 }
 
 /**
+ * What tells one drift issue apart: the config, the state name and the environments (`env` as
+ * given: one name, `a,b` or `all`), so that two environments of one config never share an issue.
+ */
+export function driftIssueId({ config, stateName = '', env = '' }) {
+  return `${config}${stateName ? `:${stateName}` : ''}${env ? `:${env}` : ''}`;
+}
+
+/** The drift issue's title: the portal's name (one portal), else the config and its environments. */
+export function driftIssueTitle({ config, stateName = '', env = '' }, portal) {
+  const where = portal?.name || portal?.url || config;
+  const environments = env && !portal ? ` (environments: ${env})` : '';
+  return `Portal drift: ${where}${stateName ? ` (${stateName})` : ''}${environments}`;
+}
+
+/**
  * Keeps ONE open issue per marker: opened on the first drift, updated in place while the drift
  * lasts, closed (with a note) once it is gone. `forge.issues` knows the endpoints: listOpen() ->
  * [{ id, body, author, url }], create({ title, body }), update(id, { title, body }),

@@ -6,11 +6,11 @@
 //    written by the token's own account), and names the artifact the plan is kept in;
 //  - apply: applies the plan reviewed on the merged pull request (fetched by the steps before)
 //    and posts the result on that pull request; a missing or stale plan is never applied;
-//  - drift: keeps one open issue per config and state while drift lasts (`issue: true`).
+//  - drift: keeps one open issue per config, state and environment(s) while drift lasts (`issue: true`).
 // Plain Node, no dependencies: inputs come as INPUT_* variables set by action.yml.
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { commentBody, commentMarker, issueMarker, syncDriftIssue, upsertComment } from './comment.mjs';
+import { commentBody, commentMarker, driftIssueId, driftIssueTitle, issueMarker, syncDriftIssue, upsertComment } from './comment.mjs';
 import { githubApi, planArtifactName } from './github-api.mjs';
 import { runPortalctl, succeeded } from './run-portalctl.mjs';
 
@@ -103,17 +103,16 @@ if (number && input('comment', 'true') !== 'false') {
   }
 }
 
-// One open issue per config and state while drift lasts, closed when it is gone.
+// One open issue per config, state and environments while drift lasts, closed when it is gone.
 if (inputs.command === 'drift' && input('issue', 'false') === 'true' && result.report) {
   const judged = result.report.driftJudged !== false;
   if (!env.GITHUB_TOKEN) say('::warning::No GITHUB_TOKEN: the drift issue was not written.\n');
   else if (judged) {
-    const id = input('comment-id') || `${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`;
-    const where = result.report.portal?.name || result.report.portal?.url || inputs.config;
+    const id = input('comment-id') || driftIssueId(inputs);
     try {
       const done = await syncDriftIssue(api, issueMarker(id), {
-        drift: exitCode === 3,
-        title: `Portal drift: ${where}${inputs.stateName ? ` (${inputs.stateName})` : ''}`,
+        drift: result.drifted,
+        title: driftIssueTitle(inputs, result.report.portal),
         body: commentBody(issueMarker(id), `${markdown.trimEnd()}\n\n_Last checked ${new Date().toISOString()}${runUrl ? ` by [this run](${runUrl})` : ''}._`),
         closingNote: `No drift any more (checked ${new Date().toISOString()}${runUrl ? ` by [this run](${runUrl})` : ''}): closing.`,
       });

@@ -10,11 +10,11 @@
 //  - apply: fetches the plan saved by the plan job of the merged merge request and applies exactly
 //    that plan (`apply --plan`); a missing or stale plan is not applied: a plan made now goes into
 //    the note and the job fails. The result is posted on that merge request;
-//  - drift: keeps one open issue per config and state while drift lasts (PORTALCTL_CI_ISSUE).
+//  - drift: keeps one open issue per config, state and environment(s) while drift lasts (PORTALCTL_CI_ISSUE).
 // Same logic as the GitHub Action; GitLab's predefined variables say where to write.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { commentBody, commentMarker, issueMarker, syncDriftIssue, upsertComment } from './comment.mjs';
+import { commentBody, commentMarker, driftIssueId, driftIssueTitle, issueMarker, syncDriftIssue, upsertComment } from './comment.mjs';
 import { gitlabApi } from './gitlab-api.mjs';
 import { runPortalctl, succeeded } from './run-portalctl.mjs';
 
@@ -135,17 +135,16 @@ if (mergeRequest && setting('COMMENT', 'true') !== 'false') {
   }
 }
 
-// One open issue per config and state while drift lasts, closed when it is gone.
+// One open issue per config, state and environments while drift lasts, closed when it is gone.
 if (inputs.command === 'drift' && setting('ISSUE', 'false') === 'true' && result.report) {
   if (!canCallApi) say('portalctl: no PORTALCTL_GITLAB_TOKEN: the drift issue was not written.\n');
   else if (result.report.driftJudged !== false) {
-    const id = setting('COMMENT_ID') || `${inputs.config}${inputs.stateName ? `:${inputs.stateName}` : ''}`;
-    const where = result.report.portal?.name || result.report.portal?.url || inputs.config;
+    const id = setting('COMMENT_ID') || driftIssueId(inputs);
     const checked = `checked ${new Date().toISOString()}${env.CI_JOB_URL ? ` by [this job](${env.CI_JOB_URL})` : ''}`;
     try {
       const done = await syncDriftIssue(api, issueMarker(id), {
-        drift: exitCode === 3,
-        title: `Portal drift: ${where}${inputs.stateName ? ` (${inputs.stateName})` : ''}`,
+        drift: result.drifted,
+        title: driftIssueTitle(inputs, result.report.portal),
         body: commentBody(issueMarker(id), `${markdown.trimEnd()}\n\n_Last ${checked}._`),
         closingNote: `No drift any more (${checked}): closing.`,
       });

@@ -224,7 +224,9 @@ export function staleReason(result) {
  * Runs the command. Returns { exitCode, counts, markdown, ... }: counts are numbers by name
  * (plan: create, update, delete, destructive, drift, refusals; drift: drift, pending, create,
  * update, delete; apply: applied, failed, skipped), empty when the command failed before
- * counting. `log` writes to the job log.
+ * counting. `log` writes to the job log. drift: `drifted` (drift in the portal, or in any of the
+ * environments) and `report` (`driftJudged` false: no state, or an environment not read, to
+ * judge its absence by) decide the drift issue.
  *
  * `inputs.reviewed` (apply only): `{ file, source }` applies exactly that saved plan, or
  * `{ missing }` says why there is none; either refusal (none, or stale) is never applied: the
@@ -256,7 +258,7 @@ export async function runPortalctl(inputs, env = process.env, { log = (text) => 
     const counts = { drift: report.drift.length, pending: report.pending.length, ...actionCounts(report.pending) };
     const markdown = await spawnCollect([...base, ...asMarkdown], env);
     log(markdown.stdout);
-    return { exitCode: json.code, counts, markdown: markdown.stdout, report };
+    return { exitCode: json.code, counts, markdown: markdown.stdout, report, drifted: json.code === 3 };
   }
 
   const reviewed = inputs.reviewed;
@@ -357,7 +359,10 @@ async function runFleet(inputs, env, log) {
     const pending = reports.flatMap((entry) => entry.pending ?? []);
     const counts = { drift: sum(reports, (entry) => entry.drift?.length), pending: pending.length, ...actionCounts(pending), environments: report.environments.length, failed };
     const markdown = await spawnCollect([...base, '--format', 'markdown'], env);
-    return { exitCode: json.code, counts, markdown: markdown.stdout };
+    // For the drift issue: drift in any environment is drift; its absence counts only when every environment was judged.
+    const judgedAll = failed === 0 && reports.every((entry) => entry.driftJudged !== false);
+    const drifted = reports.some((entry) => (entry.drift?.length ?? 0) > 0);
+    return { exitCode: json.code, counts, markdown: markdown.stdout, report: { driftJudged: drifted || judgedAll }, drifted };
   }
   const counts = { applied: sum(reports, (entry) => entry.applied?.length), failed: sum(reports, (entry) => entry.failed?.length) + failed, skipped: sum(reports, (entry) => entry.skipped?.length), environments: report.environments.length };
   const rows = report.environments.map((entry) => `| ${entry.environment} | ${entry.changes ?? '-'} | ${entry.outcome}${entry.error ? `: ${inline(entry.error)}` : ''} |`);

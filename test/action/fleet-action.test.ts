@@ -77,6 +77,64 @@ describe('the GitHub Action over several environments', () => {
   });
 });
 
+describe('the drift issue of the GitHub Action over environments', () => {
+  const editRoleByHand = async (url: string, roleId: string, token: string, description: string): Promise<void> => {
+    const response = await fetch(`${url}/portals/self/roles/${roleId}/update`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-esri-authorization': `Bearer ${token}` },
+      body: new URLSearchParams({ name: 'Field Analyst', description, f: 'json' }),
+    });
+    expect(await response.json()).toMatchObject({ success: true });
+  };
+
+  it('over several environments, opens one issue while one of them drifts and closes it once every one is judged in sync', async () => {
+    expect((await fleet.run(['apply', 'config', '--all-envs', '--auto-approve'])).code).toBe(0);
+    await editRoleByHand(fleet.portals.production.url, 'r7HkQ2', 'prod-token', 'Hand edited');
+    const drift = () => runScript('github.mjs', githubEnv({ command: 'drift', env: 'all', issue: 'true', 'fail-on-drift': 'false' }), fleet.dir);
+    const acceptProduction = async () => expect((await fleet.run(['apply', 'config', '--env', 'production', '--refresh-only', '--auto-approve'])).code).toBe(0);
+
+    const night1 = await drift();
+    expect(night1.code, night1.stdout + night1.stderr).toBe(0);
+    expect(await readKeyValues(join(fleet.dir, 'output'))).toMatchObject({ 'exit-code': '3', drift: '1', 'issue-action': 'opened', 'issue-number': '1' });
+    expect(forge.issues).toHaveLength(1);
+    expect(forge.issues[0]).toMatchObject({ title: 'Portal drift: config (environments: all)', state: 'open' });
+    expect(forge.issues[0]?.body).toContain('#### production');
+    expect(forge.issues[0]?.body).toContain('role[r7HkQ2]');
+
+    // Accepted into production's state: no drift anywhere (Git is ahead there now: pending, exit 2).
+    await acceptProduction();
+    const night2 = await drift();
+    expect(night2.code, night2.stdout + night2.stderr).toBe(0);
+    expect(await readKeyValues(join(fleet.dir, 'output'))).toMatchObject({ 'exit-code': '2', drift: '0', 'issue-action': 'closed', 'issue-number': '1' });
+    expect(forge.issues[0]).toMatchObject({ state: 'closed' });
+
+    // Drift again; then, accepted, but test's portal down: nothing says every environment is in sync, so the issue stays open.
+    await editRoleByHand(fleet.portals.production.url, 'r7HkQ2', 'prod-token', 'Edited again');
+    await drift();
+    expect(forge.issues).toMatchObject([{ state: 'closed' }, { number: 2, state: 'open' }]);
+    await acceptProduction();
+    await fleet.portals.test.close();
+    const night4 = await drift();
+    expect(night4.code).toBe(1);
+    expect(night4.stdout).not.toContain('drift issue');
+    expect(forge.issues).toMatchObject([{ state: 'closed' }, { number: 2, state: 'open' }]);
+  });
+
+  it('one environment at a time: each keeps its own issue', async () => {
+    expect((await fleet.run(['apply', 'config', '--all-envs', '--auto-approve'])).code).toBe(0);
+    await editRoleByHand(fleet.portals.production.url, 'r7HkQ2', 'prod-token', 'Hand edited');
+    const production = await runScript('github.mjs', githubEnv({ command: 'drift', env: 'production', issue: 'true', 'fail-on-drift': 'false' }), fleet.dir);
+    expect(production.code, production.stdout + production.stderr).toBe(0);
+    expect(forge.issues).toMatchObject([{ number: 1, state: 'open' }]);
+
+    // test has no drift: production's issue is not test's to close.
+    const test = await runScript('github.mjs', githubEnv({ command: 'drift', env: 'test', issue: 'true', 'fail-on-drift': 'false' }), fleet.dir);
+    expect(test.code, test.stdout + test.stderr).toBe(0);
+    expect(await readKeyValues(join(fleet.dir, 'output'))).toMatchObject({ 'exit-code': '0', 'issue-action': 'none' });
+    expect(forge.issues).toMatchObject([{ number: 1, state: 'open' }]);
+  });
+});
+
 describe('the GitLab template over several environments', () => {
   it('PORTALCTL_CI_ENV names them; the dotenv report holds the sums', async () => {
     const result = await runScript('gitlab.mjs', { ...fleet.env, PORTALCTL_CI_COMMAND: 'drift', PORTALCTL_CI_CONFIG: 'config', PORTALCTL_CI_ENV: 'test,production' }, fleet.dir);
