@@ -134,6 +134,17 @@ describe('a fleet run', () => {
     for (const token of ['dev-token', 'prod-token']) expect(result.stdout + result.stderr).not.toContain(token);
   });
 
+  it('an environment that failed to plan has no plan in the saved file: apply --plan applies the others and names why', async () => {
+    const planned = await fleet.run(['plan', 'config', '--all-envs', '--out', 'plan.json'], { drop: ['TEST_PORTAL_TOKEN'] });
+    expect(planned.code).toBe(1);
+    const applied = await fleet.run(['apply', '--plan', 'plan.json']);
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toMatch(/^test +- +- +failed: No saved plan for test: Environment test takes its token from TEST_PORTAL_TOKEN, which is not set\.  /m);
+    expect(applied.stdout).toMatch(row('development', '4', '0', 'applied'));
+    expect(applied.stdout).toMatch(row('production', '6', '0', 'applied'));
+    expect(await fleet.portals.test.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('a config with environments needs one chosen; PORTALCTL_ENV chooses; an unknown name fails alone', async () => {
     const none = await fleet.run(['plan', 'config']);
     expect(none.code).toBe(1);

@@ -185,7 +185,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
       Boolean(options.verbose),
       async (environment, own): Promise<MemberResult> => {
         const entry = index?.fleet.find((candidate) => candidate.environment === environment);
-        if (index && !entry?.plan) throw new UsageError(`No saved plan for ${environment}: ${entry?.error ?? 'it is not in the plan file'}.`);
+        if (index && !entry?.plan) throw new UsageError(`No saved plan for ${environment}: ${(entry?.error ?? 'it is not in the plan file').replace(/\.$/, '')}.`);
         const saved = entry?.plan;
         const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stopRequested: () => stop });
         if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, own);
