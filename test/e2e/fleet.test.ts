@@ -79,6 +79,23 @@ describe('a fleet run', () => {
     expect(result.stdout).toMatch(row('production', '0', '0', 'in sync'));
   });
 
+  it('drift in an environment without a recorded state is unknown, not 0, in the summary and the JSON report', async () => {
+    expect((await fleet.run(['apply', 'config', '--env', 'development', '--auto-approve'])).code).toBe(0);
+    const result = await fleet.run(['drift', 'config', '--all-envs']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(row('development', '0', '0', 'in sync'));
+    expect(result.stdout).toMatch(row('test', '5', '-', 'pending'));
+    expect(result.stdout).toMatch(row('production', '6', '-', 'pending'));
+    expect(result.stdout).toContain('Drift cannot be judged: there is no recorded state yet.');
+    const json = await fleet.run(['drift', 'config', '--all-envs', '--format', 'json']);
+    const report = JSON.parse(json.stdout) as { environments: { environment: string; changes: number; drift?: number }[] };
+    expect(report.environments.map(({ environment, changes, drift }) => ({ environment, changes, drift }))).toEqual([
+      { environment: 'development', changes: 0, drift: 0 },
+      { environment: 'test', changes: 5, drift: undefined },
+      { environment: 'production', changes: 6, drift: undefined },
+    ]);
+  });
+
   it('apply --refresh-only over the fleet records each environment\'s drift, asks nothing, and sends nothing', async () => {
     expect((await fleet.run(['apply', 'config', '--all-envs', '--auto-approve'])).code).toBe(0);
     await changePolicy(fleet.portals.test.url, 'test-token', 30);

@@ -36,7 +36,8 @@ async function driftOne(paths: string[], options: DriftOptions, io: CommandIO, e
     outcome: OUTCOME[status],
     exitCode: DRIFT_EXIT[status],
     changes: plan.operations.length,
-    drift: plan.drift.length,
+    // Without a recorded state drift cannot be judged: unknown in the summary, not 0.
+    ...(recorded ? { drift: plan.drift.length } : {}),
     url: plan.portal.url,
     text: renderDrift(plan, format, recorded, { color: io.color, ...(io.width ? { width: io.width } : {}) }),
     ...(fleet !== undefined && options.format === 'markdown' ? { markdown: renderDrift(plan, 'markdown', recorded, { color: false, markdownLimit: sectionLimit(fleet) }) } : {}),
