@@ -156,7 +156,7 @@ describe('a fleet run', () => {
     expect(planned.code).toBe(1);
     const applied = await fleet.run(['apply', '--plan', 'plan.json']);
     expect(applied.code).toBe(1);
-    expect(applied.stdout).toMatch(/^test +- +- +failed: No saved plan for test: Environment test takes its token from TEST_PORTAL_TOKEN, which is not set\.  /m);
+    expect(applied.stdout).toMatch(/^test +- +- +failed: No saved plan for test: Environment test takes its token from TEST_PORTAL_TOKEN, which is not set\. {2}/m);
     expect(applied.stdout).toMatch(row('development', '4', '0', 'applied'));
     expect(applied.stdout).toMatch(row('production', '6', '0', 'applied'));
     expect(await fleet.portals.test.requests({ writesOnly: true })).toEqual([]);
@@ -235,6 +235,30 @@ describe('a fleet run', () => {
     expect(alone.code, alone.stderr).toBe(0);
     expect(await fleet.portals.test.requests({ writesOnly: true })).toHaveLength(5);
     expect(await fleet.portals.production.requests({ writesOnly: true })).toEqual([]);
+  });
+
+  it('an overlay that gives the same object twice in one list is refused, naming both places; two overlays change it in order', async () => {
+    const overlay = ['version: 1', 'roles:', '  - id: { name: Field Analyst }', '    description: First', '  - id: { name: Field Analyst }', '    description: Second', ''].join('\n');
+    await writeFile(join(fleet.config, 'overlays', 'test.yaml'), overlay);
+    const refused = await fleet.run(['plan', 'config', '--env', 'test']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      [
+        'config/overlays/test.yaml:5:3: error: The element id={"name":"Field Analyst"} is given twice in this overlay\'s list: here and at config/overlays/test.yaml:3:3. (overlay/duplicate-element)',
+        '  5 |   - id: { name: Field Analyst }',
+        '    |   ^',
+      ].join('\n'),
+    );
+    expect(await fleet.portals.test.requests({ writesOnly: true })).toEqual([]);
+
+    // In two overlays of one environment, the later one wins, and says where.
+    await writeFile(join(fleet.config, 'overlays', 'test.yaml'), ['version: 1', 'roles:', '  - id: { name: Field Analyst }', '    description: First', ''].join('\n'));
+    await writeFile(join(fleet.config, 'overlays', 'later.yaml'), ['version: 1', 'roles:', '  - id: { name: Field Analyst }', '    description: Second', ''].join('\n'));
+    const environments = await readFile(join(fleet.config, 'environments.yaml'), 'utf8');
+    await writeFile(join(fleet.config, 'environments.yaml'), environments.replace('overlays: [overlays/test.yaml]', 'overlays: [overlays/test.yaml, overlays/later.yaml]'));
+    const config = await fleet.run(['config', 'config', '--env', 'test']);
+    expect(config.code, config.stderr).toBe(0);
+    expect(config.stdout).toContain('description: Second # config/overlays/later.yaml:4');
   });
 
   it('validate checks every environment; config prints one environment\'s effective config, graph its plan; state reads an environment\'s state', async () => {

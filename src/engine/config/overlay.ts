@@ -16,7 +16,7 @@
  * was written (Origin), so `locate` and with it every diagnostic points at the winning file,
  * line and column.
  */
-import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
+import { formatLocation, type Diagnostic, type SourceLocation } from '../../core/diagnostics.js';
 import { canonicalJson, isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ContainerDefinition } from '../../kinds/toolkit/containers.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
@@ -202,9 +202,19 @@ export class OverlayMerge {
   }
 
   private mergeList(targets: readonly ListTarget[], overlay: readonly JsonValue[], from: Origin, keyOf: ListKey): void {
+    // Where each key was first given in this list: given twice, the second would silently merge over the first.
+    const given = new Map<string, Origin>();
     overlay.forEach((element, index) => {
       const elementFrom = from.child(index);
       const key = keyOf(element) as string;
+      if (patchOf(element) !== 'delete') {
+        const first = given.get(key);
+        if (first) {
+          this.problem(elementFrom, [], 'overlay/duplicate-element', `The element ${key} is given twice in this overlay's list: here and at ${formatLocation(first.locate([], { key: true }))}.`, 'each element once per list, as in the base');
+          return;
+        }
+        given.set(key, elementFrom);
+      }
       const matches = targets.flatMap((target) => {
         const position = target.list.findIndex((candidate) => keyOf(candidate) === key);
         return position === -1 ? [] : [{ target, position }];
