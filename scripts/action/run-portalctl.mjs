@@ -3,7 +3,7 @@
 // job log gets the plan as text (`portalctl show`), not only the comment.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -243,6 +243,7 @@ export async function runPortalctl(inputs, env = process.env, { log = (text) => 
   if (command === 'plan') {
     // Kept in the working directory: an artifact to upload, and what the truncated comment points to.
     const planFile = inputs.planFile || 'portalctl-plan.json';
+    await rm(resolve(planFile), { force: true });
     const result = await spawnCollect([...cli, ...commandArgs(inputs), ...outputArgs('plan', planFile)[0]], env);
     if (!succeeded('plan', result.code)) return { exitCode: result.code, counts: {}, markdown: failureMarkdown(command, result) };
     const plan = JSON.parse(await readFile(resolve(planFile), 'utf8'));
@@ -327,6 +328,8 @@ async function runFleet(inputs, env, log) {
   const { command } = inputs;
   if (command === 'plan') {
     const planFile = inputs.planFile || 'portalctl-plan.json';
+    // A file left by an earlier run (a runner that keeps its workspace) must not pass for this run's plans.
+    await rm(resolve(planFile), { force: true });
     const result = await spawnCollect([...base, ...outputArgs('plan', planFile)[0]], env);
     let plans;
     try {

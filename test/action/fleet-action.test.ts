@@ -3,6 +3,7 @@
  * PORTALCTL_CI_ENV): one comment with a section per environment, the counts summed over them,
  * a failed environment counted and shown while the others still run.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,6 +75,20 @@ describe('the GitHub Action over several environments', () => {
     const report = await readFile(join(fleet.dir, 'portalctl-apply.md'), 'utf8');
     expect(report).toMatch(/\| test \| - \| failed: .*could not reach the portal/);
     expect(report).toContain('#### production');
+  });
+});
+
+describe('a plan over several environments that fails before planning', () => {
+  it('reports the failure, not the plans file an earlier run left in the workspace', async () => {
+    expect((await fleet.run(['plan', 'config', '--all-envs', '--out', 'portalctl-plan.json'])).code).toBe(0);
+    const result = await runScript('github.mjs', githubEnv({ command: 'plan', env: 'all', args: '--state-name other' }), fleet.dir);
+    expect(result.code).toBe(1);
+    const outputs = await readKeyValues(join(fleet.dir, 'output'));
+    expect(outputs['exit-code']).toBe('1');
+    expect(outputs).not.toHaveProperty('update');
+    expect(outputs).not.toHaveProperty('plan-artifact');
+    expect(existsSync(join(fleet.dir, 'portalctl-plan.json'))).toBe(false);
+    expect(await readFile(join(fleet.dir, 'portalctl-plan.md'), 'utf8')).toContain('--state-name names one state, but each environment of a fleet has its own');
   });
 });
 
