@@ -4,7 +4,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,23 @@ describe('hostile files through portalctl validate', () => {
       expect(result.status).toBe(1);
     } finally {
       rmSync(fifo);
+    }
+  });
+
+  it('a named pipe among a directory\'s config files is said, not skipped; a subdirectory named *.yaml is not read', async () => {
+    const config = join(directory, 'piped');
+    mkdirSync(join(config, 'nested.yaml'), { recursive: true });
+    writeFileSync(join(config, 'portalctl.yaml'), header);
+    expect(spawnSync('mkfifo', [join(config, 'roles.yaml')]).status).toBe(0);
+    try {
+      const result = await validate('piped');
+      expect(result.signal, 'still waiting for a writer after a minute').toBeNull();
+      expect(result.stdout).toBe(
+        'piped/roles.yaml:1:1: error: The path is a named pipe; a config is read from regular files only. (source/not-a-file)\n  expected: a regular YAML or JSON file\n1 error, 0 warnings\n',
+      );
+      expect(result.status).toBe(1);
+    } finally {
+      rmSync(config, { recursive: true });
     }
   });
 

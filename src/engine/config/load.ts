@@ -49,8 +49,9 @@ async function filesOf(absolute: string, shown: string): Promise<{ files: string
   for (const entry of entries) {
     if (!directoryConfigFiles.test(entry.name)) continue;
     const file = join(absolute, entry.name);
-    if (entry.isFile()) files.push(file);
-    else if (entry.isSymbolicLink()) {
+    // Subdirectories are not read (DESIGN.md), whatever their name.
+    if (entry.isDirectory()) continue;
+    if (entry.isSymbolicLink()) {
       // A link to a config file of the directory is one (its declarations were dropped without a
       // word); a link to nothing is said, and so is one leading out, never read: a config from a
       // pull request may not read other files of the machine (as for overlays and ${file:}).
@@ -69,8 +70,11 @@ async function filesOf(absolute: string, shown: string): Promise<{ files: string
         diagnostics.push(sourceProblem(name, 'source/not-found', `${name} is ${what}.`, undefined, 'a link to an existing config file'));
       }
       else if (!inside) diagnostics.push(sourceProblem(name, 'source/link-escape', `${name} links to ${target}, outside ${shown}; it was not read (name that file itself to read it).`, undefined, 'a link to a file inside the directory'));
-      else if (info?.isFile()) files.push(file);
+      else if (info && !info.isDirectory()) files.push(file);
     }
+    // A regular file, or a pipe, socket or device named as a config file: the reader says what
+    // that is (dropping its declarations without a word hid them).
+    else files.push(file);
   }
   files.sort();
   if (files.length === 0 && diagnostics.length === 0) {
