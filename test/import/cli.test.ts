@@ -74,6 +74,14 @@ describe('portalctl import', () => {
     expect(validated.code).toBe(0);
   });
 
+  it('--force without --out is refused before the portal is read, not ignored', async () => {
+    const result = await portal.run(['import', '--force']);
+    expect(result.stderr).toBe('Error: --force replaces the --out file, and there is none: the config goes to standard output. Name the file with --out FILE, or leave --force out; nothing was read.\n');
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(1);
+    expect(await portal.requests()).toEqual([]);
+  });
+
   it('exits 1 without a portal URL', async () => {
     const result = await portal.run(['import'], { portal: null });
     expect(result.code).toBe(1);

@@ -105,6 +105,8 @@ function declaredBesideWarning(beside: DeclaredBeside, imported: number, out: st
 export async function importCommand(paths: readonly string[], options: ImportOptions, io: CommandIO): Promise<number> {
   // In an environment, its portal and credentials (from the config at `paths`); else --portal, or
   // the portal.url of the config PATH names, and PORTALCTL_*.
+  // A --force that replaces nothing was meant for a file: said before anything is read, not ignored.
+  if (options.force && options.out === undefined) throw new UsageError('--force replaces the --out file, and there is none: the config goes to standard output. Name the file with --out FILE, or leave --force out; nothing was read.');
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
   const environment = singleEnvironment(request);
