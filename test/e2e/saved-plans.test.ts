@@ -77,6 +77,17 @@ describe('saved plans', () => {
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
   });
 
+  it('apply --plan is about the config paths the plan was made from, as the plan was, not the files they hold', async () => {
+    await portal.writeConfig({ 'roles.yaml': 'version: 1\nroles:\n  - id: r7HkQ2\n    name: Field Analyst\n    description: Collects field data\n', 'portalctl.yaml': `${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: 12\n` }, 'split');
+    const split = `${portal.dir}/split`;
+    const planned = await portal.run(['plan', split, '--out', 'plan.json', '--format', 'json']);
+    expect(planned.code, planned.stdout).toBe(0);
+    expect(JSON.parse(planned.stdout)).toMatchObject({ about: { config: [split] } });
+    const applied = await portal.run(['apply', '--plan', 'plan.json', '--format', 'json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ about: { config: [split] }, plan: { about: { config: [split] } } });
+  });
+
   it('a stale plan blames the configuration only when the configuration changed, and names the operations that differ', async () => {
     expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
     // The portal changed under the plan; the config did not: the operations send the same.

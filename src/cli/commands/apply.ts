@@ -83,6 +83,8 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
         throw new UsageError(`The saved plan was made against the state ${saved.about.state}, not ${about?.state ?? 'this one'}: apply it with the --state (and --state-name) it was made with; nothing was applied.`);
       }
       assertTargetsMatch(options.target ?? [], config);
+      // Applied with its own config, a saved plan is about the paths it was made from, not the files they held.
+      const aboutRun = about && saved?.about && paths.length === 0 ? { ...about, config: saved.about.config } : about;
       // Shown before any change: the warnings and, on text output, the plan; asked unless approved beforehand.
       const confirm = async ({ plan, warnings }: PreparedPlan): Promise<boolean> => {
         // Before any write: an invitation's file must have a safe place to go.
@@ -127,7 +129,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
             io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
           },
           onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
-          ...(about ? { about } : {}),
+          ...(aboutRun ? { about: aboutRun } : {}),
         });
       } finally {
         removeHook?.();
