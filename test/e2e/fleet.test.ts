@@ -129,6 +129,9 @@ describe('a fleet run', () => {
     expect(markdown.stdout).toContain(`#### development — ${fleet.portals.development.url}`);
     expect(markdown.stdout).toContain(`#### production — ${fleet.portals.production.url}`);
     expect(markdown.stdout).not.toContain('#### test');
+    // An environment's own headings sit under its heading, not beside it.
+    expect(markdown.stdout).toMatch(/^##### Changes$/m);
+    expect(markdown.stdout).not.toMatch(/^#### Changes$/m);
 
     const json = await fleet.run(['drift', 'config', '--all-envs', '--format', 'json']);
     expect(json.code).toBe(2);

@@ -87,6 +87,9 @@ describe('markdown of drift and of a fleet', () => {
     // A small fleet is not cut as a whole (its sections were, each to its share).
     const small = renderFleetMarkdown('drift', entries.slice(0, 2), new Map(environments.slice(0, 2).map((environment) => [environment, section])));
     expect(small).not.toContain('--env NAME');
-    expect(small).toContain(`#### env01\n\n${section.replace(/^### portalctl drift\n+/, '').trimEnd()}\n`);
+    // Its headings a level below the environment's.
+    const nested = section.replace(/^### portalctl drift\n+/, '').trimEnd().replace(/^#### /gm, '##### ');
+    expect(nested).toContain('##### Drift (recorded → now)\n');
+    expect(small).toContain(`#### env01\n\n${nested}\n`);
   });
 });

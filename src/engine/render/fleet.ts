@@ -68,10 +68,22 @@ export function renderFleetMarkdown(command: string, entries: readonly FleetEntr
   for (const entry of entries) {
     const section = sections.get(entry.environment) ?? '';
     const withoutHeading = section.replace(/^### portalctl [a-z]+\n+/, '');
-    body.push('', `#### ${entry.environment}${entry.url ? ` — ${entry.url}` : ''}`, '', ...withoutHeading.trimEnd().split('\n'));
+    body.push('', `#### ${entry.environment}${entry.url ? ` — ${entry.url}` : ''}`, '', ...headingsUnder(withoutHeading.trimEnd()));
   }
   // Each section keeps to its share, but past ~28 environments the shares' floor adds up to more than the limit.
   return fitted(head, body, MARKDOWN_LIMIT, `run \`portalctl ${command}\` with \`--env NAME\` for one environment`);
+}
+
+/**
+ * An environment's section, its headings a level below the environment's own (its `#### Changes`
+ * was the environment heading's sibling); fenced blocks are left as they are.
+ */
+function headingsUnder(section: string): string[] {
+  let fenced = false;
+  return section.split('\n').map((line) => {
+    if (line.startsWith('```')) fenced = !fenced;
+    return !fenced && /^#{1,5} /.test(line) ? `#${line}` : line;
+  });
 }
 
 /** The share of the markdown limit each environment's section may use. */
