@@ -318,7 +318,7 @@ const sum = (entries, pick) => entries.reduce((total, entry) => total + (pick(en
 /**
  * A fleet run (`env` names several environments, or `all`): portalctl's own fleet report is the
  * markdown, and the counts are the sums over the environments, plus `environments` (how many
- * ran) and `failed` (how many failed). A plan saves one file holding every environment's plan
+ * ran) and `failed-environments` (how many failed: apart from `failed`, apply's failed operations). A plan saves one file holding every environment's plan
  * (the artifact reviewed); an apply applies that file when it was reviewed, and, like a single
  * apply, applies nothing when the reviewed plans are missing.
  */
@@ -339,7 +339,7 @@ async function runFleet(inputs, env, log) {
     }
     const planned = plans.fleet.filter((entry) => entry.plan).map((entry) => entry.plan);
     const counts = { ...Object.fromEntries(['create', 'update', 'delete', 'destructive', 'drift'].map((key) => [key, sum(planned, (plan) => plan.summary[key])])), refusals: sum(planned, (plan) => plan.refusals?.length) };
-    return { exitCode: result.code, counts: { ...counts, environments: plans.fleet.length, failed: plans.fleet.length - planned.length }, markdown: result.stdout, plan: plans };
+    return { exitCode: result.code, counts: { ...counts, environments: plans.fleet.length, 'failed-environments': plans.fleet.length - planned.length }, markdown: result.stdout, plan: plans };
   }
   if (command === 'apply' && inputs.reviewed?.missing) {
     const plan = await spawnCollect([...cli, ...commandArgs({ ...inputs, command: 'plan' }), '--format', 'markdown'], env);
@@ -360,14 +360,14 @@ async function runFleet(inputs, env, log) {
   const failed = report.environments.filter((entry) => entry.error !== undefined).length;
   if (command === 'drift') {
     const pending = reports.flatMap((entry) => entry.pending ?? []);
-    const counts = { drift: sum(reports, (entry) => entry.drift?.length), pending: pending.length, ...actionCounts(pending), environments: report.environments.length, failed };
+    const counts = { drift: sum(reports, (entry) => entry.drift?.length), pending: pending.length, ...actionCounts(pending), environments: report.environments.length, 'failed-environments': failed };
     const markdown = await spawnCollect([...base, '--format', 'markdown'], env);
     // For the drift issue: drift in any environment is drift; its absence counts only when every environment was judged.
     const judgedAll = failed === 0 && reports.every((entry) => entry.driftJudged !== false);
     const drifted = reports.some((entry) => (entry.drift?.length ?? 0) > 0);
     return { exitCode: json.code, counts, markdown: markdown.stdout, report: { driftJudged: drifted || judgedAll }, drifted };
   }
-  const counts = { applied: sum(reports, (entry) => entry.applied?.length), failed: sum(reports, (entry) => entry.failed?.length) + failed, skipped: sum(reports, (entry) => entry.skipped?.length), environments: report.environments.length };
+  const counts = { applied: sum(reports, (entry) => entry.applied?.length), failed: sum(reports, (entry) => entry.failed?.length), skipped: sum(reports, (entry) => entry.skipped?.length), environments: report.environments.length, 'failed-environments': failed };
   const rows = report.environments.map((entry) => `| ${entry.environment} | ${entry.changes ?? '-'} | ${entry.outcome}${entry.error ? `: ${inline(entry.error)}` : ''} |`);
   const sections = report.environments.map((entry) => {
     const result = resultOf(entry);

@@ -46,7 +46,7 @@ describe('the GitHub Action over several environments', () => {
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     const outputs = await readKeyValues(join(fleet.dir, 'output'));
     const declared = await declaredActionOutputs();
-    expect(outputs).toMatchObject({ 'exit-code': '2', create: '0', update: '15', delete: '0', environments: '3', failed: '0', 'has-changes': 'true' });
+    expect(outputs).toMatchObject({ 'exit-code': '2', create: '0', update: '15', delete: '0', environments: '3', 'failed-environments': '0', 'has-changes': 'true' });
     // Each of them reaches the workflow (`environments` did not: action.yml did not declare it).
     expect(Object.keys(outputs).filter((name) => !declared.includes(name))).toEqual([]);
     expect(forge.comments).toHaveLength(1);
@@ -71,7 +71,8 @@ describe('the GitHub Action over several environments', () => {
     const apply = await runScript('github.mjs', githubEnv({ command: 'apply', env: 'development,test,production', 'reviewed-plan': 'false' }), fleet.dir);
     expect(apply.code, apply.stdout + apply.stderr).toBe(1);
     const applied = await readKeyValues(join(fleet.dir, 'output'));
-    expect(applied).toMatchObject({ 'exit-code': '1', applied: '10', failed: '1', environments: '3' });
+    // The environment that could not be reached failed; no operation did.
+    expect(applied).toMatchObject({ 'exit-code': '1', applied: '10', failed: '0', environments: '3', 'failed-environments': '1' });
     const report = await readFile(join(fleet.dir, 'portalctl-apply.md'), 'utf8');
     expect(report).toMatch(/\| test \| - \| failed: .*could not reach the portal/);
     expect(report).toContain('#### production');
@@ -154,7 +155,7 @@ describe('the GitLab template over several environments', () => {
   it('PORTALCTL_CI_ENV names them; the dotenv report holds the sums', async () => {
     const result = await runScript('gitlab.mjs', { ...fleet.env, PORTALCTL_CI_COMMAND: 'drift', PORTALCTL_CI_CONFIG: 'config', PORTALCTL_CI_ENV: 'test,production' }, fleet.dir);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(await readKeyValues(join(fleet.dir, 'portalctl.env'))).toMatchObject({ PORTALCTL_EXIT_CODE: '2', PORTALCTL_PENDING: '11', PORTALCTL_DRIFT: '0', PORTALCTL_ENVIRONMENTS: '2' });
+    expect(await readKeyValues(join(fleet.dir, 'portalctl.env'))).toMatchObject({ PORTALCTL_EXIT_CODE: '2', PORTALCTL_PENDING: '11', PORTALCTL_DRIFT: '0', PORTALCTL_ENVIRONMENTS: '2', PORTALCTL_FAILED_ENVIRONMENTS: '0' });
     expect(await readFile(join(fleet.dir, 'portalctl-drift.md'), 'utf8')).toContain('### portalctl drift: 2 environments');
   });
 });
