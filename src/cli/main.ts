@@ -87,7 +87,7 @@ Over several environments: the worst of theirs.`,
   configCommand('plan', 'show the operations that would bring the portal to the configuration')
     .option('--out <file>', 'save the plan for `apply --plan`')
     .addOption(formatOption(['text', 'json', 'markdown']))
-    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes')
+    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes (or a write to record)')
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>

@@ -99,6 +99,12 @@ describe('unknown outcomes through the CLI', () => {
     const markdown = await portal.run(['drift', config, '--format', 'markdown']);
     expect(markdown.code).toBe(2);
     expect(markdown.stdout).toContain('#### Not recorded yet');
+    // plan agrees: nothing to send, but apply has work (CI that applies on exit 2 recovers the file).
+    const plan = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout.split('\n')[0]).toBe(
+      'No changes. The portal matches the configuration. Still to record: 1 write the portal shows performed, whose answer was lost (`portalctl apply` records it without sending it again).',
+    );
 
     const applied = await portal.run(['apply', config, '--auto-approve']);
     expect(applied.code).toBe(0);

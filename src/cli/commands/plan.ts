@@ -15,6 +15,7 @@ import { isStandardOutput, refuseDirectoryAsOut, unwritableReason, withFile, wri
 import type { CommandIO } from '../io.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
+import { unrecordedPerformed } from '../../engine/plan/unknown-outcomes.js';
 import { printWarnings, withSession, type SharedOptions } from './common.js';
 
 export interface PlanOptions extends SharedOptions {
@@ -63,9 +64,11 @@ async function planOne(paths: string[], options: PlanOptions, io: CommandIO, env
     io.stderr(`Saved the plan to ${out}; apply it with: portalctl apply --plan ${shellWord(out)}${flags}\n`);
   }
   const shown = redactPlan(plan, config.redact);
-  const exitCode = options.detailedExitcode && plan.operations.length > 0 ? 2 : 0;
+  // A write the portal performed whose answer was lost is work for apply too (it records it, and recovers an invitation's file).
+  const toRecord = unrecordedPerformed(plan).length > 0;
+  const exitCode = options.detailedExitcode && (plan.operations.length > 0 || toRecord) ? 2 : 0;
   return {
-    outcome: plan.operations.length > 0 ? 'changes' : 'no changes',
+    outcome: plan.operations.length > 0 ? 'changes' : toRecord ? 'to record' : 'no changes',
     exitCode,
     ...(fleet ? { saved: redactPlan(plan, config.redact) } : {}),
     changes: plan.operations.length,

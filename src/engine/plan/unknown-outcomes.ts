@@ -52,6 +52,11 @@ export function checkUnknownOutcomes(
   });
 }
 
+/** Writes the portal shows performed whose answer was lost: no operation, but work for `apply`, which records them. */
+export function unrecordedPerformed(plan: Pick<Plan, 'warnings'>): PlanWarning[] {
+  return (plan.warnings ?? []).filter((warning) => warning.unknownOutcome === 'performed');
+}
+
 function warningFor(check: UnknownOutcomeCheck): PlanWarning {
   const { address, mark } = check;
   const what = `The outcome of ${mark.operation} on ${address} is unknown (${mark.reason}, ${mark.since})`;

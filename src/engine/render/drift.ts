@@ -3,7 +3,8 @@
  * from pending changes (desired versus live: Git is ahead); in markdown side by side, per kind.
  */
 import { counted } from '../../core/words.js';
-import type { Plan, PlanWarning } from '../plan/plan.js';
+import type { Plan } from '../plan/plan.js';
+import { unrecordedPerformed } from '../plan/unknown-outcomes.js';
 import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSection, operationSections } from './markdown.js';
 import { painter } from './style.js';
 import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
@@ -17,17 +18,13 @@ export type DriftStatus = 'inSync' | 'pending' | 'drift';
  * Writes whose answer was lost and which the portal shows performed: the state does not hold
  * them yet, and `apply` records them (an invitation's file recovered) without sending anything.
  */
-function unrecordedOutcomes(plan: Plan): PlanWarning[] {
-  return (plan.warnings ?? []).filter((warning) => warning.unknownOutcome === 'performed');
-}
-
 /** Drift wins over pending changes; an unrecorded outcome is pending work for apply too. */
 export function driftStatus(plan: Plan): DriftStatus {
-  return plan.drift.length ? 'drift' : plan.operations.length || unrecordedOutcomes(plan).length ? 'pending' : 'inSync';
+  return plan.drift.length ? 'drift' : plan.operations.length || unrecordedPerformed(plan).length ? 'pending' : 'inSync';
 }
 
 function unrecordedHeading(plan: Plan): string {
-  const count = unrecordedOutcomes(plan).length;
+  const count = unrecordedPerformed(plan).length;
   return `Not recorded yet: ${counted(count, 'operation')} whose answer was lost, which the portal shows performed; \`portalctl apply\` records ${count === 1 ? 'it' : 'them'} without sending ${count === 1 ? 'it' : 'them'} again.`;
 }
 
@@ -57,7 +54,7 @@ function renderDriftText(plan: Plan, hasRecordedState: boolean, options: TextOpt
       lines.push(...textLines(valueLines(op.before, op.after, style), paint, '    '));
     }
   }
-  const unrecorded = unrecordedOutcomes(plan);
+  const unrecorded = unrecordedPerformed(plan);
   if (unrecorded.length) {
     lines.push('', unrecordedHeading(plan), ...unrecorded.map((warning) => `  ${paint('yellow', '!')} ${terminalText(`${warning.address}: ${warning.message}`)}`));
   }
@@ -83,7 +80,7 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean, maxLength: n
   }
   if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));
   if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, maxLength), '', ...operationSections(plan, style));
-  const unrecorded = unrecordedOutcomes(plan);
+  const unrecorded = unrecordedPerformed(plan);
   if (unrecorded.length) body.push('', '#### Not recorded yet', '', markdownText(unrecordedHeading(plan)), '', ...unrecorded.map((warning) => `- ${markdownCode(warning.address)}: ${markdownText(warning.message)}`));
   return fitted(head, body, maxLength, 'run `portalctl drift` locally');
 }

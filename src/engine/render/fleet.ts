@@ -10,7 +10,7 @@ export interface FleetEntry {
   environment: string;
   /** Its portal's REST root, when it got as far as knowing it. */
   url?: string;
-  /** `no changes`, `changes`, `in sync`, `pending`, `drift`, `applied`, `failed`, `interrupted`, `not run`. */
+  /** `no changes`, `changes`, `to record`, `in sync`, `pending`, `drift`, `applied`, `failed`, `interrupted`, `not run`. */
   outcome: string;
   exitCode: number;
   /** Operations planned (plan, drift: pending) or applied (apply); undefined when it failed before counting. */

@@ -13,7 +13,7 @@ import { fencedLine, htmlText, markdownCode, markdownText } from './escape.js';
 import { fieldChanges } from './fields.js';
 import { planGraph, renderMermaid } from './graph.js';
 import type { DiffLine } from './lines.js';
-import { RESOLUTION, SYMBOL, nameOf, namesNote, outsideTargetsNote, summaryLine, valueStyle } from './text.js';
+import { RESOLUTION, SYMBOL, nameOf, namesNote, outsideTargetsNote, planSummaryLine, valueStyle } from './text.js';
 import type { ValueStyle } from './values.js';
 
 export const MARKDOWN_LIMIT = 60_000;
@@ -150,7 +150,7 @@ const DEFAULT_HINT = 'run `portalctl plan` locally or save it with `--out`';
 export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_LIMIT;
   const style = valueStyle(plan);
-  const head: string[] = [`### portalctl plan`, '', `**${summaryLine(plan)}**`, '', aboutLine(plan)];
+  const head: string[] = [`### portalctl plan`, '', `**${planSummaryLine(plan)}**`, '', aboutLine(plan)];
   head.push(...refusalLines(plan));
   if (plan.summary.drift) head.push('', `⚠️ **Drift:** ${counted(plan.summary.drift, 'object')} changed outside portalctl since the last apply (see below).`);
   if (plan.summary.destructive) {

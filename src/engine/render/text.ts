@@ -9,6 +9,7 @@ import type { ShownPlan } from '../plan/redact.js';
 import { MARK_TONE, painter, type Paint } from './style.js';
 import { DEFAULT_VALUE_STYLE, type ValueStyle } from './values.js';
 import { counted } from '../../core/words.js';
+import { unrecordedPerformed } from '../plan/unknown-outcomes.js';
 
 export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
 
@@ -46,6 +47,14 @@ export function summaryLine(plan: Plan): string {
   if (plan.operations.length === 0) return `No changes. ${matchesLine(plan)}`;
   const parts = [`${create} to create`, `${update} to update`, `${del} to delete`];
   return `Plan: ${parts.join(', ')}${destructive ? ` (${destructive} destructive)` : ''}.`;
+}
+
+/** A plan's summary: with nothing to send, also what `apply` still has to record (writes whose answers were lost). */
+export function planSummaryLine(plan: Plan): string {
+  const toRecord = plan.operations.length === 0 ? unrecordedPerformed(plan).length : 0;
+  if (toRecord === 0) return summaryLine(plan);
+  const them = toRecord === 1 ? 'it' : 'them';
+  return `${summaryLine(plan)} Still to record: ${counted(toRecord, 'write')} the portal shows performed, whose answer was lost (\`portalctl apply\` records ${them} without sending ${them} again).`;
 }
 
 /** The portal as a person knows it: its name (from `portals/self`, live text) and its URL. */
@@ -97,7 +106,7 @@ export function outsideTargetsNote(plan: Plan): string {
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const style = valueStyle(plan, options.width);
-  const lines: string[] = [paint('bold', summaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', terminalText(text)))];
+  const lines: string[] = [paint('bold', planSummaryLine(plan)), ...refusalTextLines(plan).map((text) => paint('red', terminalText(text)))];
   if (!plan.refreshed) lines.push('Planned against the recorded state (--refresh=false): the portal was not read.');
   if (plan.targets.length) lines.push(`Targets: ${terminalText(plan.targets.join(', '))}${outsideTargetsNote(plan)}`);
 
