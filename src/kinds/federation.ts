@@ -18,8 +18,8 @@ const flag = (description: string): JsonSchema => ({ type: 'boolean', descriptio
 
 const fieldSchemas: Record<string, JsonSchema> = {
   name: { type: 'string', description: 'Federation name.' },
-  discoveryServiceUrl: { type: 'string', description: 'Discovery service URL of the federation.' },
-  metadataServiceUrl: { type: 'string', description: 'Aggregate metadata service URL of the federation.' },
+  discoveryServiceUrl: { type: 'string', description: 'Discovery service URL of the federation (http or https).' },
+  metadataServiceUrl: { type: 'string', description: 'Aggregate metadata service URL of the federation (http or https).' },
   certificate: {
     type: 'string',
     description:
@@ -44,6 +44,20 @@ const fieldSchemas: Record<string, JsonSchema> = {
 };
 
 export const federationFields = Object.keys(fieldSchemas);
+
+/** The fields the spec types `string (URL)`: the portal refuses a value that is not a web address. */
+const urlFields = ['discoveryServiceUrl', 'metadataServiceUrl'] as const;
+
+/** Whether `text` is an absolute http or https URL (an empty text clears the field). */
+function isWebUrl(text: string): boolean {
+  if (text.trim() === '') return true;
+  try {
+    const { protocol } = new URL(text.trim());
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
 
 const certificateShape = /^\s*-----BEGIN CERTIFICATE-----\r?\n[\s\S]*\n-----END CERTIFICATE-----\s*$/;
 
@@ -131,6 +145,19 @@ export const federation = defineKind({
           expected: '-----BEGIN CERTIFICATE-----, base64 lines, -----END CERTIFICATE-----',
         }),
       );
+    }
+    for (const field of urlFields) {
+      const url = obj.value[field];
+      if (typeof url === 'string' && !isWebUrl(url)) {
+        diagnostics.push(
+          problem(ctx, obj, [field], {
+            code: 'federation/url',
+            message: `The federation's ${field} must be an http or https URL; the portal refuses any other value.`,
+            value: url,
+            expected: 'an absolute URL such as https://idp.example.org/metadata',
+          }),
+        );
+      }
     }
     const { edition, version } = ctx.portal;
     const levelDeprecated =

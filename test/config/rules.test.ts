@@ -17,6 +17,7 @@ const table: Expected[] = [
   ['duplicate-key.yaml', 'error', 'yaml/duplicate-key', undefined, 5, 3],
   ['empty-schema.yaml', 'error', 'category-schema/empty', 'group[g1].categorySchema', 5, 5],
   ['federation-certificate.yaml', 'error', 'federation/certificate-markers', 'federation[f1]', 5, 18],
+  ['federation-url.yaml', 'error', 'federation/url', 'federation[f1]', 5, 25],
   ['federation-enums.yaml', 'error', 'schema/invalid-value', 'federation[f1]', 5, 17],
   ['federation-enums.yaml', 'error', 'schema/invalid-value', 'federation[f1]', 6, 15],
   ['federation-level.yaml', 'warning', 'federation/level-deprecated', 'federation[f1]', 5, 12],
