@@ -3,7 +3,7 @@
  * `{ guestPortalUrl, workspaces: { <workspaceId>: send|receive|sendAndReceive }, expirationHours? }`.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { Change, DesiredObject, DiscoveredObject, Kind, PortalFacts, RecoveredAnswer } from './toolkit/contract.js';
+import { NotOnPortalError, type Change, type DesiredObject, type DiscoveredObject, type Kind, type PortalFacts, type RecoveredAnswer } from './toolkit/contract.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { deepEqual } from '../core/json.js';
@@ -45,26 +45,35 @@ const isOpen = (invitation: JsonObject): boolean =>
  */
 async function readInvitation(obj: DesiredObject, reader: LiveReader): Promise<JsonValue> {
   const url = obj.ids['guestPortalUrl'];
-  const [participants, invitations] = await Promise.all([
+  const [participants, invitations, workspaces] = await Promise.all([
     reader.list(participantsPath(obj.ids), 'participants'),
     reader.list(invitationsPath(obj.ids), INVITATIONS_FIELD),
+    reader.list(workspacesPath(obj.ids), 'workspaces'),
   ]);
   // No participants list (404): an unknown collaboration, to be said as such rather than invited to.
   const missing = participants === undefined ? await missingCollaboration(obj, reader) : undefined;
   if (missing) throw missing;
+  const wanted = isObject(obj.value) ? accessModesOf(obj.value['workspaces']) : {};
+  // The portal refuses an invitation to a workspace the collaboration does not have: said now, not after other writes.
+  const unknown = workspaces && unknownWorkspace(Object.keys(wanted), workspaces);
+  if (unknown !== undefined) throw new NotOnPortalError(`workspace ${unknown} of collaboration ${obj.ids['collaborationId'] ?? ''}`);
   const joined = (participants ?? [])
     .filter((participant) => !isHostParticipant(participant))
     .map(participantIdentity)
     .find((identity) => samePortalUrl(identity.url, url));
   if (joined) {
-    const workspaces = (await reader.list(workspacesPath(obj.ids), 'workspaces')) ?? [];
-    return { guestPortalUrl: joined.url ?? null, workspaces: joined.id === undefined ? {} : participantAccess(workspaces, joined.id), standing: 'participant' };
+    return { guestPortalUrl: joined.url ?? null, workspaces: joined.id === undefined ? {} : participantAccess(workspaces ?? [], joined.id), standing: 'participant' };
   }
   const pending: JsonObject[] = (invitations ?? [])
     .filter((invitation) => isOpen(invitation) && samePortalUrl(invitationGuestUrl(invitation), url))
     .map((invitation) => ({ guestPortalUrl: invitationGuestUrl(invitation) ?? null, workspaces: invitationAccess(invitation), standing: 'invited' }));
-  const wanted = isObject(obj.value) ? accessModesOf(obj.value['workspaces']) : {};
   return pending.find((entry) => deepEqual(entry['workspaces'], wanted)) ?? pending[0] ?? null;
+}
+
+/** The first of `declared` that is not the id of one of the collaboration's `workspaces`. */
+function unknownWorkspace(declared: readonly string[], workspaces: readonly JsonObject[]): string | undefined {
+  const known = new Set(workspaces.map((workspace) => workspace['id']));
+  return declared.find((workspaceId) => !known.has(workspaceId));
 }
 
 /**
