@@ -3,7 +3,8 @@
  * self-managed edition at 10.6.1 or earlier.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, PortalFacts } from './toolkit/contract.js';
+import { PortalRefusesError, type DesiredObject, type DiscoveredObject, type PortalFacts } from './toolkit/contract.js';
+import type { JsonObject } from '../core/json.js';
 import { entryProperty } from './toolkit/config-entries.js';
 import { defineKind } from './toolkit/define.js';
 import { type LiveReader } from '../core/request.js';
@@ -50,6 +51,7 @@ export const userLevel = defineKind({
     one: (obj, reader) => reader.get(`/community/users/${pathId(obj, 'username')}`),
     list: { path: () => USERS_PATH, itemsField: 'users', keyOf: (entry) => textOf(entry['username']), idOf: (obj) => obj.ids['username'] },
     missing: missingUser,
+    refusal: levelOneRefusal,
   },
   value: {
     // The portal reports the level as a string ("1" or "2").
@@ -68,6 +70,47 @@ export const userLevel = defineKind({
 });
 
 const USERS_PATH = '/portals/self/users';
+
+/** The built-in roles' ids, which a user's `roleId` holds when the user has no custom role. */
+const builtInRoles: ReadonlySet<string> = new Set(['org_admin', 'org_publisher', 'org_user']);
+
+/**
+ * Why the portal would refuse to move this user to level 1 (spec E4: "for level 1 the user has
+ * a custom role and owns no items or groups"; ORG_1084), read only when the plan would send it.
+ * A `roleId` the answer leaves out is unknown and refuses nothing.
+ */
+async function levelOneRefusal(record: JsonObject, obj: DesiredObject, reader: LiveReader): Promise<PortalRefusesError | undefined> {
+  if (obj.value !== 1 || Number(record['level']) === 1) return undefined;
+  const username = requiredId(obj, 'username');
+  const roleId = textOf(record['roleId']);
+  if (roleId !== undefined && builtInRoles.has(roleId)) {
+    return new PortalRefusesError(
+      'user-level/custom-role-only',
+      `Level 1 is for users with a custom role only; ${username} has the built-in role ${roleId}, so the portal would refuse it.`,
+      'level 2, or a custom role for the user first',
+    );
+  }
+  // `owner:` searches, the first page only: its `total` is the count.
+  const query = `q=${encodeURIComponent(`owner:"${username}"`)}&num=1`;
+  const [items, groups] = await Promise.all([ownedCount(reader, `/search?${query}`), ownedCount(reader, `/community/groups?${query}`)]);
+  if (items === 0 && groups === 0) return undefined;
+  const owned = [items > 0 ? counted(items, 'item') : undefined, groups > 0 ? counted(groups, 'group') : undefined].filter(Boolean).join(' and ');
+  return new PortalRefusesError(
+    'user-level/owns-content',
+    `A level 1 user may not own items or groups; ${username} owns ${owned}, so the portal would refuse it (ORG_1084).`,
+    "level 2, or the user's items and groups reassigned first",
+  );
+}
+
+async function ownedCount(reader: LiveReader, path: string): Promise<number> {
+  const answer = await reader.get(path);
+  const total = answer?.['total'];
+  if (typeof total === 'number') return total;
+  const results = answer?.['results'];
+  return Array.isArray(results) ? results.length : 0;
+}
+
+const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** For import: every member's level, only where levels can be set (self-managed 10.6.1 or earlier). */
 async function discoverUserLevels(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {

@@ -4,7 +4,13 @@
  * error during `apply`, after the operations ordered before it went through.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EmulatorState } from '../../src/emulator/index.js';
+import { sampleOrg } from '../kinds/settings-support.js';
 import { CONFIG_HEADER, NOT_FOUND_EXPECTED, startCliPortal, type CliPortal } from '../support/cli.js';
+
+/** The sample organization at 10.6.1, where user levels (E4) can be set. */
+const playing10_6_1 = (): EmulatorState => sampleOrg((state) => void (state.organization.version = '10.6.1'));
+const HEADER_10_6_1 = CONFIG_HEADER.replace('"11.3"', '"10.6.1"');
 
 describe('refused before apply', () => {
   let portal: CliPortal | undefined;
@@ -81,5 +87,48 @@ describe('refused before apply', () => {
     expect(plan.stdout).toContain('+ collaboration[c0ffee].invitation[https://partner.example.org/portal]  (E13 Invite collaboration participant)');
     const workspaceLists = (await portal.requests()).filter((request) => request.path === '/portals/self/collaborations/c0ffee/workspaces');
     expect(workspaceLists).toHaveLength(1);
+  });
+  it('level 1 for a user with a built-in role, or who owns items or groups (E4, ORG_1084): plan and apply say it at the level, exit 1, nothing written', async () => {
+    portal = await startCliPortal({ data: playing10_6_1() });
+    const config = await portal.writeConfig(
+      `${HEADER_10_6_1}roles:\n  - { id: r7HkQ2, description: Collects field data }\nusers:\n  - { username: publisher1, level: 1 }\n  - { username: jsmith, level: 1 }\n  - { username: mlopez, level: 1 }\n  - { username: viewer1, level: 1 }\n`,
+      'level-one',
+    );
+    await portal.clearRequests();
+    for (const args of [['plan', config], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toContain(
+        [
+          'level-one/portalctl.yaml:9:36: error: Level 1 is for users with a custom role only; publisher1 has the built-in role org_publisher, so the portal would refuse it. [user[publisher1].level] (user-level/custom-role-only)',
+          '  9 |   - { username: publisher1, level: 1 }',
+          '    |                                    ^',
+          '  expected: level 2, or a custom role for the user first',
+        ].join('\n'),
+      );
+      expect(result.stderr).toContain(
+        [
+          'level-one/portalctl.yaml:10:32: error: A level 1 user may not own items or groups; jsmith owns 2 items and 1 group, so the portal would refuse it (ORG_1084). [user[jsmith].level] (user-level/owns-content)',
+          '  10 |   - { username: jsmith, level: 1 }',
+          '     |                                ^',
+          "  expected: level 2, or the user's items and groups reassigned first",
+        ].join('\n'),
+      );
+      // mlopez (a custom role, owns nothing) may move; viewer1 is level 1 already: neither is refused.
+      expect(result.stderr).not.toContain('mlopez');
+      expect(result.stderr).not.toContain('viewer1');
+      expect(result.stderr).toContain('Error: invalid configuration (2 errors above); nothing was changed on the portal.');
+    }
+    // Before the fix apply updated the role and mlopez's level, then failed on the other two.
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+
+    // Without the refused two, the others plan and apply as before; a user already at level 1 costs no ownership search.
+    const allowed = await portal.writeConfig(`${HEADER_10_6_1}users:\n  - { username: mlopez, level: 1 }\n  - { username: viewer1, level: 1 }\n`, 'level-one-allowed');
+    await portal.clearRequests();
+    const applied = await portal.run(['apply', allowed, '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((await portal.requests({ writesOnly: true })).map((request) => request.path)).toEqual(['/portals/self/updateUserLevel']);
+    const searches = (await portal.requests()).filter((request) => request.params['q']?.startsWith('owner:'));
+    expect(searches.map((request) => `${request.path} ${request.params['q'] ?? ''}`).sort()).toEqual(['/community/groups owner:"mlopez"', '/search owner:"mlopez"']);
   });
 });

@@ -14,7 +14,7 @@ import { ConfigError } from '../config/errors.js';
 import { DeclaredObject } from '../config/extract.js';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { ReadsRefusedError, type RefusedRead } from './refused-reads.js';
-import { NotOnPortalError, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
+import { NotOnPortalError, PortalRefusesError, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
 import { type JsonValue } from '../../core/json.js';
 import { type LiveReader } from '../../core/request.js';
 import type { PhaseTracker } from '../progress.js';
@@ -58,6 +58,11 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
           // The other reads go on: every privilege missing is said in one run.
           tracker?.step();
           refused.push({ address: obj.address, location: obj.source, error });
+          continue;
+        }
+        if (error instanceof PortalRefusesError) {
+          tracker?.step();
+          missing.push({ severity: 'error', code: error.code, message: error.message, address: obj.address, location: obj.source, expected: error.expected });
           continue;
         }
         if (!(error instanceof NotOnPortalError)) throw error;

@@ -32,6 +32,25 @@ export class NotOnPortalError extends Error {
   }
 }
 
+/**
+ * Thrown by `KindReconciler.read` when the portal would refuse the declared change for a rule the
+ * spec states about the live object (a level 1 user needs a custom role and owns no items or
+ * groups), so that `plan` says it at the declaration instead of planning a request the portal
+ * refuses during `apply`, after the operations ordered before it.
+ */
+export class PortalRefusesError extends Error {
+  constructor(
+    /** The diagnostic's code, e.g. `user-level/built-in-role`. */
+    readonly code: string,
+    message: string,
+    /** What would be accepted. */
+    readonly expected: string,
+  ) {
+    super(message);
+    this.name = 'PortalRefusesError';
+  }
+}
+
 /** What is known about the target portal: declared in `portal:` or read from `portals/self`. */
 export interface PortalFacts {
   edition: Edition;

@@ -13,6 +13,7 @@ import { toFormValue } from '../../api/encoding.js';
 import { isMissingPrivilege, isUncodedRefusal } from '../../api/errors.js';
 import {
   NotOnPortalError,
+  type PortalRefusesError,
   type Action,
   type Change,
   type DesiredObject,
@@ -70,6 +71,12 @@ export interface LiveSource {
    * participants as it answers an unknown workspace: 404). Undefined when the entry is there.
    */
   missingEnclosing?(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined>;
+  /**
+   * Asked when the record is there: why the portal would refuse the declared change, for a rule
+   * the spec states about the live object (undefined: no reason). Thrown by `read`, so the plan
+   * says it at the declaration.
+   */
+  refusal?(record: JsonObject, obj: DesiredObject, reader: LiveReader): Promise<PortalRefusesError | undefined>;
 }
 
 /** The request of a change: a POST answered with JSON. */
@@ -309,6 +316,8 @@ export function defineKind(spec: KindSpec): Kind {
         if (missing !== undefined) throw typeof missing === 'string' ? new NotOnPortalError(missing) : missing;
         return null;
       }
+      const refused = await live.refusal?.(record, obj, reader);
+      if (refused) throw refused;
       return project(record, obj);
     },
     async label(obj, reader, context) {
