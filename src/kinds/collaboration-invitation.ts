@@ -114,6 +114,16 @@ async function recoverInvitationFile(obj: DesiredObject, reader: LiveReader): Pr
   };
 }
 
+/** `text` as a URL with a host, or undefined when it is not one (a space in the host, a bad port, no scheme). */
+function parsedUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text);
+    return url.hostname === '' ? undefined : url;
+  } catch {
+    return undefined;
+  }
+}
+
 function sameAccess(desired: DesiredObject, live: JsonObject): boolean {
   return isObject(desired.value) && deepEqual(accessModesOf(desired.value['workspaces']), accessModesOf(live['workspaces']));
 }
@@ -204,7 +214,17 @@ export const collaborationInvitation = {
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = collaborationVersionGate(obj, ctx, 'Inviting a participant (E13)');
     const url = isObject(obj.value) ? obj.value['guestPortalUrl'] : undefined;
-    if (typeof url === 'string' && !/^https:\/\/[^/\s]+/i.test(url)) {
+    const parsed = typeof url === 'string' ? parsedUrl(url) : undefined;
+    if (typeof url === 'string' && parsed === undefined) {
+      diagnostics.push(
+        problem(ctx, obj, ['guestPortalUrl'], {
+          code: 'invitation/invalid-url',
+          message: 'The invited portal URL is not a valid URL; the portal refuses it.',
+          value: url,
+          expected: 'an https:// URL such as https://partner.example.org/portal',
+        }),
+      );
+    } else if (typeof url === 'string' && parsed?.protocol !== 'https:') {
       diagnostics.push(
         problem(ctx, obj, ['guestPortalUrl'], {
           code: 'invitation/https-required',

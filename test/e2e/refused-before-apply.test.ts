@@ -88,6 +88,36 @@ describe('refused before apply', () => {
     const workspaceLists = (await portal.requests()).filter((request) => request.path === '/portals/self/collaborations/c0ffee/workspaces');
     expect(workspaceLists).toHaveLength(1);
   });
+  it('an invited portal URL that is not a URL (E13 `string (URL)`, HTTPS): validate and apply say it at the value, exit 1, nothing written', async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}collaborations:\n  - id: c0ffee\n    participants:\n      - guestPortalUrl: https://partner example.org/portal\n        workspaces: { w1: send }\n      - guestPortalUrl: https://maps.example.net:70000/portal\n        workspaces: { w2: receive }\n      - guestPortalUrl: http://plain.example.org/portal\n        workspaces: { w1: send }\n`,
+      'invited-url',
+    );
+    await portal.clearRequests();
+    for (const args of [['validate', config], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      const said = args[0] === 'validate' ? result.stdout : result.stderr;
+      expect(said).toContain(
+        [
+          'invited-url/portalctl.yaml:9:25: error: The invited portal URL is not a valid URL; the portal refuses it. [collaboration[c0ffee].invitation[https://partner example.org/portal]] (invitation/invalid-url)',
+          '  9 |       - guestPortalUrl: https://partner example.org/portal',
+          '    |                         ^',
+          '  value: "https://partner example.org/portal"; expected: an https:// URL such as https://partner.example.org/portal',
+        ].join('\n'),
+      );
+      expect(said).toContain(
+        'invited-url/portalctl.yaml:11:25: error: The invited portal URL is not a valid URL; the portal refuses it. [collaboration[c0ffee].invitation[https://maps.example.net:70000/portal]] (invitation/invalid-url)',
+      );
+      expect(said).toContain(
+        'invited-url/portalctl.yaml:13:25: error: The invited portal URL must use HTTPS. [collaboration[c0ffee].invitation[http://plain.example.org/portal]] (invitation/https-required)',
+      );
+    }
+    // Before the fix the first two passed validate and the portal refused them during apply ("Invalid guestPortalUrl").
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('level 1 for a user with a built-in role, or who owns items or groups (E4, ORG_1084): plan and apply say it at the level, exit 1, nothing written', async () => {
     portal = await startCliPortal({ data: playing10_6_1() });
     const config = await portal.writeConfig(
