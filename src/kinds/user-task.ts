@@ -11,11 +11,15 @@ import { missingUser, pathId, requiredId } from './toolkit/live.js';
 import { isObject, problem, selfManagedVersionBelow } from './toolkit/support.js';
 import { liveVersionBelow, mapLimited, oneLine, textOf } from './toolkit/discover.js';
 
-/** A task as read: `active`, or failing that `taskState`, says whether it is enabled. */
+/**
+ * A task as read: `active`, or failing that `taskState`, says whether it is enabled. The
+ * documented task states are `active`, `paused` and `completed` (wire samples): only `active`
+ * is an enabled task.
+ */
 function liveTask(task: JsonObject): JsonValue {
   const active = task['active'];
   if (typeof active === 'boolean') return { active };
-  return { active: task['taskState'] === 'enabled' };
+  return { active: task['taskState'] === 'active' };
 }
 
 export const userTask = defineKind({

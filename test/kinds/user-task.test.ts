@@ -77,7 +77,7 @@ describe('user.task (E7) request and comparison', () => {
   });
 
   it('reads `active`, or `taskState` when the portal gives only that; a missing task is not on the portal', async () => {
-    const tasks: JsonObject[] = [{ id: 'a', active: true }, { id: 'b', taskState: 'enabled' }, { id: 'c', taskState: 'disabled' }];
+    const tasks: JsonObject[] = [{ id: 'a', active: true }, { id: 'b', taskState: 'active' }, { id: 'c', taskState: 'paused' }];
     const reader: LiveReader = { get: async () => undefined, list: async () => tasks };
     expect(await userTask.read(task('u', 'a'), reader)).toEqual({ active: true });
     expect(await userTask.read(task('u', 'b'), reader)).toEqual({ active: true });
