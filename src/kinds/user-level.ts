@@ -5,6 +5,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { PortalRefusesError, type DesiredObject, type DiscoveredObject, type PortalFacts } from './toolkit/contract.js';
 import type { JsonObject } from '../core/json.js';
+import { counted } from '../core/words.js';
 import { entryProperty } from './toolkit/config-entries.js';
 import { defineKind } from './toolkit/define.js';
 import { type LiveReader } from '../core/request.js';
@@ -109,8 +110,6 @@ async function ownedCount(reader: LiveReader, path: string): Promise<number> {
   const results = answer?.['results'];
   return Array.isArray(results) ? results.length : 0;
 }
-
-const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** For import: every member's level, only where levels can be set (self-managed 10.6.1 or earlier). */
 async function discoverUserLevels(reader: LiveReader, portal: PortalFacts): Promise<DiscoveredObject[]> {

@@ -70,6 +70,10 @@ describe('fault handling through the CLI', () => {
     expect(apply.code).toBe(1);
     expect(await writesTo(POLICY_PATH)).toHaveLength(1);
     expect(apply.stdout).toMatch(/FAILED\s+organization\.securityPolicy/);
+    // One line: the error's hint joined to it, not a newline shown as \x0a.
+    expect(apply.stdout.split('\n').find((line) => line.startsWith('FAILED'))).toBe(
+      'FAILED   organization.securityPolicy  (E8): POST /portals/self/securityPolicy/update failed: You do not have permissions to access this resource or perform this operation. (code 403, GWM_0003); The account behind the credentials lacks the privilege this operation needs (not retried). Use a default administrator account, or grant the privilege to its role.',
+    );
     expect(apply.stderr).toContain('organization.securityPolicy');
     expect(`${apply.stdout}${apply.stderr}`).toContain('GWM_0003');
     expect(`${apply.stdout}${apply.stderr}`).toMatch(/privilege/i);

@@ -7,7 +7,16 @@ import { redactPlan } from '../plan/redact.js';
 import { matchesLine, named, nameOf, summaryLine } from './text.js';
 import { counted } from '../../core/words.js';
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/**
+ * An error's message on one line: the API's errors put their details and hints on lines of their
+ * own (for an error report), which this line joins with "; " rather than showing as `\x0a`.
+ */
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('; ');
 
 /** One finished operation, on one terminal line: its name and the portal's messages are not ours. */
 export function renderOutcomeLine(outcome: OperationOutcome, invitation: string | undefined): string {
