@@ -147,6 +147,17 @@ export function isNotFound(error: unknown): error is ApiError {
   return error.method === 'GET' && USER_READ.test(error.path) && isUncodedRefusal(error);
 }
 
+/**
+ * The answer says the server failed (5xx: the portal's envelope code, else the HTTP status, as a
+ * gateway gives it): a write may have been performed before the failure, or by a portal a gateway
+ * stopped waiting for. Unlike a refusal (4xx), it does not say that nothing was done.
+ */
+export function isServerFailure(error: unknown): error is ApiError {
+  if (!(error instanceof ApiError) || error instanceof ApiNetworkError) return false;
+  const code = error.enveloped && error.code !== undefined ? error.code : (error.httpStatus ?? error.code);
+  return code !== undefined && code >= 500 && code <= 599;
+}
+
 /** The caller lacks a privilege (403 GWM_0003): not an expired token, never retried. */
 export function isMissingPrivilege(error: unknown): error is ApiError {
   return (

@@ -15,6 +15,7 @@ export {
   UntrustedCertificateError,
   isMissingPrivilege,
   isNotFound,
+  isServerFailure,
   isTokenError,
   tokenProblem,
 } from './errors.js';

@@ -159,6 +159,50 @@ describe('unknown outcomes through the CLI', () => {
     expect(await invites()).toHaveLength(1);
   });
 
+  it('performed, then answered with a server failure (a gateway timeout page, an envelope with code 500): recorded as unknown, never cleared, and the next apply recovers the file without inviting again', async () => {
+    const gatewayPage = '<html><head><title>504 Gateway Time-out</title></head><body><h1>504 Gateway Time-out</h1><hr>nginx</body></html>';
+    for (const answer of [{ status: 504, body: gatewayPage }, { error: { code: 500, message: 'Unable to invite participant.', details: null } }]) {
+      await portal.fault({ path: '*/inviteParticipant', afterRoute: true, ...answer });
+      const first = await portal.run(['apply', config, '--auto-approve']);
+      expect(first.code).toBe(1);
+      const said = 'status' in answer ? 'HTTP 504 Gateway Timeout: 504 Gateway Time-out 504 Gateway Time-out nginx (code 504)' : 'Unable to invite participant. (code 500)';
+      expect(first.stdout).toContain(
+        `FAILED   ${ADDRESS}  (E13): POST ${INVITE_PATH} failed: ${said}. The outcome is unknown: the portal may or may not have performed it. It is recorded as such; the next apply checks the portal before doing anything for this address.\n`,
+      );
+      expect((await portal.recorded())?.unknownOutcomes?.[ADDRESS]?.reason).toBe(`answered with a server failure: POST ${INVITE_PATH} failed: ${said}`);
+      expect(invitationsFor(await portal.state())).toHaveLength(1);
+
+      const second = await portal.run(['apply', config, '--auto-approve']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain(`${ADDRESS}: the outcome of E13 Invite collaboration participant was unknown (answered with a server failure: `);
+      expect(second.stderr).toMatch(/Recovered its invitation file from the portal: .*invites\/collaboration-partner\.example\.org\.invite\.\n/);
+      expect(await invites()).toHaveLength(1);
+      expect(invitationsFor(await portal.state())).toHaveLength(1);
+      expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+      // Afresh for the next answer: no invitation, no state, no file.
+      await fetch(`${portal.emulator.controlUrl}/reset`, { method: 'POST' });
+      await rm(portal.statePath);
+      await rm(join(portal.dir, 'invites'), { recursive: true });
+      await portal.clearRequests();
+    }
+  });
+
+  it('a server failure before the portal performed it: recorded as unknown, planned again as a retry, one invitation in the end', async () => {
+    await portal.fault({ path: '*/inviteParticipant', status: 503, body: '<html><body>Service Unavailable</body></html>' });
+    const first = await portal.run(['apply', config, '--auto-approve']);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain('The outcome is unknown: the portal may or may not have performed it. It is recorded as such;');
+    expect(invitationsFor(await portal.state())).toHaveLength(0);
+    const plan = await portal.run(['plan', config]);
+    expect(plan.stdout).toContain('the portal does not show it performed, so it is planned again as the retry of an unknown outcome.');
+    const second = await portal.run(['apply', config, '--auto-approve']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await invites()).toHaveLength(2);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+    expect(await readdir(join(portal.dir, 'invites'))).toEqual(['collaboration-partner.example.org.invite']);
+  });
+
   it('a dropped connection: recorded as unknown, planned again as a retry, sent once more, one invitation in the end', async () => {
     await portal.fault({ path: '*/inviteParticipant', drop: true });
     const first = await portal.run(['apply', config, '--auto-approve']);

@@ -8,7 +8,8 @@
  *
  * Unknown outcomes: a request that must not be repeated (E13 creates one more invitation per
  * call) is marked "in flight" in the state before it is sent, so a crash leaves the mark; a
- * request whose answer never came (timeout, dropped connection) is marked at once. The next
+ * request whose answer never came (timeout, dropped connection) is marked at once, and so is one
+ * of those answered with a server failure (5xx), which may come after the portal acted. The next
  * run checks the live portal for those addresses before planning them (unknown-outcomes.ts).
  *
  * The state is the only record of what was applied: at the first failure to record one (full
@@ -22,7 +23,7 @@
  * the portal's, not the state's commits'; and no new write is sent while `parallelism` answered
  * operations still wait for their record (RecordBacklog).
  */
-import { ApiNetworkError, isNotFound, type ApiClient } from '../../api/index.js';
+import { ApiNetworkError, isNotFound, isServerFailure, type ApiClient } from '../../api/index.js';
 import { PortalctlError } from '../../core/errors.js';
 import type { StateEntry, UnknownOutcome } from '../../state/index.js';
 import type { PlannedOperation } from '../plan/plan.js';
@@ -173,7 +174,10 @@ async function runOperation(op: PlannedOperation, release: () => void, run: Exec
     run.backlog.answered();
   } catch (error) {
     if (error instanceof AnswerNotKeptError) return answerNotKept(op, error, run);
-    return outcomeUnknown(error) ? markNoAnswer(op, error, run) : refused(op, error, run);
+    if (outcomeUnknown(error)) return markOutcomeUnknown(op, error, 'no answer', run);
+    // A server failure does not say the request was not performed: one that must not be repeated keeps its mark.
+    if (op.request.idempotent === false && isServerFailure(error)) return markOutcomeUnknown(op, error, 'answered with a server failure', run);
+    return refused(op, error, run);
   } finally {
     release();
   }
@@ -204,10 +208,14 @@ async function markUnknown(op: PlannedOperation, why: string, run: Execution): P
   );
 }
 
-/** No answer came: recorded at once, so the next run checks the portal before planning this address again. */
-async function markNoAnswer(op: PlannedOperation, error: ApiNetworkError, run: Execution): Promise<OperationOutcome> {
-  const reason = describeError(error).split('\n')[0] ?? 'no answer';
-  const kept = await markUnknown(op, `no answer: ${reason}`, run);
+/**
+ * No answer came, or one that does not say whether the request was performed: recorded at once,
+ * so the next run checks the portal before planning this address again.
+ */
+async function markOutcomeUnknown(op: PlannedOperation, error: Error, why: string, run: Execution): Promise<OperationOutcome> {
+  // The first line: the client's advice below it ("check the portal") is this function's to give.
+  const reason = describeError(error).split('\n')[0] ?? why;
+  const kept = await markUnknown(op, `${why}: ${reason}`, run);
   const advice = kept
     ? 'It is recorded as such; the next apply checks the portal before doing anything for this address.'
     : 'Check the portal before running apply again.';
