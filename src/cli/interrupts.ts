@@ -111,8 +111,10 @@ export class InterruptHandling {
     // Another interrupt while the locks are being released: end now.
     if (this.releasing) this.exit(INTERRUPTED_EXIT_CODE);
     this.releasing = true;
+    // Only while the writing the first interrupt let finish still goes on can a request be cut off;
+    // once it ended (the result is being checked), the note says what it left.
     this.stderr(
-      this.gracefulSeen
+      this.gracefulSeen && this.graceful
         ? '\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n'
         : `\nInterrupted: ${this.note}.\n`,
     );

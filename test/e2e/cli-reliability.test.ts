@@ -18,6 +18,15 @@ const INVITATION = `${CONFIG_HEADER}collaborations:
         workspaces: { w1: sendAndReceive }
 `;
 
+const POLICY_UPDATE = '/portals/self/securityPolicy/update';
+const POLICY_READ = '/portals/self/securityPolicy';
+
+/** Lets the requests held by `hold` faults go on. */
+async function releaseHeld(portal: CliPortal): Promise<void> {
+  const response = await fetch(`${portal.emulator.controlUrl}/faults/release`, { method: 'POST', body: '{}' });
+  if (!response.ok) throw new Error(`release: HTTP ${response.status}`);
+}
+
 const noStackTrace = (result: CliResult): void => {
   expect(result.stderr).not.toMatch(/\n\s+at /);
   expect(result.stderr).not.toMatch(/EPIPE|ENOENT|node:internal/);
@@ -63,6 +72,37 @@ describe('CLI reliability', () => {
     // The lock is free: the next apply runs at once.
     const again = await portal.run(['apply', config, '--auto-approve']);
     expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('a second Ctrl-C once the writes ended (the result is being checked) says what was applied and left, not that requests may have been cut off', async () => {
+    await portal.fault({ path: POLICY_UPDATE, method: 'POST', hold: true });
+    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1']);
+    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === POLICY_UPDATE), 'the held write', running.done);
+    running.child.kill('SIGINT');
+    await waitFor(() => running.output().stderr.includes('Interrupted: finishing the operations in flight'), 'the first interrupt to be acknowledged', running.done);
+    // The write in flight finishes; the check that follows is held at its read of the policy.
+    await portal.fault({ path: POLICY_READ, method: 'GET', hold: true });
+    await releaseHeld(portal);
+    await waitFor(async () => (await portal.requests()).filter((entry) => entry.path === POLICY_READ).length === 2, 'the check to read the policy again', running.done);
+    running.child.kill('SIGINT');
+    const result = await running.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toContain(
+      '\nInterrupted: 2 operations were applied and recorded, 1 not sent; the check that the portal converged did not finish (run plan to see what is left).\n' +
+        `Released the state lock on file ${portal.statePath}.\n`,
+    );
+    expect(result.stderr).not.toContain('may or may not have completed');
+    noStackTrace(result);
+    expect(await portal.store.currentLock()).toBeUndefined();
+    await portal.clearFaults();
+    await releaseHeld(portal);
+    const recorded = await portal.recorded();
+    expect(Object.keys(recorded?.resources ?? {}).sort()).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy']);
+    // The next plan shows exactly what is left.
+    const plan = await portal.run(['plan', config, '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.\n');
+    expect(plan.stdout).toContain('  ~ user[jsmith].task[a1b2c3] — Survey culverts (Jane Smith)  (E7 Enable task)\n');
   });
 
   it('a mistyped database URL (one slash) is refused before anything is read, its password never printed', async () => {
@@ -326,6 +366,37 @@ describe('interrupts with the state in PostgreSQL', () => {
       expect(result.code, result.stderr).toBe(130);
       expect(result.stderr).toContain('Interrupted: nothing was changed.');
       expect(await store.currentLock()).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a second Ctrl-C while a write is in flight stops at once, says so, releases the database lock; the next plan shows what is left', async () => {
+    const config = await portal.writeConfig(THREE_CHANGES);
+    const name = `interrupt-twice-${process.pid}-${Date.now()}`;
+    const store = new PostgresStateStore({ url, name });
+    try {
+      await portal.fault({ path: POLICY_UPDATE, method: 'POST', hold: true });
+      const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1', '--state-name', name], { state: url });
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === POLICY_UPDATE), 'the held write', running.done);
+      running.child.kill('SIGINT');
+      await waitFor(() => running.output().stderr.includes('Interrupted: finishing the operations in flight'), 'the first interrupt to be acknowledged', running.done);
+      running.child.kill('SIGINT');
+      const result = await running.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('\nStopped at once. Operations in flight may or may not have completed; run plan to see.\nReleased the state lock on postgres://');
+      noStackTrace(result);
+      expect(await store.currentLock()).toBeUndefined();
+      // The portal had the write whole: released, it performs it for a client that is gone.
+      await releaseHeld(portal);
+      await waitFor(async () => (await portal.state()).organization.securityPolicy.minLength === 12, 'the held write to be performed');
+      expect(Object.keys((await store.read())?.resources ?? {})).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status']);
+      const plan = await portal.run(['plan', config, '--detailed-exitcode', '--state-name', name], { state: url });
+      expect(plan.code).toBe(2);
+      expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.\n');
+      expect(plan.stdout).toContain('  ~ user[jsmith].task[a1b2c3] — Survey culverts (Jane Smith)  (E7 Enable task)\n');
+      const apply = await portal.run(['apply', config, '--auto-approve', '--state-name', name], { state: url });
+      expect(apply.code, apply.stderr).toBe(0);
     } finally {
       await store.close();
     }

@@ -126,7 +126,13 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
             }
             removeHook?.();
             removeHook = undefined;
-            io.interruptNote?.(`${counted(result?.applied.length ?? 0, 'operation')} ${result?.applied.length === 1 ? 'was' : 'were'} applied and recorded; the check that the portal converged did not finish (run plan to see)`);
+            const applied = result?.applied.length ?? 0;
+            const failed = result?.failed.length ?? 0;
+            const notSent = result?.skipped.length ?? 0;
+            io.interruptNote?.(
+              `${counted(applied, 'operation')} ${applied === 1 ? 'was' : 'were'} applied and recorded${failed ? `, ${failed} failed` : ''}${notSent ? `, ${notSent} not sent` : ''}; ` +
+                'the check that the portal converged did not finish (run plan to see what is left)',
+            );
           },
           onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
           ...(aboutRun ? { about: aboutRun } : {}),
