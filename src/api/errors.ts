@@ -24,6 +24,8 @@ export interface ApiErrorFields {
   hint?: string;
   /** The portal's own error envelope said it (not a bare HTTP status a proxy or web server may give). */
   enveloped?: boolean;
+  /** A success status whose body is not the portal's answer (a web page, text that is not JSON, no `success: true`). */
+  unreadable?: boolean;
 }
 
 export class ApiError extends PortalctlError {
@@ -36,6 +38,7 @@ export class ApiError extends PortalctlError {
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly enveloped: boolean;
+  readonly unreadable: boolean;
 
   constructor(fields: ApiErrorFields, options?: { cause?: unknown }) {
     super(formatApiErrorMessage(fields), options);
@@ -48,6 +51,7 @@ export class ApiError extends PortalctlError {
     this.httpStatus = fields.httpStatus;
     this.retryAfterMs = fields.retryAfterMs;
     this.enveloped = fields.enveloped ?? false;
+    this.unreadable = fields.unreadable ?? false;
   }
 }
 
@@ -152,10 +156,21 @@ export function isNotFound(error: unknown): error is ApiError {
  * gateway gives it): a write may have been performed before the failure, or by a portal a gateway
  * stopped waiting for. Unlike a refusal (4xx), it does not say that nothing was done.
  */
-export function isServerFailure(error: unknown): error is ApiError {
+export function isServerFailure(error: unknown): boolean {
   if (!(error instanceof ApiError) || error instanceof ApiNetworkError) return false;
   const code = error.enveloped && error.code !== undefined ? error.code : (error.httpStatus ?? error.code);
   return code !== undefined && code >= 500 && code <= 599;
+}
+
+/**
+ * The answer to a write does not say whether it was performed: a server failure, or a success
+ * status whose body is not the portal's answer (a page a gateway or a sign-in put in its place,
+ * a body that is not JSON). Only the portal's own refusal (4xx, an envelope, success:false) does.
+ */
+export function leavesOutcomeUnknown(error: unknown): error is ApiError {
+  if (!(error instanceof ApiError) || error instanceof ApiNetworkError) return false;
+  if (isServerFailure(error)) return true;
+  return error.unreadable;
 }
 
 /** The caller lacks a privilege (403 GWM_0003): not an expired token, never retried. */

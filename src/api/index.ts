@@ -16,6 +16,7 @@ export {
   isMissingPrivilege,
   isNotFound,
   isServerFailure,
+  leavesOutcomeUnknown,
   isTokenError,
   tokenProblem,
 } from './errors.js';

@@ -59,6 +59,8 @@ export function interpretAnswer(
     return fail({ apiMessage: message, details: detailsOf(parsed['details']) });
   }
   if (request.expect === 'file') {
+    // A web page in place of the file: a sign-in, or a gateway's or firewall's page (some answer 200).
+    if (isWebPage(contentType, text)) return fail({ apiMessage: `expected a file, got a web page (${contentType ?? 'no content type'}): ${textSnippet(text, contentType)}`, unreadable: true });
     return {
       ok: true,
       result: { type: 'file', filename: filenameFromDisposition(headerValue(answer.headers['content-disposition'])), contentType, content: answer.body },
@@ -66,16 +68,20 @@ export function interpretAnswer(
   }
   if (!isObject(parsed)) {
     const what = parsed === undefined ? `${contentType ?? 'no content type'}: ${textSnippet(text, contentType)}` : 'JSON that is not an object';
-    return fail({ apiMessage: `expected a JSON object, got ${what}` });
+    return fail({ apiMessage: `expected a JSON object, got ${what}`, unreadable: true });
   }
   if (request.write === true && parsed['success'] !== true) {
-    return fail({ apiMessage: 'the portal answered without success: true; the operation may not have been performed' });
+    return fail({ apiMessage: 'the portal answered without success: true; the operation may not have been performed', unreadable: true });
   }
   return { ok: true, result: { type: 'json', body: parsed } };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+function isWebPage(contentType: string | undefined, text: string): boolean {
+  return (contentType !== undefined && /html/i.test(contentType)) || /^\s*<(!doctype html|html)[\s>]/i.test(text);
 }
 
 function looksLikeJson(contentType: string | undefined, text: string): boolean {

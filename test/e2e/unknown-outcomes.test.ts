@@ -203,6 +203,32 @@ describe('unknown outcomes through the CLI', () => {
     expect(await readdir(join(portal.dir, 'invites'))).toEqual(['collaboration-partner.example.org.invite']);
   });
 
+  it('a web page answered with 200 in place of the invitation file (a firewall\'s): never saved as the file nor recorded as applied; the next apply checks the portal and sends it once more', async () => {
+    const blocked = '<html><head><title>Request Rejected</title></head><body>The requested URL was rejected. Please consult with your administrator.</body></html>';
+    await portal.fault({ path: '*/inviteParticipant', status: 200, body: blocked });
+    const first = await portal.run(['apply', config, '--auto-approve']);
+    expect(first.code).toBe(1);
+    const said = `POST ${INVITE_PATH} failed: expected a file, got a web page (text/html; charset=utf-8): Request Rejected The requested URL was rejected. Please consult with your administrator.`;
+    expect(first.stdout).toContain(
+      `FAILED   ${ADDRESS}  (E13): ${said}. The outcome is unknown: the portal may or may not have performed it. It is recorded as such; the next apply checks the portal before doing anything for this address.\n`,
+    );
+    expect(first.stdout).not.toContain('invitation saved to');
+    expect(await readdir(join(portal.dir, 'invites')).catch(() => [])).toEqual([]);
+    expect((await portal.recorded())?.unknownOutcomes?.[ADDRESS]?.reason).toBe(`its answer could not be read: ${said}`);
+    // What the check after the writes read (no invitation), never a record of it applied.
+    expect((await portal.recorded())?.resources[ADDRESS]).toMatchObject({ status: 'absent', value: null });
+    expect((await portal.recorded())?.resources[ADDRESS]?.appliedAt).toBeUndefined();
+
+    const second = await portal.run(['apply', config, '--auto-approve']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('the portal does not show it performed, so it is planned again as the retry of an unknown outcome.');
+    expect(await invites()).toHaveLength(2);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+    const files = await readdir(join(portal.dir, 'invites'));
+    expect(files).toEqual(['collaboration-partner.example.org.invite']);
+    expect(JSON.parse(await readFile(join(portal.dir, 'invites', files[0] as string), 'utf8'))).toMatchObject({ invitationRequest: { guestPortalUrl: GUEST } });
+  });
+
   it('a dropped connection: recorded as unknown, planned again as a retry, sent once more, one invitation in the end', async () => {
     await portal.fault({ path: '*/inviteParticipant', drop: true });
     const first = await portal.run(['apply', config, '--auto-approve']);

@@ -9,7 +9,8 @@
  * Unknown outcomes: a request that must not be repeated (E13 creates one more invitation per
  * call) is marked "in flight" in the state before it is sent, so a crash leaves the mark; a
  * request whose answer never came (timeout, dropped connection) is marked at once, and so is one
- * of those answered with a server failure (5xx), which may come after the portal acted. The next
+ * of those answered with a server failure (5xx) or a page in place of the portal's answer, either
+ * of which may come after the portal acted. The next
  * run checks the live portal for those addresses before planning them (unknown-outcomes.ts).
  *
  * The state is the only record of what was applied: at the first failure to record one (full
@@ -23,7 +24,7 @@
  * the portal's, not the state's commits'; and no new write is sent while `parallelism` answered
  * operations still wait for their record (RecordBacklog).
  */
-import { ApiNetworkError, isNotFound, isServerFailure, type ApiClient } from '../../api/index.js';
+import { ApiNetworkError, isNotFound, isServerFailure, leavesOutcomeUnknown, type ApiClient } from '../../api/index.js';
 import { PortalctlError } from '../../core/errors.js';
 import type { StateEntry, UnknownOutcome } from '../../state/index.js';
 import type { PlannedOperation } from '../plan/plan.js';
@@ -175,8 +176,10 @@ async function runOperation(op: PlannedOperation, release: () => void, run: Exec
   } catch (error) {
     if (error instanceof AnswerNotKeptError) return answerNotKept(op, error, run);
     if (outcomeUnknown(error)) return markOutcomeUnknown(op, error, 'no answer', run);
-    // A server failure does not say the request was not performed: one that must not be repeated keeps its mark.
-    if (op.request.idempotent === false && isServerFailure(error)) return markOutcomeUnknown(op, error, 'answered with a server failure', run);
+    // A server failure, or a page in place of the answer, does not say the request was not performed: one that must not be repeated keeps its mark.
+    if (op.request.idempotent === false && leavesOutcomeUnknown(error)) {
+      return markOutcomeUnknown(op, error, isServerFailure(error) ? 'answered with a server failure' : 'its answer could not be read', run);
+    }
     return refused(op, error, run);
   } finally {
     release();
