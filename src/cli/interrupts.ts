@@ -106,6 +106,8 @@ export class InterruptHandling {
       this.gracefulSeen = true;
       this.stderr('\nInterrupted: finishing the operations in flight and recording them. Press Ctrl-C again to stop at once.\n');
       this.graceful();
+      // Nothing is in flight for a run still waiting for its lock (an environment of a fleet): it stops waiting.
+      this.stopWaiting.abort();
       return;
     }
     // Another interrupt while the locks are being released: end now.

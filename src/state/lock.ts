@@ -1,7 +1,9 @@
 /**
  * What a state lock is, for every store. A leaf of src/state: the errors, the stores and the
- * store contract all import it, and it imports nothing, so the room has no import circle.
+ * store contract all import it, and it imports nothing of the room (only core's errors), so the
+ * room has no import circle.
  */
+import { InterruptedError } from '../core/errors.js';
 
 export interface LockInfo {
   /** Random id of this lock, shown to the user for `portalctl state unlock <id>`. */
@@ -39,9 +41,9 @@ export interface LockRequest {
   onReleaseFailure?: (message: string) => void;
 }
 
-/** The error of a lock attempt stopped by its `signal` while it waited. */
-export function stoppedWaiting(where: string): Error {
-  return new Error(`Stopped waiting for the state lock of ${where}.`);
+/** The error of a lock attempt stopped by its `signal` while it waited: an interrupt, nothing was changed. */
+export function stoppedWaiting(where: string): InterruptedError {
+  return new InterruptedError(`Interrupted while waiting for the state lock of ${where}: nothing was changed.`);
 }
 
 export interface StateLock {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileStateStore } from '../../src/state/index.js';
 import { waitFor } from '../support/cli.js';
 import { startFleet, stateFiles, type Fleet } from '../support/fleet.js';
 
@@ -328,6 +329,31 @@ describe('a fleet run', () => {
 });
 
 describe('an interrupted fleet apply', () => {
+  it('the first SIGINT stops an environment waiting for its lock at once (nothing in flight there), while another finishes its write in flight', async () => {
+    // The development state is locked by a live process (this test's), for the whole run.
+    const held = new FileStateStore({ path: join(fleet.dir, 'portalctl.development.state.json') });
+    const lock = await held.lock({ operation: 'apply' });
+    try {
+      await fleet.portals.test.control('/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', method: 'POST', hold: true, count: 0 }) });
+      const run = fleet.start(['apply', 'config', '--env', 'development,test', '--auto-approve', '--parallelism', '1', '--lock-timeout', '596h']);
+      await waitFor(async () => (await fleet.portals.test.requests({ writesOnly: true })).length > 0, 'a write in flight in test', run.done);
+      run.child.kill('SIGINT');
+      await waitFor(() => run.stderr().includes('Interrupted: finishing the operations in flight'), 'the interrupt noted', run.done);
+      await fleet.portals.test.control('/faults', { method: 'DELETE' });
+      await fleet.portals.test.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      // One Ctrl-C ends the run: development does not wait out its --lock-timeout.
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain(`development: interrupted (Interrupted while waiting for the state lock of ${join(fleet.dir, 'portalctl.development.state.json')}: nothing was changed.) in `);
+      expect(result.stdout).toMatch(/^test +1 +0 +interrupted: Apply was interrupted: 1 applied and recorded, \d not started/m);
+      expect(await fleet.portals.development.requests({ writesOnly: true })).toEqual([]);
+      // This test's lock is still its own: the interrupted run released only what it held.
+      expect((await held.currentLock())?.id).toBe(lock.info.id);
+    } finally {
+      await held.unlock(lock);
+    }
+  });
+
   it('SIGINT while every environment has a write in flight: each finishes and records it, starts no other, exits 130; the next apply finishes the rest', async () => {
     // Every write waits at the portal until released: the signal arrives with writes in flight in all three.
     for (const portal of Object.values(fleet.portals)) {
