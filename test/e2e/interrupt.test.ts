@@ -100,6 +100,10 @@ describe('interrupted applies', () => {
 
     // Every accepted write was reported applied: the ones in flight at the interrupt finished.
     expect(interrupted.stdout).toContain(`Apply finished: ${accepted} applied`);
+    // Then it stopped: the portal was not read again to check convergence (the next plan does).
+    const log = await portal.requests();
+    const lastWrite = log.map((entry) => entry.access).lastIndexOf('write');
+    expect(log.slice(lastWrite + 1).map((entry) => `${entry.method} ${entry.path}`)).toEqual([]);
     await portal.latency(0);
     const second = await portal.run(['apply', config, '--auto-approve']);
     expect(second.stderr).toBe('');

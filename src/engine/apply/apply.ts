@@ -213,6 +213,8 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     const recovery = await keepUnrecorded(result, writer.state, store, request.recoveryFile, conceal);
     return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, recovery, adopted: [] };
   }
+  // Interrupted: asked to stop, so the portal is not read again; the next plan shows what is left.
+  if (result.interrupted) return { prepared, result, invitations: result.invitations, after: prepared, state: writer.state, adopted: [] };
 
   // The same targets: operations left out on purpose are not a failure to converge. Only what was
   // written (or tried) and what depends on it is read again; the rest was just read and not touched.
