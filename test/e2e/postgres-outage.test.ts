@@ -77,7 +77,7 @@ describe('PostgreSQL stopped mid-apply', () => {
     expect(sentBeforeRestart.length).toBeLessThan(OPERATIONS);
     expect(failed.stderr).toContain('so no further write was sent');
     const recoveryFile = join(portal.dir, 'portalctl-outage.recovery.json');
-    const notRecorded = /(\d+) operations? (?:was|were) applied on the portal but not recorded: (.*?)\. They are kept in (\S+);/.exec(failed.stderr);
+    const notRecorded = /(\d+) operations? (?:was|were) applied on the portal but not recorded: (.*?)\. (?:It is|They are) kept in (\S+);/.exec(failed.stderr);
     expect(notRecorded, failed.stderr).not.toBeNull();
     expect(notRecorded?.[3]).toBe(recoveryFile);
     expect(failed.stdout).toMatch(/NOT RECORDED/);

@@ -327,9 +327,12 @@ describe('the state cannot be written mid-apply', () => {
     const sent = (await portal.requests({ writesOnly: true })).filter((entry) => entry.response?.status === 200);
     expect(sent.length).toBeLessThan(ITEMS + 1);
     expect(failed.stderr).toContain('so no further write was sent');
-    const notRecorded = /(\d+) operations? (?:was|were) applied on the portal but not recorded: (.*?)\. They are kept/.exec(failed.stderr);
+    const notRecorded = /(\d+) operations? (?:was|were) applied on the portal but not recorded: (.*?)\. (?:It is|They are) kept/.exec(failed.stderr);
     expect(notRecorded, failed.stderr).not.toBeNull();
-    expect(failed.stderr).toContain(`They are kept in ${portal.statePath}.recovery.json; the next apply records them first.`);
+    const [it, them] = notRecorded?.[1] === '1' ? ['It is', 'it'] : ['They are', 'them'];
+    expect(failed.stderr).toContain(`${it} kept in ${portal.statePath}.recovery.json; the next apply records ${them} first. Fix what kept the state from being written and run apply again.\n`);
+    // The store's "Nothing was changed." was its own, of a command it stopped: here writes were sent.
+    expect(failed.stderr).toContain(`(The state ${portal.statePath} is a directory: name a file in it, e.g. ${portal.statePath}/portalctl.state.json), so no further write was sent.`);
     expect(failed.stdout).toMatch(/NOT RECORDED/);
     const recovery = JSON.parse(await readFile(`${portal.statePath}.recovery.json`, 'utf8')) as { resources: Record<string, unknown> };
     expect(Object.keys(recovery.resources).sort()).toEqual((notRecorded?.[2] ?? '').split(', ').sort());

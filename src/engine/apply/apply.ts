@@ -320,17 +320,19 @@ function sameRecord(previous: StateEntry, next: StateEntry): boolean {
 /** The error an apply ends with, or undefined when it applied everything and converged. */
 export function applyFailure({ result, after, recovery }: ApplyResult): PortalctlError | undefined {
   if (result.recordingFailure !== undefined) {
-    const cause = result.recordingFailure instanceof Error ? result.recordingFailure.message : String(result.recordingFailure);
+    // The store's error speaks for a command it stopped ("Nothing was changed."): here writes were sent.
+    const cause = (result.recordingFailure instanceof Error ? result.recordingFailure.message : String(result.recordingFailure)).replace(/\.?\s*Nothing was changed\.$/, '');
     const unrecorded = result.unrecorded.map(({ op }) => op.address);
+    const one = unrecorded.length === 1;
     const kept = recovery?.file
-      ? ` They are kept in ${recovery.file}; the next apply records them first.`
+      ? ` ${one ? 'It is' : 'They are'} kept in ${recovery.file}; the next apply records ${one ? 'it' : 'them'} first.`
       : unrecorded.length
-        ? ' No recovery file could be written either: the next apply reads the portal and finds them applied.'
+        ? ` No recovery file could be written either: the next apply reads the portal and finds ${one ? 'it' : 'them'} applied.`
         : '';
     const message =
       `The state could not be written (${cause}), so no further write was sent.` +
-      (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${unrecorded.length === 1 ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
-      ' Fix the cause (free space, the database) and run apply again.';
+      (unrecorded.length ? ` ${counted(unrecorded.length, 'operation')} ${one ? 'was' : 'were'} applied on the portal but not recorded: ${unrecorded.join(', ')}.${kept}` : '') +
+      ' Fix what kept the state from being written and run apply again.';
     // Interrupted meanwhile: the interrupt's exit code, with what it left behind.
     return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
   }
