@@ -11,7 +11,7 @@ import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build as esbuild } from 'esbuild';
 import {
   assertOnFailure,
   besideTheBundle,
@@ -25,12 +25,22 @@ import {
   versionWrittenIn,
   yamlOnFirstUse,
 } from './bundle-plugins.mjs';
+import { THIRD_PARTY_LICENSES, thirdPartyLicenses } from './third-party-licenses.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const emulatorExports = Object.keys(await import(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href));
 const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const yamlExports = Object.keys(createRequire(join(root, 'package.json'))('yaml')).filter((name) => name !== 'default' && name !== '__esModule');
 const outdir = join(root, 'dist', 'bin');
+
+/** Every file of node_modules the bundles inline (from esbuild's metafiles), for their licences. */
+const inlined = new Set();
+/** esbuild's build, noting the files of node_modules it inlined. */
+async function build(options) {
+  const result = await esbuild({ ...options, metafile: true });
+  for (const input of Object.keys(result.metafile.inputs)) if (input.includes('node_modules/')) inlined.add(join(options.absWorkingDir ?? process.cwd(), input));
+  return result;
+}
 
 await rm(outdir, { recursive: true, force: true });
 await build({
@@ -112,3 +122,7 @@ await build({
   logLevel: 'warning',
 });
 await chmod(join(outdir, 'portalctl.js'), 0o755);
+
+// The bundles hold other packages' code, and their licences (MIT, ISC, BSD...) ask that their
+// notices go with every copy: the package has no node_modules to carry them.
+await writeFile(join(outdir, THIRD_PARTY_LICENSES), await thirdPartyLicenses([...inlined]));

@@ -94,6 +94,7 @@ describe('the npm package', () => {
         'dist/bin/emulator.cjs',
         'dist/bin/positions-worker.cjs',
         'dist/bin/escape.cjs',
+        'dist/bin/THIRD-PARTY-LICENSES.txt',
         'dist/types/emulator/index.d.ts',
         'schemas/portalctl.schema.json',
         'examples/full/portal.yaml',
@@ -103,6 +104,23 @@ describe('the npm package', () => {
       ]),
     );
     expect(paths.filter((path) => /^(src|test|bench)\//.test(path) || /^dist\/(?!bin\/|types\/emulator\/)/.test(path) || path.endsWith('.map'))).toEqual([]);
+  });
+
+  it("carries the licence of every package its bundles inline: each one's name, version and licence text", async () => {
+    const notices = await readFile(join(installed, 'node_modules/portalctl/dist/bin/THIRD-PARTY-LICENSES.txt'), 'utf8');
+    // What the CLI bundle inlines, by its source map (kept in a clone's build), and the packages bundled on their own beside it.
+    const map = JSON.parse(await readFile(join(REPO_ROOT, 'dist/bin/cli.cjs.map'), 'utf8')) as { sources: string[] };
+    const inCli = map.sources.flatMap((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1] ?? []);
+    const packages = [...new Set([...inCli, 'yaml', 'undici', 'pg', 'pg-protocol', 'selfsigned', '@peculiar/x509', 'asn1js'])];
+    expect(inCli).toEqual(expect.arrayContaining(['commander', 'js-yaml', 'fast-json-patch', 'content-disposition', 'p-limit', 'fastest-levenshtein', 'pgpass']));
+    for (const name of packages) {
+      const directory = join(REPO_ROOT, 'node_modules', name);
+      const manifest = JSON.parse(await readFile(join(directory, 'package.json'), 'utf8')) as { version: string; license: string };
+      const licenseFile = (await readdir(directory)).find((file) => /^licen[cs]e/i.test(file));
+      // pgpass has no licence file: its README's "License" section is the notice.
+      const text = licenseFile ? (await readFile(join(directory, licenseFile), 'utf8')).trim() : 'Copyright (c) 2013-2016 Hannes Hörl';
+      expect(notices, name).toContain(`${name}@${manifest.version} (${manifest.license})\n\n${text}`);
+    }
   });
 
   it('has no install-time script and installs without a warning from this package', async () => {
