@@ -29,7 +29,10 @@ import { THIRD_PARTY_LICENSES, thirdPartyLicenses } from './third-party-licenses
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const emulatorExports = Object.keys(await import(pathToFileURL(join(root, 'dist', 'emulator', 'index.js')).href));
-const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+const { version, engines } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+// The oldest Node the launcher starts on, from `engines` (which npm only warns about at install).
+const nodeMinimum = /^>=\s*(\d+)\.(\d+)(?:\.0)?$/.exec(engines.node);
+if (!nodeMinimum) throw new Error(`package.json engines.node is "${engines.node}": the launcher's check reads ">=MAJOR.MINOR" only`);
 const yamlExports = Object.keys(createRequire(join(root, 'package.json'))('yaml')).filter((name) => name !== 'default' && name !== '__esModule');
 const outdir = join(root, 'dist', 'bin');
 
@@ -117,7 +120,7 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  define: { PORTALCTL_BUNDLE_DIGESTS: JSON.stringify(bundleDigests) },
+  define: { PORTALCTL_BUNDLE_DIGESTS: JSON.stringify(bundleDigests), PORTALCTL_NODE_MINIMUM: JSON.stringify([Number(nodeMinimum[1]), Number(nodeMinimum[2])]) },
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
 });

@@ -329,6 +329,25 @@ function baselineWasmOnly(argv: string[]): boolean {
  */
 const BASELINE_WASM_FLAGS = ['--liftoff-only', '--no-wasm-tier-up', '--no-wasm-dynamic-tiering'];
 
+/** The oldest Node.js the package runs on, [major, minor] from package.json's `engines`, written in by the build. */
+declare const PORTALCTL_NODE_MINIMUM: [number, number];
+
+/**
+ * An older Node fails somewhere in the start (Node 18: `vm.constants` is undefined) with a stack
+ * trace that says nothing a user can act on, and npm only warns about `engines` at install: say
+ * it first, in one line, and exit 1 as for any other error.
+ */
+function olderThanMinimum(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const [minimumMajor, minimumMinor] = PORTALCTL_NODE_MINIMUM;
+  return major < minimumMajor || (major === minimumMajor && minor < minimumMinor);
+}
+
+if (olderThanMinimum(process.versions.node)) {
+  process.stderr.write(`Error: portalctl needs Node.js ${PORTALCTL_NODE_MINIMUM.join('.')} or later (22 or 24 recommended); this is Node.js ${process.version} (${process.execPath}).\n`);
+  process.exit(1);
+}
+
 const baseline = baselineWasmOnly(process.argv);
 if (baseline) {
   const v8: typeof import('node:v8') = nodeRequire('node:v8');
