@@ -149,6 +149,7 @@ async function discoverUserTasks(reader: LiveReader, portal: PortalFacts): Promi
     return {
       path: [{ container: 'user', key: username, ...(fullName ? { comment: oneLine(fullName) } : {}) }],
       fields: enabled.length > 0 ? { tasks: enabled } : {},
+      objects: enabled.length,
       comments,
       notes,
     };

@@ -25,7 +25,7 @@ export interface SkippedKind {
 export interface ImportResult {
   /** The config, as YAML text with comments. */
   text: string;
-  /** Discovered objects written as config (comment-only notes not counted). */
+  /** Managed objects written as config, counted as `validate` counts them (comment-only notes not counted). */
   objects: number;
   skipped: SkippedKind[];
   /** The live portal's facts, as written in the `portal:` block (`version`: the product release, when known). */
@@ -298,7 +298,7 @@ export function composeImport(request: ComposeRequest): { text: string; objects:
     Object.assign(entry.fields, obj.fields);
     entry.fieldComments.push(...(obj.comments ?? []));
     for (const note of obj.notes ?? []) addOnce(entry.notes, note);
-    objects += 1;
+    objects += obj.objects ?? 1;
   }
 
   for (const { path, notes } of notesToPlace) {

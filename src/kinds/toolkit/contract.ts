@@ -388,6 +388,11 @@ export interface DiscoveredObject {
   path: readonly ConfigStep[];
   /** The entry's properties this object declares, in config form; empty for a comment-only note. */
   fields: JsonObject;
+  /**
+   * How many managed objects (addresses) `fields` declare, when not one: a user's enabled tasks
+   * are one entry's `tasks` list and one object each, as `validate` and `plan` count them.
+   */
+  objects?: number;
   comments?: readonly FieldComment[];
   /**
    * What exists but cannot be declared, as comment lines. They go above the entry, or, when no
