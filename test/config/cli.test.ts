@@ -1,6 +1,6 @@
-/** The built CLI: `portalctl validate` and `portalctl schema`, exit codes and output. */
+/** The built CLI: `portalctl validate`, `config` and `schema`, exit codes and output. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -158,6 +158,59 @@ describe('portalctl validate', () => {
   it('rejects an unknown format', () => {
     const result = portalctl('validate', '--format', 'xml', 'examples/minimal');
     expect(result.status).not.toBe(0);
+  });
+});
+
+describe('portalctl config', () => {
+  it('an empty list is a value with its origin too: written empty in the base, or emptied by an overlay (at its $patch: delete)', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'portalctl-config-empty-'));
+    try {
+      mkdirSync(join(directory, 'overlays'));
+      writeFileSync(
+        join(directory, 'base.yaml'),
+        [
+          'version: 1',
+          'environments:',
+          '  production:',
+          '    portal: { url: "https://gis.example.com/portal/sharing/rest", edition: self-managed, version: "11.3" }',
+          '    overlays: [overlays/production.yaml]',
+          'organization:',
+          '  categorySchema:',
+          '    - title: Themes',
+          'federations:',
+          '  - id: J55ajJJ7MsY1QoQs',
+          '    name: Campus federation',
+          '    groups: []',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(join(directory, 'overlays/production.yaml'), 'version: 1\norganization:\n  categorySchema:\n    - title: Themes\n      $patch: delete\n');
+      const shown = spawnSync(process.execPath, [cli, 'config', '.', '--env', 'production'], { cwd: directory, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(shown.stdout).toBe(
+        [
+          '# The effective config (environment production) of base.yaml, overlays/production.yaml.',
+          '# Each value is followed by the file and line it was written at.',
+          '',
+          'version: 1 # overlays/production.yaml:1',
+          'portal:',
+          '  url: https://gis.example.com/portal/sharing/rest # base.yaml:4',
+          '  edition: self-managed # base.yaml:4',
+          '  version: "11.3" # base.yaml:4',
+          'organization:',
+          '  categorySchema: [] # overlays/production.yaml:5',
+          'federations:',
+          '  - id: J55ajJJ7MsY1QoQs # base.yaml:10',
+          '    name: Campus federation # base.yaml:11',
+          '    groups: [] # base.yaml:12',
+          '',
+        ].join('\n'),
+      );
+      // The emptied schema is invalid (printed all the same), and the error is where the config says it was emptied.
+      expect(shown.stderr).toContain('overlays/production.yaml:5:7: error: The portal rejects an empty category schema (ORG_1132).');
+      expect(shown.status).toBe(1);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

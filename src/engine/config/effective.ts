@@ -51,13 +51,20 @@ export function effectiveConfig(loaded: LoadedConfig): EffectiveConfig {
 export const effectiveYamlMaxBytes = 16 << 20;
 
 /**
- * The effective config as YAML, each scalar followed by a comment naming where it was written;
+ * The effective config as YAML, each scalar (and empty list or mapping) followed by a comment naming where it was written;
  * `portalFromFlag`: portal.url came from `--portal`, in place of the one written.
  */
 export function renderEffectiveYaml(loaded: LoadedConfig, { portalFromFlag = false }: { portalFromFlag?: boolean } = {}): string {
   const effective = effectiveConfig(loaded);
   const doc = new Document(effective.data);
   const annotate = (node: unknown, path: (string | number)[]): void => {
+    // An empty list or mapping is a value too (`groups: []`, or what an overlay's `$patch: delete` emptied): where it was written.
+    if ((isMap(node) || isSeq(node)) && node.items.length === 0) {
+      const at = effective.locate(path);
+      node.flow = true;
+      (node as Node).comment = ` ${at.file}:${at.line}`;
+      return;
+    }
     if (isMap(node)) {
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
