@@ -69,7 +69,10 @@ await build({
   // with --verbose stay readable.
   minify: true,
   keepNames: true,
-  sourcemap: 'linked',
+  // The map stays in a clone's build (dist/bin/cli.cjs.map) and out of the package (package.json
+  // `files`), so the bundle names none: a `sourceMappingURL` comment would point the published
+  // file at one it does not hold (a debugger says it failed to load it).
+  sourcemap: 'external',
   logLevel: 'warning',
   plugins: [
     commanderWithoutChildProcess(),

@@ -106,6 +106,15 @@ describe('the npm package', () => {
     expect(paths.filter((path) => /^(src|test|bench)\//.test(path) || /^dist\/(?!bin\/|types\/emulator\/)/.test(path) || path.endsWith('.map'))).toEqual([]);
   });
 
+  it('names no source map it does not hold: no sourceMappingURL in the installed bundles', async () => {
+    const bin = join(installed, 'node_modules/portalctl/dist/bin');
+    const files = (await readdir(bin)).filter((name) => /\.(c?js)$/.test(name));
+    expect(files).toEqual(expect.arrayContaining(['cli.cjs', 'portalctl.js', 'emulator.cjs', 'undici.cjs', 'pg.cjs', 'yaml.cjs']));
+    const linking: string[] = [];
+    for (const name of files) if (/sourceMappingURL=/.test(await readFile(join(bin, name), 'latin1'))) linking.push(name);
+    expect(linking).toEqual([]);
+  });
+
   it("carries the licence of every package its bundles inline: each one's name, version and licence text", async () => {
     const notices = await readFile(join(installed, 'node_modules/portalctl/dist/bin/THIRD-PARTY-LICENSES.txt'), 'utf8');
     // What the CLI bundle inlines, by its source map (kept in a clone's build), and the packages bundled on their own beside it.
