@@ -67,6 +67,13 @@ export function plannedEnvironments(file: FleetPlanFile, request: EnvironmentReq
   return request.names;
 }
 
-export function chooseEnvironmentMessage(names: readonly string[]): string {
-  return `The config declares environments (${names.join(', ')}): choose one with --env NAME (or PORTALCTL_ENV), several with --env ${names.slice(0, 2).join(',')} or all with --all-envs.`;
+/**
+ * What to do when the config declares environments and the command line chose none. A command
+ * that runs in one environment (graph, import, config) says so in `oneEnvironment` ("graph draws
+ * one environment's plan"), and several or --all-envs, which it refuses, are not offered.
+ */
+export function chooseEnvironmentMessage(names: readonly string[], oneEnvironment?: string): string {
+  const declared = `The config declares environments (${names.join(', ')})`;
+  if (oneEnvironment !== undefined) return `${declared}, and ${oneEnvironment}: name one with --env NAME (or PORTALCTL_ENV).`;
+  return `${declared}: choose one with --env NAME (or PORTALCTL_ENV), several with --env ${names.slice(0, 2).join(',')} or all with --all-envs.`;
 }

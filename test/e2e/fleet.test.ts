@@ -294,6 +294,17 @@ describe('a fleet run', () => {
     const graphs = await fleet.run(['graph', 'config', '--all-envs']);
     expect(graphs.code).toBe(1);
     expect(graphs.stderr).toContain("graph draws one environment's plan: name it with --env NAME.");
+    // Without --env, the commands that run in one environment say so, and offer neither several nor --all-envs, which they refuse.
+    const declared = 'Error: The config declares environments (development, test, production), and';
+    for (const [command, why] of [
+      ['graph', "graph draws one environment's plan"],
+      ['config', 'config prints one environment'],
+      ['import', 'import reads one portal'],
+    ] as const) {
+      const none = await fleet.run([command, 'config']);
+      expect(none.stderr, command).toBe(`${declared} ${why}: name one with --env NAME (or PORTALCTL_ENV).\n`);
+      expect(none.code, command).toBe(1);
+    }
 
     expect((await fleet.run(['apply', 'config', '--env', 'production', '--auto-approve'])).code).toBe(0);
     expect(existsSync(join(fleet.dir, 'portalctl.prod.state.json'))).toBe(true);

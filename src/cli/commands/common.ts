@@ -26,11 +26,16 @@ export interface SharedOptions extends EnvironmentOptions {
 /**
  * The config (with `environment`'s layers; `--portal` in place of its portal.url), or the errors
  * that make it unreadable (files, YAML, references, schema) before anything else happens. A config
- * that declares environments needs one chosen.
+ * that declares environments needs one chosen (`oneEnvironment`: the command runs in one only,
+ * as chooseEnvironmentMessage says).
  */
-export async function loadDesired(paths: readonly string[], io: CommandIO, { environment, portal }: { environment?: string | undefined; portal?: string | undefined }): Promise<LoadedConfig> {
+export async function loadDesired(
+  paths: readonly string[],
+  io: CommandIO,
+  { environment, portal, oneEnvironment }: { environment?: string | undefined; portal?: string | undefined; oneEnvironment?: string },
+): Promise<LoadedConfig> {
   const config = await readConfig(paths, io, { environment, portal });
-  if (environment === undefined && config.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(config.environments));
+  if (environment === undefined && config.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(config.environments, oneEnvironment));
   // On a loading error, report every problem at once, rule checks included, as validate does.
   if (config.diagnostics.some((d) => d.severity === 'error')) throwIfInvalid(validateConfig(config));
   return config;
@@ -125,9 +130,9 @@ export async function withSession<T>(
   options: SharedOptions,
   io: CommandIO,
   action: (session: PortalSession & { client: ApiClient | undefined }) => Promise<T>,
-  { refresh = true, environment }: { refresh?: boolean; environment?: string } = {},
+  { refresh = true, environment, oneEnvironment }: { refresh?: boolean; environment?: string; oneEnvironment?: string } = {},
 ): Promise<T> {
-  const config = await loadDesired(paths, io, { environment, portal: options.portal });
+  const config = await loadDesired(paths, io, { environment, portal: options.portal, ...(oneEnvironment === undefined ? {} : { oneEnvironment }) });
   const url = portalUrl(config, options);
   const store = stateStore(options, io, config.environment);
   try {

@@ -21,12 +21,15 @@ export interface ConfigOptions extends EnvironmentOptions {
   portal?: string;
 }
 
+/** Why config takes one environment, in its refusals. */
+const ONE_ENVIRONMENT = 'config prints one environment';
+
 export async function configCommand(paths: readonly string[], options: ConfigOptions, io: CommandIO): Promise<number> {
   const request = requestedEnvironments(options, io.env);
-  if (isFleet(request)) throw new UsageError('config prints one environment: name it with --env NAME.');
+  if (isFleet(request)) throw new UsageError(`${ONE_ENVIRONMENT}: name it with --env NAME.`);
   const environment = singleEnvironment(request);
   const loaded = await readConfig(paths, io, { environment, portal: options.portal, allowUnsetEnv: options.allowUnsetEnv });
-  if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments));
+  if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments, ONE_ENVIRONMENT));
   if (options.format !== 'json') {
     const bytes = loaded.sources.reduce((total, file) => total + (statSync(resolve(io.cwd, file), { throwIfNoEntry: false })?.size ?? 0), 0);
     if (bytes > effectiveYamlMaxBytes) {

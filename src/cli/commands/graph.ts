@@ -19,9 +19,12 @@ export interface GraphOptions extends SharedOptions {
   target?: string[];
 }
 
+/** Why graph takes one environment, in its refusals. */
+const ONE_ENVIRONMENT = "graph draws one environment's plan";
+
 export async function graphCommand(paths: string[], options: GraphOptions, io: CommandIO): Promise<number> {
   const request = requestedEnvironments(options, io.env);
-  if (isFleet(request)) throw new UsageError("graph draws one environment's plan: name it with --env NAME.");
+  if (isFleet(request)) throw new UsageError(`${ONE_ENVIRONMENT}: name it with --env NAME.`);
   const environment = singleEnvironment(request);
   const refresh = parseRefresh(options.refresh);
   const targets = options.target ?? [];
@@ -34,7 +37,7 @@ export async function graphCommand(paths: string[], options: GraphOptions, io: C
       assertTargetsMatch(targets, session.config);
       return planSession(session, targets, { progress: progress.observer });
     },
-    { refresh, ...(environment === undefined ? {} : { environment }) },
+    { refresh, oneEnvironment: ONE_ENVIRONMENT, ...(environment === undefined ? {} : { environment }) },
   ).finally(() => progress.stop());
   printWarnings(warnings, io);
   // The diagram on stdout, valid however empty (a pipe into `dot -Tsvg`); what it cannot say for itself, for people, on stderr.

@@ -102,16 +102,19 @@ function declaredBesideWarning(beside: DeclaredBeside, imported: number, out: st
  * on stdout: the portal, the counts, what was skipped, and the config (or where it was written).
  * The portal is `--portal`'s, else the config's (`portal.url`) when PATH or `--env` names one.
  */
+/** Why import takes one environment, in its refusals. */
+const ONE_ENVIRONMENT = 'import reads one portal';
+
 export async function importCommand(paths: readonly string[], options: ImportOptions, io: CommandIO): Promise<number> {
   // In an environment, its portal and credentials (from the config at `paths`); else --portal, or
   // the portal.url of the config PATH names, and PORTALCTL_*.
   // A --force that replaces nothing was meant for a file: said before anything is read, not ignored.
   if (options.force && options.out === undefined) throw new UsageError('--force replaces the --out file, and there is none: the config goes to standard output. Name the file with --out FILE, or leave --force out; nothing was read.');
   const request = requestedEnvironments(options, io.env);
-  if (isFleet(request)) throw new UsageError('import reads one portal: name one environment with --env NAME.');
+  if (isFleet(request)) throw new UsageError(`${ONE_ENVIRONMENT}: name one environment with --env NAME.`);
   const environment = singleEnvironment(request);
   const readsConfig = environment !== undefined || (paths.length > 0 && options.portal === undefined);
-  const config = readsConfig ? await loadDesired(paths, io, { environment, portal: options.portal }) : undefined;
+  const config = readsConfig ? await loadDesired(paths, io, { environment, portal: options.portal, oneEnvironment: ONE_ENVIRONMENT }) : undefined;
   const url = portalUrl(config, options);
   // `--out /dev/stdout` is standard output, written as without --out (opened by name, a socket fails).
   const toStandardOutput = options.out !== undefined && isStandardOutput(await stat(resolve(io.cwd, options.out)).catch(() => undefined));
