@@ -162,6 +162,27 @@ describe('portalctl validate', () => {
 });
 
 describe('portalctl config', () => {
+  it('an environment the config does not declare is said alone, with no config printed as if it were its own', () => {
+    const typo = portalctl('config', 'examples/environments', '--env', 'prodution');
+    expect(typo.stdout).toBe('');
+    expect(typo.stderr).toBe(
+      [
+        'examples/environments/environments.yaml:11:1: error: No environment named prodution; declared: development, test, production. Did you mean "production"? (environment/unknown)',
+        '  11 | environments:',
+        '     | ^',
+        '  value: "prodution"; expected: one of development, test, production',
+        'Error: invalid configuration (1 error above); nothing was changed on the portal.',
+        '',
+      ].join('\n'),
+    );
+    expect(typo.status).toBe(1);
+    // A job-wide PORTALCTL_ENV meeting a config without environments: the same.
+    const none = spawnSync(process.execPath, [cli, 'config', 'examples/minimal'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', PORTALCTL_ENV: 'production' } });
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('error: The environment production is asked for (--env, or PORTALCTL_ENV when no --env is given), but the config declares no environments. (environment/none-declared)');
+    expect(none.status).toBe(1);
+  });
+
   it('an empty list is a value with its origin too: written empty in the base, or emptied by an overlay (at its $patch: delete)', () => {
     const directory = mkdtempSync(join(tmpdir(), 'portalctl-config-empty-'));
     try {

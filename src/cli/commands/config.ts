@@ -2,9 +2,10 @@
  * `portalctl config [PATH...] [--env NAME]`: prints the effective config, the base with the
  * environment's portal block and overlays merged in and its values substituted, each value
  * followed by the file and line it was written at. An invalid config is printed too (its
- * problems go to stderr, exit 1): seeing the merge is how an overlay's mistake is found.
+ * problems go to stderr, exit 1): seeing the merge is how an overlay's mistake is found. An
+ * environment the config does not declare is said alone: there is no merge of it to show.
  */
-import { validateConfig } from '../../engine/config/index.js';
+import { ConfigError, validateConfig } from '../../engine/config/index.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { effectiveYamlMaxBytes, renderEffectiveJson, renderEffectiveYaml } from '../../engine/config/effective.js';
@@ -30,6 +31,8 @@ export async function configCommand(paths: readonly string[], options: ConfigOpt
   const environment = singleEnvironment(request);
   const loaded = await readConfig(paths, io, { environment, portal: options.portal, allowUnsetEnv: options.allowUnsetEnv });
   if (environment === undefined && loaded.environments.length > 0) throw new UsageError(chooseEnvironmentMessage(loaded.environments, ONE_ENVIRONMENT));
+  // A name the config does not declare (a typo, a job-wide PORTALCTL_ENV): the base alone, printed, would read as that environment's config.
+  if (environment !== undefined && loaded.environment === undefined) throw new ConfigError(validateConfig(loaded));
   if (options.format !== 'json') {
     const bytes = loaded.sources.reduce((total, file) => total + (statSync(resolve(io.cwd, file), { throwIfNoEntry: false })?.size ?? 0), 0);
     if (bytes > effectiveYamlMaxBytes) {
