@@ -114,7 +114,7 @@ export class InterruptHandling {
     if (this.releasing) this.exit(INTERRUPTED_EXIT_CODE);
     this.releasing = true;
     // Only while the writing the first interrupt let finish still goes on can a request be cut off;
-    // once it ended (the result is being checked), the note says what it left.
+    // once it ended, the note says what it left.
     this.stderr(
       this.gracefulSeen && this.graceful
         ? '\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n'
