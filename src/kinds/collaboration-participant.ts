@@ -3,7 +3,7 @@
  * `{ portalId }` alone keeps a participant; it matters only with the collaboration's
  * `pruneParticipants: true`, whose prune declaration lists every declared portal id and guest URL.
  */
-import type { ConfigContribution, DesiredObject, DiscoveredObject, PortalFacts, PruneDeclaration } from './toolkit/contract.js';
+import { PortalRefusesError, type ConfigContribution, type DesiredObject, type DiscoveredObject, type PortalFacts, type PruneDeclaration } from './toolkit/contract.js';
 import { defineKind } from './toolkit/define.js';
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
@@ -39,6 +39,15 @@ export const collaborationParticipant = defineKind({
     },
     // A participants list that is not there (404) is an unknown collaboration: a participant it lacks is one already removed.
     missingEnclosing: async (obj, reader) => ((await reader.list(participantsPath(obj.ids), 'participants')) === undefined ? missingCollaboration(obj, reader) : undefined),
+    // E11 is the host's call to remove a guest: the host itself is no participant to remove (the prune never removes it either).
+    refusal: async (record, obj) =>
+      isHostParticipant(record)
+        ? new PortalRefusesError(
+            'participant/host',
+            `Portal ${obj.ids['participantPortalId'] ?? ''} is the host of collaboration ${obj.ids['collaborationId'] ?? ''}: E11 removes guest participants, not the host; nothing would be left to host the collaboration.`,
+            "a guest participant's portal id",
+          )
+        : undefined,
   },
   removal: { view: (record) => participantView(participantIdentity(record)) },
   request: { path: (desired) => `${collaborationPath(desired.ids)}/participants/${segment(desired.ids, 'participantPortalId')}/remove`, form: () => ({}) },

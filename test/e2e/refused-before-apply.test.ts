@@ -161,4 +161,25 @@ describe('refused before apply', () => {
     const searches = (await portal.requests()).filter((request) => request.params['q']?.startsWith('owner:'));
     expect(searches.map((request) => `${request.path} ${request.params['q'] ?? ''}`).sort()).toEqual(['/community/groups owner:"mlopez"', '/search owner:"mlopez"']);
   });
+  it("the host named for removal (E11): plan and apply say it at the participant, exit 1, nothing written; the prune never removes it", async () => {
+    portal = await startCliPortal();
+    const host = '0c1d2e3f-4a5b-4c6d-8e9f-0123456789ab';
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, description: Collects field data }\ncollaborations:\n  - id: c0ffee\n    participants:\n      - { portalId: ${host}, absent: true }\n`,
+      'host-removal',
+    );
+    await portal.clearRequests();
+    for (const args of [['plan', config], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toContain(
+        [
+          `host-removal/portalctl.yaml:11:7: error: Portal ${host} is the host of collaboration c0ffee: E11 removes guest participants, not the host; nothing would be left to host the collaboration. [collaboration[c0ffee].participant[${host}]] (participant/host)`,
+        ].join('\n'),
+      );
+      expect(result.stderr).toContain("  expected: a guest participant's portal id");
+    }
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    expect((await portal.state()).collaborations.find((collaboration) => collaboration.id === 'c0ffee')?.participants.map((participant) => participant.portalId)).toContain(host);
+  });
 });
