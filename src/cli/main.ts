@@ -37,6 +37,33 @@ function checkGlobalFlagValues(program: Command): void {
   if (envParallelism !== undefined) parsePositiveInt(envParallelism, '--env-parallelism');
 }
 
+/**
+ * Commander's "unknown option" error says which commands take the option when others do
+ * (`plan --parallelism 3`: apply's). Commander looks only at the command's own options, so its
+ * "Did you mean" would guess a typo in a flag spelt right (`schema --format` got `--portal?`);
+ * for a flag no command takes, its guess stays.
+ */
+function withOptionOwners(program: Command, commanderText: string): string {
+  const unknown = /^(error: unknown option '(--[^'=]+)[^']*')/.exec(commanderText);
+  if (unknown === null) return commanderText;
+  const [, firstLine, flag] = unknown;
+  const owners = subcommandPaths(program).filter(({ command }) => command.options.some((option) => option.long === flag)).map(({ path }) => path);
+  return owners.length === 0 ? commanderText : `${firstLine}\n(${flag} is an option of ${listInWords(owners)})\n`;
+}
+
+/** Every command under `parent`, with the words that run it (`state rm`). */
+function subcommandPaths(parent: Command, prefix = ''): { command: Command; path: string }[] {
+  return parent.commands.flatMap((command) => {
+    const path = `${prefix}${command.name()}`;
+    return [{ command, path }, ...subcommandPaths(command, `${path} `)];
+  });
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listInWords(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
 export function buildProgram(): Command {
   const program = new Command('portalctl')
     .description("Keep a portal organization's administrative settings as YAML in Git.")
@@ -54,7 +81,12 @@ export function buildProgram(): Command {
     .option('--no-color', 'never colour the output')
     .configureHelp({ showGlobalOptions: true })
     // Under --format json a mistake in the command line is the JSON error document on stdout too.
-    .configureOutput({ outputError: (text, write) => (asksForJson(process.argv) ? process.stdout.write(commandLineErrorDocument(text)) : write(text)) })
+    .configureOutput({
+      outputError: (commanderText, write) => {
+        const text = withOptionOwners(program, commanderText);
+        return asksForJson(process.argv) ? process.stdout.write(commandLineErrorDocument(text)) : write(text);
+      },
+    })
     // A hint, not the whole help: 60 lines after a mistyped word bury the error and its suggestion.
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(

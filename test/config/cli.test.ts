@@ -247,11 +247,23 @@ describe('usage mistakes', () => {
   it.each([
     [['plna'], "error: unknown command 'plna'\n(Did you mean plan?)\n(add --help for usage)\n"],
     [['plan', '--detailed-exitcodes'], "error: unknown option '--detailed-exitcodes'\n(Did you mean --detailed-exitcode?)\n(add --help for usage)\n"],
+    // An option of another command: which one takes it, not a guess at a typo.
+    [['plan', '--parallelism', '3'], "error: unknown option '--parallelism'\n(--parallelism is an option of apply)\n(add --help for usage)\n"],
+    [['plan', '--parallelism=3'], "error: unknown option '--parallelism=3'\n(--parallelism is an option of apply)\n(add --help for usage)\n"],
+    [['plan', '--force'], "error: unknown option '--force'\n(--force is an option of apply and import)\n(add --help for usage)\n"],
+    [['validate', '--dry-run'], "error: unknown option '--dry-run'\n(--dry-run is an option of state rm, state mv, state push and state pull)\n(add --help for usage)\n"],
+    [['plan', '--no-such-option'], "error: unknown option '--no-such-option'\n(add --help for usage)\n"],
   ])('portalctl %j: exit 1, the error and its suggestion, and a hint instead of the whole help', (args, stderr) => {
     const result = portalctl(...args);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(stderr);
     expect(result.stdout).toBe('');
+  });
+
+  it('under --format json, the error document says which command takes the option too', () => {
+    const result = portalctl('plan', '--format', 'json', '--auto-approve');
+    expect(result.status).toBe(1);
+    expect((JSON.parse(result.stdout) as { error: string }).error).toBe("unknown option '--auto-approve'\n(--auto-approve is an option of apply)");
   });
 
   it.each([
