@@ -215,6 +215,7 @@ class HttpApiClient implements ApiClient {
     let attempt = 0;
     let retries = 0;
     let renewed = false;
+    const sinceFirstAttempt = stopwatch();
     for (;;) {
       attempt += 1;
       const token = spec.authenticated ? await this.tokens.current() : undefined;
@@ -231,7 +232,8 @@ class HttpApiClient implements ApiClient {
         const certificate = certificateProblem(cause);
         if (certificate) throw this.certificateError(spec, certificate, cause);
         // Nor will a port that speaks plain HTTP start speaking TLS, nor a proxy that refused change its mind.
-        if (plainHttpAnswered(cause)) throw this.networkError(spec, failure, cause);
+        const tries = { attempts: attempt, ms: sinceFirstAttempt() };
+        if (plainHttpAnswered(cause)) throw this.networkError(spec, failure, cause, tries);
         const refusal = proxyRefusal(cause);
         if (refusal !== undefined) throw this.proxyRefusedError(spec, refusal, cause);
         if (this.retry.mayRetryNetworkFailure(failure, spec.idempotent, nameDoesNotResolve(cause), retries)) {
@@ -239,7 +241,7 @@ class HttpApiClient implements ApiClient {
           await this.waitToRetry(spec, retries, this.retry.delay(retries), false);
           continue;
         }
-        throw this.networkError(spec, failure, cause);
+        throw this.networkError(spec, failure, cause, tries);
       }
       this.emit({ method: spec.method, path: spec.path, attempt, status: answer.status, ms: elapsed() });
 
@@ -325,7 +327,8 @@ class HttpApiClient implements ApiClient {
     });
   }
 
-  private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown): ApiNetworkError {
+  /** `tries`: the attempts of this call so far and how long they took, waits included. */
+  private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown, tries: { attempts: number; ms: number }): ApiNetworkError {
     const outcomeUnknown = !spec.idempotent && failure !== 'unreachable';
     // The host: a wrong --portal or portal.url is the usual cause, and the path alone does not show it.
     const host = (spec.administration?.base ?? this.base).host;
@@ -337,10 +340,12 @@ class HttpApiClient implements ApiClient {
         : failure === 'unreachable'
           ? `could not reach the portal at ${host}${via} (${describeCause(cause)})`
           : `the connection to ${host}${via} was dropped (${describeCause(cause)})`;
+    // Retries take seconds (backoff): without this, the wait before the error looks like a hang.
+    const retried = tries.attempts > 1 ? `; tried ${tries.attempts} times over ${durationText(Math.round(tries.ms))}` : '';
     return new ApiNetworkError({
       method: spec.method,
       path: spec.path,
-      apiMessage: this.secrets.scrub(what),
+      apiMessage: this.secrets.scrub(`${what}${retried}`),
       failure,
       outcomeUnknown,
       hint: outcomeUnknown

@@ -39,6 +39,11 @@ async function setup(handler: Handler, options: Partial<ApiClientOptions> = {}) 
   return { server, client, delays: sleeper.delays };
 }
 
+/** A message with its measured duration (`over 5.2 s`) replaced: the attempts are asserted, never the time. */
+function withoutDuration(message: string): string {
+  return message.replace(/ over \d+(\.\d+)? m?s\b/, ' over <duration>');
+}
+
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
   try {
     await promise;
@@ -422,13 +427,27 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('times out an attempt that gets no answer, retries, and reports a timeout', async () => {
+  it('times out an attempt that gets no answer, retries, and reports a timeout with the attempts it took', async () => {
     const { server, client } = await setup(() => undefined, { timeoutMs: 150, maxRetries: 1 });
     const error = await failure(client.get('/slow'));
     expect(error).toBeInstanceOf(ApiNetworkError);
     expect((error as ApiNetworkError).failure).toBe('timeout');
-    expect(error.message).toContain('no answer within 150 ms');
+    expect(withoutDuration(error.message)).toBe(`GET /slow failed: no answer within 150 ms from ${new URL(server.url).host}; tried 2 times over <duration>`);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('a connection dropped on every attempt: the error says how many attempts were made', async () => {
+    const { server, client, delays } = await setup((_req, res) => void res.socket?.destroy(), { maxRetries: 3 });
+    const error = await failure(client.get('/portals/self'));
+    expect((error as ApiNetworkError).failure).toBe('connection');
+    expect(withoutDuration(error.message)).toBe(`GET /portals/self failed: the connection to ${new URL(server.url).host} was dropped (UND_ERR_SOCKET); tried 4 times over <duration>`);
+    expect(delays).toHaveLength(3);
+  });
+
+  it('a failure that is not retried says nothing of attempts', async () => {
+    const { server, client } = await setup((_req, res) => void res.socket?.destroy(), { maxRetries: 0 });
+    const error = await failure(client.get('/portals/self'));
+    expect(error.message).toBe(`GET /portals/self failed: the connection to ${new URL(server.url).host} was dropped (UND_ERR_SOCKET)`);
   });
 
   it('times out a body that stalls after the headers', async () => {
@@ -455,7 +474,7 @@ describe('retries', () => {
     expect((error as ApiNetworkError).failure).toBe('unreachable');
     expect((error as ApiNetworkError).outcomeUnknown).toBe(false);
     // The host, since a wrong portal URL is the usual cause.
-    expect(error.message).toContain(`could not reach the portal at ${new URL(url).host} (ECONNREFUSED)`);
+    expect(withoutDuration(error.message)).toBe(`POST /invite failed: could not reach the portal at ${new URL(url).host} (ECONNREFUSED); tried 3 times over <duration>`);
     expect(sleeper.delays).toHaveLength(2);
   });
 

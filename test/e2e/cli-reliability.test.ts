@@ -292,6 +292,19 @@ describe('CLI reliability', () => {
     expect(longest.stderr).toBe('');
   });
 
+  it('a portal with nothing listening: the error says how many attempts were made before giving up', async () => {
+    await portal.close();
+    const plan = await portal.run(['plan', config]);
+    expect(plan.code).toBe(1);
+    // Only the error line: a progress heartbeat may come before it, as the retries take seconds.
+    const error = plan.stderr.split('\n').filter((line) => line.startsWith('Error: '));
+    // The default: 4 retries after the first attempt. The time is measured, not asserted.
+    expect(error.map((line) => line.replace(/ over \d+(\.\d+)? m?s$/, ' over <duration>'))).toEqual([
+      `Error: GET /portals/self failed: could not reach the portal at ${new URL(portal.url).host} (ECONNREFUSED); tried 5 times over <duration>`,
+    ]);
+    noStackTrace(plan);
+  });
+
   it('config errors are printed once', async () => {
     const invalid = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r1, name: 5 }\n`, 'invalid');
     const plan = await portal.run(['plan', invalid]);
