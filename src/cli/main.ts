@@ -64,12 +64,39 @@ function listInWords(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
+/**
+ * Help shows choices and defaults as they are typed (`(default: 4)`, `(choices: text, json;
+ * default: text)`), where commander writes them as JSON (`"4"`), which reads as if the quotes
+ * were part of the value. The values themselves stay strings: only the text changes.
+ */
+function describeOption(option: Option): string {
+  // As commander: a default is shown for an option that takes a value, not for a flag such as --no-color.
+  return withChoicesAndDefault(option, option.required || option.optional);
+}
+
+function describeArgument(argument: Argument): string {
+  return withChoicesAndDefault(argument, true);
+}
+
+function withChoicesAndDefault(item: Option | Argument, showsDefault: boolean): string {
+  const extras: string[] = [];
+  if (item.argChoices) extras.push(`choices: ${item.argChoices.map(asTyped).join(', ')}`);
+  const defaultValue: unknown = item.defaultValue;
+  if (defaultValue !== undefined && showsDefault) extras.push(`default: ${item.defaultValueDescription ?? asTyped(defaultValue)}`);
+  return extras.length === 0 ? item.description : `${item.description} (${extras.join('; ')})`;
+}
+
+/** A value as it is typed on a command line: a plain word as it is, anything else quoted. */
+function asTyped(value: unknown): string {
+  return typeof value === 'string' && /^[\w.,:/@+-]+$/.test(value) ? value : JSON.stringify(value);
+}
+
 export function buildProgram(): Command {
   const program = new Command('portalctl')
     .description("Keep a portal organization's administrative settings as YAML in Git.")
     .version(version, '-V, --version')
     .option('--portal <url>', 'the portal REST root (overrides portal.url)')
-    .option('--state <path-or-url>', 'the state: a file (default portalctl.state.json) or postgres://user@host/db (default: $PORTALCTL_STATE)')
+    .option('--state <path-or-url>', 'the state: a file or a postgres://user@host/db URL (default: $PORTALCTL_STATE when set, else the file portalctl.state.json)')
     .option('--state-name <name>', 'which state inside a PostgreSQL database (default: default, or the environment\'s state)')
     .option('--env <names>', 'the environment(s) to run in, declared under environments: (NAME, or a,b for several; default: $PORTALCTL_ENV)')
     .option('--all-envs', 'run in every declared environment')
@@ -79,7 +106,7 @@ export function buildProgram(): Command {
     .option('--insecure', 'allow plain http:// to a host that is not loopback')
     .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true, optionDescription: describeOption, argumentDescription: describeArgument })
     // Under --format json a mistake in the command line is the JSON error document on stdout too.
     .configureOutput({
       outputError: (commanderText, write) => {

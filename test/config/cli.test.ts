@@ -243,6 +243,28 @@ describe('portalctl schema', () => {
   });
 });
 
+describe('help', () => {
+  /** The help text with its line wrapping undone, so a description is matched whole. */
+  const help = (...command: string[]) => portalctl(...command, '--help').stdout.replace(/\s+/g, ' ');
+
+  it('shows defaults and choices as they are typed, not as quoted strings', () => {
+    const apply = help('apply');
+    expect(apply).toContain('--parallelism <n> requests in flight at once: independent operations, and the reads before and after them (default: 4)');
+    expect(apply).toContain('--format <format> output format (choices: text, json; default: text)');
+    expect(apply).toContain('--invites-dir <dir> where invitation files (E13) are written (default: invites)');
+    expect(apply).toContain('--env-parallelism <n> environments run at once by --env a,b or --all-envs (default: 4)');
+    expect(apply).toContain('--request-timeout <duration> how long to wait for each answer of the portal (e.g. 2m for a slow one) (default: 30s)');
+    expect(help('emulator')).toContain('--port <n> port to listen on (0 picks a free port) (default: 7080)');
+    expect(help('completion')).toContain('shell the shell (choices: bash, zsh)');
+    const commands = [[], ['plan'], ['apply'], ['drift'], ['show'], ['graph'], ['import'], ['validate'], ['config'], ['emulator'], ['completion'], ['state', 'show'], ['state', 'push'], ['state', 'pull']];
+    for (const command of commands) expect(help(...command), command.join(' ')).not.toMatch(/(choices|default): "/);
+  });
+
+  it('--state says its default in one sentence: PORTALCTL_STATE, else the default file', () => {
+    expect(help()).toContain('--state <path-or-url> the state: a file or a postgres://user@host/db URL (default: $PORTALCTL_STATE when set, else the file portalctl.state.json)');
+  });
+});
+
 describe('usage mistakes', () => {
   it.each([
     [['plna'], "error: unknown command 'plna'\n(Did you mean plan?)\n(add --help for usage)\n"],
