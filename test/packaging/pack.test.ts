@@ -174,12 +174,21 @@ describe('the npm package', () => {
     const script = "import { startEmulator } from 'portalctl/emulator'; const e = await startEmulator({ port: 0 }); console.log(e.url); await e.close();";
     const started = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: installed });
     expect(started.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest\n$/);
+  });
+
+  // node10 (`node`, the default of `module: commonjs`) reads no `exports`: `typesVersions` points it at the same types.
+  it.each([
+    ['nodenext', 'nodenext'],
+    ['bundler', 'esnext'],
+    ['node10', 'commonjs'], // also called `node`
+  ])('a TypeScript consumer with moduleResolution %s finds the types of portalctl/emulator', async (moduleResolution, module) => {
+    const file = `check-${moduleResolution}.ts`;
     await writeFile(
-      join(installed, 'check.ts'),
-      "import { startEmulator, type RunningEmulator } from 'portalctl/emulator';\nconst running: RunningEmulator = await startEmulator({ port: 0 });\nconst url: string = running.url;\nexport { url };\n",
+      join(installed, file),
+      "import { startEmulator, type RunningEmulator } from 'portalctl/emulator';\nexport async function start(): Promise<string> {\n  const running: RunningEmulator = await startEmulator({ port: 0 });\n  return running.url;\n}\n",
     );
     const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(REPO_ROOT, 'node_modules/@types'), '--types', 'node', 'check.ts'];
+    const args = ['--noEmit', '--strict', '--module', module, '--moduleResolution', moduleResolution, '--target', 'es2022', '--typeRoots', join(REPO_ROOT, 'node_modules/@types'), '--types', 'node', file];
     const checked = await run(process.execPath, [tsc, ...args], { cwd: installed }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
     expect(checked.stdout).toBe('');
   });
