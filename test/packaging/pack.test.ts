@@ -106,6 +106,25 @@ describe('the npm package', () => {
     expect(paths.filter((path) => /^(src|test|bench)\//.test(path) || /^dist\/(?!bin\/|types\/emulator\/)/.test(path) || path.endsWith('.map'))).toEqual([]);
   });
 
+  it("its README's user sections name only files the package holds, or say the file is the repository's", async () => {
+    const readme = await readFile(join(installed, 'node_modules/portalctl/README.md'), 'utf8');
+    // From "Architecture" on, the README is for contributors, who read it in a clone.
+    const forUsers = readme.slice(0, readme.indexOf('\n## Architecture'));
+    const shipped = packed.files.map((file) => file.path);
+    const holds = (path: string) => shipped.some((file) => file === path || file.startsWith(path.endsWith('/') ? path : `${path}/`));
+    const unsaid: string[] = [];
+    for (const match of forUsers.matchAll(/(?<![\w./-])(?:node_modules\/portalctl\/)?((?:src|test|bench|templates|scripts|dist|examples|schemas)\/[\w./*-]*[\w/*]|action\.yml|CONTRIBUTING\.md|[\w-]+\.(?:ts|mjs|cjs))/g)) {
+      const path = match[1]!;
+      if (holds(path.replace(/\/?\*.*$/, '/'))) continue;
+      // The clause the path stands in (from its opening parenthesis or sentence), or the words just after it.
+      const before = forUsers.slice(0, match.index);
+      const clause = before.slice(Math.max(before.lastIndexOf('('), before.lastIndexOf('. '), before.lastIndexOf('\n\n')));
+      const after = forUsers.slice(match.index, match.index + path.length + 30);
+      if (!/repository/.test(clause) && !/repository/.test(after)) unsaid.push(path);
+    }
+    expect(unsaid).toEqual([]);
+  });
+
   it('names no source map it does not hold: no sourceMappingURL in the installed bundles', async () => {
     const bin = join(installed, 'node_modules/portalctl/dist/bin');
     const files = (await readdir(bin)).filter((name) => /\.(c?js)$/.test(name));
