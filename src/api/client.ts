@@ -9,12 +9,12 @@ import type { ApiRequest } from '../core/request.js';
 import type { JsonObject } from '../core/json.js';
 import { TokenProvider, credentialVariablesFor, refusedTokenAdvice, tokenHeaders, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
-import { ApiError, ApiNetworkError, CredentialsError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure } from './errors.js';
+import { ApiError, ApiNetworkError, CredentialsError, ReadingStoppedError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure } from './errors.js';
 import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
-import { Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type ProxyRefusal, type RawAnswer } from './transport.js';
+import { AttemptStopped, Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type ProxyRefusal, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 import { stopwatch } from '../core/stopwatch.js';
 
@@ -62,6 +62,12 @@ export interface ApiClientOptions {
   onRequest?: (event: RequestEvent) => void;
   /** Told before each wait for a retry (Retry-After or backoff). */
   onRetryWait?: (wait: RetryWait) => void;
+  /**
+   * Once aborted, reads (GET) stop: one in flight is abandoned, a wait to retry one is cut short,
+   * and none starts; each ends in ReadingStoppedError. Writes are never cut off (their outcome
+   * would be unknown), nor is getting a token they need. For a run stopped part-way (Ctrl-C).
+   */
+  stopReading?: AbortSignal;
   /** For tests: how to wait between retries, and the jitter source. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -117,6 +123,7 @@ class HttpApiClient implements ApiClient {
   private readonly onRequest: ((event: RequestEvent) => void) | undefined;
   private readonly onRetryWait: ((wait: RetryWait) => void) | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly stopReading: AbortSignal | undefined;
   /** Where messages say the credentials came from (Credentials.from). */
   private readonly credentials: Credentials;
   /** Strings that must never appear in an error: credentials and every token seen. */
@@ -139,6 +146,7 @@ class HttpApiClient implements ApiClient {
     this.onRetryWait = options.onRetryWait;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.credentials = options.credentials;
+    this.stopReading = options.stopReading;
     this.tokens = new TokenProvider(options.credentials, (path, form) => this.tokenEndpoint(path, form), {
       referer: this.referer,
       expirationMinutes: options.tokenExpirationMinutes ?? 60,
@@ -216,16 +224,21 @@ class HttpApiClient implements ApiClient {
     let retries = 0;
     let renewed = false;
     const sinceFirstAttempt = stopwatch();
+    // Only reads stop: a write sent is let finish, so that its outcome is known.
+    const stop = spec.method === 'GET' ? this.stopReading : undefined;
     for (;;) {
       attempt += 1;
+      if (stop?.aborted) throw readingStopped(spec);
       const token = spec.authenticated ? await this.tokens.current() : undefined;
       this.secrets.add(token);
+      if (stop?.aborted) throw readingStopped(spec);
       const elapsed = stopwatch();
       const target = this.target(spec);
       let answer: RawAnswer;
       try {
-        answer = await this.transport.send({ method: spec.method, target, headers: this.headers(spec, token), body: this.body(spec) });
+        answer = await this.transport.send({ method: spec.method, target, headers: this.headers(spec, token), body: this.body(spec), ...(stop ? { stop } : {}) });
       } catch (cause) {
+        if (cause instanceof AttemptStopped) throw readingStopped(spec);
         const failure = classifyNetworkFailure(cause);
         this.emit({ method: spec.method, path: spec.path, attempt, failure, ms: elapsed() });
         // A certificate that is not accepted now will not be on the next try: say what to do.
@@ -414,7 +427,20 @@ class HttpApiClient implements ApiClient {
     } catch {
       // An observer must not break a request.
     }
-    await this.sleep(ms);
+    const stop = spec.method === 'GET' ? this.stopReading : undefined;
+    if (!stop) return this.sleep(ms);
+    if (stop.aborted) return;
+    // A read stopped meanwhile does not wait out its retry: the next attempt ends it.
+    let cut: (() => void) | undefined;
+    const stopped = new Promise<void>((resolve) => {
+      cut = resolve;
+      stop.addEventListener('abort', cut, { once: true });
+    });
+    try {
+      await Promise.race([this.sleep(ms), stopped]);
+    } finally {
+      if (cut) stop.removeEventListener('abort', cut);
+    }
   }
 
   private emit(event: RequestEvent): void {
@@ -425,6 +451,10 @@ class HttpApiClient implements ApiClient {
       // An observer must not break a request.
     }
   }
+}
+
+function readingStopped(spec: CallSpec): ReadingStoppedError {
+  return new ReadingStoppedError(`Reading ${spec.method} ${spec.path} was stopped.`);
 }
 
 function jsonBody(result: SendResult): JsonObject {

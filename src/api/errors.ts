@@ -4,7 +4,7 @@
  * ApiError that names the request (method and path, never the query string, the token or form
  * values) and carries the portal's code, messageCode, message and details.
  */
-import { PortalctlError } from '../core/errors.js';
+import { InterruptedError, PortalctlError } from '../core/errors.js';
 
 export interface ApiErrorFields {
   method: string;
@@ -95,6 +95,12 @@ export class UntrustedCertificateError extends ApiNetworkError {
 }
 
 /** No usable credentials in the environment. */
+/**
+ * A read abandoned because the client's `stopReading` signal was aborted (an interrupted run):
+ * nothing was written by it; the caller says what its run left behind.
+ */
+export class ReadingStoppedError extends InterruptedError {}
+
 export class CredentialsError extends PortalctlError {}
 
 /** The portal URL is not acceptable (plain http to a remote host, not a URL, userinfo in it). */

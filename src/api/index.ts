@@ -12,6 +12,7 @@ export {
   CredentialsError,
   PortalUrlError,
   ProxyUrlError,
+  ReadingStoppedError,
   UntrustedCertificateError,
   isMissingPrivilege,
   isNotFound,

@@ -26,6 +26,8 @@ export interface Attempt {
   target: URL;
   headers: Record<string, string>;
   body?: string;
+  /** Aborted: the attempt is abandoned (AttemptStopped), its answer no longer wanted. */
+  stop?: AbortSignal;
 }
 
 /**
@@ -92,6 +94,14 @@ export function proxyShown(proxy: string): string {
   }
 }
 
+/** The attempt was abandoned: its `stop` signal was aborted before the answer came. */
+export class AttemptStopped extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('attempt abandoned', options);
+    this.name = 'AttemptStopped';
+  }
+}
+
 /** The attempt took longer than the per-attempt timeout. */
 export class AttemptTimeout extends Error {
   constructor(options?: { cause?: unknown }) {
@@ -117,6 +127,10 @@ export class Transport {
   async send(attempt: Attempt): Promise<RawAnswer> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
+    const { stop } = attempt;
+    const abandon = (): void => controller.abort(new AttemptStopped());
+    if (stop?.aborted) abandon();
+    else stop?.addEventListener('abort', abandon, { once: true });
     try {
       // The Agent's own request (undici's Dispatcher.request): the bundle carries only the Agent
       // and the ProxyAgent and what they use, not the rest of undici (scripts/bundle.mjs).
@@ -134,10 +148,11 @@ export class Transport {
       const content = Buffer.from(await response.body.arrayBuffer());
       return { status: response.statusCode, headers: response.headers, body: content };
     } catch (error) {
-      if (controller.signal.aborted) throw new AttemptTimeout({ cause: error });
+      if (controller.signal.aborted) throw controller.signal.reason instanceof AttemptStopped ? new AttemptStopped({ cause: error }) : new AttemptTimeout({ cause: error });
       throw error;
     } finally {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', abandon);
     }
   }
 

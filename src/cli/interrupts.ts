@@ -15,6 +15,18 @@ const RELEASE_LIMIT_MS = 5_000;
 
 export const INTERRUPTED_EXIT_CODE = 130;
 
+/** What a graceful stop says: at the first interrupt, and at a second one that cuts it short. */
+export interface GracefulStopTexts {
+  first: string;
+  atOnce: string;
+}
+
+/** Writes to the portal: the ones in flight finish and are recorded. */
+const FINISHING_WRITES: GracefulStopTexts = {
+  first: 'Interrupted: finishing the operations in flight and recording them. Press Ctrl-C again to stop at once.',
+  atOnce: 'Stopped at once. Operations in flight may or may not have completed; run plan to see.',
+};
+
 interface HeldLock {
   store: StateStore;
   lock: StateLock;
@@ -22,7 +34,7 @@ interface HeldLock {
 
 export class InterruptHandling {
   private interrupts = 0;
-  private graceful: (() => void) | undefined;
+  private graceful: { stop: () => void; texts: GracefulStopTexts } | undefined;
   private note = 'nothing was changed';
   private readonly held = new Set<HeldLock>();
   /** Lock attempts not finished yet: an interrupt stops their wait, and releases what they took. */
@@ -54,11 +66,12 @@ export class InterruptHandling {
     this.note = note;
   }
 
-  /** While registered, the first interrupt calls `stop` instead of ending the process. */
-  gracefully(stop: () => void): () => void {
-    this.graceful = stop;
+  /** While registered, the first interrupt calls `stop` instead of ending the process, saying `texts` (default: writes in flight). */
+  gracefully(stop: () => void, texts: GracefulStopTexts = FINISHING_WRITES): () => void {
+    const graceful = { stop, texts };
+    this.graceful = graceful;
     return () => {
-      if (this.graceful === stop) this.graceful = undefined;
+      if (this.graceful === graceful) this.graceful = undefined;
     };
   }
 
@@ -104,8 +117,8 @@ export class InterruptHandling {
     this.interrupts += 1;
     if (this.interrupts === 1 && this.graceful) {
       this.gracefulSeen = true;
-      this.stderr('\nInterrupted: finishing the operations in flight and recording them. Press Ctrl-C again to stop at once.\n');
-      this.graceful();
+      this.stderr(`\n${this.graceful.texts.first}\n`);
+      this.graceful.stop();
       // Nothing is in flight for a run still waiting for its lock (an environment of a fleet): it stops waiting.
       this.stopWaiting.abort();
       return;
@@ -115,11 +128,7 @@ export class InterruptHandling {
     this.releasing = true;
     // Only while the writing the first interrupt let finish still goes on can a request be cut off;
     // once it ended, the note says what it left.
-    this.stderr(
-      this.gracefulSeen && this.graceful
-        ? '\nStopped at once. Operations in flight may or may not have completed; run plan to see.\n'
-        : `\nInterrupted: ${this.note}.\n`,
-    );
+    this.stderr(this.gracefulSeen && this.graceful ? `\n${this.graceful.texts.atOnce}\n` : `\nInterrupted: ${this.note}.\n`);
     await this.releaseLocks();
     this.exit(INTERRUPTED_EXIT_CODE);
   }

@@ -1,6 +1,6 @@
 /** The process edges a command may touch, passed in so commands can run inside tests. */
 import { fstatSync, writeSync } from 'node:fs';
-import { InterruptHandling } from './interrupts.js';
+import { InterruptHandling, type GracefulStopTexts } from './interrupts.js';
 import type { StateStore } from '../state/index.js';
 
 export interface CommandIO {
@@ -17,9 +17,10 @@ export interface CommandIO {
   confirm?: (question: string) => Promise<boolean>;
   /**
    * While writing to the portal: the first Ctrl-C calls `stop` (finish what is in flight, then
-   * stop); a second one ends the process at once. Returns the function that removes the hook.
+   * stop); a second one ends the process at once. `texts` say so (default: writes in flight).
+   * Returns the function that removes the hook.
    */
-  onInterrupt?: (stop: () => void) => () => void;
+  onInterrupt?: (stop: () => void, texts?: GracefulStopTexts) => () => void;
   /** What an interrupt now would leave behind, e.g. "nothing was changed" (outside onInterrupt). */
   interruptNote?: (note: string) => void;
   /** The store with its locks released by an interrupt that ends the process. */
@@ -172,7 +173,7 @@ export function processIO(options: { color?: boolean; interrupts?: boolean } = {
   interrupts.install();
   return {
     ...io,
-    onInterrupt: (stop) => interrupts.gracefully(stop),
+    onInterrupt: (stop, texts) => interrupts.gracefully(stop, texts),
     interruptNote: (note) => interrupts.setNote(note),
     guardLocks: (store) => interrupts.trackLocks(store),
   };

@@ -4,6 +4,7 @@ import {
   ApiNetworkError,
   CredentialsError,
   PortalUrlError,
+  ReadingStoppedError,
   createApiClient,
   credentialsFromVariables,
   isMissingPrivilege,
@@ -714,3 +715,46 @@ describe('token renewal under concurrency', () => {
     expect(server.requests.filter((r) => r.pathname === '/generateToken')).toHaveLength(2);
   });
 });
+
+describe('stopping reads (stopReading)', () => {
+  it('abandons a read in flight and starts none after, cuts a wait to retry short, and lets a write in flight finish', async () => {
+    const stop = new AbortController();
+    const arrived: string[] = [];
+    let answerWrite: (() => void) | undefined;
+    const { server, client } = await setup(
+      (req, res) => {
+        arrived.push(`${req.method} ${req.url ?? ''}`);
+        // Reads never answer: only stopping them ends them. The write answers when told.
+        if (req.method === 'POST') answerWrite = () => sendJson(res, { success: true });
+      },
+      { stopReading: stop.signal, sleep: () => new Promise<void>(() => undefined) },
+    );
+    const read = client.get('/portals/self').catch((error: unknown) => error);
+    const write = client.send({ method: 'POST', path: '/portals/self/update', form: { description: 'x' }, idempotent: false, response: 'json' });
+    await waitUntil(() => arrived.length === 2);
+    stop.abort();
+    const stopped = await read;
+    expect(stopped).toBeInstanceOf(ReadingStoppedError);
+    expect((stopped as Error).message).toBe('Reading GET /portals/self was stopped.');
+    answerWrite?.();
+    expect(await write).toEqual({ type: 'json', body: { success: true } });
+    await expect(client.get('/community/self')).rejects.toThrow(new ReadingStoppedError('Reading GET /community/self was stopped.'));
+    expect(server.requests.map((request) => request.method)).toEqual(['GET', 'POST']);
+  });
+
+  it('cuts short a wait to retry a read', async () => {
+    const stop = new AbortController();
+    const { server, client } = await setup((_req, res) => sendJson(res, { error: { code: 503, message: 'busy' } }, 503), {
+      stopReading: stop.signal,
+      // The wait never ends by itself; it is told when it starts.
+      sleep: () => new Promise<void>(() => undefined),
+      onRetryWait: () => stop.abort(),
+    });
+    await expect(client.get('/portals/self')).rejects.toBeInstanceOf(ReadingStoppedError);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setImmediate(resolve));
+}

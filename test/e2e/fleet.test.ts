@@ -365,6 +365,38 @@ describe('an interrupted fleet apply', () => {
     }
   });
 
+  it('the first SIGINT stops an environment reading the portal at once, interrupted with nothing changed, while another finishes its write in flight', async () => {
+    const hold = (method: 'GET' | 'POST') => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', method, hold: true, count: 0 }) });
+    // development's reads wait at its portal until released (they are not, until the run ended); test's writes until released.
+    await fleet.portals.development.control('/faults', hold('GET'));
+    await fleet.portals.test.control('/faults', hold('POST'));
+    try {
+      const run = fleet.start(['apply', 'config', '--env', 'development,test', '--auto-approve', '--parallelism', '1']);
+      await waitFor(async () => (await fleet.portals.development.requests()).some((entry) => entry.response === undefined), 'a read in flight in development', run.done);
+      await waitFor(async () => (await fleet.portals.test.requests({ writesOnly: true })).length > 0, 'a write in flight in test', run.done);
+      run.child.kill('SIGINT');
+      await waitFor(() => run.stderr().includes('Interrupted: finishing the operations in flight'), 'the interrupt noted', run.done);
+      // development is let go: its read in flight is abandoned, and no other starts.
+      await waitFor(() => run.stderr().includes('development: interrupted'), 'development to stop reading', run.done);
+      const readsWhenStopped = (await fleet.portals.development.requests()).length;
+      await fleet.portals.test.control('/faults', { method: 'DELETE' });
+      await fleet.portals.test.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('development: interrupted (Interrupted while reading the portal: nothing was changed.) in ');
+      expect(result.stdout).toMatch(/^development +- +- +interrupted: Interrupted while reading the portal: nothing was changed\./m);
+      expect(result.stdout).toMatch(/^test +1 +0 +interrupted: Apply was interrupted: 1 applied and recorded, \d not started/m);
+      expect(await fleet.portals.development.requests({ writesOnly: true })).toEqual([]);
+      expect((await fleet.portals.development.requests()).length).toBe(readsWhenStopped);
+      // Nothing recorded in development: no state file; its lock was released.
+      expect(await stateFiles(fleet.dir)).toEqual(['portalctl.test.state.json']);
+      expect(existsSync(join(fleet.dir, 'portalctl.development.state.json.lock'))).toBe(false);
+    } finally {
+      await fleet.portals.development.control('/faults', { method: 'DELETE' });
+      await fleet.portals.development.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    }
+  });
+
   it('SIGINT while every environment has a write in flight: each finishes and records it, starts no other, exits 130; the next apply finishes the rest', async () => {
     // Every write waits at the portal until released: the signal arrives with writes in flight in all three.
     for (const portal of Object.values(fleet.portals)) {

@@ -6,6 +6,7 @@
  * declared participant. And: the state could not be written mid-apply, so no further write was
  * sent, and the next apply converges without repeating anything.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -13,6 +14,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import type { EmulatorState } from '../../src/emulator/index.js';
 import { applyConfig } from '../../src/engine/apply/apply.js';
+import { InterruptedError } from '../../src/core/errors.js';
+import { RECOVERY_FORMAT, writeRecovery } from '../../src/state/recovery.js';
 import { saveInvitationFile } from '../../src/cli/invites.js';
 import { CONFIG_HEADER, SAMPLE_ORG, startCliPortal, waitFor, whilePaused, type CliPortal } from '../support/cli.js';
 import { HEADER, startTestPortal, type TestPortal } from '../support/portal.js';
@@ -159,6 +162,46 @@ describe('unknown outcomes through the CLI', () => {
     expect(await invites()).toHaveLength(1);
   });
 
+  it('Ctrl-C while a performed invitation is recorded and its file got again: that small recording finishes, then the apply stops, saying what it recorded', async () => {
+    expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
+    const invitesDir = join(portal.dir, 'invites');
+    // Its answer lost: the in-flight mark and no record, as a kill leaves them.
+    const recorded = await portal.recorded();
+    if (!recorded) throw new Error('no state');
+    const { [ADDRESS]: entry, ...others } = recorded.resources;
+    if (!entry) throw new Error('not recorded');
+    const mark = { kind: entry.kind, ids: entry.ids, operation: 'E13 Invite collaboration participant', value: entry.value, reason: 'in flight', since: new Date().toISOString() };
+    await portal.store.write({ ...recorded, resources: others, unknownOutcomes: { [ADDRESS]: mark } });
+    await rm(invitesDir, { recursive: true });
+    await portal.clearRequests();
+    // Every read of the invitations waits at the portal: the plan's first, then the one that gets the file again.
+    await portal.fault({ path: '*/invitations', method: 'GET', hold: true, count: 0 });
+    const invitationReads = async () => (await portal.requests()).filter((request) => request.path.endsWith('/invitations'));
+    const run = portal.start(['apply', config, '--auto-approve']);
+    await waitFor(async () => (await invitationReads()).length === 1, "the plan's read of the invitations", run.done);
+    await fetch(`${portal.emulator.controlUrl}/faults/release`, { method: 'POST', body: '{}' });
+    await waitFor(async () => (await invitationReads()).some((request, index) => index === 1 && request.response === undefined), 'the read that gets the file again', run.done);
+    run.child.kill('SIGINT');
+    await waitFor(() => run.output().stderr.includes('Interrupted: finishing recording'), 'the interrupt noted', run.done);
+    await portal.clearFaults();
+    await fetch(`${portal.emulator.controlUrl}/faults/release`, { method: 'POST', body: '{}' });
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(130);
+    const file = join(invitesDir, 'collaboration-partner.example.org.invite');
+    expect(result.stderr).toContain(
+      '\nInterrupted: finishing recording what an earlier apply left (nothing is sent to the portal), then stopping. Press Ctrl-C again to stop at once.\n' +
+        `${ADDRESS}: the outcome of E13 Invite collaboration participant was unknown (in flight); the portal shows it performed, so it was recorded and not sent again. Recovered its invitation file from the portal: ${file}.\n` +
+        `Apply was interrupted: 1 operation whose outcome was unknown and that the portal shows performed was recorded in the state (${ADDRESS}), and its invitation file was saved: ${file}; nothing was sent to the portal.\n`,
+    );
+    expect(result.stderr).not.toContain('nothing was changed');
+    expect(await readdir(invitesDir)).toEqual(['collaboration-partner.example.org.invite']);
+    const after = await portal.recorded();
+    expect(after?.unknownOutcomes).toBeUndefined();
+    expect(after?.resources[ADDRESS]?.status).toBe('present');
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    expect(await portal.store.currentLock()).toBeUndefined();
+  });
+
   it('performed, then answered with a server failure (a gateway timeout page, an envelope with code 500): recorded as unknown, never cleared, and the next apply recovers the file without inviting again', async () => {
     const gatewayPage = '<html><head><title>504 Gateway Time-out</title></head><body><h1>504 Gateway Time-out</h1><hr>nginx</body></html>';
     for (const answer of [{ status: 504, body: gatewayPage }, { error: { code: 500, message: 'Unable to invite participant.', details: null } }]) {
@@ -256,6 +299,49 @@ describe('unknown outcomes in the engine', () => {
     portal = await startTestPortal();
   });
   afterEach(async () => portal.close());
+
+  it('a stop asked while a recovery file is recorded lets that recording finish, then stops before reading, saying what it recorded', async () => {
+    const config = await portal.config(`${HEADER}${INVITATION}`);
+    const recoveryFile = join(portal.dir, 'portalctl.state.json.recovery.json');
+    await writeRecovery(recoveryFile, {
+      format: RECOVERY_FORMAT,
+      state: portal.store.describe(),
+      lineage: '1bad86b2-82db-4849-83e0-0e30b713e0b9',
+      portal: { url: portal.url },
+      createdAt: '2026-11-25T12:00:00.000Z',
+      resources: { 'role[r1]': { kind: 'role', ids: { roleId: 'r1' }, value: { name: 'Analyst' }, appliedAt: '2026-11-25T12:00:00.000Z' } },
+      unknownOutcomes: {},
+    });
+    await portal.clearRequests();
+    let stop = false;
+    const phases: string[] = [];
+    const applying = applyConfig({
+      config,
+      url: portal.url,
+      store: portal.store,
+      client: portal.client,
+      lockTimeoutMs: 0,
+      targets: [],
+      parallelism: 2,
+      allowDestructive: false,
+      recoveryFile,
+      stopRequested: () => stop,
+      // The stop comes while the recovery file is being recorded (a Ctrl-C then).
+      onPhase: (phase, { recorded }) => {
+        phases.push(`${phase}: ${recorded.join('; ')}`);
+        if (phase === 'recording') stop = true;
+      },
+    });
+    const stopped: unknown = await applying.catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(InterruptedError);
+    expect((stopped as InterruptedError).message).toBe(`Apply was interrupted: the 1 operation kept in the recovery file ${recoveryFile} was recorded in the state; nothing was sent to the portal.`);
+    expect(phases).toEqual(['recording: ', `reading: the 1 operation kept in the recovery file ${recoveryFile} was recorded in the state`]);
+    expect((await portal.store.read())?.resources['role[r1]']).toMatchObject({ value: { name: 'Analyst' } });
+    expect(existsSync(recoveryFile)).toBe(false);
+    // It stopped before reading the portal.
+    expect(await portal.requests()).toEqual([]);
+    expect(await portal.store.currentLock()).toBeUndefined();
+  });
 
   it('a timeout on E13: the portal created it late; the next apply recovers the file instead of inviting again', async () => {
     const config = await portal.config(`${HEADER}${INVITATION}`);

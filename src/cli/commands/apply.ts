@@ -1,7 +1,7 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyConfig, applyFailure, refreshOnly, type ApplyResult } from '../../engine/apply/apply.js';
+import { applyConfig, applyFailure, recordedBeforeWriting, refreshOnly, type ApplyPhase, type ApplyResult } from '../../engine/apply/apply.js';
 import type { PreparedPlan } from '../../engine/plan/prepare.js';
 import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
 import type { Plan } from '../../engine/plan/plan.js';
@@ -54,8 +54,35 @@ function recoveryFileFor(options: ApplyOptions, io: CommandIO, environment: Envi
 interface ApplyRun {
   environment?: string;
   saved?: Plan;
-  /** Set by a fleet: its stop flag; absent, the apply registers its own Ctrl-C handling. */
-  stopRequested?: () => boolean;
+  /** Set by a fleet: aborted by its first Ctrl-C; absent, the apply registers its own Ctrl-C handling. */
+  stop?: AbortSignal;
+}
+
+/** What the first Ctrl-C says while an earlier apply's leftovers are recorded (ApplyPhase `recording`). */
+const FINISHING_RECORDING = {
+  first: 'Interrupted: finishing recording what an earlier apply left (nothing is sent to the portal), then stopping. Press Ctrl-C again to stop at once.',
+  atOnce: 'Stopped at once, while recording what an earlier apply left: that recording may or may not have completed (the next apply records it again); nothing was sent to the portal.',
+};
+
+/**
+ * One environment of a fleet stopped by its first Ctrl-C: reading (the portal, or checking the
+ * result) is abandoned at once, since nothing needs finishing there; writes in flight and a
+ * recording under way finish first (the apply stops after them, ApplyPhase).
+ */
+function fleetStop(stop: AbortSignal): { stopReading: AbortSignal; onPhase: (phase: ApplyPhase) => void } {
+  const reading = new AbortController();
+  let finishing = false;
+  const stopReads = (): void => {
+    if (stop.aborted && !finishing) reading.abort();
+  };
+  stop.addEventListener('abort', stopReads, { once: true });
+  return {
+    stopReading: reading.signal,
+    onPhase: (phase) => {
+      finishing = phase === 'recording' || phase === 'writing';
+      stopReads();
+    },
+  };
 }
 
 async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, run: ApplyRun): Promise<ApplyResult> {
@@ -70,7 +97,8 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
   const invitesDir = resolve(io.cwd, options.invitesDir);
 
   // Progress for one run; a fleet's environments run side by side, and their summary says how each went.
-  const progress = run.stopRequested ? undefined : showProgress(io);
+  const progress = run.stop ? undefined : showProgress(io);
+  const fleet = run.stop ? { stop: run.stop, ...fleetStop(run.stop) } : undefined;
   // A saved plan is applied with the config it was made from, unless paths are given.
   return withSession(
     paths.length || !saved ? paths : saved.sources,
@@ -117,15 +145,19 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
           recoveryFile: recoveryFileFor(options, io, config.environment),
           onNotice: (message) => io.stderr(`${message}\n`),
           ...(progress ? { progress: progress.observer } : {}),
-          stopRequested: run.stopRequested ?? (() => stop),
-          onPhase: (phase, result) => {
-            if (run.stopRequested) return;
-            if (phase === 'writing') {
-              removeHook = io.onInterrupt?.(() => (stop = true));
-              return;
-            }
+          stopRequested: fleet ? () => fleet.stop.aborted : () => stop,
+          onPhase: (phase, { recorded, result }) => {
+            if (fleet) return fleet.onPhase(phase);
             removeHook?.();
             removeHook = undefined;
+            if (phase === 'recording' || phase === 'writing') {
+              removeHook = io.onInterrupt?.(() => (stop = true), phase === 'recording' ? FINISHING_RECORDING : undefined);
+              return;
+            }
+            if (phase === 'reading') {
+              io.interruptNote?.(recordedBeforeWriting(recorded));
+              return;
+            }
             const applied = result?.applied.length ?? 0;
             const failed = result?.failed.length ?? 0;
             const notSent = result?.skipped.length ?? 0;
@@ -141,7 +173,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
         removeHook?.();
       }
     },
-    environment === undefined ? {} : { environment },
+    { ...(environment === undefined ? {} : { environment }), ...(fleet ? { stopReading: fleet.stopReading } : {}) },
   ).finally(() => progress?.stop());
 }
 
@@ -183,8 +215,8 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   if (!index && !options.autoApprove) throw new UsageError('Applying to several environments asks no questions: review them with `portalctl plan --env ...` and pass --auto-approve (or apply their saved plans with --plan FILE).');
   refuseOneStateOrPortal(options);
   const names = index ? plannedEnvironments(index, request) : await fleetNames(request, paths, io, options);
-  let stop = false;
-  const removeHook = io.onInterrupt?.(() => (stop = true));
+  const stop = new AbortController();
+  const removeHook = io.onInterrupt?.(() => stop.abort());
   try {
     const members = await runFleet(
       names,
@@ -195,7 +227,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
         const entry = index?.fleet.find((candidate) => candidate.environment === environment);
         if (index && !entry?.plan) throw new UsageError(`No saved plan for ${environment}: ${(entry?.error ?? 'it is not in the plan file').replace(/\.$/, '')}.`);
         const saved = entry?.plan;
-        const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stopRequested: () => stop });
+        const applied = await applyOne(paths, options, own, { environment, ...(saved ? { saved } : {}), stop: stop.signal });
         if (applied.prepared.plan.operations.length === 0) printWarnings(applied.prepared.warnings, own);
         const failure = applyFailure(applied);
         const counted = { changes: applied.result.applied.length, drift: applied.prepared.plan.summary.drift, url: applied.prepared.plan.portal.url };
@@ -213,7 +245,7 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
           ...(options.format === 'json' ? { json: applyResultValue(applied) } : {}),
         };
       },
-      () => !stop,
+      () => !stop.signal.aborted,
     );
     return printFleet('apply', members, options.format, io);
   } finally {

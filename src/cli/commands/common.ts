@@ -90,8 +90,11 @@ export function commandLine(): string {
   return ['portalctl', ...process.argv.slice(2).map((arg) => (isPostgresUrl(arg) ? redactPostgresWord(arg) : redactPostgresUrlsIn(arg)))].join(' ').slice(0, 500);
 }
 
-/** The API client; an environment's credentials come from the variables it names (else PORTALCTL_*). */
-export function connect(url: string, options: SharedOptions, io: CommandIO, environment?: Environment): ApiClient {
+/**
+ * The API client; an environment's credentials come from the variables it names (else PORTALCTL_*).
+ * `stopReading` aborted stops its reads (ApiClientOptions).
+ */
+export function connect(url: string, options: SharedOptions, io: CommandIO, environment?: Environment, stopReading?: AbortSignal): ApiClient {
   const proxy = proxyFromEnv(io.env, new URL(url));
   if (proxy && options.verbose) io.stderr(`Reaching ${url} through the proxy ${proxyShown(proxy.url)} (from the environment's ${proxy.variable}).\n`);
   return createApiClient({
@@ -99,6 +102,7 @@ export function connect(url: string, options: SharedOptions, io: CommandIO, envi
     credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
     ...(proxy ? { proxy: proxy.url } : {}),
     timeoutMs: requestTimeoutMs(options.requestTimeout),
+    ...(stopReading ? { stopReading } : {}),
     ...(options.insecure ? { insecure: true } : {}),
     // A wait the portal asked for (Retry-After) is said while it lasts; backoff waits only with --verbose.
     ...(io.isTTY || options.verbose
@@ -123,20 +127,20 @@ export function printWarnings(warnings: readonly Diagnostic[], io: CommandIO): v
 /**
  * Load -> portal URL -> state store -> API client, for plan, apply and drift, in `environment`
  * when one is named; the client and the store are closed when `action` ends, also when it fails.
- * `refresh: false` plans without a client.
+ * `refresh: false` plans without a client; `stopReading` aborted stops the client's reads.
  */
 export async function withSession<T>(
   paths: readonly string[],
   options: SharedOptions,
   io: CommandIO,
   action: (session: PortalSession & { client: ApiClient | undefined }) => Promise<T>,
-  { refresh = true, environment, oneEnvironment }: { refresh?: boolean; environment?: string; oneEnvironment?: string } = {},
+  { refresh = true, environment, oneEnvironment, stopReading }: { refresh?: boolean; environment?: string; oneEnvironment?: string; stopReading?: AbortSignal } = {},
 ): Promise<T> {
   const config = await loadDesired(paths, io, { environment, portal: options.portal, ...(oneEnvironment === undefined ? {} : { oneEnvironment }) });
   const url = portalUrl(config, options);
   const store = stateStore(options, io, config.environment);
   try {
-    const client = refresh ? connect(url, options, io, config.environment) : undefined;
+    const client = refresh ? connect(url, options, io, config.environment, stopReading) : undefined;
     // What the plans of this session are about, named at the top of their reports.
     const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version, ...(config.environment ? { environment: config.environment.name } : {}) };
     return await withClient(client, () => action({ config, url, store, client, about })).catch((error: unknown) => {

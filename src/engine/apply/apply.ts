@@ -5,7 +5,7 @@
  * Its refresh-only variant (`apply --refresh-only`) records live values and sends nothing.
  */
 import { counted } from '../../core/words.js';
-import { createLiveReader, type ApiClient } from '../../api/index.js';
+import { createLiveReader, ReadingStoppedError, type ApiClient } from '../../api/index.js';
 import { InterruptedError, PortalctlError } from '../../core/errors.js';
 import { deepEqual, type JsonValue } from '../../core/json.js';
 import { markUnknownOutcome, newState, recordOperation, StateWriter, withStateLock, type StateDocument, type LockRequest, type StateEntry, type StateStore } from '../../state/index.js';
@@ -31,10 +31,31 @@ export class NotRecordedError extends PortalctlError {}
 
 export type { ApplyResult, SaveInvitation };
 
+/**
+ * Where an apply is, for what a stop (Ctrl-C) does there: `recording` what an earlier apply
+ * left (a recovery file, unknown outcomes the portal shows performed, with their invitation
+ * files got again) is small and finished before stopping, for a recording cut half-way could
+ * lose an invitation file the portal just made again; `reading` the portal stops at once;
+ * `writing` lets the operations in flight finish; `checking` the result stops at once.
+ */
+export type ApplyPhase = 'recording' | 'reading' | 'writing' | 'checking';
+
+/** What the apply changed so far: what it recorded before writing, and its execution's result once it wrote. */
+export interface ApplyProgressSoFar {
+  /** Sentences, each saying what was recorded in the state (and saved) before any write. */
+  recorded: readonly string[];
+  result?: ExecuteResult;
+}
+
+/** What a stop before any write leaves behind, completing "Interrupted: ...". */
+export function recordedBeforeWriting(recorded: readonly string[]): string {
+  return recorded.length === 0 ? 'nothing was changed' : `${recorded.join('; ')}; nothing was sent to the portal`;
+}
+
 /** How to execute: everything but where requests go and where successes are recorded. */
 export type ExecutionOptions = Omit<ExecuteOptions, 'client' | 'recorder' | 'idsOf'> & {
-  /** Told when writing to the portal starts, and when it ended and the result is being checked. */
-  onPhase?: (phase: 'writing' | 'checking', result?: ExecuteResult) => void;
+  /** Told as the apply enters each phase (ApplyPhase), with what it changed so far. */
+  onPhase?: (phase: ApplyPhase, soFar: ApplyProgressSoFar) => void;
   /**
    * Where operations applied but not recorded are kept when the state cannot be written (the
    * system's temporary directory when this place cannot take it either); read back first by the
@@ -80,20 +101,25 @@ const releaseNotice = ({ onNotice }: Pick<ApplyRequest, 'onNotice'>): Pick<LockR
 export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs, ...releaseNotice(request) }, async () => {
-    const recorded = await recordRecoveryFile(store, await store.read(), request);
-    const prepared = await preparePlan({
-      config,
-      url,
-      recorded,
-      client,
-      targets: saved?.targets ?? request.targets,
-      parallelism: request.parallelism,
-      digest: saved !== undefined,
-      ...(request.progress ? { progress: request.progress } : {}),
-      ...(request.about ? { about: request.about } : {}),
-    });
+    const soFar: string[] = [];
+    const recorded = await recordRecoveryFile(store, await store.read(), { ...request, onRecorded: (sentence) => soFar.push(sentence) });
+    stopAfterRecording(request, soFar);
+    const prepared = await stoppedReading(soFar, () =>
+      preparePlan({
+        config,
+        url,
+        recorded,
+        client,
+        targets: saved?.targets ?? request.targets,
+        parallelism: request.parallelism,
+        digest: saved !== undefined,
+        ...(request.progress ? { progress: request.progress } : {}),
+        ...(request.about ? { about: request.about } : {}),
+      }),
+    );
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
-    const settled = await settleUnknownOutcomes(prepared, request);
+    const settled = await settleUnknownOutcomes(prepared, request, soFar);
+    stopAfterRecording(request, soFar);
     if (prepared.plan.operations.length === 0) {
       // Nothing to send; what the configuration already matches is recorded (adopt-on-match).
       const adopted = liveRecords(prepared, { adoptOnly: true });
@@ -104,16 +130,42 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
     refuseUnapprovedDestruction(prepared.plan, request.allowDestructive);
     refuseOverThresholds(prepared.plan, prepared.objects, config.safety, Boolean(request.force));
     if (request.confirm && !(await request.confirm(prepared))) throw new ApplyCancelledError('Apply cancelled; nothing was changed.');
+    // Asked to stop once the reads were done (a fleet's environment): no write is started.
+    if (request.stopRequested?.()) throw new InterruptedError(`Apply was interrupted before writing: ${recordedBeforeWriting(soFar)}.`);
     const applied = await applyPlan({ ...request, prepared: { ...prepared, recorded: settled.state } });
     return { ...applied, invitations: { ...settled.invitations, ...applied.invitations } };
   });
 }
 
 /**
+ * After a recording (ApplyPhase `recording`), reading starts: a stop requested meanwhile, which
+ * let the recording finish, stops the apply here, saying what was recorded.
+ */
+function stopAfterRecording(request: Pick<ApplyRequest, 'onPhase' | 'stopRequested'>, soFar: readonly string[]): void {
+  request.onPhase?.('reading', { recorded: soFar });
+  if (request.stopRequested?.()) throw new InterruptedError(`Apply was interrupted: ${recordedBeforeWriting(soFar)}.`);
+}
+
+/** A read stopped (an interrupted fleet) ends the apply as interrupted, saying what it recorded before. */
+async function stoppedReading<T>(soFar: readonly string[], read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ReadingStoppedError) throw new InterruptedError(`Interrupted while reading the portal: ${recordedBeforeWriting(soFar)}.`, { cause: error });
+    throw error;
+  }
+}
+
+/**
  * A recovery file left by an apply that could not write the state is recorded first (the same
  * state, of the same lineage or none yet), then removed. A file of another state is left alone and named.
+ * `onPhase` is told `recording` before the state is written, `onRecorded` what was recorded.
  */
-export async function recordRecoveryFile(store: StateStore, recorded: StateDocument | undefined, request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice'>): Promise<StateDocument | undefined> {
+export async function recordRecoveryFile(
+  store: StateStore,
+  recorded: StateDocument | undefined,
+  request: Pick<ApplyRequest, 'recoveryFile' | 'onNotice' | 'onPhase'> & { onRecorded?: (sentence: string) => void },
+): Promise<StateDocument | undefined> {
   if (!request.recoveryFile) return recorded;
   const found = await readRecovery(request.recoveryFile).catch((error: unknown) => {
     throw new PortalctlError(error instanceof Error ? error.message : String(error), { cause: error });
@@ -133,9 +185,11 @@ export async function recordRecoveryFile(store: StateStore, recorded: StateDocum
   let state: StateDocument = recorded ?? { ...newState(document.portal), lineage: document.lineage };
   for (const [address, entry] of Object.entries(document.resources)) state = recordOperation(state, address, entry);
   for (const [address, mark] of Object.entries(document.unknownOutcomes)) state = markUnknownOutcome(state, address, mark);
+  request.onPhase?.('recording', { recorded: [] });
   const written = await store.write(state);
   await removeRecovery(path);
   const count = Object.keys(document.resources).length + Object.keys(document.unknownOutcomes).length;
+  request.onRecorded?.(`the ${counted(count, 'operation')} kept in the recovery file ${path} ${count === 1 ? 'was' : 'were'} recorded in the state`);
   request.onNotice?.(`Recorded ${counted(count, 'operation')} kept in the recovery file ${path} by an earlier apply that could not write the state; the file was removed.`);
   return written;
 }
@@ -147,15 +201,19 @@ export async function recordRecoveryFile(store: StateStore, recorded: StateDocum
  */
 async function settleUnknownOutcomes(
   prepared: PreparedPlan,
-  request: Pick<ApplyRequest, 'client' | 'store' | 'saveInvitation' | 'onNotice' | 'url'>,
+  request: Pick<ApplyRequest, 'client' | 'store' | 'saveInvitation' | 'onNotice' | 'url' | 'onPhase'>,
+  soFar: string[],
 ): Promise<{ state: StateDocument | undefined; invitations: Record<string, string> }> {
   const checks = checkUnknownOutcomes(prepared.plan, prepared.objects, prepared.basis, prepared.recorded).filter(
     (check): check is UnknownOutcomeCheck & { object: NonNullable<UnknownOutcomeCheck['object']> } => check.verdict === 'performed' && check.object !== undefined,
   );
   const invitations: Record<string, string> = {};
   if (checks.length === 0 || !prepared.recorded) return { state: prepared.recorded, invitations };
+  request.onPhase?.('recording', { recorded: soFar });
   const writer = new StateWriter(request.store, prepared.recorded, { conceal: concealer(prepared.config.redact) });
   const reader = createLiveReader(request.client);
+  const settled: string[] = [];
+  const recovered: string[] = [];
   for (const { address, mark, object } of checks) {
     const kind = prepared.config.kinds.byName.get(object.kind);
     const answer = kind?.recoverAnswer ? await kind.recoverAnswer(object, reader) : undefined;
@@ -169,7 +227,9 @@ async function settleUnknownOutcomes(
       }
     }
     if (saved !== undefined) invitations[address] = saved;
+    if (saved !== undefined) recovered.push(saved);
     await writer.record(address, { kind: object.kind, ids: { ...object.ids }, value: object.value, status: 'present', appliedAt: mark.since });
+    settled.push(address);
     request.onNotice?.(
       `${address}: the outcome of ${mark.operation} was unknown (${mark.reason}); the portal shows it performed, so it was recorded and not sent again` +
         (saved !== undefined ? `. Recovered its invitation file from the portal: ${saved}` : '') +
@@ -177,6 +237,10 @@ async function settleUnknownOutcomes(
     );
   }
   await writer.idle();
+  soFar.push(
+    `${counted(settled.length, 'operation')} whose outcome was unknown and that the portal shows performed ${settled.length === 1 ? 'was' : 'were'} recorded in the state (${settled.join(', ')})` +
+      (recovered.length ? `, and ${recovered.length === 1 ? 'its invitation file was' : 'their invitation files were'} saved: ${recovered.join(', ')}` : ''),
+  );
   return { state: writer.state, invitations };
 }
 
@@ -192,7 +256,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const adoptable = liveRecords(prepared, { adoptOnly: true });
   const conceal = concealer(prepared.config.redact);
   const writer = new StateWriter(store, prepared.recorded ?? newState(prepared.portal?.id ? { url, id: prepared.portal.id } : { url }), { conceal });
-  request.onPhase?.('writing');
+  request.onPhase?.('writing', { recorded: [] });
   const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
   const result = await executePlan(prepared.plan.operations, {
     ...request,
@@ -206,7 +270,9 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     },
   }).finally(() => applying.end());
   await writer.idle();
-  request.onPhase?.('checking', result);
+  // Asked to stop during the last writes: nothing was left unstarted, but the check is not started either.
+  if (request.stopRequested?.()) result.interrupted = true;
+  request.onPhase?.('checking', { recorded: [], result });
 
   if (result.recordingFailure !== undefined) {
     // The state cannot be written: no re-plan (it would record too); keep what was applied.
@@ -218,17 +284,24 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
 
   // The same targets: operations left out on purpose are not a failure to converge. Only what was
   // written (or tried) and what depends on it is read again; the rest was just read and not touched.
-  const after = await preparePlan({
-    config: prepared.config,
-    url,
-    recorded: writer.state,
-    client,
-    targets: prepared.plan.targets,
-    parallelism: request.parallelism,
-    verify: { addresses: touchedBy(prepared, result), previous: prepared },
-    digest: false,
-    ...(request.progress ? { progress: request.progress } : {}),
-  });
+  let after: PreparedPlan;
+  try {
+    after = await preparePlan({
+      config: prepared.config,
+      url,
+      recorded: writer.state,
+      client,
+      targets: prepared.plan.targets,
+      parallelism: request.parallelism,
+      verify: { addresses: touchedBy(prepared, result), previous: prepared },
+      digest: false,
+      ...(request.progress ? { progress: request.progress } : {}),
+    });
+  } catch (error) {
+    // Stopped while checking (an interrupted fleet): what was applied is recorded; the next plan shows what is left.
+    if (!(error instanceof ReadingStoppedError)) throw error;
+    return { prepared, result: { ...result, interrupted: true }, invitations: result.invitations, after: prepared, state: writer.state, adopted: [] };
+  }
   const observed = observedEntries(writer.state, after, conceal, notApplied(prepared, result));
   if (observed.size > 0) await writer.update((state) => ({ ...state, resources: { ...state.resources, ...Object.fromEntries(observed) } }));
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
@@ -335,6 +408,9 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
       ' Fix what kept the state from being written and run apply again.';
     // Interrupted meanwhile: the interrupt's exit code, with what it left behind.
     return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
+  }
+  if (result.interrupted && result.skipped.length === 0 && result.failed.length === 0) {
+    return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded; the check that the portal converged did not run (run plan to see what is left).`);
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
