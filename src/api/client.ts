@@ -291,6 +291,13 @@ class HttpApiClient implements ApiClient {
         continue;
       }
       if (transient && !spec.idempotent) {
+        // Too many requests: the portal refused it, so it was not performed; the outcome of a server failure is not known.
+        if (error.httpStatus === 429 || error.code === 429) {
+          throw withHint(
+            error,
+            'The portal turned it away (too many requests): it was not performed. It is not repeated automatically (a request that could act twice never is); run apply again later.',
+          );
+        }
         throw withHint(error, 'This request is not repeated automatically because repeating it could act twice; check the portal, then run apply again.');
       }
       const restRootHint = notTheRestRoot(error, spec.administration ? undefined : this.base);

@@ -230,6 +230,20 @@ describe('unknown outcomes through the CLI', () => {
     }
   });
 
+  it('answered 429 (too many requests): not performed, so not unknown; not sent again, and the advice is to run apply later', async () => {
+    await portal.fault({ path: '*/inviteParticipant', status: 429, retryAfter: 30, error: { code: 429, message: 'Too many requests.' } });
+    const first = await portal.run(['apply', config, '--auto-approve']);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain(
+      `FAILED   ${ADDRESS}  (E13): POST ${INVITE_PATH} failed: Too many requests. (code 429); ` +
+        'The portal turned it away (too many requests): it was not performed. It is not repeated automatically (a request that could act twice never is); run apply again later.\n',
+    );
+    expect(first.stdout).not.toContain('check the portal');
+    expect(await invites()).toHaveLength(1);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+    expect(invitationsFor(await portal.state())).toHaveLength(0);
+  });
+
   it('a server failure before the portal performed it: recorded as unknown, planned again as a retry, one invitation in the end', async () => {
     await portal.fault({ path: '*/inviteParticipant', status: 503, body: '<html><body>Service Unavailable</body></html>' });
     const first = await portal.run(['apply', config, '--auto-approve']);
