@@ -181,10 +181,10 @@ describe('the client and the kinds read every documented sample', () => {
     expect(link).toEqual({ portalId: IDS.hostPortal, portalGroupId: IDS.group });
   });
 
-  sampleCase('portals-self-collaborations-participants.json', 'E11 participant by portalInfo.id; the host is never pruned', async () => {
+  sampleCase('portals-self-collaborations-participants.json', 'E11 participant by portalInfo.id; the host is never pruned, nor removed when named', async () => {
     const ids = { collaborationId: IDS.collaboration, participantPortalId: IDS.hostPortal };
-    const live = await kind('collaboration.participant').read(declared('collaboration.participant', 'p', ids, null, true), reader);
-    expect(live).toEqual({ portalId: IDS.hostPortal, url: 'https://portal.example.com/portal' });
+    // Found by its portalInfo.id (the sample's one participant), and refused as the host (collaborationRole Host).
+    await expect(kind('collaboration.participant').read(declared('collaboration.participant', 'p', ids, null, true), reader)).rejects.toMatchObject({ code: 'participant/host' });
     const source = { file: 'contract.yaml', line: 1, column: 1 };
     const pruned = await kind('collaboration.participant').prune?.({ collection: `collaboration[${IDS.collaboration}].participant`, kind: 'collaboration.participant', ids: { collaborationId: IDS.collaboration }, keys: [], source }, reader);
     expect(pruned).toEqual([]);
