@@ -47,6 +47,11 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** The URL of the HTTP(S) proxy to reach the portal through (proxyFromEnv); default: none. */
   proxy?: string;
+  /**
+   * What the client's errors must not show besides the credentials and tokens: the config's
+   * referenced values, replaced by their references (the portal may quote what it was sent).
+   */
+  conceal?: (text: string) => string;
   /** Retries after the first attempt for transient failures. Default 4. */
   maxRetries?: number;
   /** First backoff delay; doubles each retry, with jitter. Default 500 ms. */
@@ -127,7 +132,7 @@ class HttpApiClient implements ApiClient {
   /** Where messages say the credentials came from (Credentials.from). */
   private readonly credentials: Credentials;
   /** Strings that must never appear in an error: credentials and every token seen. */
-  private readonly secrets = new Secrets();
+  private readonly secrets: Secrets;
 
   constructor(options: ApiClientOptions) {
     this.base = normalizeBaseUrl(options.url, options.insecure ?? false);
@@ -147,6 +152,7 @@ class HttpApiClient implements ApiClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.credentials = options.credentials;
     this.stopReading = options.stopReading;
+    this.secrets = new Secrets(options.conceal);
     this.tokens = new TokenProvider(options.credentials, (path, form) => this.tokenEndpoint(path, form), {
       referer: this.referer,
       expirationMinutes: options.tokenExpirationMinutes ?? 60,

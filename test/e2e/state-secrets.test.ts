@@ -104,6 +104,23 @@ describe('referenced values in the state', () => {
     }
   });
 
+  it('a portal error to a read that echoes a referenced value is shown with the reference, in every command that reads', async () => {
+    const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Field Analyst, description: "Edits \${env:ROLE_NOTE} data" }\n` });
+    // Regex characters in the value: it is replaced as text.
+    const value = 'S3cr.t*(v)+[x]$1-do-not-show';
+    await portal.fault({ path: '/portals/self/roles', method: 'GET', error: { code: 400, message: `Cannot list roles like "Edits ${value} data".` }, count: 0 });
+    for (const args of [['plan', config], ['plan', config, '--format', 'json'], ['drift', config], ['graph', config], ['plan', config, '--verbose']]) {
+      const run = await portal.run(args, { env: { ROLE_NOTE: value } });
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stdout + run.stderr).not.toContain(value);
+      expect(args.includes('json') ? run.stdout : run.stderr).toContain(
+        args.includes('json')
+          ? '"message": "GET /portals/self/roles failed: Cannot list roles like \\"Edits ${env:ROLE_NOTE} data\\". (code 400)"'
+          : 'Error: GET /portals/self/roles failed: Cannot list roles like "Edits ${env:ROLE_NOTE} data". (code 400)\n',
+      );
+    }
+  });
+
   it('a name written as a reference that the plan cannot find, and an address holding one, are shown as the reference', async () => {
     const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: { name: "\${env:ROLE_NAME}" }, description: x }\n` }, 'named');
     const env = { ROLE_NAME: `Field Analyst ${NOTE}` };

@@ -91,16 +91,20 @@ export function commandLine(): string {
 }
 
 /**
- * The API client; an environment's credentials come from the variables it names (else PORTALCTL_*).
- * `stopReading` aborted stops its reads (ApiClientOptions).
+ * The API client; an environment's credentials come from the variables it names (else
+ * PORTALCTL_*). Its errors show the config's referenced values as their references, whichever
+ * request the portal quoted one in (a read as well as a write); `stopReading` aborted stops its
+ * reads (ApiClientOptions).
  */
-export function connect(url: string, options: SharedOptions, io: CommandIO, environment?: Environment, stopReading?: AbortSignal): ApiClient {
+export function connect(url: string, options: SharedOptions, io: CommandIO, config?: Pick<LoadedConfig, 'environment' | 'redact'>, stopReading?: AbortSignal): ApiClient {
+  const environment = config?.environment;
   const proxy = proxyFromEnv(io.env, new URL(url));
   if (proxy && options.verbose) io.stderr(`Reaching ${url} through the proxy ${proxyShown(proxy.url)} (from the environment's ${proxy.variable}).\n`);
   return createApiClient({
     url,
     credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
     ...(proxy ? { proxy: proxy.url } : {}),
+    ...(config ? { conceal: (text: string) => config.redact(text) } : {}),
     timeoutMs: requestTimeoutMs(options.requestTimeout),
     ...(stopReading ? { stopReading } : {}),
     ...(options.insecure ? { insecure: true } : {}),
@@ -140,7 +144,7 @@ export async function withSession<T>(
   const url = portalUrl(config, options);
   const store = stateStore(options, io, config.environment);
   try {
-    const client = refresh ? connect(url, options, io, config.environment, stopReading) : undefined;
+    const client = refresh ? connect(url, options, io, config, stopReading) : undefined;
     // What the plans of this session are about, named at the top of their reports.
     const about = { config: paths.length ? [...paths] : ['.'], state: store.describe(), portalctl: version, ...(config.environment ? { environment: config.environment.name } : {}) };
     return await withClient(client, () => action({ config, url, store, client, about })).catch((error: unknown) => {

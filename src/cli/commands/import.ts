@@ -128,7 +128,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   const unwritable = file ? await unwritableReason(file, { replace: options.force === true }) : undefined;
   if (unwritable) throw new UsageError(`Could not write the config to ${options.out}: ${unwritable}; nothing was read.`);
   const schema = await schemaLocation(file ? dirname(file) : io.cwd);
-  const client = connect(url, options, io, config?.environment);
+  const client = connect(url, options, io, config);
   const progress = showProgress(io);
   const result = await withClient(client, () =>
     importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema, progress: progress.observer, byName: Boolean(options.byName) }),

@@ -260,7 +260,7 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const applying = new PhaseTracker(request.progress, 'applying', 'operation', prepared.plan.operations.length);
   const result = await executePlan(prepared.plan.operations, {
     ...request,
-    client: scrubbing(client, prepared.config.redact),
+    client,
     recorder: writer,
     idsOf: (address) => byAddress.get(address)?.ids,
     onStart: (op) => applying.started(op.label === undefined ? { address: op.address } : { address: op.address, label: op.label }),
@@ -305,20 +305,6 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
   const observed = observedEntries(writer.state, after, conceal, notApplied(prepared, result));
   if (observed.size > 0) await writer.update((state) => ({ ...state, resources: { ...state.resources, ...Object.fromEntries(observed) } }));
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
-}
-
-/**
- * The client, its errors' messages with every referenced value replaced by its reference: the
- * portal may quote what it was sent (a description, a certificate) in the error it answers.
- */
-function scrubbing(client: ApiClient, redact: <T>(value: T) => T): Pick<ApiClient, 'send'> {
-  return {
-    send: (request) =>
-      client.send(request).catch((error: unknown) => {
-        if (error instanceof Error) error.message = redact(error.message);
-        throw error;
-      }),
-  };
 }
 
 /** The addresses an execution wrote or tried to write, and the objects that depend on them. */
