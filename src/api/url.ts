@@ -43,9 +43,52 @@ export function normalizeBaseUrl(raw: string, insecure: boolean): URL {
   return url;
 }
 
-/** `raw` as messages may show it: a user name and password before the host are masked. */
+/** A URL's text in the pieces messages show differently, parseable or not; joined, they are the text. */
+export interface UrlPieces {
+  /** `https://`, or '' when the text has none (a proxy written as `host:port`). */
+  scheme: string;
+  /** The user name and password with their `@`, up to the last `@` (a password may hold an unencoded `/`, `?`, `#` or `@`); '' when none. */
+  credentials: string;
+  /** The host, port and path. */
+  location: string;
+  /** The query string and fragment, with their `?` and `#`; '' when none. */
+  query: string;
+}
+
+export function urlPieces(raw: string): UrlPieces {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
+  const rest = raw.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const credentials = at === -1 ? '' : rest.slice(0, at + 1);
+  const after = rest.slice(credentials.length);
+  const queryStart = after.search(/[?#]/);
+  return queryStart === -1
+    ? { scheme, credentials, location: after, query: '' }
+    : { scheme, credentials, location: after.slice(0, queryStart), query: after.slice(queryStart) };
+}
+
+/** The pieces as messages show them: the credentials as `***@`, each query value and the fragment as `***`. */
+export function shownPieces(pieces: UrlPieces): UrlPieces {
+  const [search = '', fragment] = pieces.query.split(/#(.*)/s, 2);
+  const parameters = search
+    .slice(1)
+    .split('&')
+    .map((parameter) => (parameter.includes('=') ? `${parameter.slice(0, parameter.indexOf('=') + 1)}***` : parameter === '' ? '' : '***'));
+  return {
+    scheme: pieces.scheme,
+    credentials: pieces.credentials === '' ? '' : '***@',
+    location: pieces.location,
+    query: `${search === '' ? '' : `?${parameters.join('&')}`}${fragment === undefined ? '' : '#***'}`,
+  };
+}
+
+/**
+ * `raw` as messages may show it, parseable or not: the user name and password before the host
+ * (`https://***@host`) and each value of a query string (`?token=***`) and a fragment masked.
+ */
 export function shownUrl(raw: string): string {
-  return raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1***@');
+  const shown = shownPieces(urlPieces(raw));
+  return `${shown.scheme}${shown.credentials}${shown.location}${shown.query}`;
 }
 
 /** What is wrong with `raw` as a REST root, whatever the scheme policy (validate has no --insecure to weigh). */

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { terminalText } from '../engine/render/escape.js';
 import type { CommandIO } from './io.js';
+import { shownPieces, urlPieces } from '../api/url.js';
 
 const colours = { error: '\u001b[31m', warning: '\u001b[33m', dim: '\u001b[2m', reset: '\u001b[0m' };
 
@@ -71,17 +72,29 @@ function readLines(path: string, wanted: ReadonlySet<number>): Map<number, strin
   }
 }
 
-/** A URL's user name and password (`scheme://user:secret@host`): the file holds them, the output must not. */
-const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@'"`]+)@/gi;
+/** A URL in a source line: the file may hold its user name, password or a token in its query, the output must not. */
+const URL_IN_LINE = /[a-z][a-z0-9+.-]*:\/\/[^\s'"`]+/gi;
 
-/** `line` with every URL's credentials shown as `***`, and `column` moved to stay under the same text. */
-function withoutUrlCredentials(line: string, column: number): { line: string; column: number } {
+/**
+ * `line` with every URL as messages show one (shownUrl), and `column` moved to stay under the
+ * same text: inside a masked piece, at its mask.
+ */
+function withoutUrlSecrets(line: string, column: number): { line: string; column: number } {
   let shift = 0;
-  const masked = line.replace(URL_CREDENTIALS, (_match, scheme: string, credentials: string, offset: number) => {
-    const start = offset + scheme.length;
-    if (column - 1 >= start + credentials.length) shift += credentials.length - 3;
-    else if (column - 1 > start) shift += column - 1 - start;
-    return `${scheme}***@`;
+  const masked = line.replace(URL_IN_LINE, (url: string, offset: number) => {
+    const pieces = urlPieces(url);
+    const shown = shownPieces(pieces);
+    const order = ['scheme', 'credentials', 'location', 'query'] as const;
+    let start = offset;
+    for (const piece of order) {
+      const written = pieces[piece].length;
+      const change = written - shown[piece].length;
+      if (column - 1 >= start + written) shift += change;
+      // Inside a piece that is masked: at its mask (the location and the scheme are shown as written).
+      else if (column - 1 > start && change !== 0) shift += column - 1 - start;
+      start += written;
+    }
+    return order.map((piece) => shown[piece]).join('');
   });
   return { line: masked, column: column - shift };
 }
@@ -115,7 +128,7 @@ export function renderDiagnostics(diagnostics: readonly Diagnostic[], io: Pick<C
     const source = location ? sourceLine(location.file, location.line) : undefined;
     if (location && source !== undefined) {
       const gutter = String(location.line);
-      const { line, column } = withoutUrlCredentials(source, location.column);
+      const { line, column } = withoutUrlSecrets(source, location.column);
       // A long line (minified JSON is one line) is shown around the column, so the caret stays under it.
       const from = line.length <= EXCERPT_CHARS ? 0 : Math.max(0, Math.min(column - 1 - EXCERPT_CHARS / 2, line.length - EXCERPT_CHARS));
       const cut = `${from > 0 ? '...' : ''}${line.slice(from, from + EXCERPT_CHARS)}${from + EXCERPT_CHARS < line.length ? '...' : ''}`;

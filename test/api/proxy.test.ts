@@ -48,6 +48,9 @@ describe('proxyFromEnv', () => {
     };
     expect(refused({ HTTPS_PROXY: 'socks4://proxy.corp:1080' })).toBe('HTTPS_PROXY names a socks4:// proxy (proxy.corp:1080); portalctl goes through an http://, https:// or socks5:// proxy.');
     expect(refused({ https_proxy: 'http://ops:s3cret@proxy corp:3128' })).toBe('https_proxy is not a proxy URL ("http://***@proxy corp:3128"); expected one such as http://proxy.example.com:3128.');
+    // A password with an unencoded / ? # or @ is what makes the URL unparseable: masked all the same, up to the last @.
+    expect(refused({ https_proxy: 'http://ops:s3/cret@proxy.corp:3128' })).toBe('https_proxy is not a proxy URL ("http://***@proxy.corp:3128"); expected one such as http://proxy.example.com:3128.');
+    expect(refused({ https_proxy: 'ops:s3c#re@t/x@proxy.corp:3128' })).toBe('https_proxy is not a proxy URL ("***@proxy.corp:3128"); expected one such as http://proxy.example.com:3128.');
     // A proxy the portal does not go through is not judged.
     expect(proxyFromEnv({ https_proxy: 'socks4://proxy.corp:1080', no_proxy: 'example.com' }, portal)).toBeUndefined();
   });

@@ -108,6 +108,24 @@ describe('a diagnostic shows its line', () => {
     expect(shown(1).join('\n')).not.toMatch(/s3cr3t|hunter22|admin|ci:/);
   });
 
+  it('a password with an unencoded / or @ is not shown either', () => {
+    writeFileSync(join(cwd, 'slash.yaml'), '  url: https://admin:s3/cr@3t@gis.example.com/portal # x\n');
+    const [, excerpt] = renderDiagnostics([at('slash.yaml', 1, 8)], { cwd, color: false }).split('\n');
+    expect(excerpt).toBe('  1 |   url: https://***@gis.example.com/portal # x');
+  });
+
+  it("a token in a URL's query string is not shown; the caret stays under the same text", () => {
+    writeFileSync(join(cwd, 'query.yaml'), '  url: https://gis.example.com/portal?token=Ab.Cd-12&f=json # x\n');
+    const shown = (column: number): string[] => renderDiagnostics([at('query.yaml', 1, column)], { cwd, color: false }).split('\n');
+    const [, excerpt, caret] = shown(8);
+    expect(excerpt).toBe('  1 |   url: https://gis.example.com/portal?token=***&f=*** # x');
+    expect(excerpt?.slice(caret?.indexOf('^')).startsWith('https://')).toBe(true);
+    const after = shown(61);
+    expect(after[1]?.slice(after[2]?.indexOf('^')).startsWith('# x')).toBe(true);
+    const inside = shown(45);
+    expect(inside[1]?.slice(inside[2]?.indexOf('^')).startsWith('?token=***')).toBe(true);
+  });
+
   it('no line from what is not a text file: binary, a directory (a FIFO: test/e2e/hostile-files.test.ts)', () => {
     writeFileSync(join(cwd, 'binary.yaml'), Buffer.from('a: 1\n\u0000\u0001\n'));
     expect(renderDiagnostics([at('binary.yaml', 1, 1)], { cwd, color: false })).toBe('binary.yaml:1:1: error: Here. (test/here)\n');

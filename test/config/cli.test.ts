@@ -123,6 +123,19 @@ describe('portalctl validate', () => {
     expect(production.status).toBe(0);
   });
 
+  it("a portal URL with a token in its query string is refused without showing the token, in the message, value, source line or effective config", () => {
+    const result = portalctl('validate', 'test/config/fixtures/rules/portal-url-query.yaml');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('  4 |   url: https://gis.example.com/portal/sharing/rest?token=***\n');
+    expect(result.stdout).toContain('value: "https://gis.example.com/portal/sharing/rest?token=***"');
+    expect(result.stdout).not.toContain('s3cretT0ken');
+    for (const format of ['yaml', 'json']) {
+      const shown = portalctl('config', 'test/config/fixtures/rules/portal-url-query.yaml', '--format', format);
+      expect(shown.stdout).toContain('https://gis.example.com/portal/sharing/rest?token=***');
+      expect(`${shown.stdout}${shown.stderr}`).not.toContain('s3cretT0ken');
+    }
+  });
+
   it('a portal URL with a password is refused without showing the password, in the message, value or source line', () => {
     const result = portalctl('validate', 'test/config/fixtures/rules/portal-url.yaml');
     expect(result.status).toBe(1);
