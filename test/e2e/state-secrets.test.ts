@@ -121,6 +121,15 @@ describe('referenced values in the state', () => {
     }
   });
 
+  it('a refused read that echoes a referenced value, with --verbose: the reference in the error and in its cause', async () => {
+    const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Field Analyst, description: "Edits \${env:ROLE_NOTE} data" }\n` });
+    await portal.fault({ path: '/portals/self/roles', method: 'GET', error: { code: 403, messageCode: 'GWM_0003', message: `You may not see "Edits ${NOTE} data".` }, count: 0 });
+    const planned = await portal.run(['plan', config, '--verbose'], { env: { ROLE_NOTE: NOTE } });
+    expect(planned.code).toBe(1);
+    expect(planned.stdout + planned.stderr).not.toContain(NOTE);
+    expect(planned.stderr).toContain('Caused by: ApiError: GET /portals/self/roles failed: You may not see "Edits ${env:ROLE_NOTE} data". (code 403, GWM_0003)\n');
+  });
+
   it('a name written as a reference that the plan cannot find, and an address holding one, are shown as the reference', async () => {
     const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: { name: "\${env:ROLE_NAME}" }, description: x }\n` }, 'named');
     const env = { ROLE_NAME: `Field Analyst ${NOTE}` };
