@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from '../core/json.js';
 import { isObject, parseJsonOrUndefined } from '../core/json.js';
 import type { ApiErrorFields } from './errors.js';
 import type { RawAnswer } from './transport.js';
+import { shownPieces, urlPieces } from './url.js';
 
 export type SendResult =
   | { type: 'json'; body: JsonObject }
@@ -108,7 +109,9 @@ function redirectAdvice(location: string, request: { path: string; url: URL; adm
   try {
     target = new URL(location, request.url);
   } catch {
-    return `the portal redirects to ${location.split(/[?#]/)[0] ?? ''}, which portalctl does not follow`;
+    // Without its query, as below; its user name and password masked (one that does not parse may hold them).
+    const shown = shownPieces(urlPieces(location));
+    return `the portal redirects to ${shown.scheme}${shown.credentials}${shown.location}, which portalctl does not follow`;
   }
   // An administration request's path is under /portaladmin, not the REST root: no root follows from it.
   const sameResource = request.administration === undefined && target.pathname.endsWith(request.path);

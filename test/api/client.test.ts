@@ -255,6 +255,15 @@ describe('errors', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('a redirect to a URL that does not parse: said without the user name and password in it, nor its query', async () => {
+    const { client } = await setup((_req, res) => {
+      res.writeHead(302, { location: 'https://ops:s3/cret@[bad/portal/sharing/rest?token=leaked' });
+      res.end();
+    });
+    const error = await failure(client.get('/portals/self'));
+    expect(error.message).toBe('GET /portals/self failed: HTTP 302 Found: the portal redirects to https://***@[bad/portal/sharing/rest, which portalctl does not follow (code 302)');
+  });
+
   it('a relative redirect is resolved against the request, as a browser would; an administration request suggests no REST root', async () => {
     const { client, server } = await setup((req, res) => {
       res.writeHead(302, { location: req.url.includes('/portaladmin/') ? '/arcgis/portaladmin/system/properties?f=json' : `/arcgis/sharing/rest${req.pathname}?f=json` });
