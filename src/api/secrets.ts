@@ -14,10 +14,10 @@ export class Secrets {
 
   scrub(text: string): string {
     let clean = text;
-    for (const secret of this.known) {
-      // A shorter one would cut up every word it is part of; README "Credentials" says so.
-      if (secret.length >= MIN_SCRUBBED_LENGTH) clean = clean.split(secret).join('[redacted]');
-    }
+    // Longest first: a password inside a token would otherwise leave the rest of the token shown.
+    // A shorter one than MIN_SCRUBBED_LENGTH would cut up every word it is part of; README "Credentials" says so.
+    const secrets = [...this.known].filter((secret) => secret.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b.length - a.length);
+    for (const secret of secrets) if (clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
     return this.conceal(clean);
   }
 }
