@@ -283,7 +283,6 @@ export class RequestLog {
 
 /** Request fields that carry a secret; the request log shows them as "***". */
 const SECRET_FIELDS = ['token', 'access_token', 'refresh_token', 'password', 'client_secret', 'code'] as const;
-const SECRET_FORM_FIELD = new RegExp(`(^|&)(${SECRET_FIELDS.join('|')})=[^&]*`, 'g');
 const SECRET_JSON_FIELD = new RegExp(`("(?:${SECRET_FIELDS.join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
 /** A multipart part of that name: its headers kept, its value (up to the next boundary line) hidden. */
 const SECRET_MULTIPART_FIELD = new RegExp(`(content-disposition:[^\\r\\n]*;\\s*name="(?:${SECRET_FIELDS.join('|')})"[^\\r\\n]*\\r\\n(?:[^\\r\\n]+\\r\\n)*\\r\\n)[\\s\\S]*?(?=\\r\\n--|$)`, 'gi');
@@ -291,7 +290,25 @@ const SECRET_MULTIPART_FIELD = new RegExp(`(content-disposition:[^\\r\\n]*;\\s*n
 /** Hides secret values in a form body (`token=...`), a multipart body and JSON text (`"token": "..."`). */
 export function redactTokens(body: string): string {
   const cut = body.length > LOGGED_BODY_LIMIT ? `${body.slice(0, LOGGED_BODY_LIMIT)}...[cut]` : body;
-  return cut.replace(SECRET_FORM_FIELD, '$1$2=***').replace(SECRET_MULTIPART_FIELD, '$1***').replace(SECRET_JSON_FIELD, '$1"***"');
+  return redactFormFields(cut).replace(SECRET_MULTIPART_FIELD, '$1***').replace(SECRET_JSON_FIELD, '$1"***"');
+}
+
+/**
+ * Each `name=value` pair whose name, decoded as the form is read (`%74oken` is `token`), is a
+ * secret field, with its value as `***`: the name as written would let an encoded one through.
+ */
+function redactFormFields(body: string): string {
+  return body
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      const written = pair.slice(0, equals);
+      // Decoded only when there is something to decode: every logged request comes this way.
+      const [name = ''] = /[%+]/.test(written) ? new URLSearchParams(`${written}=`).keys() : [written];
+      return (SECRET_FIELDS as readonly string[]).includes(name) ? `${written}=***` : pair;
+    })
+    .join('&');
 }
 
 export function redactParams(params: Readonly<Record<string, string>>): Record<string, string> {

@@ -110,6 +110,13 @@ describe('request log', () => {
     for (const secret of ['admin-token', 'jsmith-token', 'steward-token', '"secret"']) expect(text).not.toContain(secret);
   });
 
+  it('hides a secret field whose name the form percent-encodes, as the form is read', async () => {
+    await send(`${emulator.url}/generateToken`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=admin&pass%77ord=admin-password&%74oken=admin-token&f=json' });
+    const [entry] = await requestLog();
+    expect(entry?.rawBody).toBe('username=admin&pass%77ord=***&%74oken=***&f=json');
+    expect(JSON.stringify(entry)).not.toMatch(/admin-password|admin-token/);
+  });
+
   it('records error codes and clears on DELETE', async () => {
     await send(`${emulator.url}/test/echo?f=json`);
     expect((await requestLog())[0]?.response).toEqual({ status: 200, code: 499 });
