@@ -9,7 +9,9 @@ export class Secrets {
   constructor(private readonly conceal: (text: string) => string = (text) => text) {}
 
   add(secret: string | undefined): void {
-    if (secret !== undefined && secret !== '') this.known.add(secret);
+    if (secret === undefined) return;
+    // A password copied with its line break is sent as it is; the portal may quote it without.
+    for (const text of [secret, secret.trim()]) if (text !== '') this.known.add(text);
   }
 
   scrub(text: string): string {

@@ -16,4 +16,10 @@ describe('Secrets', () => {
     secrets.add('s3cret-token');
     expect(secrets.scrub('abc: Edits field data with s3cret-token')).toBe('abc: ${env:NOTE} with [redacted]');
   });
+
+  it('a password given with a line break around it is hidden also where the portal quotes it without', () => {
+    const secrets = new Secrets();
+    secrets.add(' s3cret-pass\n');
+    expect(secrets.scrub('Invalid password "s3cret-pass" for admin')).toBe('Invalid password "[redacted]" for admin');
+  });
 });
