@@ -62,6 +62,7 @@ const table: Expected[] = [
   ['participant-variant.yaml', 'error', 'schema/unknown-property', 'collaboration[c1].participant[p1]', 6, 39],
   ['participant-variant.yaml', 'error', 'schema/missing-property', 'collaboration[c1]', 7, 7],
   ['portal-url.yaml', 'error', 'portal/invalid-url', undefined, 4, 8],
+  ['portal-url-query.yaml', 'error', 'portal/invalid-url', undefined, 4, 8],
   ['reserved-character.yaml', 'error', 'category-schema/reserved-character', 'organization.categorySchema', 5, 14],
   ['security-policy-bounds.yaml', 'error', 'security-policy/out-of-bounds', 'organization.securityPolicy', 5, 16],
   ['security-policy-bounds.yaml', 'error', 'security-policy/out-of-bounds', 'organization.securityPolicy', 6, 15],
