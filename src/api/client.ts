@@ -131,7 +131,7 @@ class HttpApiClient implements ApiClient {
   private readonly stopReading: AbortSignal | undefined;
   /** Where messages say the credentials came from (Credentials.from). */
   private readonly credentials: Credentials;
-  /** Strings that must never appear in an error: credentials and every token seen. */
+  /** What must never appear in an error: credentials, every token seen, and what `conceal` hides. */
   private readonly secrets: Secrets;
 
   constructor(options: ApiClientOptions) {
