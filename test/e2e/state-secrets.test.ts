@@ -97,7 +97,8 @@ describe('referenced values in the state', () => {
     const config = await portal.writeConfig({ 'portalctl.yaml': `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Field Analyst, description: "Edits \${env:ROLE_NOTE} data" }\n` });
     await portal.fault({ path: '/roles/r7HkQ2/update', error: { code: 400, message: `Description "Edits ${NOTE} data" is not allowed.` }, count: 0 });
     for (const format of ['text', 'json']) {
-      const applied = await portal.run(['apply', config, '--auto-approve', '--format', format], { env: { ROLE_NOTE: NOTE } });
+      // --verbose: each request is named, never its form (the value went in one).
+      const applied = await portal.run(['apply', config, '--auto-approve', '--format', format, ...(format === 'text' ? ['--verbose'] : [])], { env: { ROLE_NOTE: NOTE } });
       expect(applied.code).toBe(1);
       expect(applied.stdout + applied.stderr).not.toContain(NOTE);
       expect(applied.stdout).toContain(format === 'json' ? 'Description \\"Edits ${env:ROLE_NOTE} data\\" is not allowed.' : 'Description "Edits ${env:ROLE_NOTE} data" is not allowed.');
