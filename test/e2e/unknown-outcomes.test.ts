@@ -46,6 +46,17 @@ describe('unknown outcomes through the CLI', () => {
 
   const invites = async () => (await portal.requests({ writesOnly: true })).filter((entry) => entry.path === INVITE_PATH);
 
+  /** The next apply sends the invitation once more: two sent in all, one on the portal, no mark left, its file saved. */
+  async function expectSentOnceMore(): Promise<string> {
+    const second = await portal.run(['apply', config, '--auto-approve']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await invites()).toHaveLength(2);
+    expect(invitationsFor(await portal.state())).toHaveLength(1);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+    expect(await readdir(join(portal.dir, 'invites'))).toEqual(['collaboration-partner.example.org.invite']);
+    return second.stdout;
+  }
+
   it('killed while the invitation was in flight: the mark survives, the next run recovers the file and invites no one twice', async () => {
     await portal.fault({ path: '*/inviteParticipant', delayMs: 1500 });
     const first = portal.start(['apply', config, '--auto-approve']);
@@ -252,12 +263,7 @@ describe('unknown outcomes through the CLI', () => {
     expect(invitationsFor(await portal.state())).toHaveLength(0);
     const plan = await portal.run(['plan', config]);
     expect(plan.stdout).toContain('the portal does not show it performed, so it is planned again as the retry of an unknown outcome.');
-    const second = await portal.run(['apply', config, '--auto-approve']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(await invites()).toHaveLength(2);
-    expect(invitationsFor(await portal.state())).toHaveLength(1);
-    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
-    expect(await readdir(join(portal.dir, 'invites'))).toEqual(['collaboration-partner.example.org.invite']);
+    await expectSentOnceMore();
   });
 
   it('a web page answered with 200 in place of the invitation file (a firewall\'s): never saved as the file nor recorded as applied; the next apply checks the portal and sends it once more', async () => {
@@ -276,14 +282,8 @@ describe('unknown outcomes through the CLI', () => {
     expect((await portal.recorded())?.resources[ADDRESS]).toMatchObject({ status: 'absent', value: null });
     expect((await portal.recorded())?.resources[ADDRESS]?.appliedAt).toBeUndefined();
 
-    const second = await portal.run(['apply', config, '--auto-approve']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toContain('the portal does not show it performed, so it is planned again as the retry of an unknown outcome.');
-    expect(await invites()).toHaveLength(2);
-    expect(invitationsFor(await portal.state())).toHaveLength(1);
-    const files = await readdir(join(portal.dir, 'invites'));
-    expect(files).toEqual(['collaboration-partner.example.org.invite']);
-    expect(JSON.parse(await readFile(join(portal.dir, 'invites', files[0] as string), 'utf8'))).toMatchObject({ invitationRequest: { guestPortalUrl: GUEST } });
+    expect(await expectSentOnceMore()).toContain('the portal does not show it performed, so it is planned again as the retry of an unknown outcome.');
+    expect(JSON.parse(await readFile(join(portal.dir, 'invites', 'collaboration-partner.example.org.invite'), 'utf8'))).toMatchObject({ invitationRequest: { guestPortalUrl: GUEST } });
   });
 
   it('a dropped connection: recorded as unknown, planned again as a retry, sent once more, one invitation in the end', async () => {
@@ -298,12 +298,7 @@ describe('unknown outcomes through the CLI', () => {
     const plan = await portal.run(['plan', config]);
     expect(plan.stdout).toContain('planned again as the retry of an unknown outcome');
 
-    const second = await portal.run(['apply', config, '--auto-approve']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(await invites()).toHaveLength(2);
-    expect(invitationsFor(await portal.state())).toHaveLength(1);
-    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
-    expect(await readdir(join(portal.dir, 'invites'))).toEqual(['collaboration-partner.example.org.invite']);
+    await expectSentOnceMore();
   });
 });
 
