@@ -88,6 +88,21 @@ describe('saved plans', () => {
     expect(JSON.parse(applied.stdout)).toMatchObject({ about: { config: [split] }, plan: { about: { config: [split] } } });
   });
 
+  it('a referenced value that changed since the plan was saved makes it stale, though the saved operations read the same', async () => {
+    const withSecret = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - id: r7HkQ2\n    name: Field Analyst\n    description: \${env:ROLE_NOTE}\n`, 'secret');
+    const saved = await portal.run(['plan', withSecret, '--out', 'plan.json'], { env: { ROLE_NOTE: 'Reviewed description' } });
+    expect(saved.code, saved.stderr).toBe(0);
+    await portal.clearRequests();
+    const changed = await portal.run(['apply', '--plan', 'plan.json'], { env: { ROLE_NOTE: 'Another description!' } });
+    expect(changed.stderr).toBe('Error: The saved plan is stale: the value of ${env:ROLE_NOTE} changed since the plan was made. Nothing was applied; run `portalctl plan` again.\n');
+    expect(changed.code).toBe(1);
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    // The value it was made with applies.
+    const same = await portal.run(['apply', '--plan', 'plan.json'], { env: { ROLE_NOTE: 'Reviewed description' } });
+    expect(same.code, same.stderr).toBe(0);
+    expect((await portal.state()).roles.find((role) => role.id === 'r7HkQ2')?.description).toBe('Reviewed description');
+  });
+
   it('a stale plan blames the configuration only when the configuration changed, and names the operations that differ', async () => {
     expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
     // The portal changed under the plan; the config did not: the operations send the same.

@@ -7,7 +7,8 @@ import { dirname } from 'node:path';
 import { PortalctlError } from '../../core/errors.js';
 import { canonicalJson, isObject } from '../../core/json.js';
 import { PLAN_FORMAT_VERSION, type Plan } from './plan.js';
-import { redactPlan, type Redactor } from './redact.js';
+import { redactPlan, type ReferenceIndex, type Redactor, type ShownPlan } from './redact.js';
+import { listed } from '../../core/words.js';
 
 export class PlanFileError extends PortalctlError {}
 /** A saved plan that no longer matches the portal, the state or the config; `reasons` says what changed. */
@@ -120,7 +121,7 @@ function differingOperations(saved: Plan, fresh: Plan, sentOnly: boolean): strin
 }
 
 /** Throws StalePlanError naming what changed since the plan was saved. */
-export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): void {
+export function assertPlanCurrent(saved: ShownPlan, fresh: Plan, redact: Redactor): void {
   const reasons: string[] = [];
   if (saved.portal.url !== fresh.portal.url) reasons.push(`it was made for ${saved.portal.url}, not ${fresh.portal.url}`);
   // The organization, not only its URL: another organization can answer at the same URL (a restored or replaced portal).
@@ -137,9 +138,24 @@ export function assertPlanCurrent(saved: Plan, fresh: Plan, redact: Redactor): v
     const which = `${differing.slice(0, 3).join(', ')}${differing.length > 3 ? ` and ${differing.length - 3} more` : ''}`;
     reasons.push(portalChanged ? `it would now send other operations for ${which}` : `the configuration now gives other operations (${which})`);
   }
+  // A referenced value (a `${env:}` secret) changed since review: the redacted operations read
+  // the same, but what they would send is not what was reviewed.
+  const changed = changedReferences(saved, redact.references);
+  if (changed.length > 0) reasons.push(`the value of ${listed(changed)} changed since the plan was made`);
   if (reasons.length) {
     throw new StalePlanError(reasons);
   }
+}
+
+/** The references a saved plan's requests carry whose value (size, fingerprint) is not the one it was made with. */
+function changedReferences(saved: ShownPlan, now: ReferenceIndex | undefined): string[] {
+  const was = saved.references ?? {};
+  const sent = saved.operations.map((operation) => canonicalJson(operation.request)).join('\n');
+  return Object.keys(was).filter((reference) => {
+    const facts = was[reference];
+    const current = now?.[reference];
+    return sent.includes(JSON.stringify(reference).slice(1, -1)) && (current === undefined || current.bytes !== facts?.bytes || current.sha256 !== facts?.sha256);
+  });
 }
 
 /**
