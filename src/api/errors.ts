@@ -94,13 +94,13 @@ export class UntrustedCertificateError extends ApiNetworkError {
   }
 }
 
-/** No usable credentials in the environment. */
 /**
  * A read abandoned because the client's `stopReading` signal was aborted (an interrupted run):
  * nothing was written by it; the caller says what its run left behind.
  */
 export class ReadingStoppedError extends InterruptedError {}
 
+/** No usable credentials in the environment. */
 export class CredentialsError extends PortalctlError {}
 
 /** The portal URL is not acceptable (plain http to a remote host, not a URL, userinfo in it). */

@@ -7,8 +7,11 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
 
-/** A password rule and a role's description that differ from the sample organization (E8, E10). */
-const POLICY_AND_ROLE = `${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: 12\nroles:\n  - id: r7HkQ2\n    name: Field Analyst\n    description: Collects field data\n`;
+/**
+ * A password rule and a role's description that differ from the sample organization (E8, E10),
+ * for the portal PORTAL_URL names (support's POLICY_AND_ROLE names none): one test points it elsewhere.
+ */
+const POLICY_AND_ROLE_AT_PORTAL_URL = `${CONFIG_HEADER}organization:\n  securityPolicy:\n    minLength: 12\nroles:\n  - id: r7HkQ2\n    name: Field Analyst\n    description: Collects field data\n`;
 
 /** A REST root on a port nothing listens on. */
 async function deadPortUrl(): Promise<string> {
@@ -32,7 +35,7 @@ describe('saved plans', () => {
   let config: string;
   beforeEach(async () => {
     portal = await startCliPortal();
-    config = await portal.writeConfig(POLICY_AND_ROLE);
+    config = await portal.writeConfig(POLICY_AND_ROLE_AT_PORTAL_URL);
   });
   afterEach(async () => portal.dispose());
 
@@ -53,7 +56,7 @@ describe('saved plans', () => {
   it('a plan saved with --refresh=false applies while the portal holds what the state recorded, and is stale once it does not', async () => {
     expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
 
-    const changed = await portal.writeConfig(POLICY_AND_ROLE.replace('Collects field data', 'Collects and checks field data'), 'changed');
+    const changed = await portal.writeConfig(POLICY_AND_ROLE_AT_PORTAL_URL.replace('Collects field data', 'Collects and checks field data'), 'changed');
     const offline = await portal.run(['plan', changed, '--refresh=false', '--out', 'offline.json']);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
@@ -65,7 +68,7 @@ describe('saved plans', () => {
     expect((await portal.requests({ writesOnly: true })).map((request) => request.path)).toEqual(['/portals/self/roles/r7HkQ2/update']);
 
     // Changed on the portal after the record: the offline plan is stale, as a live one is.
-    const again = await portal.writeConfig(POLICY_AND_ROLE.replace('minLength: 12', 'minLength: 14'), 'again');
+    const again = await portal.writeConfig(POLICY_AND_ROLE_AT_PORTAL_URL.replace('minLength: 12', 'minLength: 14'), 'again');
     expect((await portal.run(['plan', again, '--refresh=false', '--out', 'offline.json'])).code).toBe(0);
     const live = await portal.state();
     live.organization.securityPolicy = { ...live.organization.securityPolicy, minLength: 9 };
@@ -115,14 +118,14 @@ describe('saved plans', () => {
 
     // The config changed, the portal did not.
     expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
-    await portal.writeConfig(POLICY_AND_ROLE.replace('Collects field data', 'Collects and checks field data'));
+    await portal.writeConfig(POLICY_AND_ROLE_AT_PORTAL_URL.replace('Collects field data', 'Collects and checks field data'));
     const configChanged = await portal.run(['apply', '--plan', 'plan.json']);
     expect(configChanged.code).toBe(1);
     expect(configChanged.stderr).toBe('Error: The saved plan is stale: the configuration now gives other operations (role[r7HkQ2]). Nothing was applied; run `portalctl plan` again.\n');
 
     // The portal now holds the role's description the plan would have sent: one operation fewer.
     expect((await portal.run(['plan', config, '--out', 'plan.json'])).code).toBe(0);
-    await portal.writeConfig(POLICY_AND_ROLE);
+    await portal.writeConfig(POLICY_AND_ROLE_AT_PORTAL_URL);
     const matched = await portal.state();
     const role = matched.roles.find((candidate) => candidate.id === 'r7HkQ2');
     if (!role) throw new Error('the sample organization has role r7HkQ2');

@@ -46,6 +46,16 @@ describe('unknown outcomes through the CLI', () => {
 
   const invites = async () => (await portal.requests({ writesOnly: true })).filter((entry) => entry.path === INVITE_PATH);
 
+  /** The recorded invitation turned back into what a kill while it was in flight leaves: the in-flight mark, no record. */
+  async function leaveInFlightMark(): Promise<void> {
+    const recorded = await portal.recorded();
+    if (!recorded) throw new Error('no state');
+    const { [ADDRESS]: entry, ...others } = recorded.resources;
+    if (!entry) throw new Error('not recorded');
+    const mark = { kind: entry.kind, ids: entry.ids, operation: 'E13 Invite collaboration participant', value: entry.value, reason: 'in flight', since: new Date().toISOString() };
+    await portal.store.write({ ...recorded, resources: others, unknownOutcomes: { [ADDRESS]: mark } });
+  }
+
   /** The next apply sends the invitation once more: two sent in all, one on the portal, no mark left, its file saved. */
   async function expectSentOnceMore(): Promise<string> {
     const second = await portal.run(['apply', config, '--auto-approve']);
@@ -158,12 +168,7 @@ describe('unknown outcomes through the CLI', () => {
     const invitesDir = join(portal.dir, 'invites');
     expect(await readdir(invitesDir)).toEqual(['collaboration-partner.example.org.invite']);
     // What such a kill leaves: the in-flight mark, no record, and the file. And a temporary file of a process long gone.
-    const recorded = await portal.recorded();
-    if (!recorded) throw new Error('no state');
-    const { [ADDRESS]: entry, ...others } = recorded.resources;
-    if (!entry) throw new Error('not recorded');
-    const mark = { kind: entry.kind, ids: entry.ids, operation: 'E13 Invite collaboration participant', value: entry.value, reason: 'in flight', since: new Date().toISOString() };
-    await portal.store.write({ ...recorded, resources: others, unknownOutcomes: { [ADDRESS]: mark } });
+    await leaveInFlightMark();
     await writeFile(join(invitesDir, '.collaboration-partner.example.org.invite.tmp-999999999-0a1b2c'), '');
 
     const again = await portal.run(['apply', config, '--auto-approve']);
@@ -177,12 +182,7 @@ describe('unknown outcomes through the CLI', () => {
     expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(0);
     const invitesDir = join(portal.dir, 'invites');
     // Its answer lost: the in-flight mark and no record, as a kill leaves them.
-    const recorded = await portal.recorded();
-    if (!recorded) throw new Error('no state');
-    const { [ADDRESS]: entry, ...others } = recorded.resources;
-    if (!entry) throw new Error('not recorded');
-    const mark = { kind: entry.kind, ids: entry.ids, operation: 'E13 Invite collaboration participant', value: entry.value, reason: 'in flight', since: new Date().toISOString() };
-    await portal.store.write({ ...recorded, resources: others, unknownOutcomes: { [ADDRESS]: mark } });
+    await leaveInFlightMark();
     await rm(invitesDir, { recursive: true });
     await portal.clearRequests();
     // Every read of the invitations waits at the portal: the plan's first, then the one that gets the file again.
