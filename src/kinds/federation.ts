@@ -3,13 +3,14 @@
  * (the certificate usually comes from `${file:...}`).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DiscoveredObject, JsonSchema, NameCandidate, PortalFacts } from './toolkit/contract.js';
+import { NotOnPortalError, type DesiredObject, type DiscoveredObject, type JsonSchema, type NameCandidate, type PortalFacts } from './toolkit/contract.js';
 import { entryFields } from './toolkit/config-entries.js';
 import { defineKind, type ManagedField } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { pathId } from './toolkit/live.js';
+import { BUILT_IN_ROLE_IDS, pathId, ROLES_PATH } from './toolkit/live.js';
+import { toFormValue } from '../api/encoding.js';
 import { isObject, problem } from './toolkit/support.js';
 import { oneLine, textOf } from './toolkit/discover.js';
 import { nameField } from './toolkit/names.js';
@@ -26,7 +27,8 @@ const fieldSchemas: Record<string, JsonSchema> = {
       'Base64 certificate text between -----BEGIN CERTIFICATE----- and -----END CERTIFICATE----- lines; usually ${file:certs/federation.pem}.',
   },
   entityId: { type: 'string', description: 'Identifies the organization in the federation.' },
-  userCreditAssignment: { type: 'number', description: 'Credits per joining member; -1 means the organization default.' },
+  // -1 is the one value below 0 with a meaning (spec E6: "-1 means the organization default limit"); an allocation of credits is otherwise a number of credits.
+  userCreditAssignment: { type: 'number', minimum: -1, description: 'Credits per joining member; -1 means the organization default.' },
   groups: { type: 'array', items: { type: 'string', description: 'A group id.' }, description: 'Groups joining members are added to (signUpMode Automatic).' },
   encryptionSupported: flag('Encrypted assertion responses are supported.'),
   supportSignedRequest: flag('The organization signs authentication requests.'),
@@ -35,7 +37,7 @@ const fieldSchemas: Record<string, JsonSchema> = {
   updateGroupsAtSignin: flag('SAML-based group membership.'),
   signUpMode: { enum: ['Automatic', 'Invitation'], description: 'Whether members join automatically or by invitation.' },
   roleId: { type: 'string', description: 'Default role of new members (signUpMode Automatic).' },
-  level: { type: 'string', description: 'Deprecated from 10.7: use userLicenseType. Default license level of new members.' },
+  level: { type: 'string', description: 'Deprecated from 10.7: use userLicenseType. Default license level of new members: "1" or "2" ("" for none).' },
   userLicenseType: { type: 'string', description: 'Default user license type of new members (signUpMode Automatic).' },
   userType: {
     enum: ['platformonly', 'both'],
@@ -58,6 +60,13 @@ function isWebUrl(text: string): boolean {
     return false;
   }
 }
+
+/**
+ * Fields holding a URL or an identifier, where surrounding spaces mean nothing: compared and sent
+ * trimmed. The bundled emulator stores them trimmed, as a portal that trims would; compared
+ * untrimmed, a value declared with a trailing space planned a change on every run.
+ */
+const trimmedFields = new Set(['discoveryServiceUrl', 'metadataServiceUrl', 'entityId', 'roleId', 'level', 'userLicenseType']);
 
 const certificateShape = /^\s*-----BEGIN CERTIFICATE-----\r?\n[\s\S]*\n-----END CERTIFICATE-----\s*$/;
 
@@ -111,20 +120,56 @@ function comparable(field: string, value: JsonValue | undefined): JsonValue {
   }
   if (booleanFields.has(field)) return value === true;
   if (field === 'userCreditAssignment') return typeof value === 'number' ? value : null;
+  if (trimmedFields.has(field) && typeof value === 'string') return value.trim();
   return value === undefined || value === null ? '' : value;
+}
+
+/** A field's form text: groups comma-separated, URLs and identifiers trimmed, the rest by the one encoder. */
+function encodeField(field: string): ManagedField['encode'] {
+  if (field === 'groups') return (value) => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string').join(',') : '');
+  if (trimmedFields.has(field)) return (value) => (typeof value === 'string' ? value.trim() : toFormValue(value));
+  return undefined;
 }
 
 /** A federation field: read as the portal reports it, compared and sent as the config declares it. */
 function federationField(field: string): ManagedField {
+  const encode = encodeField(field);
   return {
     read(live) {
       const value = reported(live, field);
       return value === undefined || value === null ? value : liveField(field, value);
     },
     compare: (value) => comparable(field, value),
-    // Groups go comma-separated; flags and numbers as text (the one encoder).
-    ...(field === 'groups' ? { encode: (value: JsonValue) => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string').join(',') : '') } : {}),
+    ...(encode ? { encode } : {}),
   };
+}
+
+/**
+ * The role and groups the declaration names by id that the portal does not have (the first one):
+ * the spec's `roleId` is a role and `groups` are group identifiers, and the bundled emulator
+ * refuses the whole update for one unknown id. Ids the live federation already holds are known
+ * and not read again; names (`{ title: ... }`) were resolved against the portal already.
+ */
+async function unknownReference(record: JsonObject, obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
+  if (!isObject(obj.value)) return undefined;
+  const { roleId, groups } = obj.value;
+  const role = typeof roleId === 'string' ? roleId.trim() : '';
+  if (role !== '' && role !== textOf(record['roleId'])?.trim() && !BUILT_IN_ROLE_IDS.has(role)) {
+    const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
+    if (!roles.some((entry) => textOf(entry['id']) === role)) return new NotOnPortalError(`role ${role}`, undefined, ['roleId']);
+  }
+  const known = new Set(liveGroups(record));
+  for (const [index, id] of (Array.isArray(groups) ? groups : []).entries()) {
+    if (typeof id !== 'string' || id.trim() === '' || known.has(id.trim())) continue;
+    // A group the organization cannot see answers "does not exist or is inaccessible" (CONT_0006): read as missing.
+    if ((await reader.get(`/community/groups/${encodeURIComponent(id.trim())}`)) === undefined) return new NotOnPortalError(`group ${id.trim()}`, undefined, ['groups', index]);
+  }
+  return undefined;
+}
+
+function liveGroups(record: JsonObject): string[] {
+  const groups = liveField('groups', record['groups'] ?? null);
+  return Array.isArray(groups) ? groups.filter((id): id is string => typeof id === 'string') : [];
 }
 
 export const federation = defineKind({
@@ -135,7 +180,17 @@ export const federation = defineKind({
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = [];
     if (!isObject(obj.value)) return diagnostics;
-    const { certificate, level, userType } = obj.value;
+    const { certificate, level, name, userType } = obj.value;
+    if (typeof name === 'string' && name.trim() === '') {
+      diagnostics.push(
+        problem(ctx, obj, ['name'], {
+          code: 'federation/empty-name',
+          message: "The federation's name cannot be empty (or only spaces).",
+          value: name,
+          expected: 'a name with at least one visible character, or leave name out to keep the current one',
+        }),
+      );
+    }
     if (typeof certificate === 'string' && !certificateShape.test(certificate)) {
       diagnostics.push(
         problem(ctx, obj, ['certificate'], {
@@ -158,6 +213,17 @@ export const federation = defineKind({
           }),
         );
       }
+    }
+    // The user levels are 1 and 2 (spec "User level", E4); the documentation's sample requests send `level=` (none).
+    if (typeof level === 'string' && !['1', '2', ''].includes(level.trim())) {
+      diagnostics.push(
+        problem(ctx, obj, ['level'], {
+          code: 'federation/level',
+          message: `The federation's level is a user level, "1" or "2"; the portal refuses any other value.`,
+          value: level,
+          expected: '"1", "2", or "" for none',
+        }),
+      );
     }
     const { edition, version } = ctx.portal;
     const levelDeprecated =
@@ -193,6 +259,7 @@ export const federation = defineKind({
       return live && (typeof live['id'] !== 'string' || live['id'] === obj.ids['federationId']) ? live : undefined;
     },
     missing: (obj) => `federation ${obj.ids['federationId']}`,
+    refusal: unknownReference,
   },
   fields: Object.fromEntries(federationFields.map((field) => [field, federationField(field)])),
   mayBeUnreported: possiblyUnreturned,

@@ -1,19 +1,26 @@
 /**
  * E10: a custom role's name and description. Value: the declared fields, e.g. `{ description: '...' }`.
+ *
+ * Role names are unique in the organization, ignoring case (the public documentation, "Configure
+ * roles": "The name must be unique within your organization and can contain up to 128 characters.
+ * They are case insensitive." — doc.arcgis.com/en/arcgis-online/administer/configure-roles.htm,
+ * and the same sentence in Portal for ArcGIS 10.9.1 "Configure member roles"). Two declared roles
+ * with one name are refused by `validate`; a rename onto the name of a role the config leaves
+ * with it, by `plan` (it needs the live roles), both before anything is written.
  */
-import type { DiscoveredObject } from './toolkit/contract.js';
-import type { JsonValue } from '../core/json.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { PortalRefusesError, type DesiredObject, type DiscoveredObject, type ReadContext } from './toolkit/contract.js';
+import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { defineKind } from './toolkit/define.js';
-import { pathId } from './toolkit/live.js';
+import { pathId, ROLES_PATH } from './toolkit/live.js';
 import { entryFields } from './toolkit/config-entries.js';
 import { oneLine, textOf } from './toolkit/discover.js';
 import { nameField, namesFromList } from './toolkit/names.js';
+import { isObject, problem } from './toolkit/support.js';
 
 /** The API treats a missing description like an empty one. */
 const emptyAsBlank = { compare: (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value) };
-
-const ROLES_PATH = '/portals/self/roles';
 
 export const role = defineKind({
   name: 'role',
@@ -25,10 +32,35 @@ export const role = defineKind({
       description: { type: 'string', description: 'E10: role description.' },
     }),
   ],
+  check(obj, ctx) {
+    const diagnostics: Diagnostic[] = [];
+    const name = declaredName(obj);
+    if (name === undefined) return diagnostics;
+    if (name.trim() === '') {
+      diagnostics.push(
+        problem(ctx, obj, ['name'], { code: 'role/empty-name', message: "A role's name cannot be empty (or only spaces).", value: name, expected: 'a name with at least one visible character' }),
+      );
+      return diagnostics;
+    }
+    // Said at the second and later declarations of a name, naming the first.
+    const first = ctx.all.find((other) => other.kind === obj.kind && sameName(declaredName(other), name));
+    if (first && first.address !== obj.address) {
+      diagnostics.push(
+        problem(ctx, obj, ['name'], {
+          code: 'role/duplicate-name',
+          message: `Role names are unique in the organization, ignoring case; ${first.address} is named ${JSON.stringify(declaredName(first))} too, so the portal would refuse one of them.`,
+          value: name,
+          expected: 'a name no other role has, ignoring case',
+        }),
+      );
+    }
+    return diagnostics;
+  },
   /** From the roles list (one memoised read serves every declared role), as import reads them. */
   live: {
     list: { path: () => ROLES_PATH, itemsField: 'roles', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['roleId'] },
     missing: (obj) => `role ${obj.ids['roleId']}`,
+    refusal: nameTaken,
   },
   fields: { name: emptyAsBlank, description: emptyAsBlank },
   request: { path: (desired) => `/portals/self/roles/${pathId(desired, 'roleId')}/update` },
@@ -37,6 +69,33 @@ export const role = defineKind({
   names: [namesFromList({ container: 'role', noun: 'role', fields: [nameField('name', 'The role\'s name.')], path: () => ROLES_PATH, itemsField: 'roles' })],
   discover: discoverRoles,
 });
+
+const declaredName = (obj: DesiredObject): string | undefined => (isObject(obj.value) && typeof obj.value['name'] === 'string' ? obj.value['name'] : undefined);
+
+/** How the portal compares role names: ignoring case. */
+const sameName = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Why the portal would refuse the rename: another role has the name (ignoring case) and the
+ * config does not rename that role. When it does, the two renames' order decides, which the plan
+ * does not check.
+ */
+async function nameTaken(record: JsonObject, obj: DesiredObject, reader: LiveReader, context: ReadContext | undefined): Promise<PortalRefusesError | undefined> {
+  const name = declaredName(obj);
+  if (name === undefined || name === textOf(record['name'])) return undefined;
+  const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
+  const holder = roles.find((role) => textOf(role['id']) !== obj.ids['roleId'] && sameName(textOf(role['name']), name));
+  const holderId = holder ? textOf(holder['id']) : undefined;
+  if (!holder || holderId === undefined) return undefined;
+  const renamedAway = (context?.peers ?? []).some((peer) => peer.kind === obj.kind && peer.ids['roleId'] === holderId && declaredName(peer) !== undefined && !sameName(declaredName(peer), name));
+  if (renamedAway) return undefined;
+  return new PortalRefusesError(
+    'role/name-taken',
+    `Role names are unique in the organization, ignoring case; role ${holderId} is already named ${JSON.stringify(textOf(holder['name']))}, so the portal would refuse this rename.`,
+    'a name no other role has, ignoring case, or the other role renamed in the config as well',
+    ['name'],
+  );
+}
 
 /** For import: every custom role's name and description (an empty description is left out). */
 async function discoverRoles(reader: LiveReader): Promise<DiscoveredObject[]> {

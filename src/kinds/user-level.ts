@@ -10,7 +10,7 @@ import { entryProperty } from './toolkit/config-entries.js';
 import { defineKind } from './toolkit/define.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { missingUser, pathId, requiredId } from './toolkit/live.js';
+import { BUILT_IN_ROLE_IDS, missingUser, pathId, requiredId } from './toolkit/live.js';
 import { problem } from './toolkit/support.js';
 import { oneLine, textOf } from './toolkit/discover.js';
 
@@ -72,9 +72,6 @@ export const userLevel = defineKind({
 
 const USERS_PATH = '/portals/self/users';
 
-/** The built-in roles' ids, which a user's `roleId` holds when the user has no custom role. */
-const builtInRoles: ReadonlySet<string> = new Set(['org_admin', 'org_publisher', 'org_user']);
-
 /**
  * Why the portal would refuse to move this user to level 1 (spec E4: "for level 1 the user has
  * a custom role and owns no items or groups"; ORG_1084), read only when the plan would send it.
@@ -84,7 +81,7 @@ async function levelOneRefusal(record: JsonObject, obj: DesiredObject, reader: L
   if (obj.value !== 1 || Number(record['level']) === 1) return undefined;
   const username = requiredId(obj, 'username');
   const roleId = textOf(record['roleId']);
-  if (roleId !== undefined && builtInRoles.has(roleId)) {
+  if (roleId !== undefined && BUILT_IN_ROLE_IDS.has(roleId)) {
     return new PortalRefusesError(
       'user-level/custom-role-only',
       `Level 1 is for users with a custom role only; ${username} has the built-in role ${roleId}, so the portal would refuse it.`,

@@ -52,6 +52,17 @@ export const workspace = defineKind({
   check(obj, ctx) {
     const diagnostics: Diagnostic[] = collaborationVersionGate(obj, ctx, 'Updating workspace info (E9)');
     if (!isObject(obj.value)) return diagnostics;
+    const name = obj.value['name'];
+    if (typeof name === 'string' && name.trim() === '') {
+      diagnostics.push(
+        problem(ctx, obj, ['name'], {
+          code: 'workspace/empty-name',
+          message: "A workspace's name cannot be empty (or only spaces).",
+          value: name,
+          expected: 'a name with at least one visible character, or leave name out to keep the current one',
+        }),
+      );
+    }
     for (const [field, limit] of Object.entries(textLimits)) {
       const text = obj.value[field];
       if (typeof text === 'string' && characterCount(text) > limit) {

@@ -14,7 +14,7 @@ import { ConfigError } from '../config/errors.js';
 import { DeclaredObject } from '../config/extract.js';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { ReadsRefusedError, type RefusedRead } from './refused-reads.js';
-import { NotOnPortalError, PortalRefusesError, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
+import { NotOnPortalError, PortalRefusesError, type ConfigPath, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
 import { type JsonValue } from '../../core/json.js';
 import { type LiveReader } from '../../core/request.js';
 import type { PhaseTracker } from '../progress.js';
@@ -34,12 +34,16 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
   const labels = new Map<string, string>();
   const missing: Diagnostic[] = [];
   const refused: RefusedRead[] = [];
-  // Each kind's reads, all sharing the kind's one context.
-  const byKind = new Map<string, { context: ReadContext; reads: { obj: DesiredObject; context: ReadContext }[] }>();
+  // Each kind's reads, all sharing the kind's one context (which lists the kind's objects).
+  const byKind = new Map<string, { context: ReadContext; peers: DesiredObject[]; reads: { obj: DesiredObject; context: ReadContext }[] }>();
   for (const obj of objects) {
     let group = byKind.get(obj.kind);
-    if (!group) byKind.set(obj.kind, (group = { context: { declared: 0 }, reads: [] }));
+    if (!group) {
+      const peers: DesiredObject[] = [];
+      byKind.set(obj.kind, (group = { context: { declared: 0, peers }, peers, reads: [] }));
+    }
     group.context.declared += 1;
+    group.peers.push(obj);
     group.reads.push({ obj, context: group.context });
   }
   // One iterator shared by the workers: each takes the next read when it is free.
@@ -62,13 +66,13 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
         }
         if (error instanceof PortalRefusesError) {
           tracker?.step();
-          missing.push({ severity: 'error', code: error.code, message: error.message, address: obj.address, location: obj.source, expected: error.expected });
+          missing.push({ severity: 'error', code: error.code, message: error.message, address: obj.address, location: placeIn(obj, error.at), expected: error.expected });
           continue;
         }
         if (!(error instanceof NotOnPortalError)) throw error;
         tracker?.step();
         // A missing enclosing entry (a collaboration) is said once, where that entry is declared.
-        const at = error.enclosing ? enclosingEntry(obj, error.enclosing) : { address: obj.address, source: obj.source };
+        const at = error.enclosing ? enclosingEntry(obj, error.enclosing) : { address: obj.address, source: placeIn(obj, error.at) };
         if (error.enclosing && missing.some((diagnostic) => diagnostic.address === at.address)) continue;
         missing.push(notOnPortal(error, at.address, at.source));
       }
@@ -94,6 +98,11 @@ export function notOnPortal(error: NotOnPortalError, address: string, location: 
     // Every kind that can be missing is one the API only changes: a new id cannot be made to exist.
     expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
   };
+}
+
+/** Where `path` (relative to the object's declaration) is written; the declaration itself without one, or when that cannot be told. */
+function placeIn(obj: DesiredObject, path: ConfigPath | undefined): SourceLocation {
+  return path && obj instanceof DeclaredObject ? obj.locate(path) : obj.source;
 }
 
 /** The entry `enclosing` names, where the config declares it; the object's own place when that cannot be told. */

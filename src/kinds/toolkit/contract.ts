@@ -26,6 +26,11 @@ export class NotOnPortalError extends Error {
      * once, however many of its objects found it missing.
      */
     readonly enclosing?: { container: string; address: string },
+    /**
+     * Where in the object's declaration the missing object is named (a federation's `groups`
+     * entry, relative to the declaration), to say it there; absent: at the declaration.
+     */
+    readonly at?: ConfigPath,
   ) {
     super(`${what} does not exist on the portal, or this account cannot see it`);
     this.name = 'NotOnPortalError';
@@ -45,6 +50,8 @@ export class PortalRefusesError extends Error {
     message: string,
     /** What would be accepted. */
     readonly expected: string,
+    /** Where in the object's declaration the refused value is written (e.g. `['name']`); absent: at the declaration. */
+    readonly at?: ConfigPath,
   ) {
     super(message);
     this.name = 'PortalRefusesError';
@@ -290,9 +297,14 @@ export interface Authority {
   readonly privilege?: string;
 }
 
-/** What a read knows of the plan around it: how many objects of the same kind are read with it (to choose one list read over single reads). */
+/** What a read knows of the plan around it: how many objects of the same kind are read with it (to choose one list read over single reads), and which. */
 export interface ReadContext {
   declared: number;
+  /**
+   * The objects of the same kind read with it (a role's rename onto the name another declared
+   * role gives up is no clash); absent where a read is made alone.
+   */
+  peers?: readonly DesiredObject[];
 }
 
 /** The live half of a kind: reading, comparing, the change's request, ordering. */

@@ -73,10 +73,10 @@ export interface LiveSource {
   missingEnclosing?(obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined>;
   /**
    * Asked when the record is there: why the portal would refuse the declared change, for a rule
-   * the spec states about the live object (undefined: no reason). Thrown by `read`, so the plan
-   * says it at the declaration.
+   * the spec states about the live object, or an object the declaration names that the portal
+   * does not have (undefined: no reason). Thrown by `read`, so the plan says it at the declaration.
    */
-  refusal?(record: JsonObject, obj: DesiredObject, reader: LiveReader): Promise<PortalRefusesError | undefined>;
+  refusal?(record: JsonObject, obj: DesiredObject, reader: LiveReader, context: ReadContext | undefined): Promise<PortalRefusesError | NotOnPortalError | undefined>;
 }
 
 /** The request of a change: a POST answered with JSON. */
@@ -316,7 +316,7 @@ export function defineKind(spec: KindSpec): Kind {
         if (missing !== undefined) throw typeof missing === 'string' ? new NotOnPortalError(missing) : missing;
         return null;
       }
-      const refused = await live.refusal?.(record, obj, reader);
+      const refused = await live.refusal?.(record, obj, reader, context);
       if (refused) throw refused;
       return project(record, obj);
     },

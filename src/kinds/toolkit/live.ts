@@ -30,3 +30,9 @@ export function missingUser(obj: DesiredObject): NotOnPortalError {
   const username = obj.ids['username'] ?? '';
   return new NotOnPortalError(`user ${username}`, { container: 'user', address: `user[${username}]` });
 }
+
+/** The built-in roles' ids (a user's `roleId` without a custom role; a federation's default role). The custom roles are listed under `/portals/self/roles`. */
+export const BUILT_IN_ROLE_IDS: ReadonlySet<string> = new Set(['org_admin', 'org_publisher', 'org_user']);
+
+/** The organization's custom roles (paged `roles`), read once for every kind that needs them. */
+export const ROLES_PATH = '/portals/self/roles';
