@@ -43,7 +43,7 @@ export const role = defineKind({
       return diagnostics;
     }
     // Said at the second and later declarations of a name, naming the first.
-    const first = ctx.all.find((other) => other.kind === obj.kind && sameName(declaredName(other), name));
+    const first = firstNamed(ctx.all).get(name.toLowerCase());
     if (first && first.address !== obj.address) {
       diagnostics.push(
         problem(ctx, obj, ['name'], {
@@ -74,6 +74,22 @@ const declaredName = (obj: DesiredObject): string | undefined => (isObject(obj.v
 
 /** How the portal compares role names: ignoring case. */
 const sameName = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/** The first role declared with each name (lower-cased), built once per config's objects. */
+const firstByName = new WeakMap<readonly DesiredObject[], Map<string, DesiredObject>>();
+
+function firstNamed(all: readonly DesiredObject[]): Map<string, DesiredObject> {
+  let first = firstByName.get(all);
+  if (!first) {
+    first = new Map();
+    for (const obj of all) {
+      const name = obj.kind === 'role' ? declaredName(obj) : undefined;
+      if (name !== undefined && !first.has(name.toLowerCase())) first.set(name.toLowerCase(), obj);
+    }
+    firstByName.set(all, first);
+  }
+  return first;
+}
 
 /**
  * Why the portal would refuse the rename: another role has the name (ignoring case) and the
