@@ -6,7 +6,13 @@
  * They are case insensitive." — doc.arcgis.com/en/arcgis-online/administer/configure-roles.htm,
  * and the same sentence in Portal for ArcGIS 10.9.1 "Configure member roles"). Two declared roles
  * with one name are refused by `validate`; a rename onto the name of a role the config leaves
- * with it, by `plan` (it needs the live roles), both before anything is written.
+ * with it, by `plan` (it needs the live roles), both before anything is written. The same page
+ * (Portal for ArcGIS "Configure member roles", enterprise.arcgis.com/en/portal/latest/administer/
+ * windows/configure-roles.htm) says names hold up to 128 characters, descriptions up to 250, and
+ * "Administrator, Publisher, User, Data Editor, and Viewer cannot be used as names for custom
+ * roles"; and the role resource (developers.arcgis.com/rest/users-groups-and-items/role.htm):
+ * "Viewer and Data Editor are pre-built custom roles, thus they do not allow to be updated". As no
+ * custom role may take those two names, a role listed under one of them is the pre-built one.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { PortalRefusesError, type DesiredObject, type DiscoveredObject, type ReadContext } from './toolkit/contract.js';
@@ -28,8 +34,8 @@ export const role = defineKind({
   authority: { who: 'default organization administrators', role: 'defaultAdministrator' },
   config: [
     entryFields('role', {
-      name: { type: 'string', minLength: 1, description: 'E10: role name.' },
-      description: { type: 'string', description: 'E10: role description.' },
+      name: { type: 'string', minLength: 1, maxLength: 128, description: 'E10: role name, up to 128 characters.' },
+      description: { type: 'string', maxLength: 250, description: 'E10: role description, up to 250 characters.' },
     }),
   ],
   check(obj, ctx) {
@@ -60,7 +66,7 @@ export const role = defineKind({
   live: {
     list: { path: () => ROLES_PATH, itemsField: 'roles', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['roleId'] },
     missing: (obj) => `role ${obj.ids['roleId']}`,
-    refusal: nameTaken,
+    refusal: async (record, obj, reader, context) => preBuilt(record, obj) ?? reservedName(record, obj) ?? nameTaken(record, obj, reader, context),
   },
   fields: { name: emptyAsBlank, description: emptyAsBlank },
   request: { path: (desired) => `/portals/self/roles/${pathId(desired, 'roleId')}/update` },
@@ -74,6 +80,36 @@ const declaredName = (obj: DesiredObject): string | undefined => (isObject(obj.v
 
 /** How the portal compares role names: ignoring case. */
 const sameName = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/** Names no custom role may take (lower-cased), and of them the pre-built roles' (see the top). */
+const RESERVED_NAMES = new Set(['administrator', 'publisher', 'user', 'data editor', 'viewer']);
+const PRE_BUILT_NAMES = new Set(['data editor', 'viewer']);
+
+/** The pre-built Viewer and Data Editor cannot be updated: refused when the plan would change one. */
+function preBuilt(record: JsonObject, obj: DesiredObject): PortalRefusesError | undefined {
+  const liveName = textOf(record['name']);
+  if (liveName === undefined || !PRE_BUILT_NAMES.has(liveName.toLowerCase()) || !isObject(obj.value)) return undefined;
+  const changed = Object.entries(obj.value).find(([field, value]) => (field === 'name' || field === 'description') && emptyAsBlank.compare(value) !== emptyAsBlank.compare(record[field]));
+  if (!changed) return undefined;
+  return new PortalRefusesError(
+    'role/pre-built',
+    `Role ${obj.ids['roleId']} is the pre-built ${JSON.stringify(liveName)} role, which the portal does not let anyone update; this would change its ${changed[0]}.`,
+    'the role left as the portal has it (its fields as they are, or not declared), or a custom role of your own',
+    [changed[0]],
+  );
+}
+
+/** A rename onto a default role's name (Administrator, Publisher, User, Data Editor, Viewer). */
+function reservedName(record: JsonObject, obj: DesiredObject): PortalRefusesError | undefined {
+  const name = declaredName(obj);
+  if (name === undefined || sameName(name, textOf(record['name'])) || !RESERVED_NAMES.has(name.toLowerCase())) return undefined;
+  return new PortalRefusesError(
+    'role/reserved-name',
+    `${JSON.stringify(name)} is the name of one of the portal's default roles, which no custom role may take.`,
+    'a name other than Administrator, Publisher, User, Data Editor and Viewer (ignoring case)',
+    ['name'],
+  );
+}
 
 /** The first role declared with each name (lower-cased), built once per config's objects. */
 const firstByName = new WeakMap<readonly DesiredObject[], Map<string, DesiredObject>>();

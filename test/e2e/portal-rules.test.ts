@@ -1,5 +1,6 @@
 /**
- * Rules the portal holds a change to (role names unique ignoring case, the federation's default
+ * Rules the portal holds a change to (role names unique ignoring case, the pre-built roles and the
+ * default roles' names, the federation's default
  * role and groups, its credits and level, names that are not empty), said by `validate` or `plan`
  * through the real CLI at the value that breaks them, before anything is written: not learnt
  * from the portal's refusal during `apply`, after the operations ordered before it went through.
@@ -51,15 +52,15 @@ describe('portal rules said before apply', () => {
 
   it("a rename onto another role's name, ignoring case: plan and apply say it at the name, exit 1, nothing written; a name the other role gives up is no clash", async () => {
     portal = await startCliPortal();
-    const config = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, description: Collects field data }\n  - { id: cAt5Ad, name: VIEWER }\n`, 'role-rename');
+    const config = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, description: Collects field data }\n  - { id: cAt5Ad, name: FIELD ANALYST }\n`, 'role-rename');
     await portal.clearRequests();
     for (const args of [['plan', config], ['apply', config, '--auto-approve']]) {
       const result = await portal.run(args);
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          'role-rename/portalctl.yaml:8:25: error: Role names are unique in the organization, ignoring case; role vW3rLv is already named "Viewer", so the portal would refuse this rename. [role[cAt5Ad]] (role/name-taken)',
-          '  8 |   - { id: cAt5Ad, name: VIEWER }',
+          'role-rename/portalctl.yaml:8:25: error: Role names are unique in the organization, ignoring case; role r7HkQ2 is already named "Field Analyst", so the portal would refuse this rename. [role[cAt5Ad]] (role/name-taken)',
+          '  8 |   - { id: cAt5Ad, name: FIELD ANALYST }',
           '    |                         ^',
           '  expected: a name no other role has, ignoring case, or the other role renamed in the config as well',
         ].join('\n'),
@@ -69,10 +70,54 @@ describe('portal rules said before apply', () => {
     expect(await portal.requests({ writesOnly: true })).toEqual([]);
 
     // The role's own name in other letters, or a name the config takes from the other role: planned.
-    const allowed = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: FIELD ANALYST }\n  - { id: vW3rLv, name: Viewers }\n  - { id: cAt5Ad, name: Viewer }\n`, 'role-allowed');
-    const plan = await portal.run(['plan', allowed, '--detailed-exitcode']);
-    expect(plan.code, plan.stderr).toBe(2);
-    expect(plan.stderr).not.toContain('role/name-taken');
+    const ownName = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: cAt5Ad, name: CATEGORY STEWARD }\n`, 'role-own-name');
+    const givenUp = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Analysts }\n  - { id: cAt5Ad, name: field analyst }\n`, 'role-given-up');
+    for (const allowed of [ownName, givenUp]) {
+      const plan = await portal.run(['plan', allowed, '--detailed-exitcode']);
+      expect(plan.code, plan.stderr).toBe(2);
+      expect(plan.stderr).not.toContain('role/name-taken');
+    }
+  });
+
+  it("the pre-built Viewer changed, a rename onto a default role's name, a name past 128 characters: validate or plan say it at the value, exit 1, nothing written", async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, description: Collects field data }\n  - { id: vW3rLv, name: Viewer, description: Reads everything }\n  - { id: cAt5Ad, name: publisher }\n`,
+      'role-reserved',
+    );
+    await portal.clearRequests();
+    for (const args of [['plan', config], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toContain(
+        [
+          'role-reserved/portalctl.yaml:8:46: error: Role vW3rLv is the pre-built "Viewer" role, which the portal does not let anyone update; this would change its description. [role[vW3rLv]] (role/pre-built)',
+          '  8 |   - { id: vW3rLv, name: Viewer, description: Reads everything }',
+          '    |                                              ^',
+          '  expected: the role left as the portal has it (its fields as they are, or not declared), or a custom role of your own',
+        ].join('\n'),
+      );
+      expect(result.stderr).toContain(
+        [
+          'role-reserved/portalctl.yaml:9:25: error: "publisher" is the name of one of the portal\'s default roles, which no custom role may take. [role[cAt5Ad]] (role/reserved-name)',
+          '  9 |   - { id: cAt5Ad, name: publisher }',
+          '    |                         ^',
+        ].join('\n'),
+      );
+    }
+    // Before the fix role r7HkQ2 was updated, then the portal refused the pre-built role's update and the rename.
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+
+    const long = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: cAt5Ad, name: ${'n'.repeat(129)}, description: ${'d'.repeat(251)} }\n`, 'role-long');
+    const validated = await portal.run(['validate', long]);
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toContain('role-long/portalctl.yaml:7:25: error: roles[0].name has 129 characters; at most 128 are allowed. [role[cAt5Ad]] (schema/max-length)');
+    expect(validated.stdout).toContain(`role-long/portalctl.yaml:7:${25 + 129 + 15}: error: roles[0].description has 251 characters; at most 250 are allowed. [role[cAt5Ad]] (schema/max-length)`);
+
+    // The pre-built role declared as the portal has it: nothing to do.
+    const asItIs = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: vW3rLv, name: Viewer, description: Views organization content }\n`, 'role-as-it-is');
+    const plan = await portal.run(['plan', asItIs, '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(0);
   });
 
   it("a federation's default role or group the portal does not have: plan and apply name it at its place, exit 1, nothing written", async () => {

@@ -26,7 +26,7 @@ const E6 = `/portals/self/idp/federation/${FEDERATION}/update`;
 const E7 = '/community/users/jsmith/tasks/a1b2c3/enable';
 const E8 = '/portals/self/securityPolicy/update';
 const E9 = `${COLLAB}/workspaces/w1/updateInfo`;
-const E10 = '/portals/self/roles/vW3rLv/update';
+const E10 = '/portals/self/roles/cAt5Ad/update';
 const E11 = `${COLLAB}/participants/7d7d7d7d-2c3d-4e5f-8a9b-0c1d2e3f4a5b/remove`;
 const E12 = '/portals/self/removeResource';
 const E13 = `${COLLAB}/inviteParticipant`;
@@ -387,6 +387,11 @@ const federationRows: Row[] = [
   { name: 'E6 unknown federation: 404', path: '/portals/self/idp/federation/nope/update', params: { signUpMode: 'Automatic' }, expect: fails(404) },
 
   { name: 'E10 passes', path: E10, params: { name: 'Readers', description: 'Reads' }, expect: ok() },
+  { name: 'E10 name of 128 characters (limit) and description of 250 pass', path: E10, params: { name: 'n'.repeat(128), description: 'd'.repeat(250) }, expect: ok() },
+  { name: 'E10 name of 129 characters fails', path: E10, params: { name: 'n'.repeat(129) }, expect: refused(/maximum length of 128/) },
+  { name: 'E10 description of 251 characters fails', path: E10, params: { description: 'd'.repeat(251) }, expect: refused(/maximum length of 250/) },
+  { name: "E10 a default role's name fails, ignoring case", path: E10, params: { name: 'data EDITOR' }, expect: refused(/cannot be used as the name of a custom role/) },
+  { name: 'E10 the pre-built Viewer is not updated', path: '/portals/self/roles/vW3rLv/update', params: { description: 'Reads' }, expect: refused(/pre-built role 'Viewer' cannot be updated/) },
   { name: 'E10 auth: jsmith gets 403', path: E10, params: { name: 'Readers' }, token: 'jsmith-token', expect: forbidden },
   { name: 'E10 auth: steward (custom role) gets 403: default administrators only', path: E10, params: { name: 'Readers' }, token: 'steward-token', expect: forbidden },
 ];

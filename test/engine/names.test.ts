@@ -66,11 +66,11 @@ federations:
   });
 
   it('costs no request beyond the reads a plan by id makes', async () => {
-    const byId = await portal.config(`${HEADER}roles:\n  - { id: r7HkQ2, description: A }\n  - { id: vW3rLv, description: B }\ngroups:\n  - { id: b4850fb244bf4fbc8b918c96f267b2cf, categorySchema: [{ title: Zoning }] }\n`);
+    const byId = await portal.config(`${HEADER}roles:\n  - { id: r7HkQ2, description: A }\n  - { id: cAt5Ad, description: B }\ngroups:\n  - { id: b4850fb244bf4fbc8b918c96f267b2cf, categorySchema: [{ title: Zoning }] }\n`);
     await portal.clearRequests();
     await portal.plan(byId);
     const idReads = (await portal.requests()).map((entry) => entry.path).sort();
-    const byName = await portal.config(`${HEADER}roles:\n  - { id: { name: Field Analyst }, description: A }\n  - { id: { name: Viewer }, description: B }\ngroups:\n  - { id: { title: Planning Department }, categorySchema: [{ title: Zoning }] }\n`);
+    const byName = await portal.config(`${HEADER}roles:\n  - { id: { name: Field Analyst }, description: A }\n  - { id: { name: Category Steward }, description: B }\ngroups:\n  - { id: { title: Planning Department }, categorySchema: [{ title: Zoning }] }\n`);
     await portal.clearRequests();
     await portal.plan(byName);
     const nameReads = (await portal.requests()).map((entry) => entry.path).sort();
@@ -111,16 +111,16 @@ federations:
   });
 
   it('renamed on the portal after an apply: the next plan stops at the name and offers the new one', async () => {
-    const config = await portal.config(`${HEADER}roles:\n  - id: { name: Viewer }\n    description: Reads everything\n`);
+    const config = await portal.config(`${HEADER}roles:\n  - id: { name: Category Steward }\n    description: Keeps the categories\n`);
     expect((await portal.apply(config)).after.plan.operations).toEqual([]);
     const state = await portal.state();
-    const viewer = state.roles.find((role) => role.id === 'vW3rLv');
-    if (!viewer) throw new Error('the sample organization has the Viewer role');
-    viewer.name = 'Readers';
+    const steward = state.roles.find((role) => role.id === 'cAt5Ad');
+    if (!steward) throw new Error('the sample organization has the Category Steward role');
+    steward.name = 'Readers';
     await portal.replaceState(state);
     const error = await refusal(portal.plan(config));
     expect(error.diagnostics[0]).toMatchObject({ code: 'names/not-found' });
-    expect(error.diagnostics[0]?.message).toContain('"Readers" = vW3rLv');
+    expect(error.diagnostics[0]?.message).toContain('"Readers" = cAt5Ad');
   });
 
   it('one object by id and by name is declared twice; --refresh=false without a state has no names to resolve from', async () => {

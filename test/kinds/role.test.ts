@@ -62,11 +62,11 @@ describe('role (E10) against the emulator', () => {
   });
 
   it('clears a description with an empty one, and then treats empty as in sync', async () => {
-    const config = await portal.config(HEADER + 'roles:\n  - { id: vW3rLv, description: "" }\n');
+    const config = await portal.config(HEADER + 'roles:\n  - { id: cAt5Ad, description: "" }\n');
     await portal.clearRequests();
     await portal.apply(config);
     expect((await sentWrites(portal)).map(({ path, params }) => ({ path, params }))).toEqual([
-      { path: '/portals/self/roles/vW3rLv/update', params: { description: '' } },
+      { path: '/portals/self/roles/cAt5Ad/update', params: { description: '' } },
     ]);
     await expectConverged(portal, config);
   });

@@ -109,7 +109,9 @@ describe('E10 role update and role reads', () => {
     expectApiError(() => call(state, UPDATE_ROLE, { params: { name: 'x' }, pathParams: { roleId: 'nope' } }), { code: 404, messageCode: undefined });
     expectApiError(() => call(state, UPDATE_ROLE, { params: { name: 'x' }, pathParams: { roleId: 'org_admin' } }), { code: 404, messageCode: undefined });
     expectApiError(() => call(state, UPDATE_ROLE, { params: { name: ' ' }, pathParams: { roleId: 'r7HkQ2' } }), { code: 400, says: /is required|cannot be empty/ });
-    expectApiError(() => call(state, UPDATE_ROLE, { params: { name: 'viewer' }, pathParams: { roleId: 'r7HkQ2' } }), { code: 400, says: /already exists/ });
+    expectApiError(() => call(state, UPDATE_ROLE, { params: { name: 'category STEWARD' }, pathParams: { roleId: 'r7HkQ2' } }), { code: 400, says: /already exists/ });
+    expectApiError(() => call(state, UPDATE_ROLE, { params: { name: 'viewer' }, pathParams: { roleId: 'r7HkQ2' } }), { code: 400, says: /cannot be used as the name of a custom role/ });
+    expectApiError(() => call(state, UPDATE_ROLE, { params: { description: 'x' }, pathParams: { roleId: 'vW3rLv' } }), { code: 400, says: /pre-built role 'Viewer' cannot be updated/ });
     expectApiError(() => call(state, UPDATE_ROLE, { params: { name: 'x' }, pathParams: { roleId: 'r7HkQ2' }, as: 'steward' }), {
       code: 403,
       messageCode: 'GWM_0003',

@@ -137,9 +137,12 @@ describe('operations over HTTP', () => {
   });
 
   it('E10 role update', async () => {
-    expect(await postJson('/portals/self/roles/vW3rLv/update', { name: 'Readers', description: 'Reads' })).toEqual({ success: true });
-    expect(await getJson('/portals/self/roles/vW3rLv')).toMatchObject({ name: 'Readers', description: 'Reads' });
-    expect(errorOf(await postJson('/portals/self/roles/vW3rLv/update', { name: 'x' }, 'steward-token'))).toMatchObject({ code: 403, messageCode: 'GWM_0003' });
+    expect(await postJson('/portals/self/roles/cAt5Ad/update', { name: 'Readers', description: 'Reads' })).toEqual({ success: true });
+    expect(await getJson('/portals/self/roles/cAt5Ad')).toMatchObject({ name: 'Readers', description: 'Reads' });
+    expect(errorOf(await postJson('/portals/self/roles/cAt5Ad/update', { name: 'x' }, 'steward-token'))).toMatchObject({ code: 403, messageCode: 'GWM_0003' });
+    // The pre-built Viewer is not updated.
+    expect(errorOf(await postJson('/portals/self/roles/vW3rLv/update', { description: 'Reads' }))).toMatchObject({ code: 400, message: "The pre-built role 'Viewer' cannot be updated." });
+    expect(await getJson('/portals/self/roles/vW3rLv')).toMatchObject({ name: 'Viewer', description: 'Views organization content' });
   });
 
   it('E11 remove participant', async () => {
