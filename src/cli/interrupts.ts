@@ -1,9 +1,10 @@
 /**
  * Ctrl-C and SIGTERM, at any phase of a command (README "Exit codes": an interrupt exits 130).
  *
- * While a command is writing to the portal it registers a graceful stop: the first interrupt
- * lets the operations in flight finish and be recorded, and starts no new one. At any other
- * time (reading the portal, waiting for a lock, checking the result) there is nothing to finish:
+ * While a command is writing to the portal or the state it registers a graceful stop: the first
+ * interrupt lets the operations in flight (or the recording) finish, and starts no new one; while
+ * apply checks its result, the first one abandons the check's reads, so that the apply still
+ * reports what it applied. At any other time (reading the portal, waiting for a lock) there is nothing to finish:
  * the interrupt says what was left behind, releases the state locks this process holds, and
  * ends the process. A second interrupt always ends it at once (still releasing the locks).
  */

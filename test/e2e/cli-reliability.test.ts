@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { FileStateStore, PostgresStateStore, newState } from '../../src/state/index.js';
@@ -74,32 +74,50 @@ describe('CLI reliability', () => {
     expect(again.code, again.stderr).toBe(0);
   });
 
-  it('Ctrl-C while apply checks the result says what was applied and that the check did not finish, not that requests may have been cut off', async () => {
-    await portal.fault({ path: POLICY_UPDATE, method: 'POST', hold: true });
-    const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1']);
-    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === POLICY_UPDATE), 'the held write', running.done);
-    // The writes finish; the check that follows is held at its read of the policy.
-    await portal.fault({ path: POLICY_READ, method: 'GET', hold: true });
-    await releaseHeld(portal);
-    await waitFor(async () => (await portal.requests()).filter((entry) => entry.path === POLICY_READ).length === 2, 'the check to read the policy again', running.done);
-    running.child.kill('SIGINT');
-    const result = await running.done;
-    expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toContain(
-      '\nInterrupted: 3 operations were applied and recorded; the check that the portal converged did not finish (run plan to see what is left).\n' +
-        `Released the state lock on file ${portal.statePath}.\n`,
-    );
-    expect(result.stderr).not.toContain('may or may not have completed');
-    noStackTrace(result);
-    expect(await portal.store.currentLock()).toBeUndefined();
-    await portal.clearFaults();
-    await releaseHeld(portal);
-    const recorded = await portal.recorded();
-    expect(Object.keys(recorded?.resources ?? {}).sort()).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy', 'user[jsmith].task[a1b2c3]']);
-    // The next plan shows that nothing is left.
-    const plan = await portal.run(['plan', config, '--detailed-exitcode']);
-    expect(plan.stdout).toBe('No changes. The portal matches the configuration.\n');
-    expect(plan.code).toBe(0);
+  it('Ctrl-C while apply checks the result abandons the check and reports what was applied, as the other interrupted phases do', async () => {
+    const applied = ['organization.securityPolicy', 'item[1105a1562c9c4dd98e557595bf8a2617].status', 'user[jsmith].task[a1b2c3]'];
+    for (const format of ['text', 'json'] as const) {
+      await portal.fault({ path: POLICY_UPDATE, method: 'POST', hold: true });
+      const running = portal.start(['apply', config, '--auto-approve', '--parallelism', '1', '--format', format]);
+      await waitFor(async () => (await portal.requests()).some((entry) => entry.path === POLICY_UPDATE), 'the held write', running.done);
+      // The writes finish; the check that follows is held at its read of the policy.
+      await portal.fault({ path: POLICY_READ, method: 'GET', hold: true });
+      await releaseHeld(portal);
+      await waitFor(async () => (await portal.requests()).filter((entry) => entry.path === POLICY_READ).length === 2, 'the check to read the policy again', running.done);
+      const readsWhenStopped = (await portal.requests()).length;
+      running.child.kill('SIGINT');
+      const result = await running.done;
+      expect(result.code, result.stderr).toBe(130);
+      const interrupted = 'Apply was interrupted: 3 applied and recorded; the check that the portal converged did not finish (run plan to see what is left).';
+      if (format === 'text') {
+        // What the apply summary says, and each operation named as it was applied, then the interrupt.
+        for (const address of applied) expect(result.stdout).toMatch(new RegExp(`^applied  ${address.replace(/[[\].]/g, '\\$&')}`, 'm'));
+        expect(result.stdout).toMatch(/\nApply finished: 3 applied, 0 failed, 0 skipped\.\n$/);
+        expect(result.stderr).toBe(`\nInterrupted: abandoning the check that the portal converged; what was applied is recorded.\n${interrupted}\n`);
+      } else {
+        // The error document carries the result: the operations applied, by address.
+        const document = JSON.parse(result.stdout) as { exitCode: number; error: string; result: { applied: string[]; interrupted: boolean; converged: boolean } };
+        expect(document).toMatchObject({ exitCode: 130, error: interrupted, result: { interrupted: true, converged: false } });
+        expect([...document.result.applied].sort()).toEqual([...applied].sort());
+      }
+      expect(result.stderr).not.toContain('may or may not have completed');
+      noStackTrace(result);
+      expect(await portal.store.currentLock()).toBeUndefined();
+      // The check's read in flight was abandoned, and no other was sent.
+      expect((await portal.requests()).length).toBe(readsWhenStopped);
+      await portal.clearFaults();
+      await releaseHeld(portal);
+      const recorded = await portal.recorded();
+      expect(Object.keys(recorded?.resources ?? {}).sort()).toEqual(['item[1105a1562c9c4dd98e557595bf8a2617].status', 'organization.securityPolicy', 'user[jsmith].task[a1b2c3]']);
+      // The next plan shows that nothing is left.
+      const plan = await portal.run(['plan', config, '--detailed-exitcode']);
+      expect(plan.stdout).toBe('No changes. The portal matches the configuration.\n');
+      expect(plan.code).toBe(0);
+      // Afresh for the next format: the sample organization, no state.
+      await fetch(`${portal.emulator.controlUrl}/reset`, { method: 'POST' });
+      await rm(portal.statePath);
+      await portal.clearRequests();
+    }
   });
 
   it('a mistyped database URL (one slash) is refused before anything is read, its password never printed', async () => {

@@ -5,11 +5,11 @@
  * environment never stops the others; the exit code is the worst of all.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../src/state/index.js';
-import { waitFor } from '../support/cli.js';
+import { REPO_ROOT, startCliPortal, waitFor } from '../support/cli.js';
 import { startFleet, stateFiles, type Fleet } from '../support/fleet.js';
 
 let fleet: Fleet;
@@ -394,6 +394,117 @@ describe('an interrupted fleet apply', () => {
     } finally {
       await fleet.portals.development.control('/faults', { method: 'DELETE' });
       await fleet.portals.development.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    }
+  });
+
+  it('the first SIGINT between the reads and the first write stops that environment before writing, and starts no other', async () => {
+    // Two environments on one portal; the plan sends an invitation, so apply checks the invites
+    // directory after its reads and before its first write: a preloaded hook holds that check.
+    const portal = await startCliPortal();
+    try {
+      const config = await portal.writeConfig(
+        'version: 1\nenvironments:\n' +
+          ['east', 'west'].map((name) => `  ${name}:\n    portal:\n      url: \${env:PORTAL_URL}\n      edition: self-managed\n      version: "11.3"\n`).join('') +
+          'organization:\n  securityPolicy:\n    minLength: 12\n' +
+          'collaborations:\n  - id: c0ffee\n    participants:\n      - guestPortalUrl: https://partner.example.org/portal\n        workspaces: { w1: sendAndReceive }\n',
+      );
+      const invites = join(portal.dir, 'invites');
+      const ready = join(portal.dir, 'reads-done');
+      const release = join(portal.dir, 'release');
+      const run = portal.start(['apply', config, '--env', 'east,west', '--env-parallelism', '1', '--auto-approve', '--invites-dir', invites], {
+        portal: null,
+        env: {
+          NODE_OPTIONS: `--require ${join(REPO_ROOT, 'test/support/hold-before-writing.cjs')}`,
+          PORTALCTL_TEST_HOLD_PATH: invites,
+          PORTALCTL_TEST_HOLD_READY: ready,
+          PORTALCTL_TEST_HOLD_RELEASE: release,
+        },
+      });
+      await waitFor(() => existsSync(ready), "east's reads done, its first write not sent", run.done);
+      const readsWhenStopped = (await portal.requests()).length;
+      run.child.kill('SIGINT');
+      await waitFor(() => run.output().stderr.includes('Interrupted: finishing the operations in flight'), 'the interrupt noted', run.done);
+      await writeFile(release, '');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('east: interrupted (Apply was interrupted before writing: nothing was changed.) in ');
+      expect(result.stdout).toMatch(/^east +- +- +interrupted: Apply was interrupted before writing: nothing was changed\./m);
+      expect(result.stdout).toMatch(/^west +- +- +not run/m);
+      // Nothing sent after the stop, no write at all; nothing recorded, no lock left.
+      expect((await portal.requests()).length).toBe(readsWhenStopped);
+      expect(await portal.requests({ writesOnly: true })).toEqual([]);
+      expect((await readdir(portal.dir)).filter((name) => name.startsWith('state.'))).toEqual([]);
+    } finally {
+      await portal.dispose();
+    }
+  });
+
+  it('the first SIGINT while an environment checks that its portal converged abandons the check, saying what it applied and recorded', async () => {
+    const hold = (method: 'GET' | 'POST') => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', method, hold: true, count: 0 }) });
+    const development = fleet.portals.development;
+    // development's writes wait at its portal, while test applies and checks in full.
+    await development.control('/faults', hold('POST'));
+    try {
+      const run = fleet.start(['apply', 'config', '--env', 'development,test', '--auto-approve', '--parallelism', '1']);
+      await waitFor(async () => (await development.requests({ writesOnly: true })).length > 0, 'a write in flight in development', run.done);
+      await waitFor(() => run.stderr().includes('test: applied in '), 'test to finish', run.done);
+      // Then its writes go on, and the check that follows waits at its first read.
+      await development.control('/faults', { method: 'DELETE' });
+      await development.control('/faults', hold('GET'));
+      await development.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await waitFor(
+        async () => {
+          const log = await development.requests();
+          const lastWrite = log.map((entry) => entry.access).lastIndexOf('write');
+          return log.filter((entry) => entry.access === 'write').length === 4 && log.slice(lastWrite + 1).some((entry) => entry.response === undefined);
+        },
+        "development's check to read its portal",
+        run.done,
+      );
+      run.child.kill('SIGINT');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(130);
+      const stopped = 'Apply was interrupted: 4 applied and recorded; the check that the portal converged did not finish (run plan to see what is left).';
+      expect(result.stderr).toContain(`development: interrupted (${stopped}) in `);
+      expect(result.stdout).toMatch(/^development +4 +0 +interrupted: Apply was interrupted: 4 applied and recorded; the check that the portal converged did not finish/m);
+      expect(result.stdout).toMatch(/^test +5 +0 +applied/m);
+      // development's section says what it applied, as an apply stopped while writing does.
+      expect(result.stdout).toMatch(new RegExp(`\n(applied  .*\n){4}\n?Apply finished: 4 applied, 0 failed, 0 skipped\\.\n${stopped.replace(/[.()]/g, '\\$&')}\n\n=== test `));
+      // Each applied write recorded; the lock released.
+      const recorded = JSON.parse(await readFile(join(fleet.dir, 'portalctl.development.state.json'), 'utf8')) as { resources: Record<string, unknown> };
+      expect(Object.keys(recorded.resources)).toHaveLength(4);
+      expect(existsSync(join(fleet.dir, 'portalctl.development.state.json.lock'))).toBe(false);
+    } finally {
+      await development.control('/faults', { method: 'DELETE' });
+      await development.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    }
+    const plan = await fleet.run(['plan', 'config', '--env', 'development,test', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout).toBe(0);
+  });
+
+  it('apply --refresh-only: the first SIGINT stops an environment reading its portal, while one that recorded keeps it, and the run reports both', async () => {
+    const development = fleet.portals.development;
+    await development.control('/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', method: 'GET', hold: true, count: 0 }) });
+    try {
+      const run = fleet.start(['apply', '--refresh-only', 'config', '--env', 'development,test', '--auto-approve']);
+      await waitFor(async () => (await development.requests()).some((entry) => entry.response === undefined), 'a read in flight in development', run.done);
+      await waitFor(() => run.stderr().includes('test: recorded in '), 'test to record', run.done);
+      run.child.kill('SIGINT');
+      await waitFor(() => run.stderr().includes('development: interrupted'), 'development to stop reading', run.done);
+      const readsWhenStopped = (await development.requests()).length;
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('\nInterrupted: finishing the recordings under way (nothing is sent to the portal), starting no other. Press Ctrl-C again to stop at once.\n');
+      expect(result.stderr).toContain('development: interrupted (Interrupted while reading the portal: nothing was changed.) in ');
+      expect(result.stdout).toMatch(/^development +- +- +interrupted: Interrupted while reading the portal: nothing was changed\./m);
+      expect(result.stdout).toMatch(/^test +\d+ +0 +recorded/m);
+      expect((await development.requests()).length).toBe(readsWhenStopped);
+      expect(await stateFiles(fleet.dir)).toEqual(['portalctl.test.state.json']);
+      expect(existsSync(join(fleet.dir, 'portalctl.development.state.json.lock'))).toBe(false);
+      for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    } finally {
+      await development.control('/faults', { method: 'DELETE' });
+      await development.control('/faults/release', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     }
   });
 

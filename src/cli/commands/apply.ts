@@ -1,7 +1,7 @@
 /** `portalctl apply`: the engine's apply use case, with the terminal's confirmation, Ctrl-C and output. */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyConfig, applyFailure, recordedBeforeWriting, refreshOnly, type ApplyPhase, type ApplyResult } from '../../engine/apply/apply.js';
+import { applyConfig, applyFailure, recordedBeforeWriting, refreshOnly, type ApplyPhase, type ApplyProgressSoFar, type ApplyResult } from '../../engine/apply/apply.js';
 import type { PreparedPlan } from '../../engine/plan/prepare.js';
 import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
 import type { Plan } from '../../engine/plan/plan.js';
@@ -18,6 +18,7 @@ import { fleetNames, isFleet, plannedEnvironments, refuseOneStateOrPortal, reque
 import { envParallelism, MemberFailure, printFleet, runFleet, type MemberResult } from '../fleet.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
+import type { GracefulStopTexts } from '../interrupts.js';
 import { showProgress } from '../progress.js';
 import { assertTargetsMatch } from '../../engine/plan/targets.js';
 import { environmentStateOptions, printWarnings, withSession, type SharedOptions } from './common.js';
@@ -59,17 +60,90 @@ interface ApplyRun {
 }
 
 /** What the first Ctrl-C says while an earlier apply's leftovers are recorded (ApplyPhase `recording`). */
-const FINISHING_RECORDING = {
+const FINISHING_RECORDING: GracefulStopTexts = {
   first: 'Interrupted: finishing recording what an earlier apply left (nothing is sent to the portal), then stopping. Press Ctrl-C again to stop at once.',
   atOnce: 'Stopped at once, while recording what an earlier apply left: that recording may or may not have completed (the next apply records it again); nothing was sent to the portal.',
 };
+
+/** While the live values just read are recorded (ApplyPhase `adopting`): one state write, finished before stopping. */
+const FINISHING_ADOPTING: GracefulStopTexts = {
+  first: 'Interrupted: finishing recording the live values just read (nothing is sent to the portal), then stopping. Press Ctrl-C again to stop at once.',
+  atOnce: 'Stopped at once, while recording the live values just read: that recording may or may not have completed (run plan or drift to see); nothing was sent to the portal.',
+};
+
+/** While apply checks that the portal converged (ApplyPhase `checking`): its reads are abandoned, and what was applied is reported. */
+const STOPPING_CHECK: GracefulStopTexts = {
+  first: 'Interrupted: abandoning the check that the portal converged; what was applied is recorded.',
+  atOnce: 'Stopped at once, while ending the check that the portal converged: what was applied is recorded (run plan to see what is left).',
+};
+
+/** `apply --refresh-only` over several environments sends nothing: its first Ctrl-C lets the recordings under way finish. */
+const FLEET_REFRESH_STOP: GracefulStopTexts = {
+  first: 'Interrupted: finishing the recordings under way (nothing is sent to the portal), starting no other. Press Ctrl-C again to stop at once.',
+  atOnce: 'Stopped at once. Recordings under way may or may not have completed (run drift to see); nothing was sent to the portal.',
+};
+
+/** How one run (an apply, or a refresh-only run) takes Ctrl-C: the engine's stopRequested and onPhase, and its client's stopReading. */
+interface RunStop {
+  stopRequested: () => boolean;
+  stopReading: AbortSignal;
+  onPhase: (phase: ApplyPhase, soFar: ApplyProgressSoFar) => void;
+  /** The run ended: its Ctrl-C handling goes. */
+  end: () => void;
+}
+
+/**
+ * One run's Ctrl-C by phase (ApplyPhase), for an apply or a refresh-only run alone: recording,
+ * adopting and writing let what is under way finish (`stop` then ends the run); reading stops
+ * the process at once, saying what was recorded before; checking abandons the check's reads
+ * (`stopReading`), so that the run still reports what it applied.
+ */
+function singleRunStop(io: CommandIO): RunStop {
+  let stop = false;
+  const reading = new AbortController();
+  let removeHook: (() => void) | undefined;
+  // Without texts: the default, writes in flight (interrupts.ts).
+  const hook = (texts: GracefulStopTexts | undefined, then?: () => void): void => {
+    removeHook = io.onInterrupt?.(() => {
+      stop = true;
+      then?.();
+    }, texts);
+  };
+  return {
+    stopRequested: () => stop,
+    stopReading: reading.signal,
+    onPhase: (phase, { recorded, result }) => {
+      removeHook?.();
+      removeHook = undefined;
+      // The note is what an interrupt says once the phase's hook is gone (the run ended, its report not printed yet).
+      if (phase === 'recording') return hook(FINISHING_RECORDING);
+      if (phase === 'adopting') {
+        io.interruptNote?.(recordedBeforeWriting([...recorded, 'the live values just read were recorded in the state']));
+        return hook(FINISHING_ADOPTING);
+      }
+      if (phase === 'writing') return hook(undefined);
+      if (phase === 'checking') {
+        const applied = result?.applied.length ?? 0;
+        const failed = result?.failed.length ?? 0;
+        const notSent = result?.skipped.length ?? 0;
+        io.interruptNote?.(
+          `${counted(applied, 'operation')} ${applied === 1 ? 'was' : 'were'} applied and recorded${failed ? `, ${failed} failed` : ''}${notSent ? `, ${notSent} not sent` : ''}; ` +
+            'the check that the portal converged did not finish (run plan to see what is left)',
+        );
+        return hook(STOPPING_CHECK, () => reading.abort());
+      }
+      io.interruptNote?.(recordedBeforeWriting(recorded));
+    },
+    end: () => removeHook?.(),
+  };
+}
 
 /**
  * One environment of a fleet stopped by its first Ctrl-C: reading (the portal, or checking the
  * result) is abandoned at once, since nothing needs finishing there; writes in flight and a
  * recording under way finish first (the apply stops after them, ApplyPhase).
  */
-function fleetStop(stop: AbortSignal): { stopReading: AbortSignal; onPhase: (phase: ApplyPhase) => void } {
+function fleetStop(stop: AbortSignal): RunStop {
   const reading = new AbortController();
   let finishing = false;
   const stopReads = (): void => {
@@ -77,13 +151,18 @@ function fleetStop(stop: AbortSignal): { stopReading: AbortSignal; onPhase: (pha
   };
   stop.addEventListener('abort', stopReads, { once: true });
   return {
+    stopRequested: () => stop.aborted,
     stopReading: reading.signal,
     onPhase: (phase) => {
-      finishing = phase === 'recording' || phase === 'writing';
+      finishing = phase === 'recording' || phase === 'adopting' || phase === 'writing';
       stopReads();
     },
+    end: () => stop.removeEventListener('abort', stopReads),
   };
 }
+
+/** How a run stops at Ctrl-C: as one environment of a fleet (`stop`, aborted by the fleet's first Ctrl-C), or alone. */
+const runStop = (io: CommandIO, stop: AbortSignal | undefined): RunStop => (stop ? fleetStop(stop) : singleRunStop(io));
 
 async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, run: ApplyRun): Promise<ApplyResult> {
   const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
@@ -98,7 +177,7 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
 
   // Progress for one run; a fleet's environments run side by side, and their summary says how each went.
   const progress = run.stop ? undefined : showProgress(io);
-  const fleet = run.stop ? { stop: run.stop, ...fleetStop(run.stop) } : undefined;
+  const stopping = runStop(io, run.stop);
   // A saved plan is applied with the config it was made from, unless paths are given.
   return withSession(
     paths.length || !saved ? paths : saved.sources,
@@ -126,8 +205,6 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
         if (text) io.stdout('\n');
         return true;
       };
-      let stop = false;
-      let removeHook: (() => void) | undefined;
       try {
         return await applyConfig({
           config,
@@ -145,35 +222,16 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
           recoveryFile: recoveryFileFor(options, io, config.environment),
           onNotice: (message) => io.stderr(`${message}\n`),
           ...(progress ? { progress: progress.observer } : {}),
-          stopRequested: fleet ? () => fleet.stop.aborted : () => stop,
-          onPhase: (phase, { recorded, result }) => {
-            if (fleet) return fleet.onPhase(phase);
-            removeHook?.();
-            removeHook = undefined;
-            if (phase === 'recording' || phase === 'writing') {
-              removeHook = io.onInterrupt?.(() => (stop = true), phase === 'recording' ? FINISHING_RECORDING : undefined);
-              return;
-            }
-            if (phase === 'reading') {
-              io.interruptNote?.(recordedBeforeWriting(recorded));
-              return;
-            }
-            const applied = result?.applied.length ?? 0;
-            const failed = result?.failed.length ?? 0;
-            const notSent = result?.skipped.length ?? 0;
-            io.interruptNote?.(
-              `${counted(applied, 'operation')} ${applied === 1 ? 'was' : 'were'} applied and recorded${failed ? `, ${failed} failed` : ''}${notSent ? `, ${notSent} not sent` : ''}; ` +
-                'the check that the portal converged did not finish (run plan to see what is left)',
-            );
-          },
+          stopRequested: stopping.stopRequested,
+          onPhase: stopping.onPhase,
           onDone: (outcome, invitation) => text && io.stdout(renderOutcomeLine(outcome, invitation)),
           ...(aboutRun ? { about: aboutRun } : {}),
         });
       } finally {
-        removeHook?.();
+        stopping.end();
       }
     },
-    { ...(environment === undefined ? {} : { environment }), ...(fleet ? { stopReading: fleet.stopReading } : {}) },
+    { ...(environment === undefined ? {} : { environment }), stopReading: stopping.stopReading },
   ).finally(() => progress?.stop());
 }
 
@@ -258,10 +316,11 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
  * drifted or is not recorded, sending nothing to the portal; shows (on `io`) what it will record
  * and asks, like apply. Returns the result's rendering (what follows what it showed) and counts.
  */
-async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: CommandIO, environment: string | undefined): Promise<MemberResult> {
+async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: CommandIO, environment: string | undefined, stop?: AbortSignal): Promise<MemberResult> {
   const parallelism = parsePositiveInt(options.parallelism, '--parallelism');
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const text = options.format !== 'json';
+  const stopping = runStop(io, stop);
   const done = await withSession(
     paths,
     options,
@@ -280,6 +339,8 @@ async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: Comman
         recoveryFile: recoveryFileFor(options, io, config.environment),
         onNotice: (message) => io.stderr(`${message}\n`),
         ...(about ? { about } : {}),
+        stopRequested: stopping.stopRequested,
+        onPhase: stopping.onPhase,
         confirm: async (records, prepared) => {
           printWarnings(prepared.warnings, io);
           if (text) io.stdout(renderRefreshOnlyPlan(redactRecords(records, config.redact), redactPlan(prepared.plan, config.redact), { color: io.color, ...(io.width ? { width: io.width } : {}) }));
@@ -287,10 +348,10 @@ async function refreshOnlyOne(paths: string[], options: ApplyOptions, io: Comman
           if (!io.confirm) throw new UsageError('Not running on a terminal: review what will be recorded and pass --auto-approve.');
           return io.confirm(`\nRecord these ${counted(records.length, 'live value')} in the state at ${store.describe()}?`);
         },
-      });
+      }).finally(() => stopping.end());
       return { ...result, where: store.describe() };
     },
-    environment === undefined ? {} : { environment },
+    { ...(environment === undefined ? {} : { environment }), stopReading: stopping.stopReading },
   );
   const records = redactRecords(done.records, done.prepared.config.redact);
   const result = renderRefreshOnlyResult({ records, plan: done.prepared.plan, state: done.state, where: done.where, namesRecorded: done.namesRecorded }, text ? 'text' : 'json');
@@ -311,6 +372,20 @@ async function refreshOnlyFleet(paths: string[], options: ApplyOptions, io: Comm
   if (!options.autoApprove) throw new UsageError('Recording live values in several environments asks no questions: review them with `portalctl drift --env ...` and pass --auto-approve.');
   refuseOneStateOrPortal(options);
   const names = await fleetNames(request, paths, io, options);
-  const members = await runFleet(names, envParallelism(options.envParallelism), io, Boolean(options.verbose), (environment, own) => refreshOnlyOne(paths, options, own, environment));
-  return printFleet('apply --refresh-only', members, options.format === 'json' ? 'json' : 'text', io);
+  // The first Ctrl-C: environments recording finish that, those reading stop at once, no other starts (as a fleet apply).
+  const stop = new AbortController();
+  const removeHook = io.onInterrupt?.(() => stop.abort(), FLEET_REFRESH_STOP);
+  try {
+    const members = await runFleet(
+      names,
+      envParallelism(options.envParallelism),
+      io,
+      Boolean(options.verbose),
+      (environment, own) => refreshOnlyOne(paths, options, own, environment, stop.signal),
+      () => !stop.signal.aborted,
+    );
+    return printFleet('apply --refresh-only', members, options.format === 'json' ? 'json' : 'text', io);
+  } finally {
+    removeHook?.();
+  }
 }

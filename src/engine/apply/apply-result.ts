@@ -24,6 +24,8 @@ export interface ApplyResult {
    * resolved by adopting the portal's value, and objects not recorded before. Nothing was sent for them.
    */
   adopted: LiveRecord[];
+  /** Stopped (Ctrl-C) while checking that the portal converged: its reads were abandoned, `after` is the executed plan. */
+  checkStopped?: boolean;
   /** With nothing to send and no value to adopt, the names the plan resolved were written where the state held others. */
   namesRecorded?: boolean;
 }

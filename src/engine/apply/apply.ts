@@ -4,7 +4,7 @@
  * and maps its failures to exit codes. The plan shown for confirmation is the plan executed.
  * Its refresh-only variant (`apply --refresh-only`) records live values and sends nothing.
  */
-import { counted } from '../../core/words.js';
+import { counted, listed } from '../../core/words.js';
 import { createLiveReader, ReadingStoppedError, type ApiClient } from '../../api/index.js';
 import { InterruptedError, PortalctlError } from '../../core/errors.js';
 import { deepEqual, type JsonValue } from '../../core/json.js';
@@ -36,9 +36,12 @@ export type { ApplyResult, SaveInvitation };
  * left (a recovery file, unknown outcomes the portal shows performed, with their invitation
  * files got again) is small and finished before stopping, for a recording cut half-way could
  * lose an invitation file the portal just made again; `reading` the portal stops at once;
- * `writing` lets the operations in flight finish; `checking` the result stops at once.
+ * `adopting`, the one state write of the live values just read (adopt-on-match, and
+ * `--refresh-only`), is finished before stopping, so that what a stop says was recorded is what
+ * the state holds; `writing` lets the operations in flight finish; `checking` the result
+ * abandons its reads at once and reports what was applied.
  */
-export type ApplyPhase = 'recording' | 'reading' | 'writing' | 'checking';
+export type ApplyPhase = 'recording' | 'reading' | 'adopting' | 'writing' | 'checking';
 
 /** What the apply changed so far: what it recorded before writing, and its execution's result once it wrote. */
 export interface ApplyProgressSoFar {
@@ -50,6 +53,36 @@ export interface ApplyProgressSoFar {
 /** What a stop before any write leaves behind, completing "Interrupted: ...". */
 export function recordedBeforeWriting(recorded: readonly string[]): string {
   return recorded.length === 0 ? 'nothing was changed' : `${recorded.join('; ')}; nothing was sent to the portal`;
+}
+
+/** Addresses named in a stop's message: the first ten, then how many more (a first apply may adopt thousands). */
+const NAMED_ADDRESSES = 10;
+
+/** What a write of live values (recordLive) recorded, as a sentence for `recordedBeforeWriting`; undefined when it wrote nothing. */
+function liveRecordedSentence(records: readonly LiveRecord[], wrote: boolean, what: string): string | undefined {
+  if (!wrote) return undefined;
+  if (records.length === 0) return 'the names the configuration gives were recorded in the state, as the portal resolved them';
+  const one = records.length === 1;
+  return `the live value of ${counted(records.length, 'object')} ${what} ${one ? 'was' : 'were'} recorded in the state (${listed(records.map((record) => record.address), NAMED_ADDRESSES)})`;
+}
+
+/**
+ * Writes the live values just read (recordLive) as phase `adopting`: a stop requested meanwhile
+ * lets that one write finish, then ends the run, saying what it recorded.
+ */
+async function recordLiveThenStop(
+  prepared: PreparedPlan,
+  records: readonly LiveRecord[],
+  request: Pick<ApplyRequest, 'store' | 'url' | 'onPhase' | 'stopRequested'>,
+  soFar: string[],
+  { what, stopped }: { what: string; stopped: string },
+): Promise<StateDocument | undefined> {
+  request.onPhase?.('adopting', { recorded: soFar });
+  const state = await recordLive(prepared, records, request);
+  const sentence = liveRecordedSentence(records, state !== prepared.recorded, what);
+  if (sentence !== undefined) soFar.push(sentence);
+  if (request.stopRequested?.()) throw new InterruptedError(`${stopped}: ${recordedBeforeWriting(soFar)}.`);
+  return state;
 }
 
 /** How to execute: everything but where requests go and where successes are recorded. */
@@ -123,7 +156,10 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
     if (prepared.plan.operations.length === 0) {
       // Nothing to send; what the configuration already matches is recorded (adopt-on-match).
       const adopted = liveRecords(prepared, { adoptOnly: true });
-      const state = await recordLive({ ...prepared, recorded: settled.state }, adopted, request);
+      const state = await recordLiveThenStop({ ...prepared, recorded: settled.state }, adopted, request, soFar, {
+        what: 'the configuration matches',
+        stopped: 'Apply was interrupted',
+      });
       const namesRecorded = adopted.length === 0 && state !== settled.state;
       return { prepared, result: { ...nothingExecuted(), invitations: settled.invitations }, invitations: settled.invitations, after: prepared, state, adopted, namesRecorded };
     }
@@ -141,12 +177,12 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
  * After a recording (ApplyPhase `recording`), reading starts: a stop requested meanwhile, which
  * let the recording finish, stops the apply here, saying what was recorded.
  */
-function stopAfterRecording(request: Pick<ApplyRequest, 'onPhase' | 'stopRequested'>, soFar: readonly string[]): void {
+function stopAfterRecording(request: Pick<ApplyRequest, 'onPhase' | 'stopRequested'>, soFar: readonly string[], stopped = 'Apply was interrupted'): void {
   request.onPhase?.('reading', { recorded: soFar });
-  if (request.stopRequested?.()) throw new InterruptedError(`Apply was interrupted: ${recordedBeforeWriting(soFar)}.`);
+  if (request.stopRequested?.()) throw new InterruptedError(`${stopped}: ${recordedBeforeWriting(soFar)}.`);
 }
 
-/** A read stopped (an interrupted fleet) ends the apply as interrupted, saying what it recorded before. */
+/** A read stopped (an interrupted fleet) ends the run as interrupted, saying what it recorded before. */
 async function stoppedReading<T>(soFar: readonly string[], read: () => Promise<T>): Promise<T> {
   try {
     return await read();
@@ -298,12 +334,14 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
       ...(request.progress ? { progress: request.progress } : {}),
     });
   } catch (error) {
-    // Stopped while checking (an interrupted fleet): what was applied is recorded; the next plan shows what is left.
+    // Stopped while checking (Ctrl-C): what was applied is recorded; the next plan shows what is left.
     if (!(error instanceof ReadingStoppedError)) throw error;
-    return { prepared, result: { ...result, interrupted: true }, invitations: result.invitations, after: prepared, state: writer.state, adopted: [] };
+    return { prepared, result: { ...result, interrupted: true }, invitations: result.invitations, after: prepared, state: writer.state, adopted: [], checkStopped: true };
   }
   const observed = observedEntries(writer.state, after, conceal, notApplied(prepared, result));
   if (observed.size > 0) await writer.update((state) => ({ ...state, resources: { ...state.resources, ...Object.fromEntries(observed) } }));
+  // Asked to stop once the check's reads were done: its record was let finish, and the run still ends as interrupted.
+  if (request.stopRequested?.()) result.interrupted = true;
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
 }
 
@@ -377,7 +415,7 @@ function sameRecord(previous: StateEntry, next: StateEntry): boolean {
 }
 
 /** The error an apply ends with, or undefined when it applied everything and converged. */
-export function applyFailure({ result, after, recovery }: ApplyResult): PortalctlError | undefined {
+export function applyFailure({ prepared, result, after, recovery, checkStopped }: ApplyResult): PortalctlError | undefined {
   if (result.recordingFailure !== undefined) {
     // The store's error speaks for a command it stopped ("Nothing was changed."): here writes were sent.
     const cause = (result.recordingFailure instanceof Error ? result.recordingFailure.message : String(result.recordingFailure)).replace(/\.?\s*Nothing was changed\.$/, '');
@@ -396,7 +434,15 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
     return result.interrupted ? new InterruptedError(`Apply was interrupted. ${message}`, { cause: result.recordingFailure }) : new NotRecordedError(message, { cause: result.recordingFailure });
   }
   if (result.interrupted && result.skipped.length === 0 && result.failed.length === 0) {
-    return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded; the check that the portal converged did not run (run plan to see what is left).`);
+    const done = `${result.applied.length} applied and recorded`;
+    if (after === prepared) {
+      return new InterruptedError(`Apply was interrupted: ${done}; the check that the portal converged did not ${checkStopped ? 'finish' : 'run'} (run plan to see what is left).`);
+    }
+    // The stop came once the check had read the portal: it finished, and says what it found.
+    const left = after.plan.operations;
+    return new InterruptedError(
+      `Apply was interrupted as it ended: ${done}; ${left.length ? `the portal did not converge: a new plan still has ${counted(left.length, 'operation')} (${left.map((op) => op.address).join(', ')})` : 'the portal converged'}.`,
+    );
   }
   if (result.interrupted) return new InterruptedError(`Apply was interrupted: ${result.applied.length} applied and recorded, ${result.skipped.length} not started. Run apply again to finish.`);
   if (result.failed.length) {
@@ -408,7 +454,8 @@ export function applyFailure({ result, after, recovery }: ApplyResult): Portalct
   return undefined;
 }
 
-export interface RefreshOnlyRequest extends Pick<ApplyRequest, 'config' | 'url' | 'client' | 'store' | 'lockTimeoutMs' | 'targets' | 'parallelism' | 'recoveryFile' | 'onNotice' | 'about'> {
+export interface RefreshOnlyRequest
+  extends Pick<ApplyRequest, 'config' | 'url' | 'client' | 'store' | 'lockTimeoutMs' | 'targets' | 'parallelism' | 'recoveryFile' | 'onNotice' | 'about' | 'onPhase' | 'stopRequested'> {
   /** Asked with what will be recorded, when there is something; false cancels. Absent: approved. */
   confirm?: (records: readonly LiveRecord[], prepared: PreparedPlan) => Promise<boolean>;
 }
@@ -425,27 +472,35 @@ export interface RefreshOnlyResult {
 
 /**
  * `apply --refresh-only`: under the lock, reads the portal, shows what would be recorded, asks,
- * and records it in one write. Sends nothing to the portal.
+ * and records it in one write. Sends nothing to the portal. A stop (Ctrl-C) goes as apply's
+ * phases do (ApplyPhase): `recording` a recovery file and `adopting` the live values finish
+ * first, then the run stops, saying what they recorded; `reading` stops at once.
  */
 export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshOnlyResult> {
   const { config, url, client, store } = request;
   return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs, ...releaseNotice(request) }, async () => {
-    const recorded = await recordRecoveryFile(store, await store.read(), request);
-    const prepared = await preparePlan({
-      config,
-      url,
-      recorded,
-      client,
-      targets: request.targets,
-      parallelism: request.parallelism,
-      digest: false,
-      ...(request.about ? { about: request.about } : {}),
-    });
+    const soFar: string[] = [];
+    const recorded = await recordRecoveryFile(store, await store.read(), { ...request, onRecorded: (sentence) => soFar.push(sentence) });
+    stopAfterRecording(request, soFar, 'Refresh-only was interrupted');
+    const prepared = await stoppedReading(soFar, () =>
+      preparePlan({
+        config,
+        url,
+        recorded,
+        client,
+        targets: request.targets,
+        parallelism: request.parallelism,
+        digest: false,
+        ...(request.about ? { about: request.about } : {}),
+      }),
+    );
     const records = liveRecords(prepared, { adoptOnly: false });
     if (records.length > 0 && request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
+    // Asked to stop once the reads were done (a fleet's environment): nothing is recorded.
+    if (request.stopRequested?.()) throw new InterruptedError(`Refresh-only was interrupted before recording: ${recordedBeforeWriting(soFar)}.`);
     // Names alone are written unasked, as apply writes them: the read resolved them, and the next
     // `plan --refresh=false` needs them.
-    const state = await recordLive(prepared, records, request);
+    const state = await recordLiveThenStop(prepared, records, request, soFar, { what: 'read from the portal', stopped: 'Refresh-only was interrupted' });
     return { prepared, records, state, namesRecorded: records.length === 0 && state !== prepared.recorded };
   });
 }

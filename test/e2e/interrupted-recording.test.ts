@@ -1,0 +1,167 @@
+/**
+ * Ctrl-C while `apply` with nothing to send, or `apply --refresh-only`, records the live values
+ * it just read (README "Exit codes"): that one state write finishes, then the run stops, saying
+ * what it recorded (never "nothing was changed"); a second Ctrl-C stops at once, and the write
+ * is then in the state whole or not at all. The state is in PostgreSQL, where the test holds its
+ * row (SELECT ... FOR UPDATE), so the signal arrives while the CLI's write waits for it.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PostgresStateStore } from '../../src/state/index.js';
+import { POLICY_AND_ROLE, startCliPortal, waitFor, type CliPortal } from '../support/cli.js';
+import { postgresUrl, uniqueSchema, withSchema } from '../support/postgres-sql.js';
+
+const HAND_EDIT = 'Changed in the portal by hand';
+
+let portal: CliPortal;
+let config: string;
+let schema: string;
+let state: string;
+let store: PostgresStateStore;
+
+beforeEach(async () => {
+  portal = await startCliPortal();
+  config = await portal.writeConfig(POLICY_AND_ROLE);
+  schema = uniqueSchema('stop');
+  state = withSchema(schema);
+  store = new PostgresStateStore({ url: state, name: 'default' });
+  // Recorded once as the configuration asks; then someone edits the role's description on the portal by hand.
+  const first = await portal.run(['apply', config, '--auto-approve'], { state });
+  expect(first.code, first.stderr).toBe(0);
+  const live = await portal.state();
+  const role = live.roles.find((entry) => entry.id === 'r7HkQ2');
+  if (!role) throw new Error('the sample organization has role r7HkQ2');
+  role.description = HAND_EDIT;
+  await portal.replaceState(live);
+  await portal.clearRequests();
+});
+
+afterEach(async () => {
+  await store.close();
+  await portal.dispose();
+});
+
+/** The state's row held by a transaction of the test's own: the CLI's next state write waits for it. */
+async function holdStateRow(): Promise<{ release: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(`SELECT serial FROM "${schema}".states WHERE name = 'default' FOR NO KEY UPDATE`);
+  return {
+    release: async () => {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
+}
+
+/** Whether a session waits for the held row: the CLI's state write. */
+async function writeWaiting(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1", [`%"${schema}".states%FOR UPDATE%`]);
+    return rows.length > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+const recordedDescription = async (): Promise<unknown> => ((await store.read())?.resources['role[r7HkQ2]']?.value as { description?: string } | undefined)?.description;
+
+const FIRST = 'Interrupted: finishing recording the live values just read (nothing is sent to the portal), then stopping. Press Ctrl-C again to stop at once.';
+
+describe('Ctrl-C while the live values just read are recorded', () => {
+  it('apply with nothing to send, adopting what the configuration matches: the recording finishes, then it stops saying what was recorded', async () => {
+    await writeFile(join(config, 'portalctl.yaml'), POLICY_AND_ROLE.replace('description: Edits field data', `description: ${HAND_EDIT}`));
+    const serialBefore = (await store.read())?.serial;
+    const row = await holdStateRow();
+    const running = portal.start(['apply', config, '--auto-approve'], { state });
+    try {
+      await waitFor(writeWaiting, 'the state write to wait for the held row', running.done);
+      running.child.kill('SIGINT');
+      await waitFor(() => running.output().stderr.includes(FIRST), 'the interrupt noted', running.done);
+    } finally {
+      await row.release();
+    }
+    const result = await running.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toBe(
+      `\n${FIRST}\nApply was interrupted: the live value of 1 object the configuration matches was recorded in the state (role[r7HkQ2]); nothing was sent to the portal.\n`,
+    );
+    // What it says is what the state holds: the adoption, in one new serial; the lock released.
+    expect(await recordedDescription()).toBe(HAND_EDIT);
+    expect((await store.read())?.serial).toBe((serialBefore ?? 0) + 1);
+    expect(await store.currentLock()).toBeUndefined();
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+    const drift = await portal.run(['drift', config], { state });
+    expect(drift.code, drift.stdout).toBe(0);
+  });
+
+  it('apply --refresh-only: the recording finishes, then it stops with exit 130, saying what was recorded; a second Ctrl-C stops at once, recording nothing', async () => {
+    const serialBefore = (await store.read())?.serial;
+    let row = await holdStateRow();
+    const running = portal.start(['apply', '--refresh-only', config, '--auto-approve'], { state });
+    try {
+      await waitFor(writeWaiting, 'the state write to wait for the held row', running.done);
+      running.child.kill('SIGINT');
+      await waitFor(() => running.output().stderr.includes(FIRST), 'the interrupt noted', running.done);
+    } finally {
+      await row.release();
+    }
+    const result = await running.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stdout).toContain('Refresh-only: 1 object to record from the portal (1 changed outside portalctl, 0 not recorded yet). Nothing is sent to the portal.');
+    expect(result.stderr).toBe(
+      `\n${FIRST}\nRefresh-only was interrupted: the live value of 1 object read from the portal was recorded in the state (role[r7HkQ2]); nothing was sent to the portal.\n`,
+    );
+    expect(await recordedDescription()).toBe(HAND_EDIT);
+    expect((await store.read())?.serial).toBe((serialBefore ?? 0) + 1);
+    expect(await store.currentLock()).toBeUndefined();
+
+    // Again from the record the configuration asks for; this time a second Ctrl-C cuts the held write off.
+    const reapplied = await portal.run(['apply', config, '--auto-approve'], { state });
+    expect(reapplied.code, reapplied.stderr).toBe(0);
+    const live = await portal.state();
+    const role = live.roles.find((entry) => entry.id === 'r7HkQ2');
+    if (role) role.description = HAND_EDIT;
+    await portal.replaceState(live);
+    const recorded = await store.read();
+    row = await holdStateRow();
+    const twice = portal.start(['apply', '--refresh-only', config, '--auto-approve'], { state });
+    try {
+      await waitFor(writeWaiting, 'the state write to wait for the held row', twice.done);
+      twice.child.kill('SIGINT');
+      await waitFor(() => twice.output().stderr.includes(FIRST), 'the first interrupt noted', twice.done);
+      twice.child.kill('SIGINT');
+      const stopped = await twice.done;
+      expect(stopped.code, stopped.stderr).toBe(130);
+      // The lock's session is the one whose write waits: it is released as the process ends.
+      expect(stopped.stderr).toBe(
+        `\n${FIRST}\n\nStopped at once, while recording the live values just read: that recording may or may not have completed (run plan or drift to see); nothing was sent to the portal.\n` +
+          "The state did not answer within 5 s to release its lock: a database releases it when this process's session ends (now); a lock file is taken over by the next run, which says so.\n",
+      );
+    } finally {
+      await row.release();
+    }
+    // Cut off before it committed: not recorded at all.
+    expect(await store.read()).toEqual(recorded);
+    expect(await store.currentLock()).toBeUndefined();
+  });
+
+  it('apply --refresh-only while the portal is read: stops at once, nothing was changed', async () => {
+    await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', hold: true });
+    const recorded = await store.read();
+    const running = portal.start(['apply', '--refresh-only', config, '--auto-approve'], { state });
+    await waitFor(async () => (await portal.requests()).some((entry) => entry.path === '/portals/self/securityPolicy'), 'the held read', running.done);
+    running.child.kill('SIGINT');
+    const result = await running.done;
+    await fetch(`${portal.emulator.controlUrl}/faults/release`, { method: 'POST', body: '{}' });
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toMatch(/^\nInterrupted: nothing was changed\.\nReleased the state lock on postgres:\/\/.*\n$/);
+    expect(await store.read()).toEqual(recorded);
+    expect(await store.currentLock()).toBeUndefined();
+  });
+});
