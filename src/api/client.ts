@@ -9,7 +9,7 @@ import type { ApiRequest } from '../core/request.js';
 import type { JsonObject } from '../core/json.js';
 import { TokenProvider, credentialVariablesFor, refusedTokenAdvice, tokenHeaders, type Credentials } from './auth.js';
 import { encodeForm, type Params } from './encoding.js';
-import { ApiError, ApiNetworkError, CredentialsError, ReadingStoppedError, PortalUrlError, UntrustedCertificateError, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure } from './errors.js';
+import { ApiError, ApiNetworkError, CredentialsError, ReadingStoppedError, PortalUrlError, UntrustedCertificateError, durationText, isMissingPrivilege, tokenProblem, type ApiErrorFields, type NetworkFailure, type Tries } from './errors.js';
 import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
@@ -266,7 +266,8 @@ class HttpApiClient implements ApiClient {
 
       const meaning = interpretAnswer({ ...spec, url: target }, answer, Date.now());
       if (meaning.ok) return meaning.result;
-      const error = this.makeError(meaning.error);
+      // Every failure of a call says how many attempts it took, whichever answer ended it.
+      const error = this.makeError({ ...meaning.error, tries: { attempts: attempt, ms: sinceFirstAttempt() } });
 
       const problem = spec.authenticated ? tokenProblem(error) : undefined;
       if (problem === 'required') {
@@ -354,7 +355,7 @@ class HttpApiClient implements ApiClient {
   }
 
   /** `tries`: the attempts of this call so far and how long they took, waits included. */
-  private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown, tries: { attempts: number; ms: number }): ApiNetworkError {
+  private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown, tries: Tries): ApiNetworkError {
     const outcomeUnknown = !spec.idempotent && failure !== 'unreachable';
     // The host: a wrong --portal or portal.url is the usual cause, and the path alone does not show it.
     const host = (spec.administration?.base ?? this.base).host;
@@ -366,12 +367,11 @@ class HttpApiClient implements ApiClient {
         : failure === 'unreachable'
           ? `could not reach the portal at ${host}${via} (${describeCause(cause)})`
           : `the connection to ${host}${via} was dropped (${describeCause(cause)})`;
-    // Retries take seconds (backoff): without this, the wait before the error looks like a hang.
-    const retried = tries.attempts > 1 ? `; tried ${tries.attempts} times over ${durationText(Math.round(tries.ms))}` : '';
     return new ApiNetworkError({
       method: spec.method,
       path: spec.path,
-      apiMessage: this.secrets.scrub(`${what}${retried}`),
+      apiMessage: this.secrets.scrub(what),
+      tries,
       failure,
       outcomeUnknown,
       hint: outcomeUnknown
@@ -518,6 +518,7 @@ function withHint(error: ApiError, hint: string): ApiError {
       httpStatus: error.httpStatus,
       retryAfterMs: error.retryAfterMs,
       enveloped: error.enveloped,
+      tries: error.tries,
       hint,
     },
     { cause: error },
@@ -537,7 +538,3 @@ function splitPath(path: string, params: Params): { path: string; query: URLSear
 /** The form fields of a sign-in that come from the user's variables. */
 const SIGN_IN_FIELDS = new Set(['username', 'password', 'client_id', 'client_secret']);
 
-/** 500 ms, 30 s, 2.5 s: how long a wait was, as messages say it. */
-function durationText(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
-}

@@ -26,6 +26,13 @@ export interface ApiErrorFields {
   enveloped?: boolean;
   /** A success status whose body is not the portal's answer (a web page, text that is not JSON, no `success: true`). */
   unreadable?: boolean;
+  /** The attempts the request took and how long they lasted, waits included, when there was more than one. */
+  tries?: Tries;
+}
+
+export interface Tries {
+  attempts: number;
+  ms: number;
 }
 
 export class ApiError extends PortalctlError {
@@ -39,6 +46,7 @@ export class ApiError extends PortalctlError {
   readonly retryAfterMs: number | undefined;
   readonly enveloped: boolean;
   readonly unreadable: boolean;
+  readonly tries: Tries | undefined;
 
   constructor(fields: ApiErrorFields, options?: { cause?: unknown }) {
     super(formatApiErrorMessage(fields), options);
@@ -52,6 +60,7 @@ export class ApiError extends PortalctlError {
     this.retryAfterMs = fields.retryAfterMs;
     this.enveloped = fields.enveloped ?? false;
     this.unreadable = fields.unreadable ?? false;
+    this.tries = fields.tries;
   }
 }
 
@@ -115,10 +124,17 @@ function formatApiErrorMessage(fields: ApiErrorFields): string {
     .join(', ');
   let text = `${fields.method} ${fields.path} failed: ${fields.apiMessage}`;
   if (codes) text += ` (${codes})`;
+  // Retries take seconds (backoff): without this, the wait before the error looks like a hang.
+  if (fields.tries && fields.tries.attempts > 1) text += `; tried ${fields.tries.attempts} times over ${durationText(Math.round(fields.tries.ms))}`;
   const details = (fields.details ?? []).filter((detail) => detail.trim() !== '');
   if (details.length > 0) text += `\n  details: ${details.join('; ')}`;
   if (fields.hint) text += `\n  ${fields.hint}`;
   return text;
+}
+
+/** 500 ms, 30 s, 2.5 s: how long a wait was, as messages say it. */
+export function durationText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /**

@@ -393,6 +393,21 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('a status that fails after its retries says how many attempts were made, as a network failure does', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, { error: { code: 503, message: 'busy' } }, 503), { maxRetries: 2 });
+    expect(withoutDuration((await failure(client.get('/a'))).message)).toBe('GET /a failed: busy (code 503); tried 3 times over <duration>');
+  });
+
+  it('retries that end in an answer that is not retried say the attempts too', async () => {
+    let count = 0;
+    const { client } = await setup((_req, res) => {
+      count += 1;
+      if (count === 1) return sendJson(res, {}, 504);
+      sendJson(res, { error: { code: 400, message: 'bad', details: ['no such field'] } }, 400);
+    });
+    expect(withoutDuration((await failure(client.get('/a'))).message)).toBe('GET /a failed: bad (code 400); tried 2 times over <duration>\n  details: no such field');
+  });
+
   it('does not retry 403 GWM_0003 or other 4xx', async () => {
     const { server, client } = await setup((req, res) =>
       req.pathname === '/priv'

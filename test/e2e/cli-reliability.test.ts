@@ -323,6 +323,18 @@ describe('CLI reliability', () => {
     noStackTrace(plan);
   });
 
+  it('a portal that answers 503 to every attempt: the error says how many attempts were made, as for no answer', async () => {
+    // Retry-After 0: the retries do not wait.
+    await portal.fault({ path: '/portals/self', method: 'GET', status: 503, retryAfter: 0, count: 0 });
+    const plan = await portal.run(['plan', config]);
+    expect(plan.code).toBe(1);
+    const error = plan.stderr.split('\n').filter((line) => line.startsWith('Error: '));
+    expect(error.map((line) => line.replace(/ over \d+(\.\d+)? m?s$/, ' over <duration>'))).toEqual([
+      'Error: GET /portals/self failed: HTTP 503 Service Unavailable (code 503); tried 5 times over <duration>',
+    ]);
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('config errors are printed once', async () => {
     const invalid = await portal.writeConfig(`${CONFIG_HEADER}roles:\n  - { id: r1, name: 5 }\n`, 'invalid');
     const plan = await portal.run(['plan', invalid]);
