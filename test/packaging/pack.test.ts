@@ -96,6 +96,7 @@ describe('the npm package', () => {
         'dist/bin/escape.cjs',
         'dist/bin/THIRD-PARTY-LICENSES.txt',
         'dist/types/emulator/index.d.ts',
+        'dist/types/emulator/index.d.cts',
         'schemas/portalctl.schema.json',
         'examples/full/portal.yaml',
         'examples/minimal/portalctl.yaml',
@@ -189,19 +190,27 @@ describe('the npm package', () => {
     expect(postgres.stderr).toContain('Cannot read the PostgreSQL state at postgres://portalctl@127.0.0.1:1/portalctl state "default": connect ECONNREFUSED');
   });
 
-  it('exports the emulator with its types through `exports`', async () => {
+  it('exports the emulator with its types through `exports`, to ES modules and CommonJS', async () => {
     const script = "import { startEmulator } from 'portalctl/emulator'; const e = await startEmulator({ port: 0 }); console.log(e.url); await e.close();";
     const started = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: installed });
     expect(started.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest\n$/);
+    // And to CommonJS, through the require condition.
+    const required = "const { startEmulator } = require('portalctl/emulator'); startEmulator({ port: 0 }).then(async (e) => { console.log(e.url); await e.close(); });";
+    expect((await run(process.execPath, ['--input-type=commonjs', '-e', required], { cwd: installed })).stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/portal\/sharing\/rest\n$/);
   });
 
   // node10 (`node`, the default of `module: commonjs`) reads no `exports`: `typesVersions` points it at the same types.
+  // A .cts file is CommonJS (the project is "type": "module"): its import is a require, which
+  // node16 refuses to point at ES module types (TS1479), so the require condition has its own.
   it.each([
-    ['nodenext', 'nodenext'],
-    ['bundler', 'esnext'],
-    ['node10', 'commonjs'], // also called `node`
-  ])('a TypeScript consumer with moduleResolution %s finds the types of portalctl/emulator', async (moduleResolution, module) => {
-    const file = `check-${moduleResolution}.ts`;
+    ['nodenext', 'nodenext', 'ts'],
+    ['node16', 'node16', 'ts'],
+    ['bundler', 'esnext', 'ts'],
+    ['node10', 'commonjs', 'ts'], // also called `node`
+    ['node16', 'node16', 'cts'],
+    ['nodenext', 'nodenext', 'cts'],
+  ])('a TypeScript consumer with moduleResolution %s (module %s) in a .%s file finds the types of portalctl/emulator', async (moduleResolution, module, extension) => {
+    const file = `check-${moduleResolution}.${extension}`;
     await writeFile(
       join(installed, file),
       "import { startEmulator, type RunningEmulator } from 'portalctl/emulator';\nexport async function start(): Promise<string> {\n  const running: RunningEmulator = await startEmulator({ port: 0 });\n  return running.url;\n}\n",
