@@ -6,6 +6,7 @@ import { Argument, Command, Option } from 'commander';
 import { asksForJson, commandLineErrorDocument, reportError } from './exit.js';
 import { parseDuration, parsePositiveInt, requestTimeoutMs } from './flag-values.js';
 import { processIO, type CommandIO } from './io.js';
+import { addHelpCommands, withOptionOwners } from './usage.js';
 import { version } from './version.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 
@@ -38,33 +39,6 @@ function checkGlobalFlagValues(program: Command): void {
 }
 
 /**
- * Commander's "unknown option" error says which commands take the option when others do
- * (`plan --parallelism 3`: apply's). Commander looks only at the command's own options, so its
- * "Did you mean" would guess a typo in a flag spelt right (`schema --format` got `--portal?`);
- * for a flag no command takes, its guess stays.
- */
-function withOptionOwners(program: Command, commanderText: string): string {
-  const unknown = /^(error: unknown option '(--[^'=]+)[^']*')/.exec(commanderText);
-  if (unknown === null) return commanderText;
-  const [, firstLine, flag] = unknown;
-  const owners = subcommandPaths(program).filter(({ command }) => command.options.some((option) => option.long === flag)).map(({ path }) => path);
-  return owners.length === 0 ? commanderText : `${firstLine}\n(${flag} is an option of ${listInWords(owners)})\n`;
-}
-
-/** Every command under `parent`, with the words that run it (`state rm`). */
-function subcommandPaths(parent: Command, prefix = ''): { command: Command; path: string }[] {
-  return parent.commands.flatMap((command) => {
-    const path = `${prefix}${command.name()}`;
-    return [{ command, path }, ...subcommandPaths(command, `${path} `)];
-  });
-}
-
-/** `a`, `a and b`, `a, b and c`. */
-function listInWords(words: readonly string[]): string {
-  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
-}
-
-/**
  * Help shows choices and defaults as they are typed (`(default: 4)`, `(choices: text, json;
  * default: text)`), where commander writes them as JSON (`"4"`), which reads as if the quotes
  * were part of the value. The values themselves stay strings: only the text changes.
@@ -91,7 +65,9 @@ function asTyped(value: unknown): string {
   return typeof value === 'string' && /^[\w.,:/@+-]+$/.test(value) ? value : JSON.stringify(value);
 }
 
-export function buildProgram(): Command {
+/** The command line; `argv` tells whether a mistake in it is said as the JSON error document (`--format json`). */
+export function buildProgram(argv: readonly string[]): Command {
+  const json = asksForJson(argv);
   const program = new Command('portalctl')
     .description("Keep a portal organization's administrative settings as YAML in Git.")
     .version(version, '-V, --version')
@@ -111,11 +87,13 @@ export function buildProgram(): Command {
     .configureOutput({
       outputError: (commanderText, write) => {
         const text = withOptionOwners(program, commanderText);
-        return asksForJson(process.argv) ? process.stdout.write(commandLineErrorDocument(text)) : write(text);
+        return json ? process.stdout.write(commandLineErrorDocument(text)) : write(text);
       },
     })
     // A hint, not the whole help: 60 lines after a mistyped word bury the error and its suggestion.
-    .showHelpAfterError('(add --help for usage)')
+    // Not under --format json, whose reader is a script: the document is all it gets, stderr stays
+    // empty, as for every other error.
+    .showHelpAfterError(json ? false : '(add --help for usage)')
     .addHelpText(
       'after',
       `
@@ -266,7 +244,8 @@ Over several environments: the worst of theirs.`,
 
   program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh') => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io)));
 
+  addHelpCommands(program);
   return program;
 }
 
-void buildProgram().parseAsync(process.argv);
+void buildProgram(process.argv).parseAsync(process.argv);

@@ -288,6 +288,23 @@ describe('usage mistakes', () => {
     [['plan', '--force'], "error: unknown option '--force'\n(--force is an option of apply and import)\n(add --help for usage)\n"],
     [['validate', '--dry-run'], "error: unknown option '--dry-run'\n(--dry-run is an option of state rm, state mv, state push and state pull)\n(add --help for usage)\n"],
     [['plan', '--no-such-option'], "error: unknown option '--no-such-option'\n(add --help for usage)\n"],
+    // A typo of another command's option: that option and its commands (commander knows only the command's own).
+    [['validate', '--auto-aprove'], "error: unknown option '--auto-aprove'\n(Did you mean --auto-approve, an option of apply?)\n(add --help for usage)\n"],
+    [['plan', '--parallelsim', '3'], "error: unknown option '--parallelsim'\n(Did you mean --parallelism, an option of apply?)\n(add --help for usage)\n"],
+    [['validate', '--dry-runn'], "error: unknown option '--dry-runn'\n(Did you mean --dry-run, an option of state rm, state mv, state push and state pull?)\n(add --help for usage)\n"],
+    // Nearer than the command's own nearest (--format, three edits away).
+    [['plan', '--forced'], "error: unknown option '--forced'\n(Did you mean --force, an option of apply and import?)\n(add --help for usage)\n"],
+    // The command's own option wins a tie, and a global option is the command's own.
+    [['validate', '--formt'], "error: unknown option '--formt'\n(Did you mean --format?)\n(add --help for usage)\n"],
+    [['plan', '--verbos'], "error: unknown option '--verbos'\n(Did you mean --verbose?)\n(add --help for usage)\n"],
+    // An option most commands take: the first few and how many more, not eleven names.
+    [['schema', '--format', 'yaml'], "error: unknown option '--format'\n(--format is an option of plan, apply, drift and 8 other commands)\n(add --help for usage)\n"],
+    [['schema', '--formt'], "error: unknown option '--formt'\n(Did you mean --format, an option of plan, apply, drift and 8 other commands?)\n(add --help for usage)\n"],
+    // help of a command that does not exist: said as an unknown command is, not the whole help.
+    [['help', 'nosuch'], "error: unknown command 'nosuch'\n(add --help for usage)\n"],
+    [['help', 'plna'], "error: unknown command 'plna'\n(Did you mean plan?)\n(add --help for usage)\n"],
+    [['help', 'state', 'shw'], "error: unknown command 'shw'\n(Did you mean show?)\n(add --help for usage)\n"],
+    [['state', 'help', 'shw'], "error: unknown command 'shw'\n(Did you mean show?)\n(add --help for usage)\n"],
   ])('portalctl %j: exit 1, the error and its suggestion, and a hint instead of the whole help', (args, stderr) => {
     const result = portalctl(...args);
     expect(result.status).toBe(1);
@@ -295,10 +312,34 @@ describe('usage mistakes', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('under --format json, the error document says which command takes the option too', () => {
+  it('help with a command shows that command\'s help on stdout, also a nested one (exit 0)', () => {
+    for (const command of [['plan'], ['state'], ['state', 'show']]) {
+      const result = portalctl('help', ...command);
+      expect(result.status, command.join(' ')).toBe(0);
+      expect(result.stdout, command.join(' ')).toBe(portalctl(...command, '--help').stdout);
+      expect(result.stderr, command.join(' ')).toBe('');
+    }
+    expect(portalctl('state', 'help', 'show').stdout).toBe(portalctl('state', 'show', '--help').stdout);
+    expect(portalctl('help').stdout).toBe(portalctl('--help').stdout);
+    expect(portalctl('--help').stdout).toMatch(/^ {2}help \[command\.\.\.\] +display help for command$/m);
+  });
+
+  it('under --format json, the error document says which command takes the option too, and stderr stays empty', () => {
     const result = portalctl('plan', '--format', 'json', '--auto-approve');
     expect(result.status).toBe(1);
     expect((JSON.parse(result.stdout) as { error: string }).error).toBe("unknown option '--auto-approve'\n(--auto-approve is an option of apply)");
+    expect(result.stderr).toBe('');
+  });
+
+  it.each([
+    [['validate', '--format', 'json', '--auto-aprove'], "unknown option '--auto-aprove'\n(Did you mean --auto-approve, an option of apply?)"],
+    [['plna', '--format=json'], "unknown command 'plna'\n(Did you mean plan?)"],
+    [['state', 'shw', '--format', 'json'], "unknown command 'shw'\n(Did you mean show?)"],
+  ])('portalctl %j: one JSON error document on stdout with the suggestion, nothing on stderr (the hint to add --help is for a person)', (args, error) => {
+    const result = portalctl(...args);
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({ valid: false, errors: 1, warnings: 0, diagnostics: [{ severity: 'error', code: 'usage', message: error }], error, exitCode: 1 });
+    expect(result.stderr).toBe('');
   });
 
   it.each([

@@ -44,6 +44,12 @@ function flagInfo(option: Option): FlagInfo {
 
 const visible = (options: readonly Option[]): FlagInfo[] => options.filter((option) => !option.hidden).map(flagInfo);
 
+/**
+ * The commands a completion offers: not `help` (src/cli/usage.ts), which says what `--help`
+ * says and, taking command names, would otherwise complete file names after it.
+ */
+const completed = (commands: readonly Command[]): Command[] => commands.filter((command) => command.name() !== 'help');
+
 function describeCommand(command: Command, parent: string): CommandInfo {
   const path = parent ? `${parent}/${command.name()}` : command.name();
   return {
@@ -53,7 +59,7 @@ function describeCommand(command: Command, parent: string): CommandInfo {
     options: [...visible(command.options), HELP],
     argumentChoices: command.registeredArguments[0]?.argChoices ?? [],
     takesPaths: command.registeredArguments.some((argument) => argument.variadic),
-    subcommands: command.commands.map((subcommand) => describeCommand(subcommand, path)),
+    subcommands: completed(command.commands).map((subcommand) => describeCommand(subcommand, path)),
   };
 }
 
@@ -63,7 +69,7 @@ const flatten = (commands: readonly CommandInfo[]): CommandInfo[] => commands.fl
 function describeProgram(program: Command): { globals: FlagInfo[]; commands: CommandInfo[] } {
   return {
     globals: [...visible(program.options), HELP],
-    commands: program.commands.map((command) => describeCommand(command, '')),
+    commands: completed(program.commands).map((command) => describeCommand(command, '')),
   };
 }
 
