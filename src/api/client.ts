@@ -14,6 +14,7 @@ import { interpretAnswer, type SendResult } from './interpret.js';
 import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
+import type { ConcealedValue } from '../core/secret-text.js';
 import { AttemptStopped, Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type ProxyRefusal, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 import { stopwatch } from '../core/stopwatch.js';
@@ -51,7 +52,7 @@ export interface ApiClientOptions {
    * What the client's errors must not show besides the credentials and tokens: the config's
    * referenced values, replaced by their references (the portal may quote what it was sent).
    */
-  conceal?: (text: string) => string;
+  conceal?: readonly ConcealedValue[];
   /** Retries after the first attempt for transient failures. Default 4. */
   maxRetries?: number;
   /** First backoff delay; doubles each retry, with jitter. Default 500 ms. */

@@ -104,7 +104,7 @@ export function connect(url: string, options: SharedOptions, io: CommandIO, conf
     url,
     credentials: credentialsFromVariables(environment?.credentials ?? {}, io.env, `Environment ${environment?.name ?? ''}`),
     ...(proxy ? { proxy: proxy.url } : {}),
-    ...(config ? { conceal: (text: string) => config.redact(text) } : {}),
+    ...(config ? { conceal: config.redact.concealed } : {}),
     timeoutMs: requestTimeoutMs(options.requestTimeout),
     ...(stopReading ? { stopReading } : {}),
     ...(options.insecure ? { insecure: true } : {}),

@@ -11,7 +11,7 @@ import { duplicateBlock } from './errors.js';
 import type { ConfigPath, DesiredObject, Edition, PortalFacts, PruneDeclaration } from '../../kinds/toolkit/contract.js';
 import type { KindSet } from '../kind-set.js';
 import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarations, type ResolvedSource } from './extract.js';
-import { redactor } from './references.js';
+import { redactor, type ReferenceRedactor } from './references.js';
 import { configSchema } from './config-schema.js';
 import { environmentOf, findEnvironments, type Environment } from './environments.js';
 import { layerDocuments, type Layered, type ReadFile } from './layers.js';
@@ -288,8 +288,8 @@ export interface LoadedConfig {
   documents: readonly ResolvedSource[];
   /** Problems found while loading: unreadable or malformed files, references, schema, duplicates. */
   diagnostics: Diagnostic[];
-  /** Replaces resolved `${...}` values inside any value by the reference text. */
-  redact<T>(value: T): T;
+  /** Replaces resolved `${...}` values inside any value by the reference text (and says which values it looks for). */
+  redact: ReferenceRedactor;
   /** Where a part of an object's declaration sits (`path` relative to the object's declaration). */
   locate(obj: DesiredObject, path: ConfigPath): SourceLocation;
 }

@@ -23,6 +23,7 @@ import type { JsonValue } from '../../core/json.js';
 import { firstInvalidUtf8 } from './source.js';
 import { CREDENTIAL_VARIABLES } from '../../api/auth.js';
 import { didYouMean } from '../../core/suggest.js';
+import { secretScrubber, type ConcealedValue } from '../../core/secret-text.js';
 
 /** The reference types, written in lower case (`${ENV:X}` is none of them). */
 const REFERENCE_TYPES = ['env', 'file', 'var'];
@@ -76,7 +77,11 @@ const MISSING_FILE = 'reference/missing-file';
 const SUPPLIED_WHERE_DEPLOYED = new Set([UNSET_ENV, MISSING_FILE]);
 
 /** What the redactor returns besides redacting: the facts shown beside each reference. */
-export type ReferenceRedactor = (<T>(value: T) => T) & { readonly references: Readonly<Record<string, { bytes: number; sha256: string }>> };
+export type ReferenceRedactor = (<T>(value: T) => T) & {
+  readonly references: Readonly<Record<string, { bytes: number; sha256: string }>>;
+  /** The values searched for inside any text, with their references: what the API client's errors conceal too. */
+  readonly concealed: readonly ConcealedValue[];
+};
 
 export interface ReferenceContext {
   /** The config file holding the references; file references are relative to its directory. */
@@ -360,22 +365,19 @@ const MIN_EMBEDDED_SECRET_LENGTH = 8;
 /**
  * A function that replaces resolved reference values in strings by their `${...}` text, in any
  * JSON-like value: a text that is a field's whole resolved text by that field as written, and
- * values of MIN_EMBEDDED_SECRET_LENGTH or more wherever they appear, longer values first, so a
- * value containing another is whole.
+ * values of MIN_EMBEDDED_SECRET_LENGTH or more wherever they appear, in any form a quote gives
+ * them (escaped, encoded, cut short: core/secret-text.ts), all at once, so a value containing or
+ * overlapping another leaves no part of either.
  */
 export function redactor(resolved: readonly ResolvedReference[]): ReferenceRedactor {
   const fields = new Map(resolved.flatMap((entry) => (entry.field ? [[entry.field.text, entry.field.shown] as const] : [])));
-  const secrets = [...new Map(resolved.filter((entry) => entry.value.length >= MIN_EMBEDDED_SECRET_LENGTH).map((entry) => [entry.value, entry.reference])).entries()]
-    .sort((a, b) => b[0].length - a[0].length);
-  const redactText = (text: string): string => {
-    const field = fields.get(text);
-    if (field !== undefined) return field;
-    let result = text;
-    for (const [value, reference] of secrets) if (result.includes(value)) result = result.split(value).join(reference);
-    return result;
-  };
+  const concealed = [...new Map(resolved.filter((entry) => entry.value.length >= MIN_EMBEDDED_SECRET_LENGTH).map((entry) => [entry.value, entry.reference])).entries()].map(
+    ([value, reference]): ConcealedValue => ({ value, shown: reference, minLength: MIN_EMBEDDED_SECRET_LENGTH }),
+  );
+  const scrub = secretScrubber(concealed);
+  const redactText = (text: string): string => fields.get(text) ?? scrub(text);
   const redact = <T>(value: T): T => {
-    if (fields.size === 0 && secrets.length === 0) return value;
+    if (fields.size === 0 && concealed.length === 0) return value;
     if (typeof value === 'string') return redactText(value) as T;
     if (Array.isArray(value)) return value.map((child: unknown) => redact(child)) as T;
     if (typeof value === 'object' && value !== null) {
@@ -395,5 +397,5 @@ export function redactor(resolved: readonly ResolvedReference[]): ReferenceRedac
       },
     ]),
   );
-  return Object.assign(redact, { references });
+  return Object.assign(redact, { references, concealed });
 }
