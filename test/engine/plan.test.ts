@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanInput } from '../../src/engine/plan/plan.js';
 import { orderByDependencies, DependencyCycleError } from '../../src/engine/plan/order.js';
@@ -155,11 +156,31 @@ describe('buildPlan', () => {
 
   it('redacts secrets from every part of a shown plan', () => {
     const plan = buildPlan(input({ objects: [desired('a', { secret: 's3cr3t' })], basis: new Map([['fake[a]', { secret: 'old' }]]) }));
-    const redact = (v: JsonValue): JsonValue => JSON.parse(JSON.stringify(v).replaceAll('s3cr3t', '${env:SECRET}')) as JsonValue;
+    const redact = Object.assign((v: JsonValue): JsonValue => JSON.parse(JSON.stringify(v).replaceAll('s3cr3t', '${env:SECRET}')) as JsonValue, {
+      references: { '${env:SECRET}': { bytes: 6, sha256: 'ab12' } },
+    });
     const shown = JSON.stringify(redactPlan(plan, redact));
     expect(shown).not.toContain('s3cr3t');
     expect(shown).toContain('${env:SECRET}');
     expect(JSON.stringify(plan)).toContain('s3cr3t');
+  });
+
+  it('hides the value of every secret-like field, and all below one, as the text plan does; a reference there is shown as it is', () => {
+    const plan = buildPlan(
+      input({
+        objects: [desired('a', { name: 'Open', clientSecret: 'literal-secret', secrets: { a: 'nested-secret', n: 3 }, token: '${env:TOKEN}' })],
+        basis: new Map([['fake[a]', { name: 'Open', clientSecret: 'old-secret' }]]),
+      }),
+    );
+    const redact = Object.assign((v: JsonValue): JsonValue => v, { references: { '${env:TOKEN}': { bytes: 20, sha256: 'ab12' } } });
+    const shown = redactPlan(plan, redact);
+    const text = JSON.stringify(shown);
+    for (const secret of ['literal-secret', 'nested-secret', 'old-secret']) expect(text).not.toContain(secret);
+    const op = shown.operations[0];
+    expect(op?.after).toEqual({ name: 'Open', clientSecret: '(hidden: 14 bytes, sha256 ' + createHash('sha256').update('literal-secret').digest('hex').slice(0, 4) + '\u2026)', secrets: { a: expect.stringMatching(/^\(hidden: 13 bytes, sha256 [0-9a-f]{4}…\)$/) as unknown, n: 3 }, token: '${env:TOKEN}' });
+    expect(op?.patch.find((p) => p.path === '/secrets')).toMatchObject({ value: { a: expect.stringMatching(/^\(hidden: /) as unknown, n: 3 } });
+    // Shown again (a saved plan read back): the hidden values stay as they are.
+    expect(redactPlan(shown, redact)).toEqual(shown);
   });
 });
 

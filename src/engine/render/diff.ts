@@ -6,7 +6,8 @@
 import { deepEqual, isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import { changeLine, line, type DiffLine } from './lines.js';
 import { categoryTreeLines, isCategoryForest } from './tree.js';
-import { DEFAULT_VALUE_STYLE, inlineValue, isNested, isSecretLike, yamlLines, type ValueStyle } from './values.js';
+import { DEFAULT_VALUE_STYLE, inlineValue, isNested, yamlLines, type ValueStyle } from './values.js';
+import { isSecretLike } from '../plan/redact.js';
 
 const isScalarList = (value: JsonValue | undefined): value is JsonValue[] => Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object');
 const isForestChange = (before: JsonValue | undefined, after: JsonValue | undefined): boolean =>

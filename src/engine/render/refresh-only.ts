@@ -7,13 +7,14 @@ import { namesRecordedLine } from './apply.js';
 import type { LiveRecord } from '../record/record-live.js';
 import type { Plan } from '../plan/plan.js';
 import { valueLines } from './diff.js';
-import type { Redactor } from '../plan/redact.js';
+import { shownValues, type Redactor } from '../plan/redact.js';
 import { painter } from './style.js';
 import { named, textLines, valueStyle, type TextOptions } from './text.js';
 
-/** The records with their values through the config's redactor: no resolved secret is shown. */
+/** The records with their values as any output shows them (shownValues): no resolved secret, no secret-like field's value. */
 export function redactRecords(records: readonly LiveRecord[], redact: Redactor): LiveRecord[] {
-  return records.map((record) => ({ ...record, before: record.before === undefined ? undefined : redact(record.before), after: redact(record.after) }));
+  const shown = shownValues(redact);
+  return records.map((record) => ({ ...record, before: record.before === undefined ? undefined : shown(record.before), after: shown(record.after) }));
 }
 
 /** Nothing to record; with `--target`, said of the targets only (objects outside them were not compared). */

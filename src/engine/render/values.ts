@@ -3,10 +3,10 @@
  * long values cut with their size, `${env:}`/`${file:}` references with a fingerprint of what
  * they stand for (never the value), secret-like fields never in full.
  */
-import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import type { JsonValue } from '../../core/json.js';
-import { isPreviousReferenceValue, type ReferenceFacts, type ReferenceIndex } from '../plan/redact.js';
+import { hiddenValue, isHiddenValue, isPreviousReferenceValue, isSecretLike, type ReferenceFacts, type ReferenceIndex } from '../plan/redact.js';
+
 
 export interface ValueStyle {
   references: ReferenceIndex;
@@ -17,13 +17,6 @@ export interface ValueStyle {
 }
 
 export const DEFAULT_VALUE_STYLE: ValueStyle = { references: {}, maxInline: 120, maxBlockLines: 40 };
-
-/** Field names whose values are credentials or key material: never shown in full. */
-const SECRET_LIKE = /certificate|secret|token|password|passwd|privatekey|apikey|credential/i;
-export const isSecretLike = (key: string | undefined): boolean => key !== undefined && SECRET_LIKE.test(key);
-
-/** The fingerprint shown for a value: 4 hex characters, enough to see a change, too few to test guesses. */
-export const shortFingerprint = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 4);
 
 export const bytesOf = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -52,10 +45,11 @@ function cut(text: string, max: number): string {
 
 /** A string shown on one line: quoted, cut with its size when long. */
 function inlineString(text: string, key: string | undefined, style: ValueStyle): string {
-  if (isPreviousReferenceValue(text)) return text;
+  // Hidden already by the plan's redaction (redact.ts hideSecretLike): shown as it is.
+  if (isPreviousReferenceValue(text) || isHiddenValue(text)) return text;
   const reference = referenceText(text, style.references);
   if (reference !== undefined) return reference;
-  if (isSecretLike(key)) return `(hidden: ${count(bytesOf(text))} bytes, sha256 ${shortFingerprint(text)}…)`;
+  if (isSecretLike(key)) return hiddenValue(text);
   const quoted = JSON.stringify(text);
   if (quoted.length <= style.maxInline) return quoted;
   return `${JSON.stringify(text.slice(0, Math.max(8, style.maxInline - 24)))}… (${count(text.length)} chars)`;
@@ -76,7 +70,7 @@ export const isNested = (value: JsonValue | undefined): value is JsonValue[] | {
 /** The value as it may be shown: references annotated, secret-like strings hidden, long strings cut. */
 function shownValue(value: JsonValue, key: string | undefined, style: ValueStyle): JsonValue {
   if (typeof value === 'string') {
-    if (isPreviousReferenceValue(value)) return value;
+    if (isPreviousReferenceValue(value) || isHiddenValue(value)) return value;
     const reference = referenceText(value, style.references);
     if (reference !== undefined) return reference;
     if (isSecretLike(key)) return inlineString(value, key, style);
