@@ -4,6 +4,7 @@
  * near is commander's own rule, so that every "Did you mean" of the command line means the same.
  */
 import type { Command } from 'commander';
+import { listed } from '../core/words.js';
 
 /** Commander's limits: at most this many edits, and more than 40% of the longer word kept. */
 const MAX_EDITS = 3;
@@ -45,10 +46,6 @@ export function nearest(word: string, candidates: readonly string[]): { names: s
   return { names: names.sort((a, b) => a.localeCompare(b)), edits: best };
 }
 
-/** `a`, `a and b`, `a, b and c`; `joiner` for the last pair. */
-export function listInWords(words: readonly string[], joiner = 'and'): string {
-  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${joiner} ${words[words.length - 1]}`;
-}
 
 /** Every command under `parent`, with the words that run it (`state rm`). */
 function subcommandPaths(parent: Command, prefix = ''): { command: Command; path: string }[] {
@@ -63,7 +60,7 @@ const COMMANDS_NAMED = 4;
 
 /** `apply and import`; for an option most commands take, `plan, apply, drift and 8 other commands`. */
 function commandsInWords(paths: readonly string[]): string {
-  if (paths.length <= COMMANDS_NAMED) return listInWords(paths);
+  if (paths.length <= COMMANDS_NAMED) return listed(paths);
   const named = paths.slice(0, COMMANDS_NAMED - 1);
   return `${named.join(', ')} and ${paths.length - named.length} other commands`;
 }
@@ -88,7 +85,7 @@ export function withOptionOwners(program: Command, commanderText: string): strin
   if (owners.length > 0) return `${firstLine}\n(${flag} is an option of ${commandsInWords(owners)})\n`;
   const near = nearest(flag, commands.flatMap(({ command }) => command.options.flatMap((option) => (option.long && !option.hidden ? [option.long] : []))));
   if (near.names.length === 0 || (ownSuggestion !== undefined && editDistance(bare(flag), bare(ownSuggestion)) <= near.edits)) return commanderText;
-  return `${firstLine}\n(Did you mean ${listInWords(near.names.map((long) => `${long}, an option of ${commandsInWords(ownersOf(long))}`), 'or')}?)\n`;
+  return `${firstLine}\n(Did you mean ${listed(near.names.map((long) => `${long}, an option of ${commandsInWords(ownersOf(long))}`), Number.POSITIVE_INFINITY, 'or')}?)\n`;
 }
 
 /** A `help` command (below) for `parent` and each of its commands that has subcommands (`state`), added last, as commander's own. */

@@ -3,6 +3,7 @@
  * address). Edit distance comes from fastest-levenshtein; what counts as close enough is ours.
  */
 import { distance } from 'fastest-levenshtein';
+import { listed } from './words.js';
 
 export interface Candidate {
   name: string;
@@ -60,5 +61,5 @@ export function didYouMean(unknown: string, candidates: readonly (string | Candi
   const near = closestNames(unknown, candidates);
   if (near.length === 0) return '';
   const quoted = near.map((name) => `"${name}"`);
-  return ` Did you mean ${quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`}?`;
+  return ` Did you mean ${listed(quoted, Number.POSITIVE_INFINITY, 'or')}?`;
 }

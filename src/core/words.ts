@@ -16,9 +16,9 @@ export function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
-/** "a", "a and b", "a, b and c"; past `most` items, the first `most` and "N more". */
-export function listed(items: readonly string[], most = Number.POSITIVE_INFINITY): string {
+/** "a", "a and b", "a, b and c" (`joiner` for the last pair: "a, b or c"); past `most` items, the first `most` and "N more". */
+export function listed(items: readonly string[], most = Number.POSITIVE_INFINITY, joiner: 'and' | 'or' = 'and'): string {
   const shown = items.length > most ? [...items.slice(0, most), `${items.length - most} more`] : [...items];
   const last = shown.pop();
-  return shown.length === 0 ? (last ?? '') : `${shown.join(', ')} and ${last}`;
+  return shown.length === 0 ? (last ?? '') : `${shown.join(', ')} ${joiner} ${last}`;
 }

@@ -15,7 +15,7 @@ import { concealer } from '../plan/recorded-values.js';
 import type { LoadedConfig } from '../config/index.js';
 import { executePlan, type ExecuteOptions, type ExecuteResult, type SaveInvitation } from './execute.js';
 import type { ApplyResult } from './apply-result.js';
-import { preparePlan, type PreparedPlan } from '../plan/prepare.js';
+import { preparePlan, type PlanRequest, type PreparedPlan } from '../plan/prepare.js';
 import { assertPlanCurrent } from '../plan/saved-plan.js';
 import { describeDestructive, refuseOverThresholds } from '../plan/safety.js';
 import { isTargeted, type Plan, type PlanAbout } from '../plan/plan.js';
@@ -135,21 +135,16 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
   const { config, url, client, store, saved } = request;
   return withStateLock(store, { operation: 'apply', timeoutMs: request.lockTimeoutMs, ...releaseNotice(request) }, async () => {
     const soFar: string[] = [];
-    const recorded = await recordRecoveryFile(store, await store.read(), { ...request, onRecorded: (sentence) => soFar.push(sentence) });
-    stopAfterRecording(request, soFar);
-    const prepared = await stoppedReading(soFar, () =>
-      preparePlan({
-        config,
-        url,
-        recorded,
-        client,
-        targets: saved?.targets ?? request.targets,
-        parallelism: request.parallelism,
-        digest: saved !== undefined,
-        ...(request.progress ? { progress: request.progress } : {}),
-        ...(request.about ? { about: request.about } : {}),
-      }),
-    );
+    const prepared = await recordThenRead(request, soFar, 'Apply was interrupted', {
+      config,
+      url,
+      client,
+      targets: saved?.targets ?? request.targets,
+      parallelism: request.parallelism,
+      digest: saved !== undefined,
+      ...(request.progress ? { progress: request.progress } : {}),
+      ...(request.about ? { about: request.about } : {}),
+    });
     if (saved) assertPlanCurrent(saved, prepared.plan, config.redact);
     const settled = await settleUnknownOutcomes(prepared, request, soFar);
     stopAfterRecording(request, soFar);
@@ -180,6 +175,22 @@ export async function applyConfig(request: ApplyRequest): Promise<ApplyResult> {
 function stopAfterRecording(request: Pick<ApplyRequest, 'onPhase' | 'stopRequested'>, soFar: readonly string[], stopped = 'Apply was interrupted'): void {
   request.onPhase?.('reading', { recorded: soFar });
   if (request.stopRequested?.()) throw new InterruptedError(`${stopped}: ${recordedBeforeWriting(soFar)}.`);
+}
+
+/**
+ * The start of apply and of refresh-only: a recovery file recorded first (ApplyPhase
+ * `recording`), then the portal read (`reading`); a stop in either ends the run (`stopped`),
+ * saying what `soFar` holds of what was recorded.
+ */
+async function recordThenRead(
+  request: Pick<ApplyRequest, 'store' | 'recoveryFile' | 'onNotice' | 'onPhase' | 'stopRequested'>,
+  soFar: string[],
+  stopped: string,
+  plan: Omit<PlanRequest, 'recorded'>,
+): Promise<PreparedPlan> {
+  const recorded = await recordRecoveryFile(request.store, await request.store.read(), { ...request, onRecorded: (sentence) => soFar.push(sentence) });
+  stopAfterRecording(request, soFar, stopped);
+  return stoppedReading(soFar, () => preparePlan({ ...plan, recorded }));
 }
 
 /** A read stopped (an interrupted fleet) ends the run as interrupted, saying what it recorded before. */
@@ -480,20 +491,15 @@ export async function refreshOnly(request: RefreshOnlyRequest): Promise<RefreshO
   const { config, url, client, store } = request;
   return withStateLock(store, { operation: 'apply --refresh-only', timeoutMs: request.lockTimeoutMs, ...releaseNotice(request) }, async () => {
     const soFar: string[] = [];
-    const recorded = await recordRecoveryFile(store, await store.read(), { ...request, onRecorded: (sentence) => soFar.push(sentence) });
-    stopAfterRecording(request, soFar, 'Refresh-only was interrupted');
-    const prepared = await stoppedReading(soFar, () =>
-      preparePlan({
-        config,
-        url,
-        recorded,
-        client,
-        targets: request.targets,
-        parallelism: request.parallelism,
-        digest: false,
-        ...(request.about ? { about: request.about } : {}),
-      }),
-    );
+    const prepared = await recordThenRead(request, soFar, 'Refresh-only was interrupted', {
+      config,
+      url,
+      client,
+      targets: request.targets,
+      parallelism: request.parallelism,
+      digest: false,
+      ...(request.about ? { about: request.about } : {}),
+    });
     const records = liveRecords(prepared, { adoptOnly: false });
     if (records.length > 0 && request.confirm && !(await request.confirm(records, prepared))) throw new ApplyCancelledError('Refresh-only cancelled; nothing was recorded.');
     // Asked to stop once the reads were done (a fleet's environment): nothing is recorded.

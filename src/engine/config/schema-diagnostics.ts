@@ -4,7 +4,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import type { JsonSchema } from '../../kinds/toolkit/contract.js';
 import type { JsonValue } from '../../core/json.js';
 import { didYouMean, type Candidate } from '../../core/suggest.js';
-import { withArticle } from '../../core/words.js';
+import { listed, withArticle } from '../../core/words.js';
 import type { SchemaError } from './schema-validator.js';
 import { isJsonFile, type ParsedSource, type WrittenScalar } from './source.js';
 import type { KindSet } from '../kind-set.js';
@@ -234,7 +234,6 @@ function typedBranches(node: JsonValue | undefined): { type: string; required: s
 
 /** How the alternatives read: "a string or an object with title, type and owner". */
 function alternativesText(branches: readonly { type: string; required: string[] }[]): string {
-  const listed = (names: readonly string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join(''));
   return branches.map(({ type, required }) => `${article(type)}${type === 'object' && required.length > 0 ? ` with ${listed(required)}` : ''}`).join(' or ');
 }
 

@@ -19,6 +19,7 @@ import { flowDepthExceeded, jsonMemberBound, jsonSyntaxProblem, locationAt, loca
 import { fastPathRefusal, yamlDataOnly } from './yaml-data.js';
 import { withExplicitCoreTags } from './yaml-core-tags.js';
 import { ExpandedSizeExceeded, expandYamlDocument, MergeSourceError, RecursiveAlias, UnresolvedAlias } from './yaml-expand.js';
+import { listed } from '../../core/words.js';
 
 /**
  * Larger config files are refused while they are read (README "Configuration limits"): a guard
@@ -625,7 +626,7 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
     }
   };
   walk(data);
-  const listed = found.slice(0, maxListedPerKind);
+  const shown = found.slice(0, maxListedPerKind);
   // A number an alias stands for is said once, where it is written (the anchor's node), which is
   // where it is fixed for every use: each alias is named there, not said again.
   const nodes = found.map(({ path: at }) => writtenNode?.(at));
@@ -634,7 +635,7 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
   const written = numbersWrittenAt(text, locations);
   const expected = 'a finite number (between about -1.8e308 and 1.8e308), or text in quotes';
   const said = new Map<number | string, { value: number; index: number; aliases: SourceLocation[] }>();
-  listed.forEach(({ value }, index) => {
+  shown.forEach(({ value }, index) => {
     const node = nodes[index];
     const key = node?.offset ?? formatLocation(locations[index]);
     const entry = said.get(key);
@@ -648,13 +649,13 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
       ? "This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it."
       : `This value is too large to be a number: it reads as ${value > 0 ? '' : 'minus '}infinity, which JSON, what the portal's API takes, cannot write.`;
     const places = aliases.map((alias) => `line ${alias.line}, column ${alias.column}`);
-    const standing = places.length === 0 ? '' : ` The ${places.length === 1 ? 'alias' : 'aliases'} at ${places.length === 1 ? places[0] : `${places.slice(0, -1).join(', ')} and ${places.at(-1)}`} ${places.length === 1 ? 'stands' : 'stand'} for it too.`;
+    const standing = places.length === 0 ? '' : ` The ${places.length === 1 ? 'alias' : 'aliases'} at ${listed(places)} ${places.length === 1 ? 'stands' : 'stand'} for it too.`;
     source.diagnostics.push({ ...sourceProblem(source.file, 'source/non-finite-number', message + standing, locations[index], expected), value: written[index] ?? shownNonFinite(value) });
   }
-  if (total > listed.length) {
-    const more = total - listed.length;
+  if (total > shown.length) {
+    const more = total - shown.length;
     source.diagnostics.push(
-      sourceProblem(source.file, 'source/non-finite-number', `From here on the file holds ${more.toLocaleString('en-US')} more ${more === 1 ? 'number' : 'numbers'} that ${more === 1 ? 'is' : 'are'} not finite, not listed (the first ${maxListedPerKind.toLocaleString('en-US')} are).`, locations[listed.length], expected),
+      sourceProblem(source.file, 'source/non-finite-number', `From here on the file holds ${more.toLocaleString('en-US')} more ${more === 1 ? 'number' : 'numbers'} that ${more === 1 ? 'is' : 'are'} not finite, not listed (the first ${maxListedPerKind.toLocaleString('en-US')} are).`, locations[shown.length], expected),
     );
   }
   return true;
