@@ -24,7 +24,11 @@ export function normalizeBaseUrl(raw: string, insecure: boolean): URL {
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new PortalUrlError(`Portal URL "${url.origin}" must use https (got ${url.protocol}).`);
+    // The URL as written: `origin` is "null" for a scheme the URL standard does not know, such as
+    // the `localhost:` of a URL written without its scheme.
+    throw new PortalUrlError(
+      `Portal URL "${shownUrl(raw)}" is not an https:// URL (its scheme reads as "${url.protocol}"); expected the REST root, e.g. https://host/portal/sharing/rest.`,
+    );
   }
   if (url.username || url.password) {
     throw new PortalUrlError(

@@ -95,7 +95,7 @@ describe('portalctl validate', () => {
   it('--portal is checked and shown in place of portal.url, as plan would use it; its mistakes are the flag\'s', () => {
     const broken = portalctl('validate', 'examples/minimal', '--portal', 'ftp://gis.example.com/portal/sharing/rest');
     expect(broken.status).toBe(1);
-    expect(broken.stderr).toBe('Error: --portal: Portal URL "ftp://gis.example.com" must use https (got ftp:).\n');
+    expect(broken.stderr).toBe('Error: --portal: Portal URL "ftp://gis.example.com/portal/sharing/rest" is not an https:// URL (its scheme reads as "ftp:"); expected the REST root, e.g. https://host/portal/sharing/rest.\n');
     const plan = portalctl('plan', 'examples/minimal', '--refresh=false', '--portal', 'not a url');
     expect(plan.stderr).toContain('Error: --portal: Portal URL "not a url" is not a valid URL');
     // The file's own URL is no longer what is checked: a broken one is replaced, as plan replaces it.

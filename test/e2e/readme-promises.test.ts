@@ -1,0 +1,38 @@
+/**
+ * What the README promises a user sees, checked through the real CLI where a run showed otherwise.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+
+describe('README promises, as a user sees them', () => {
+  let portal: CliPortal | undefined;
+  afterEach(async () => {
+    await portal?.dispose();
+    portal = undefined;
+  });
+
+  it('a portal URL that is not http(s):// is shown as written (credentials and query masked), also without its scheme', async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy: { minLength: 12 }\n`);
+    await portal.clearRequests();
+    // A URL written without its scheme reads as the scheme "localhost:", whose origin the URL standard calls "null".
+    const noScheme = await portal.run(['plan', config], { portal: 'localhost:7080/portal/sharing/rest' });
+    expect(noScheme.code).toBe(1);
+    expect(noScheme.stderr).toBe(
+      'Error: --portal: Portal URL "localhost:7080/portal/sharing/rest" is not an https:// URL (its scheme reads as "localhost:"); expected the REST root, e.g. https://host/portal/sharing/rest.\n',
+    );
+    const ftp = await portal.run(['plan', config], { portal: 'ftp://jdoe:s3cret-pass@gis.example.com/portal/sharing/rest?token=abc' });
+    expect(ftp.code).toBe(1);
+    expect(ftp.stderr).toBe(
+      'Error: --portal: Portal URL "ftp://***@gis.example.com/portal/sharing/rest?token=***" is not an https:// URL (its scheme reads as "ftp:"); expected the REST root, e.g. https://host/portal/sharing/rest.\n',
+    );
+    // In the file: at its place, with the same words.
+    const written = await portal.writeConfig('version: 1\nportal:\n  url: file:///etc/portal/sharing/rest\n', 'file-url');
+    const validate = await portal.run(['validate', written], { portal: null });
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toContain(
+      'file-url/portalctl.yaml:3:8: error: Portal URL "file:///etc/portal/sharing/rest" is not an https:// URL (its scheme reads as "file:"); expected the REST root, e.g. https://host/portal/sharing/rest. (portal/invalid-url)\n',
+    );
+    expect(await portal.requests()).toEqual([]);
+  });
+});
