@@ -63,7 +63,9 @@ export function openStateStore(spec: string | undefined, options: OpenStateOptio
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   };
   if (isPostgresUrl(chosen)) return new PostgresStateStore({ url: chosen, name, env: options.env, ...common });
-  const given = options.given ?? (spec === undefined ? 'PORTALCTL_STATE' : '--state');
+  // Without the flag the value came from PORTALCTL_STATE only when that is set; else it is the default file, which --state replaces.
+  const fromEnv = spec === undefined && (options.env['PORTALCTL_STATE'] ?? '') !== '';
+  const given = options.given ?? (fromEnv ? 'PORTALCTL_STATE' : '--state');
   const path = filePath(chosen, given);
   if (name !== DEFAULT_STATE_NAME) {
     const nameFlag = options.nameFlag ?? '--state-name';

@@ -35,4 +35,22 @@ describe('README promises, as a user sees them', () => {
     );
     expect(await portal.requests()).toEqual([]);
   });
+
+  it('--state-name with the default state file points at --state, not at a PORTALCTL_STATE the user never set', async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy: { minLength: 12 }\n`);
+    await portal.clearRequests();
+    // No --state and no PORTALCTL_STATE: the state is the default file in the working directory.
+    const plan = await portal.run(['plan', config, '--state-name', 'production'], { state: null });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toBe(
+      'Error: --state-name applies to a PostgreSQL state (postgres://…); for a file, give --state another path instead of --state-name production.\n',
+    );
+    // From PORTALCTL_STATE, that is what gave the file.
+    const fromEnv = await portal.run(['plan', config, '--state-name', 'production'], { state: null, env: { PORTALCTL_STATE: 'states/portal.json' } });
+    expect(fromEnv.stderr).toBe(
+      'Error: --state-name applies to a PostgreSQL state (postgres://…); for a file, give PORTALCTL_STATE another path instead of --state-name production.\n',
+    );
+    expect(await portal.requests()).toEqual([]);
+  });
 });

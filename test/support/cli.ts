@@ -75,8 +75,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Replaces `--portal <emulator url>` (e.g. a dead port); `null` passes no --portal. */
   portal?: string | null;
-  /** Replaces `--state <dir>/state.json`. */
-  state?: string;
+  /** Replaces `--state <dir>/state.json`; `null` passes no --state (the default file, or PORTALCTL_STATE). */
+  state?: string | null;
 }
 
 export interface CliPortal {
@@ -152,7 +152,8 @@ export async function startCliPortal(options: { data?: string | EmulatorState; t
 
   const argv = (args: readonly string[], runOptions: RunOptions): string[] => {
     const portal = runOptions.portal === undefined ? emulator.url : runOptions.portal;
-    return [CLI, ...args, ...(portal === null ? [] : ['--portal', portal]), '--state', runOptions.state ?? statePath];
+    const state = runOptions.state === undefined ? statePath : runOptions.state;
+    return [CLI, ...args, ...(portal === null ? [] : ['--portal', portal]), ...(state === null ? [] : ['--state', state])];
   };
 
   const start: CliPortal['start'] = (args, runOptions = {}) => {
