@@ -1,8 +1,10 @@
 /**
  * What the README promises a user sees, checked through the real CLI where a run showed otherwise.
  */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONFIG_HEADER, startCliPortal, type CliPortal } from '../support/cli.js';
+import { CONFIG_HEADER, startCliPortal, type CliErrorDocument, type CliPortal } from '../support/cli.js';
 
 describe('README promises, as a user sees them', () => {
   let portal: CliPortal | undefined;
@@ -52,5 +54,25 @@ describe('README promises, as a user sees them', () => {
       'Error: --state-name applies to a PostgreSQL state (postgres://…); for a file, give PORTALCTL_STATE another path instead of --state-name production.\n',
     );
     expect(await portal.requests()).toEqual([]);
+  });
+
+  it('import refuses an --out named .json before reading the portal: the YAML it writes would not read back as a config there', async () => {
+    portal = await startCliPortal();
+    await portal.clearRequests();
+    const result = await portal.run(['import', '--out', 'imported/portal.json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'Error: --out imported/portal.json names a JSON file, and import writes the config as YAML (with its comments), which portalctl would read there as JSON: name it .yaml or .yml; nothing was read.\n',
+    );
+    expect(result.stdout).toBe('');
+    await expect(access(join(portal.dir, 'imported'))).rejects.toThrow();
+    expect(await portal.requests()).toEqual([]);
+    // The same refusal as a JSON document; and a .yaml file is written and validates.
+    const json = await portal.run(['import', '--out', 'portal.JSON', '--format', 'json']);
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as CliErrorDocument).diagnostics.map((d) => d.code)).toEqual(['usage']);
+    const yaml = await portal.run(['import', '--out', 'imported/portal.yaml']);
+    expect(yaml.code).toBe(0);
+    expect((await portal.run(['validate', 'imported/portal.yaml'])).code).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { access, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isStandardOutput, refuseDirectoryAsOut, unwritableReason, writeKeptFile } from '../files.js';
 import { importPortal } from '../../engine/import/import-portal.js';
-import { declaredTwice, listConfigFiles } from '../../engine/config/index.js';
+import { declaredTwice, isJsonFile, listConfigFiles } from '../../engine/config/index.js';
 import { fileErrorReason, PortalctlError, UsageError } from '../../core/errors.js';
 import { counted, listed } from '../../core/words.js';
 import { registry } from '../../registry.js';
@@ -123,6 +123,10 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   }
   if (options.out !== undefined && !toStandardOutput) await refuseDirectoryAsOut(options.out, io.cwd, { example: 'portalctl.yaml', nothing: 'nothing was read' });
   const file = options.out === undefined || toStandardOutput ? undefined : resolve(io.cwd, options.out);
+  // The config is YAML, and every command reads a file named .json as JSON: it would fail at its first line.
+  if (file && isJsonFile(file)) {
+    throw new UsageError(`--out ${options.out} names a JSON file, and import writes the config as YAML (with its comments), which portalctl would read there as JSON: name it .yaml or .yml; nothing was read.`);
+  }
   // Said before the portal is read (minutes for a large organization); the write refuses it again atomically.
   if (file && !options.force && (await exists(file))) throw alreadyExists(options.out ?? file);
   const unwritable = file ? await unwritableReason(file, { replace: options.force === true }) : undefined;

@@ -5,5 +5,5 @@ export { validateConfig, sortDiagnostics, redactDiagnostics } from './validate.j
 export { ConfigError, throwIfInvalid } from './errors.js';
 export { configSchema, configSchemaText } from './config-schema.js';
 export { compareVersions } from '../../core/version.js';
-export { configFileLimit, largestConfigFileLimit, maxConfigFileBytes, maxConfigDepth, maxExpandedNodes } from './source.js';
+export { configFileLimit, isJsonFile, largestConfigFileLimit, maxConfigFileBytes, maxConfigDepth, maxExpandedNodes } from './source.js';
 export type { SafetyLimits, SafetySettings } from './safety-settings.js';
