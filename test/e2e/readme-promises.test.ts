@@ -75,4 +75,23 @@ describe('README promises, as a user sees them', () => {
     expect(yaml.code).toBe(0);
     expect((await portal.run(['validate', 'imported/portal.yaml'])).code).toBe(0);
   });
+
+  it('apply --refresh-only refuses --force and --allow-destructive, which it took and ignored: it sends nothing to allow', async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(`${CONFIG_HEADER}organization:\n  securityPolicy: { minLength: 12 }\n`);
+    await portal.clearRequests();
+    const both = await portal.run(['apply', '--refresh-only', config, '--auto-approve', '--force', '--allow-destructive']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe('Error: --refresh-only sends nothing to the portal, so --allow-destructive and --force have nothing to allow: leave them out.\n');
+    const force = await portal.run(['apply', '--refresh-only', config, '--auto-approve', '--force']);
+    expect(force.code).toBe(1);
+    expect(force.stderr).toBe('Error: --refresh-only sends nothing to the portal, so --force has nothing to allow: leave it out.\n');
+    // Nothing was read or recorded.
+    expect(await portal.requests()).toEqual([]);
+    expect(await portal.recorded()).toBeUndefined();
+    // Without them it records as before.
+    const recorded = await portal.run(['apply', '--refresh-only', config, '--auto-approve']);
+    expect(recorded.code).toBe(0);
+    expect(await portal.recorded()).toBeDefined();
+  });
 });

@@ -7,7 +7,7 @@ import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
 import type { Plan } from '../../engine/plan/plan.js';
 import { applyResultValue, renderApplyResult, renderOutcomeLine } from '../../engine/render/apply.js';
 import { FailureWithResult } from '../exit.js';
-import { counted } from '../../core/words.js';
+import { counted, listed } from '../../core/words.js';
 import { redactPlan } from '../../engine/plan/redact.js';
 import { renderPlanText } from '../../engine/render/text.js';
 import { redactRecords, renderRefreshOnlyPlan, renderRefreshOnlyResult } from '../../engine/render/refresh-only.js';
@@ -240,6 +240,11 @@ export async function applyCommand(paths: string[], options: ApplyOptions, io: C
   const request = requestedEnvironments(options, io.env);
   if (options.refreshOnly) {
     if (options.plan) throw new UsageError('--refresh-only cannot be combined with --plan: a saved plan sends writes, a refresh-only run sends none.');
+    // Each lets a write through; a refresh-only run sends none, so either would be taken and ignored.
+    const allowing = [options.allowDestructive ? '--allow-destructive' : undefined, options.force ? '--force' : undefined].filter((flag) => flag !== undefined);
+    if (allowing.length > 0) {
+      throw new UsageError(`--refresh-only sends nothing to the portal, so ${listed(allowing)} ${allowing.length === 1 ? 'has' : 'have'} nothing to allow: leave ${allowing.length === 1 ? 'it' : 'them'} out.`);
+    }
     if (!isFleet(request)) {
       io.stdout((await refreshOnlyOne(paths, options, io, singleEnvironment(request))).text);
       return 0;
