@@ -51,7 +51,10 @@ export function normalizeBaseUrl(raw: string, insecure: boolean): URL {
 export interface UrlPieces {
   /** `https://`, or '' when the text has none (a proxy written as `host:port`). */
   scheme: string;
-  /** The user name and password with their `@`, up to the last `@` (a password may hold an unencoded `/`, `?`, `#` or `@`); '' when none. */
+  /**
+   * The user name and password with their `@`, up to the last `@` that can end them (a password
+   * may hold an unencoded `/`, `?`, `#` or `@`, but only after the `:` that starts it); '' when none.
+   */
   credentials: string;
   /** The host, port and path. */
   location: string;
@@ -59,10 +62,20 @@ export interface UrlPieces {
   query: string;
 }
 
+/** Whether `text`, before an `@`, can be a user name and password: a `/`, `?` or `#` in it comes after a `:`. */
+function mayBeCredentials(text: string): boolean {
+  const delimiter = text.search(/[/?#]/);
+  if (delimiter === -1) return true;
+  const colon = text.indexOf(':');
+  return colon !== -1 && colon < delimiter;
+}
+
 export function urlPieces(raw: string): UrlPieces {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
   const rest = raw.slice(scheme.length);
-  const at = rest.lastIndexOf('@');
+  let at = rest.lastIndexOf('@');
+  // `unpkg.com/portalctl@0.1.0/x` has no credentials: a `/` before any `:` is the path's.
+  while (at !== -1 && !mayBeCredentials(rest.slice(0, at))) at = rest.lastIndexOf('@', at - 1);
   const credentials = at === -1 ? '' : rest.slice(0, at + 1);
   const after = rest.slice(credentials.length);
   const queryStart = after.search(/[?#]/);

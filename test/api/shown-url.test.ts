@@ -13,6 +13,9 @@ describe('shownUrl', () => {
     expect(shownUrl('admin:s3@cret@proxy.corp:3128')).toBe('***@proxy.corp:3128');
     expect(shownUrl('https://gis.example.com/portal/sharing/rest')).toBe('https://gis.example.com/portal/sharing/rest');
     expect(shownUrl('proxy.corp:3128')).toBe('proxy.corp:3128');
+    // An @ in the path is not the end of credentials: a / before any : is the path's.
+    expect(shownUrl('https://unpkg.com/portalctl@0.1.0/schemas/config.json')).toBe('https://unpkg.com/portalctl@0.1.0/schemas/config.json');
+    expect(shownUrl('https://ci@gis.example.com/portal/@x')).toBe('https://***@gis.example.com/portal/@x');
   });
 
   it('masks each value of a query string, a bare parameter and a fragment', () => {
