@@ -106,6 +106,24 @@ describe('unknown outcomes through the CLI', () => {
     expect(after.code).toBe(0);
   });
 
+  it('apply --refresh-only leaves a performed invitation whose answer was lost to apply: its mark stays, and the next apply recovers the file', async () => {
+    const first = await portal.run(['apply', config, '--auto-approve']);
+    expect(first.code, first.stderr).toBe(0);
+    await rm(join(portal.dir, 'invites'), { recursive: true });
+    await leaveInFlightMark();
+    const refreshed = await portal.run(['apply', config, '--refresh-only', '--auto-approve']);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stdout).toContain(`+ ${ADDRESS}  (not recorded yet)`);
+    // The file is apply's to get again: the mark that says so survives the refresh.
+    expect((await portal.recorded())?.unknownOutcomes?.[ADDRESS]).toMatchObject({ reason: 'in flight' });
+    expect(existsSync(join(portal.dir, 'invites'))).toBe(false);
+    const again = await portal.run(['apply', config, '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Recovered its invitation file from the portal: .*invites\/collaboration-partner\.example\.org\.invite\./);
+    expect((await portal.recorded())?.unknownOutcomes).toBeUndefined();
+    expect(await invites()).toHaveLength(1);
+  });
+
   it('drift does not call a performed invitation whose answer was lost in sync: it is pending for apply, which records it and recovers its file', async () => {
     await portal.fault({ path: '*/inviteParticipant', drop: true, afterRoute: true });
     expect((await portal.run(['apply', config, '--auto-approve'])).code).toBe(1);
