@@ -24,6 +24,7 @@ import { entryFields } from './toolkit/config-entries.js';
 import { oneLine, textOf } from './toolkit/discover.js';
 import { nameField, namesFromList } from './toolkit/names.js';
 import { isObject, problem } from './toolkit/support.js';
+import { listed } from '../core/words.js';
 
 /** The API treats a missing description like an empty one. */
 const emptyAsBlank = { compare: (value: JsonValue | undefined): JsonValue => (value === undefined || value === null ? '' : value) };
@@ -74,6 +75,8 @@ export const role = defineKind({
   // `roles: [{ id: { name: Field Analyst } }]`: from the same roles list.
   names: [namesFromList({ container: 'role', noun: 'role', fields: [nameField('name', 'The role\'s name.')], path: () => ROLES_PATH, itemsField: 'roles' })],
   discover: discoverRoles,
+  dependsOn: renamedAwayFirst,
+  ringRefusal: renameRing,
 });
 
 const declaredName = (obj: DesiredObject): string | undefined => (isObject(obj.value) && typeof obj.value['name'] === 'string' ? obj.value['name'] : undefined);
@@ -129,8 +132,8 @@ function firstNamed(all: readonly DesiredObject[]): Map<string, DesiredObject> {
 
 /**
  * Why the portal would refuse the rename: another role has the name (ignoring case) and the
- * config does not rename that role. When it does, the two renames' order decides, which the plan
- * does not check.
+ * config does not rename that role. When it does, this rename waits for that one
+ * (renamedAwayFirst), and renames that take each other's names are refused by the plan (renameRing).
  */
 async function nameTaken(record: JsonObject, obj: DesiredObject, reader: LiveReader, context: ReadContext | undefined): Promise<PortalRefusesError | undefined> {
   const name = declaredName(obj);
@@ -145,6 +148,53 @@ async function nameTaken(record: JsonObject, obj: DesiredObject, reader: LiveRea
     'role/name-taken',
     `Role names are unique in the organization, ignoring case; role ${holderId} is already named ${JSON.stringify(textOf(holder['name']))}, so the portal would refuse this rename.`,
     'a name no other role has, ignoring case, or the other role renamed in the config as well',
+    ['name'],
+  );
+}
+
+/** The declared roles by the name they have now (lower-cased), for one plan's objects and values. */
+const heldNames = new WeakMap<readonly DesiredObject[], WeakMap<ReadonlyMap<string, JsonValue>, Map<string, DesiredObject>>>();
+
+function rolesByHeldName(all: readonly DesiredObject[], live: ReadonlyMap<string, JsonValue>): Map<string, DesiredObject> {
+  let byLive = heldNames.get(all);
+  if (!byLive) heldNames.set(all, (byLive = new WeakMap()));
+  let holders = byLive.get(live);
+  if (!holders) {
+    holders = new Map();
+    for (const obj of all) {
+      const value = obj.kind === 'role' ? live.get(obj.address) : undefined;
+      const held = isObject(value) ? textOf(value['name']) : undefined;
+      if (held !== undefined) holders.set(held.toLowerCase(), obj);
+    }
+    byLive.set(live, holders);
+  }
+  return holders;
+}
+
+/**
+ * A rename onto the name another declared role has now waits for that role's rename away from
+ * it: the portal refuses a name another role holds, so the order is the portal's present
+ * state's (`live`: read, or recorded with --refresh=false), not the config's.
+ */
+function renamedAwayFirst(obj: DesiredObject, all: readonly DesiredObject[], live: ReadonlyMap<string, JsonValue>): string[] {
+  const name = declaredName(obj);
+  if (name === undefined) return [];
+  const holder = rolesByHeldName(all, live).get(name.toLowerCase());
+  if (!holder || holder.address === obj.address || sameName(declaredName(holder), name)) return [];
+  return [holder.address];
+}
+
+/**
+ * Renames that take each other's names (a swap, or a longer ring): whichever goes first, the
+ * portal refuses it, as the next role still has the name. Each role in `ring` takes the name the
+ * next one has now (renamedAwayFirst).
+ */
+function renameRing(obj: DesiredObject, ring: readonly DesiredObject[]): PortalRefusesError {
+  const takes = ring.map((role, at) => `${role.address} takes ${JSON.stringify(declaredName(role))} from ${(ring[(at + 1) % ring.length] ?? role).address}`);
+  return new PortalRefusesError(
+    'role/rename-cycle',
+    `Role names are unique in the organization, ignoring case, and these renames go round in a ring: ${listed(takes)}; whichever is sent first, the portal refuses it, as the other role still has the name.`,
+    'one of these roles renamed to a temporary name first, in an apply of its own, then the renames',
     ['name'],
   );
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanInput } from '../../src/engine/plan/plan.js';
-import { orderByDependencies, DependencyCycleError } from '../../src/engine/plan/order.js';
+import { orderByDependencies, DependencyCycleError, dependencyRings } from '../../src/engine/plan/order.js';
+import { ConfigError } from '../../src/engine/config/errors.js';
 import { renderPlanText } from '../../src/engine/render/text.js';
 import { redactPlan } from '../../src/engine/plan/redact.js';
 import type { JsonValue } from '../../src/core/json.js';
-import type { Kind } from '../../src/kinds/toolkit/contract.js';
+import { PortalRefusesError, type Kind } from '../../src/kinds/toolkit/contract.js';
 import { desired, fakeKind } from './fake-kind.js';
 
 function input(overrides: Partial<PlanInput>): PlanInput {
@@ -50,6 +51,38 @@ describe('buildPlan', () => {
     const plan = buildPlan(input({ objects }));
     expect(plan.operations.map((op) => op.address)).toEqual(['fake[b]', 'fake[c]', 'fake[z]', 'fake[a]']);
     expect(plan.operations[3]?.dependsOn).toEqual(['fake[z]']);
+  });
+
+  it('takes dependencies the values compared against decide (the basis, live or recorded)', () => {
+    // `a` waits for whichever object holds the value it wants now.
+    const kind: Kind = { ...fakeKind(), dependsOn: (obj, all, live) => all.filter((other) => other !== obj && live.get(other.address) === obj.value).map((other) => other.address) };
+    const objects = [desired('a', 'taken'), desired('b', 'free')];
+    const plan = buildPlan(input({ objects, kinds: new Map([['fake', kind]]), basis: new Map([['fake[a]', 'old'], ['fake[b]', 'taken']]) }));
+    expect(plan.operations.map((op) => [op.address, op.dependsOn])).toEqual([['fake[b]', []], ['fake[a]', ['fake[b]']]]);
+  });
+
+  it('refuses operations that wait on each other at each of them, in their kind\'s words where it has some', () => {
+    const objects = [desired('a', 1, { ids: { id: 'a', after: 'b' } }), desired('b', 1, { ids: { id: 'b', after: 'a' } }), desired('c', 1, { ids: { id: 'c', after: 'a' } })];
+    const refused = (kinds?: PlanInput['kinds']): ConfigError => {
+      try {
+        buildPlan(input({ objects, ...(kinds ? { kinds } : {}) }));
+      } catch (error) {
+        if (error instanceof ConfigError) return error;
+        throw error;
+      }
+      throw new Error('not refused');
+    };
+    // `c` only waits on the ring: it is not part of it.
+    expect(refused().diagnostics.map(({ code, message, address }) => ({ code, message, address }))).toEqual([
+      { code: 'plan/dependency-cycle', message: 'fake[a] waits for fake[b] waits for fake[a]: none of them can go first.', address: 'fake[a]' },
+      { code: 'plan/dependency-cycle', message: 'fake[b] waits for fake[a] waits for fake[b]: none of them can go first.', address: 'fake[b]' },
+    ]);
+    const base = fakeKind('fake', (obj) => (obj.ids['after'] ? [`fake[${obj.ids['after']}]`] : []));
+    const worded: Kind = { ...base, ringRefusal: (obj, ring) => new PortalRefusesError('fake/ring', `${obj.address}: ${ring.map((other) => other.address).join(' -> ')}`, 'no ring') };
+    expect(refused(new Map([['fake', worded]])).diagnostics.map(({ code, message }) => [code, message])).toEqual([
+      ['fake/ring', 'fake[a]: fake[a] -> fake[b]'],
+      ['fake/ring', 'fake[b]: fake[b] -> fake[a]'],
+    ]);
   });
 
   it('drops dependencies on objects that need no change', () => {
@@ -181,6 +214,25 @@ describe('buildPlan', () => {
     expect(op?.patch.find((p) => p.path === '/secrets')).toMatchObject({ value: { a: expect.stringMatching(/^\(hidden: /) as unknown, n: 3 } });
     // Shown again (a saved plan read back): the hidden values stay as they are.
     expect(redactPlan(shown, redact)).toEqual(shown);
+  });
+});
+
+describe('dependencyRings', () => {
+  it('finds each ring in waiting order from its smallest address, leaving out what only waits on one', () => {
+    const rings = dependencyRings([
+      { address: 'x', dependsOn: ['z'] },
+      { address: 'y', dependsOn: ['x'] },
+      { address: 'z', dependsOn: ['y'] },
+      { address: 'b', dependsOn: ['a'] },
+      { address: 'a', dependsOn: ['b'] },
+      { address: 'w', dependsOn: ['x', 'gone'] },
+      { address: 'self', dependsOn: ['self'] },
+    ]);
+    expect(rings.map((ring) => ring.map((item) => item.address))).toEqual([
+      ['a', 'b'],
+      ['x', 'z', 'y'],
+    ]);
+    expect(dependencyRings([{ address: 'a', dependsOn: [] }])).toEqual([]);
   });
 });
 

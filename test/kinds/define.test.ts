@@ -66,7 +66,7 @@ describe('defineKind', () => {
       after: { title: '', tags: ['a', 'b'], size: 3 },
       request: { method: 'POST', path: '/widgets/w1/update', form: { title: '', tags: 'a,b', size: '3' }, response: 'json', idempotent: true },
     });
-    expect(widget.dependsOn(desired, [desired])).toEqual([]);
+    expect(widget.dependsOn(desired, [desired], new Map())).toEqual([]);
     expect(widget.check(desired, { portal: {}, all: [] })).toEqual([]);
     expect(await widget.label?.(desired, reader)).toBeUndefined();
   });

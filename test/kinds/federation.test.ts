@@ -226,7 +226,7 @@ describe('federation change() request, without network', () => {
   it('waits for the role it names only when that role is declared', () => {
     const obj = declared('federation', ADDRESS, { federationId: FEDERATION_ID }, { roleId: 'r1' });
     const role = declared('role', 'role[r1]', { roleId: 'r1' }, { name: 'R' });
-    expect(federation.dependsOn(obj, [obj, role])).toEqual(['role[r1]']);
-    expect(federation.dependsOn(obj, [obj])).toEqual([]);
+    expect(federation.dependsOn(obj, [obj, role], new Map())).toEqual(['role[r1]']);
+    expect(federation.dependsOn(obj, [obj], new Map())).toEqual([]);
   });
 });

@@ -90,3 +90,30 @@ describe('role change() request, without network', () => {
     expect(role.inSync(obj, null)).toBe(false);
   });
 });
+
+describe('role renames through each other, without network', () => {
+  const analyst = declared('role', 'role[r1]', { roleId: 'r1' }, { name: 'Analysts' });
+  const steward = declared('role', 'role[r2]', { roleId: 'r2' }, { name: 'field analyst' });
+  const live = new Map([
+    ['role[r1]', { name: 'Field Analyst' }],
+    ['role[r2]', { name: 'Category Steward' }],
+  ]);
+
+  it('a rename onto the name another declared role has now waits for its rename, ignoring case; nothing else waits', () => {
+    expect(role.dependsOn(steward, [analyst, steward], live)).toEqual(['role[r1]']);
+    expect(role.dependsOn(analyst, [analyst, steward], live)).toEqual([]);
+    // The holder keeping the name is a duplicate (validate), no order; unknown names order nothing.
+    const keeper = declared('role', 'role[r1]', { roleId: 'r1' }, { name: 'FIELD ANALYST' });
+    expect(role.dependsOn(steward, [keeper, steward], live)).toEqual([]);
+    expect(role.dependsOn(steward, [analyst, steward], new Map())).toEqual([]);
+  });
+
+  it('a ring of renames is refused at the name, naming each role and the name it takes', () => {
+    const swapped = declared('role', 'role[r1]', { roleId: 'r1' }, { name: 'Category Steward' });
+    const refusal = role.ringRefusal?.(swapped, [swapped, steward]);
+    expect(refusal).toMatchObject({ code: 'role/rename-cycle', at: ['name'] });
+    expect(refusal?.message).toBe(
+      'Role names are unique in the organization, ignoring case, and these renames go round in a ring: role[r1] takes "Category Steward" from role[r2] and role[r2] takes "field analyst" from role[r1]; whichever is sent first, the portal refuses it, as the other role still has the name.',
+    );
+  });
+});

@@ -361,7 +361,7 @@ function touchedBy(prepared: PreparedPlan, result: ExecuteResult): Set<string> {
   const touched = new Set([...result.applied, ...result.failed.map(({ op }) => op)].map((op) => op.address));
   for (const obj of prepared.objects) {
     const kind = prepared.config.kinds.byName.get(obj.kind);
-    if (kind?.dependsOn(obj, prepared.objects).some((address) => touched.has(address))) touched.add(obj.address);
+    if (kind?.dependsOn(obj, prepared.objects, prepared.basis).some((address) => touched.has(address))) touched.add(obj.address);
   }
   return touched;
 }

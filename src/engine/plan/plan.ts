@@ -8,7 +8,10 @@ import type { Action, DesiredObject, Kind } from '../../kinds/toolkit/contract.j
 import type { ApiRequest } from '../../core/request.js';
 import type { JsonValue } from '../../core/json.js';
 import { canonicalJson, deepEqual, sha256Of } from '../../core/json.js';
-import { orderByDependencies } from './order.js';
+import { DependencyCycleError, dependencyRings, orderByDependencies } from './order.js';
+import { ConfigError } from '../config/errors.js';
+import { refusedAt } from '../read/read-live.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
 import { mayCall, missingAuthority, type Caller } from '../read/authority.js';
 import { PortalctlError } from '../../core/errors.js';
 import type { ResolvedName } from '../read/names.js';
@@ -253,14 +256,14 @@ export function buildPlan(input: PlanInput): Plan {
       after: change.after,
       patch: patchBetween(change.before, change.after),
       destructive: obj.destructive,
-      dependsOn: [...new Set(kind.dependsOn(obj, input.objects))].sort(),
+      dependsOn: [...new Set(kind.dependsOn(obj, input.objects, input.basis))].sort(),
       ...(namesOf(input.names, obj.address) ?? {}),
     });
   }
 
   const planned = new Set(candidates.map((op) => op.address));
   for (const op of candidates) op.dependsOn = op.dependsOn.filter((dep) => planned.has(dep));
-  const operations = orderByDependencies(candidates);
+  const operations = inDependencyOrder(candidates, input);
   drift.sort((a, b) => (a.address < b.address ? -1 : 1));
   const caller = input.caller;
   if (caller) {
@@ -285,6 +288,37 @@ export function buildPlan(input: PlanInput): Plan {
     operations,
     drift,
     warnings,
+  };
+}
+
+/**
+ * The operations in the order they must run. Operations that wait on each other in a ring (two
+ * roles swapping names) can never run: said at each of them, in their kind's words where it has
+ * some, as a config error, before anything is written.
+ */
+function inDependencyOrder(candidates: PlannedOperation[], input: PlanInput): PlannedOperation[] {
+  try {
+    return orderByDependencies(candidates);
+  } catch (error) {
+    if (!(error instanceof DependencyCycleError)) throw error;
+    const declared = new Map(input.objects.map((obj) => [obj.address, obj]));
+    const diagnostics = dependencyRings(candidates).flatMap((ring) => {
+      const objects = ring.flatMap((op) => declared.get(op.address) ?? []);
+      return objects.map((obj, at) => ringDiagnostic(obj, [...objects.slice(at), ...objects.slice(0, at)], kindOf(input.kinds, obj.kind)));
+    });
+    throw new ConfigError(diagnostics.sort((a, b) => (a.address ?? '').localeCompare(b.address ?? '')));
+  }
+}
+
+function ringDiagnostic(obj: DesiredObject, ring: readonly DesiredObject[], kind: Kind): Diagnostic {
+  if (kind.ringRefusal) return refusedAt(kind.ringRefusal(obj, ring), obj);
+  return {
+    severity: 'error',
+    code: 'plan/dependency-cycle',
+    message: `${ring.map((other) => other.address).join(' waits for ')} waits for ${obj.address}: none of them can go first.`,
+    address: obj.address,
+    location: obj.source,
+    expected: 'changes that do not wait on each other, or one of them made in an apply of its own first',
   };
 }
 

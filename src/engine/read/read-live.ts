@@ -66,7 +66,7 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
         }
         if (error instanceof PortalRefusesError) {
           tracker?.step();
-          missing.push({ severity: 'error', code: error.code, message: error.message, address: obj.address, location: placeIn(obj, error.at), expected: error.expected });
+          missing.push(refusedAt(error, obj));
           continue;
         }
         if (!(error instanceof NotOnPortalError)) throw error;
@@ -98,6 +98,11 @@ export function notOnPortal(error: NotOnPortalError, address: string, location: 
     // Every kind that can be missing is one the API only changes: a new id cannot be made to exist.
     expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
   };
+}
+
+/** What the plan says of a change the portal would refuse, at the refused value's place in the config. */
+export function refusedAt(error: PortalRefusesError, obj: DesiredObject): Diagnostic {
+  return { severity: 'error', code: error.code, message: error.message, address: obj.address, location: placeIn(obj, error.at), expected: error.expected };
 }
 
 /** Where `path` (relative to the object's declaration) is written; the declaration itself without one, or when that cannot be told. */

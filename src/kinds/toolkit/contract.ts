@@ -355,8 +355,21 @@ export interface KindReconciler {
    */
   recoverAnswer?(obj: DesiredObject, reader: LiveReader): Promise<RecoveredAnswer | undefined>;
 
-  /** Addresses this object must wait for (a role before a federation that names it). */
-  dependsOn(obj: DesiredObject, all: readonly DesiredObject[]): string[];
+  /**
+   * Addresses this object must wait for (a role before a federation that names it). `live`: the
+   * values the plan compares against, by address (read from the portal, or recorded with
+   * `--refresh=false`), for an order the portal's present state decides (a role renamed onto the
+   * name another declared role has now waits for that role's rename); empty where none is known.
+   */
+  dependsOn(obj: DesiredObject, all: readonly DesiredObject[], live: ReadonlyMap<string, JsonValue>): string[];
+
+  /**
+   * Why objects of this kind that wait on each other in a ring (two roles swapping names) can
+   * never be changed in one apply: said at each of them, before anything is written. `ring` starts
+   * at `obj`, each object waiting for the next and the last for the first. Absent: the ring is
+   * said as a dependency cycle at each object's declaration.
+   */
+  ringRefusal?(obj: DesiredObject, ring: readonly DesiredObject[]): PortalRefusesError;
 
   /**
    * For kinds whose collections accept `prune: true`: the live members the declaration does

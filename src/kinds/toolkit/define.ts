@@ -101,6 +101,7 @@ interface KindSpecBase extends Omit<KindDefinition, 'check'> {
    */
   labelList?: ListSource & { labelOf(entry: JsonObject): string | undefined };
   dependsOn?: KindReconciler['dependsOn'];
+  ringRefusal?: KindReconciler['ringRefusal'];
   warnings?: KindReconciler['warnings'];
   prune?: KindReconciler['prune'];
   discover?: KindReconciler['discover'];
@@ -332,6 +333,7 @@ export function defineKind(spec: KindSpec): Kind {
     ...(driftValues ? { driftValues } : {}),
     ...(withUnreported ? { withUnreported } : {}),
     dependsOn: spec.dependsOn ?? (() => []),
+    ...(spec.ringRefusal ? { ringRefusal: spec.ringRefusal } : {}),
     ...(spec.warnings ? { warnings: spec.warnings } : {}),
     ...(spec.prune ? { prune: spec.prune } : {}),
     ...(spec.discover ? { discover: spec.discover } : {}),
