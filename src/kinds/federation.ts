@@ -145,26 +145,31 @@ function federationField(field: string): ManagedField {
 }
 
 /**
- * The role and groups the declaration names by id that the portal does not have (the first one):
- * the spec's `roleId` is a role and `groups` are group identifiers, and the bundled emulator
- * refuses the whole update for one unknown id. Ids the live federation already holds are known
- * and not read again; names (`{ title: ... }`) were resolved against the portal already.
+ * The role and groups the declaration names by id that the portal does not have, each at its
+ * place (all of them, so one run says them all): the spec's `roleId` is a role and `groups` are
+ * group identifiers, and the bundled emulator refuses the whole update for one unknown id. Ids
+ * the live federation already holds are known and not read again; names (`{ title: ... }`) were
+ * resolved against the portal already.
  */
-async function unknownReference(record: JsonObject, obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError | undefined> {
-  if (!isObject(obj.value)) return undefined;
+async function unknownReferences(record: JsonObject, obj: DesiredObject, reader: LiveReader): Promise<NotOnPortalError[]> {
+  if (!isObject(obj.value)) return [];
   const { roleId, groups } = obj.value;
+  const unknown: NotOnPortalError[] = [];
   const role = typeof roleId === 'string' ? roleId.trim() : '';
   if (role !== '' && role !== textOf(record['roleId'])?.trim() && !BUILT_IN_ROLE_IDS.has(role)) {
     const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
-    if (!roles.some((entry) => textOf(entry['id']) === role)) return new NotOnPortalError(`role ${role}`, undefined, ['roleId']);
+    if (!roles.some((entry) => textOf(entry['id']) === role)) unknown.push(new NotOnPortalError(`role ${role}`, undefined, ['roleId']));
   }
   const known = new Set(liveGroups(record));
-  for (const [index, id] of (Array.isArray(groups) ? groups : []).entries()) {
-    if (typeof id !== 'string' || id.trim() === '' || known.has(id.trim())) continue;
-    // A group the organization cannot see answers "does not exist or is inaccessible" (CONT_0006): read as missing.
-    if ((await reader.get(`/community/groups/${encodeURIComponent(id.trim())}`)) === undefined) return new NotOnPortalError(`group ${id.trim()}`, undefined, ['groups', index]);
-  }
-  return undefined;
+  const missingGroups = await Promise.all(
+    (Array.isArray(groups) ? groups : []).map(async (id, index) => {
+      if (typeof id !== 'string' || id.trim() === '' || known.has(id.trim())) return undefined;
+      // A group the organization cannot see answers "does not exist or is inaccessible" (CONT_0006): read as missing.
+      const found = await reader.get(`/community/groups/${encodeURIComponent(id.trim())}`);
+      return found === undefined ? new NotOnPortalError(`group ${id.trim()}`, undefined, ['groups', index]) : undefined;
+    }),
+  );
+  return [...unknown, ...missingGroups.filter((missing) => missing !== undefined)];
 }
 
 function liveGroups(record: JsonObject): string[] {
@@ -259,7 +264,7 @@ export const federation = defineKind({
       return live && (typeof live['id'] !== 'string' || live['id'] === obj.ids['federationId']) ? live : undefined;
     },
     missing: (obj) => `federation ${obj.ids['federationId']}`,
-    refusal: unknownReference,
+    refusal: unknownReferences,
   },
   fields: Object.fromEntries(federationFields.map((field) => [field, federationField(field)])),
   mayBeUnreported: possiblyUnreturned,

@@ -169,6 +169,39 @@ describe('portal rules said before apply', () => {
     }
   });
 
+  it("every default role and group of a federation the portal does not have is said in one run, each at its place, exit 1, nothing written", async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(
+      `${CONFIG_HEADER}federations:\n  - id: ${FEDERATION}\n    signUpMode: Automatic\n    roleId: nOsUcHrOlE\n    groups:\n      - deadbeefdeadbeefdeadbeefdeadbeef\n      - ${GROUP}\n      - feedfacefeedfacefeedfacefeedface\n`,
+      'unknown-ids',
+    );
+    await portal.clearRequests();
+    for (const args of [['plan', config], ['apply', config, '--auto-approve']]) {
+      const result = await portal.run(args);
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toContain(
+        [
+          `unknown-ids/portalctl.yaml:9:13: error: role nOsUcHrOlE does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
+          '  9 |     roleId: nOsUcHrOlE',
+          '    |             ^',
+          `  ${NOT_FOUND_EXPECTED}`,
+          `unknown-ids/portalctl.yaml:11:7: error: group deadbeefdeadbeefdeadbeefdeadbeef does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
+          '  11 |       - deadbeefdeadbeefdeadbeefdeadbeef',
+          '     |       ^',
+          `  ${NOT_FOUND_EXPECTED}`,
+          `unknown-ids/portalctl.yaml:13:7: error: group feedfacefeedfacefeedfacefeedface does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
+          '  13 |       - feedfacefeedfacefeedfacefeedface',
+          '     |       ^',
+          `  ${NOT_FOUND_EXPECTED}`,
+        ].join('\n'),
+      );
+      expect(result.stderr).not.toContain(`group ${GROUP}`);
+      // Before the fix only the role was said; the groups came one run at a time.
+      expect(result.stderr).toContain('Error: invalid configuration (3 errors above); nothing was changed on the portal.');
+    }
+    expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('a credit allocation below -1 or a level other than 1 or 2: validate, plan and apply say it at the value, exit 1, nothing written', async () => {
     portal = await startCliPortal();
     const config = await portal.writeConfig(

@@ -14,7 +14,7 @@ import { ConfigError } from '../config/errors.js';
 import { DeclaredObject } from '../config/extract.js';
 import type { Diagnostic, SourceLocation } from '../../core/diagnostics.js';
 import { ReadsRefusedError, type RefusedRead } from './refused-reads.js';
-import { NotOnPortalError, PortalRefusesError, type ConfigPath, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
+import { NotOnPortalError, PortalRefusesError, ReadRefusalsError, type ConfigPath, type DesiredObject, type Kind, type ReadContext } from '../../kinds/toolkit/contract.js';
 import { type JsonValue } from '../../core/json.js';
 import { type LiveReader } from '../../core/request.js';
 import type { PhaseTracker } from '../progress.js';
@@ -64,17 +64,19 @@ export async function readLive(objects: readonly DesiredObject[], kinds: Readonl
           refused.push({ address: obj.address, location: obj.source, error });
           continue;
         }
-        if (error instanceof PortalRefusesError) {
-          tracker?.step();
-          missing.push(refusedAt(error, obj));
-          continue;
-        }
-        if (!(error instanceof NotOnPortalError)) throw error;
+        const reasons = error instanceof ReadRefusalsError ? error.reasons : isRefusal(error) ? [error] : undefined;
+        if (!reasons) throw error;
         tracker?.step();
-        // A missing enclosing entry (a collaboration) is said once, where that entry is declared.
-        const at = error.enclosing ? enclosingEntry(obj, error.enclosing) : { address: obj.address, source: placeIn(obj, error.at) };
-        if (error.enclosing && missing.some((diagnostic) => diagnostic.address === at.address)) continue;
-        missing.push(notOnPortal(error, at.address, at.source));
+        for (const reason of reasons) {
+          if (reason instanceof PortalRefusesError) {
+            missing.push(refusedAt(reason, obj));
+            continue;
+          }
+          // A missing enclosing entry (a collaboration) is said once, where that entry is declared.
+          const at = reason.enclosing ? enclosingEntry(obj, reason.enclosing) : { address: obj.address, source: placeIn(obj, reason.at) };
+          if (reason.enclosing && missing.some((diagnostic) => diagnostic.address === at.address)) continue;
+          missing.push(notOnPortal(reason, at.address, at.source));
+        }
       }
     }
   };
@@ -99,6 +101,8 @@ export function notOnPortal(error: NotOnPortalError, address: string, location: 
     expected: 'the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)',
   };
 }
+
+const isRefusal = (error: unknown): error is PortalRefusesError | NotOnPortalError => error instanceof PortalRefusesError || error instanceof NotOnPortalError;
 
 /** What the plan says of a change the portal would refuse, at the refused value's place in the config. */
 export function refusedAt(error: PortalRefusesError, obj: DesiredObject): Diagnostic {

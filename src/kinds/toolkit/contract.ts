@@ -58,6 +58,18 @@ export class PortalRefusesError extends Error {
   }
 }
 
+/**
+ * Thrown by `KindReconciler.read` when there are several reasons the declared change cannot be
+ * made (a federation naming two groups the portal does not have), so that `plan` says each at its
+ * own place in one run instead of one per run.
+ */
+export class ReadRefusalsError extends Error {
+  constructor(readonly reasons: readonly (NotOnPortalError | PortalRefusesError)[]) {
+    super(reasons.map((reason) => reason.message).join('; '));
+    this.name = 'ReadRefusalsError';
+  }
+}
+
 /** What is known about the target portal: declared in `portal:` or read from `portals/self`. */
 export interface PortalFacts {
   edition: Edition;

@@ -13,6 +13,7 @@ import { toFormValue } from '../../api/encoding.js';
 import { isMissingPrivilege, isUncodedRefusal } from '../../api/errors.js';
 import {
   NotOnPortalError,
+  ReadRefusalsError,
   type PortalRefusesError,
   type Action,
   type Change,
@@ -74,9 +75,15 @@ export interface LiveSource {
   /**
    * Asked when the record is there: why the portal would refuse the declared change, for a rule
    * the spec states about the live object, or an object the declaration names that the portal
-   * does not have (undefined: no reason). Thrown by `read`, so the plan says it at the declaration.
+   * does not have (undefined or none: no reason). Thrown by `read`, so the plan says it at the
+   * declaration; several are all said, each at its place.
    */
-  refusal?(record: JsonObject, obj: DesiredObject, reader: LiveReader, context: ReadContext | undefined): Promise<PortalRefusesError | NotOnPortalError | undefined>;
+  refusal?(
+    record: JsonObject,
+    obj: DesiredObject,
+    reader: LiveReader,
+    context: ReadContext | undefined,
+  ): Promise<PortalRefusesError | NotOnPortalError | readonly (PortalRefusesError | NotOnPortalError)[] | undefined>;
 }
 
 /** The request of a change: a POST answered with JSON. */
@@ -318,7 +325,9 @@ export function defineKind(spec: KindSpec): Kind {
         return null;
       }
       const refused = await live.refusal?.(record, obj, reader, context);
-      if (refused) throw refused;
+      if (refused instanceof Error) throw refused;
+      if (refused && refused.length > 1) throw new ReadRefusalsError(refused);
+      if (refused?.[0]) throw refused[0];
       return project(record, obj);
     },
     async label(obj, reader, context) {
