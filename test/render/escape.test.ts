@@ -1,6 +1,6 @@
 /** The one escaping module: untrusted text made inert for each medium it is written to. */
 import { describe, expect, it } from 'vitest';
-import { dotLabel, fencedLine, htmlCommentText, htmlText, markdownCode, markdownText, mermaidLabel, terminalText } from '../../src/engine/render/escape.js';
+import { dotLabel, fencedLine, htmlCommentText, htmlText, markdownCode, markdownMessage, markdownText, mermaidLabel, terminalText } from '../../src/engine/render/escape.js';
 
 /** What reached a reviewer's screen in the red team's report. */
 const HOSTILE = [
@@ -59,6 +59,15 @@ describe('markdownCode', () => {
     expect(markdownCode('`x`')).toBe('`` `x` ``');
     expect(markdownCode('a|b\n```')).toBe('```` a\\|b\\x0a``` ````');
     expect(markdownCode(HOSTILE)).not.toMatch(ACTIVE);
+  });
+});
+
+describe('markdownMessage', () => {
+  it("portalctl's own quoted commands as code spans, the rest as text; unpaired backticks all text", () => {
+    expect(markdownMessage('leaves it (`portalctl state rm role[a_b]` forgets the record).')).toBe('leaves it (`portalctl state rm role[a_b]` forgets the record).');
+    expect(markdownMessage('named *x* `a|b` <b>')).toBe('named \\*x\\* `a\\|b` &lt;b&gt;');
+    expect(markdownMessage('a name with one ` in it')).toBe('a name with one \\` in it');
+    expect(markdownMessage(`\`${HOSTILE}\` ${HOSTILE}`)).not.toMatch(ACTIVE);
   });
 });
 

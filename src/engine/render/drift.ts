@@ -9,7 +9,7 @@ import { MARKDOWN_LIMIT, aboutLine, driftSections, driftTable, fitted, graphSect
 import { painter } from './style.js';
 import { SYMBOL, driftTextLines, nameOf, textLines, valueStyle, type TextOptions } from './text.js';
 import { valueLines } from './diff.js';
-import { markdownCode, markdownText, terminalText } from './escape.js';
+import { markdownCode, markdownMessage, markdownText, terminalText } from './escape.js';
 import { MARK_TONE } from './style.js';
 
 export type DriftStatus = 'inSync' | 'pending' | 'drift';
@@ -81,7 +81,7 @@ function renderDriftMarkdown(plan: Plan, hasRecordedState: boolean, maxLength: n
   if (plan.drift.length) body.push('', '#### Drift (recorded → now)', '', ...driftTable(plan.drift), '', ...driftSections(plan.drift, style));
   if (plan.operations.length) body.push('', '#### Pending', ...graphSection(plan, maxLength), '', ...operationSections(plan, style));
   const unrecorded = unrecordedPerformed(plan);
-  if (unrecorded.length) body.push('', '#### Not recorded yet', '', markdownText(unrecordedHeading(plan)), '', ...unrecorded.map((warning) => `- ${markdownCode(warning.address)}: ${markdownText(warning.message)}`));
+  if (unrecorded.length) body.push('', '#### Not recorded yet', '', markdownText(unrecordedHeading(plan)), '', ...unrecorded.map((warning) => `- ${markdownCode(warning.address)}: ${markdownMessage(warning.message)}`));
   return fitted(head, body, maxLength, 'run `portalctl drift` locally');
 }
 

@@ -70,6 +70,17 @@ export function markdownCode(text: string): string {
   return `${fence}${padded}${fence}`;
 }
 
+/**
+ * One of portalctl's own messages in markdown: the commands and flags it quotes in backticks
+ * (`portalctl state rm ADDRESS`) as code spans, the rest as text. Only where the backticks pair up;
+ * a name the portal gave that holds one can only move where a span starts, as both parts are escaped.
+ */
+export function markdownMessage(text: string): string {
+  const parts = text.split('`');
+  if (parts.length % 2 === 0) return markdownText(text);
+  return parts.map((part, index) => (index % 2 === 1 && part !== '' ? markdownCode(part) : markdownText(part))).join('');
+}
+
 /** One line inside a fenced code block (```diff, ```mermaid): it can neither end the line nor close the fence. */
 export function fencedLine(text: string): string {
   return showControls(text).replace(/```/g, "'''").replace(/~~~/g, "'''");

@@ -9,7 +9,7 @@ import { counted } from '../../core/words.js';
 import type { Action } from '../../kinds/toolkit/contract.js';
 import type { DriftEntry, DriftResolution, Plan, PlannedOperation } from '../plan/plan.js';
 import { valueLines } from './diff.js';
-import { fencedLine, htmlText, markdownCode, markdownText } from './escape.js';
+import { fencedLine, htmlText, markdownCode, markdownMessage, markdownText } from './escape.js';
 import { fieldChanges } from './fields.js';
 import { planGraph, renderMermaid } from './graph.js';
 import type { DiffLine } from './lines.js';
@@ -125,7 +125,7 @@ export function aboutLine(plan: Pick<Plan, 'portal' | 'about'>): string {
 
 /** What `apply` would refuse, each with the flag that overrides it. */
 export function refusalLines(plan: Pick<Plan, 'refusals'>): string[] {
-  return (plan.refusals ?? []).flatMap((refusal) => ['', `⛔ **\`apply\` will refuse this plan** without \`${refusal.override}\`: ${cell(refusal.message)}`]);
+  return (plan.refusals ?? []).flatMap((refusal) => ['', `⛔ **\`apply\` will refuse this plan** without \`${refusal.override}\`: ${markdownMessage(refusal.message)}`]);
 }
 
 /** The Mermaid graph of the operations when some depend on others; left out (with a note) when it would take over the comment. */
@@ -159,7 +159,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   }
   const warnings = plan.warnings ?? [];
   if (warnings.length) {
-    head.push('', `⚠️ **Warnings (${warnings.length}):**`, '', ...warnings.map((warning) => `- ${code(warning.address)}: ${cell(warning.message)}`));
+    head.push('', `⚠️ **Warnings (${warnings.length}):**`, '', ...warnings.map((warning) => `- ${code(warning.address)}: ${markdownMessage(warning.message)}`));
   }
   if (!plan.refreshed) head.push('', '_Planned against the recorded state (`--refresh=false`); the portal was not read._');
   if (plan.targets.length) head.push('', `_Targets: ${plan.targets.map(code).join(', ')}${outsideTargetsNote(plan)}._`);
