@@ -90,6 +90,8 @@ describe('state commands and machine output', () => {
     expect(text.split('\n')[0]).toMatch(/^# yaml-language-server: \$schema=\S+portalctl\.schema\.json$/);
     const report = json((await portal.run(['import', '--format', 'json'])).stdout);
     expect(report).toMatchObject({ portal: { url: portal.url }, objects: expect.any(Number), skipped: [], out: null, config: { version: 1 } });
+    // The report's portal is the block the config holds, in its words.
+    expect((report as { portal: unknown }).portal).toEqual((report as { config: { portal: unknown } }).config.portal);
     const toFile = json((await portal.run(['import', '--format', 'json', '--out', 'json/portal.yaml'])).stdout);
     expect(toFile).toMatchObject({ out: 'json/portal.yaml' });
     await access(join(portal.dir, 'json/portal.yaml'));

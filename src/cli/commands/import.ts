@@ -138,7 +138,7 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
     importPortal({ client, url, kinds: registry.kinds, containers: registry.containers, schema, progress: progress.observer, byName: Boolean(options.byName) }),
   ).finally(() => progress.stop());
   const report = async (extra: Record<string, unknown>): Promise<void> =>
-    io.stdout(`${JSON.stringify({ portal: { url, ...result.portal }, objects: result.objects, skipped: result.skipped, ...extra }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ portal: result.portalBlock, objects: result.objects, skipped: result.skipped, ...extra }, null, 2)}\n`);
 
   if (!file || !options.out) {
     if (options.format === 'json') {

@@ -28,8 +28,10 @@ export interface ImportResult {
   /** Managed objects written as config, counted as `validate` counts them (comment-only notes not counted). */
   objects: number;
   skipped: SkippedKind[];
-  /** The live portal's facts, as written in the `portal:` block (`version`: the product release, when known). */
+  /** The live portal's facts (`version`: the product release, when known). */
   portal: PortalFacts;
+  /** The `portal:` block written, as the config says it (`verified`, the URL, a version only when it is a release). */
+  portalBlock: JsonObject;
   /** How the release was learnt, or why it is unknown (then the `portal:` block says so in a comment). */
   release: PortalRelease;
 }
@@ -113,7 +115,7 @@ export async function importPortal(request: ImportRequest): Promise<ImportResult
     ...(typeof self['id'] === 'string' ? { id: self['id'] } : {}),
   };
   const composed = composeImport({ url: request.url, portal: facts, release, organization, found: placed, containers, ...(request.schema === undefined ? {} : { schema: request.schema }) });
-  return { text: composed.text, objects: composed.objects, skipped, portal: facts, release };
+  return { text: composed.text, objects: composed.objects, skipped, portal: facts, portalBlock: portalBlock(request.url, facts), release };
 }
 
 /**
@@ -207,6 +209,17 @@ interface Slot {
   container: ContainerDefinition;
   entries: Map<string, EntryNode>;
   notes: string[];
+}
+
+/** The `portal:` block of the facts: the version only when it is a product release. */
+function portalBlock(url: string, { edition, version, access, isVerified }: PortalFacts): JsonObject {
+  return {
+    url,
+    edition,
+    ...(version !== undefined && versionPattern.test(version) ? { version } : {}),
+    ...(access === undefined ? {} : { access }),
+    ...(isVerified === undefined ? {} : { verified: isVerified }),
+  };
 }
 
 export interface ComposeRequest {
@@ -345,12 +358,8 @@ function render(request: ComposeRequest, root: Pick<EntryNode, 'slots'>, unplace
   ].join('\n');
 
   top.add(doc.createPair('version', 1));
-  const { edition, version, access, isVerified } = request.portal;
-  const portal: JsonObject = { url: request.url, edition };
-  const withVersion = version !== undefined && versionPattern.test(version);
-  if (withVersion) portal['version'] = version;
-  if (access !== undefined) portal['access'] = access;
-  if (isVerified !== undefined) portal['verified'] = isVerified;
+  const portal = portalBlock(request.url, request.portal);
+  const withVersion = portal['version'] !== undefined;
   const portalPair = doc.createPair('portal', portal);
   // The product release and where it came from; the REST API version is not it.
   const how = request.release ? oneLine(request.release.how) : undefined;
