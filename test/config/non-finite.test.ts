@@ -25,7 +25,9 @@ async function load(name: string, content: string) {
 const said = (diagnostics: readonly Diagnostic[]): string[] => diagnostics.map((d) => `${formatLocation(d.location)}: ${d.message} [${String(d.value)}] (${d.code})`);
 
 const tooLarge = "This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write.";
-const tooSmall = "This value is too large to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write.";
+const tooSmall = "This value is too far below zero to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write.";
+/** `.inf` written as such is infinity, not a number too large. */
+const written = (literal: string): string => `This value (${literal}) is ${literal.startsWith('-') ? 'minus ' : ''}infinity, which JSON, what the portal's API takes, cannot write.`;
 
 describe('numbers that are not finite', () => {
   it('YAML: each said where it is written, under values: too (which no schema types), and the rest of the file still checked', async () => {
@@ -105,15 +107,15 @@ describe('numbers that are not finite', () => {
       ].join('\n'),
     );
     expect(said(validateConfig(loaded))).toEqual([
-      `aliases.yaml:3:13: ${tooLarge} The aliases at line 8, column 16, line 9, column 15 and line 13, column 36 stand for it too. [.inf] (source/non-finite-number)`,
-      `aliases.yaml:5:15: ${tooSmall} The alias at line 14, column 26 stands for it too. [-.inf] (source/non-finite-number)`,
+      `aliases.yaml:3:13: ${written('.inf')} The aliases at line 8, column 16, line 9, column 15 and line 13, column 36 stand for it too. [.inf] (source/non-finite-number)`,
+      `aliases.yaml:5:15: ${written('-.inf')} The alias at line 14, column 26 stands for it too. [-.inf] (source/non-finite-number)`,
       'aliases.yaml:14:19: Unknown property "extra" in collaborations[0].workspaces[1]. [extra] (schema/unknown-property)',
     ]);
   });
 
   it('one a YAML 1.1 merge key brings in is said once too, at the anchor, naming the alias the merge names', async () => {
     const loaded = await load('merge.yaml', '%YAML 1.1\n---\nversion: 1\nvalues:\n  base: &b\n    minLength: .inf\norganization:\n  securityPolicy:\n    <<: *b\n    minUpper: 2\n');
-    expect(said(validateConfig(loaded))).toEqual([`merge.yaml:6:16: ${tooLarge} The alias at line 9, column 9 stands for it too. [.inf] (source/non-finite-number)`]);
+    expect(said(validateConfig(loaded))).toEqual([`merge.yaml:6:16: ${written('.inf')} The alias at line 9, column 9 stands for it too. [.inf] (source/non-finite-number)`]);
   });
 
   it('a ${var:} standing for one, as a whole field, is said once, where the value is declared (not also refused by the schema at the field)', async () => {
@@ -122,7 +124,7 @@ describe('numbers that are not finite', () => {
       ['version: 1', 'values:', '  big: .inf', '  sizes: [1, .nan]', 'organization:', '  securityPolicy:', '    minLength: ${var:big}', 'roles:', '  - id: r1', '    name: Size ${var:big}', ''].join('\n'),
     );
     expect(said(validateConfig(loaded))).toEqual([
-      `var.yaml:3:8: ${tooLarge} [.inf] (source/non-finite-number)`,
+      `var.yaml:3:8: ${written('.inf')} [.inf] (source/non-finite-number)`,
       "var.yaml:4:14: This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it. [.nan] (source/non-finite-number)",
     ]);
   });

@@ -146,8 +146,8 @@ describe('rule checks, one broken config per rule', () => {
     expect(await said('non-finite-numbers.yaml')).toEqual([
       "non-finite-numbers.yaml:4:16: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
       "non-finite-numbers.yaml:5:15: This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
-      "non-finite-numbers.yaml:6:15: This value is too large to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
-      "non-finite-numbers.yaml:11:36: This value is too large to be a number: it reads as infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
+      "non-finite-numbers.yaml:6:15: This value (-.inf) is minus infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
+      "non-finite-numbers.yaml:11:36: This value (.inf) is infinity, which JSON, what the portal's API takes, cannot write. (expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes)",
     ]);
   });
 

@@ -209,7 +209,7 @@ describe('hostile files through portalctl validate', () => {
     const json = file('numbers.json', '{"version": 1,\n "organization": {"securityPolicy": {"minLength": -1e400}}}\n');
     const fromJson = await validate(json);
     expect(fromJson.stdout).toBe(
-      "numbers.json:2:51: error: This value is too large to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write. (source/non-finite-number)\n" +
+      "numbers.json:2:51: error: This value is too far below zero to be a number: it reads as minus infinity, which JSON, what the portal's API takes, cannot write. (source/non-finite-number)\n" +
         '  2 |  "organization": {"securityPolicy": {"minLength": -1e400}}}\n' +
         '    |                                                   ^\n' +
         '  value: "-1e400"; expected: a finite number (between about -1.8e308 and 1.8e308), or text in quotes\n' +

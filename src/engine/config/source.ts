@@ -645,9 +645,13 @@ function sayNonFiniteNumbers(source: ParsedSource, data: JsonValue, text: string
     else entry.index = index;
   });
   for (const { value, index, aliases } of said.values()) {
+    const infinity = `${value > 0 ? '' : 'minus '}infinity`;
+    const literal = written[index];
     const message = Number.isNaN(value)
       ? "This value (.nan) is not a number: JSON, what the portal's API takes, cannot write it."
-      : `This value is too large to be a number: it reads as ${value > 0 ? '' : 'minus '}infinity, which JSON, what the portal's API takes, cannot write.`;
+      : literal !== undefined && /inf/i.test(literal)
+        ? `This value (${literal}) is ${infinity}, which JSON, what the portal's API takes, cannot write.`
+        : `This value is too ${value > 0 ? 'large' : 'far below zero'} to be a number: it reads as ${infinity}, which JSON, what the portal's API takes, cannot write.`;
     const places = aliases.map((alias) => `line ${alias.line}, column ${alias.column}`);
     const standing = places.length === 0 ? '' : ` The ${places.length === 1 ? 'alias' : 'aliases'} at ${listed(places)} ${places.length === 1 ? 'stands' : 'stand'} for it too.`;
     source.diagnostics.push({ ...sourceProblem(source.file, 'source/non-finite-number', message + standing, locations[index], expected), value: written[index] ?? shownNonFinite(value) });
