@@ -77,7 +77,7 @@ export function buildProgram(argv: readonly string[]): Command {
     .option('--env <names>', 'the environment(s) to run in, declared under environments: (NAME, or a,b for several; default: $PORTALCTL_ENV)')
     .option('--all-envs', 'run in every declared environment')
     .option('--env-parallelism <n>', 'environments run at once by --env a,b or --all-envs', '4')
-    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m; a bare number is seconds)', '0s')
     .option('--request-timeout <duration>', "how long to wait for each answer of the portal (e.g. 2m for a slow one)", '30s')
     .option('--insecure', 'allow plain http:// to a host that is not loopback')
     .option('--verbose', 'print more detail: each request, causes of errors')
