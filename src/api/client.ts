@@ -15,7 +15,7 @@ import { readAllPages } from './paging.js';
 import { RetryPolicy, isTransient, type RetryWait } from './retry.js';
 import { Secrets } from './secrets.js';
 import type { ConcealedValue } from '../core/secret-text.js';
-import { AttemptStopped, Transport, certificateProblem, classifyNetworkFailure, describeCause, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type ProxyRefusal, type RawAnswer } from './transport.js';
+import { AttemptStopped, Transport, certificateProblem, classifyNetworkFailure, closedWithoutAnswer, describeCause, speaksTls, nameDoesNotResolve, plainHttpAnswered, proxyRefusal, proxyShown, type CertificateProblem, type ProxyRefusal, type RawAnswer } from './transport.js';
 import { normalizeBaseUrl } from './url.js';
 import { stopwatch } from '../core/stopwatch.js';
 
@@ -261,7 +261,7 @@ class HttpApiClient implements ApiClient {
           await this.waitToRetry(spec, retries, this.retry.delay(retries), false);
           continue;
         }
-        throw this.networkError(spec, failure, cause, tries);
+        throw this.networkError(spec, failure, cause, tries, await this.answersTlsOnly(spec, failure, cause));
       }
       this.emit({ method: spec.method, path: spec.path, attempt, status: answer.status, ms: elapsed() });
 
@@ -356,7 +356,14 @@ class HttpApiClient implements ApiClient {
   }
 
   /** `tries`: the attempts of this call so far and how long they took, waits included. */
-  private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown, tries: Tries): ApiNetworkError {
+  /** An http:// URL whose port closed every request without answering, and speaks TLS (see speaksTls). */
+  private async answersTlsOnly(spec: CallSpec, failure: NetworkFailure, cause: unknown): Promise<boolean> {
+    const base = spec.administration?.base ?? this.base;
+    if (failure !== 'connection' || base.protocol !== 'http:' || this.transport.proxy !== undefined || !closedWithoutAnswer(cause)) return false;
+    return speaksTls(base, Math.min(this.transport.timeoutMs, 5_000));
+  }
+
+  private networkError(spec: CallSpec, failure: NetworkFailure, cause: unknown, tries: Tries, tlsPort = false): ApiNetworkError {
     const outcomeUnknown = !spec.idempotent && failure !== 'unreachable';
     // The host: a wrong --portal or portal.url is the usual cause, and the path alone does not show it.
     const host = (spec.administration?.base ?? this.base).host;
@@ -379,7 +386,9 @@ class HttpApiClient implements ApiClient {
         ? 'The outcome is unknown: the portal may or may not have performed this request. It is not repeated automatically because it is not idempotent; check the portal before running apply again.'
         : plainHttpAnswered(cause)
           ? `${host} answers plain HTTP where the portal URL asks for https://: check the URL's scheme and port.`
-          : undefined,
+          : tlsPort
+            ? `${host} speaks https:// on that port, and closed the http:// request's connection without answering: check the URL's scheme.`
+            : undefined,
     });
   }
 

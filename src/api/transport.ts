@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { ProxyUrlError, type NetworkFailure } from './errors.js';
 import { isLoopbackHost, shownUrl } from './url.js';
+import { isIP } from 'node:net';
 
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
@@ -254,6 +255,39 @@ export function nameDoesNotResolve(error: unknown): boolean {
 /** TLS spoken to a server that answers plain HTTP on that port (an https:// URL for an http:// port). */
 export function plainHttpAnswered(error: unknown): boolean {
   return errorCodes(error).includes('ERR_SSL_WRONG_VERSION_NUMBER');
+}
+
+/**
+ * The server closed the connection without a byte of answer (undici's SocketError tells what it
+ * read): what a TLS port does with a plain http:// request, and a server that drops it for any other reason.
+ */
+export function closedWithoutAnswer(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; depth < 5 && current instanceof Error; depth++, current = current.cause) {
+    const socket = (current as { socket?: unknown }).socket;
+    if (typeof socket === 'object' && socket !== null && (socket as { bytesRead?: unknown }).bytesRead === 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `url`'s host and port speak TLS: a handshake only (nothing is sent over it), verified as
+ * every connection is; a certificate refused still means TLS. Asked once, after an http:// URL's
+ * requests were all closed without an answer, to tell that port from one that drops connections.
+ */
+export async function speaksTls(url: URL, timeoutMs: number): Promise<boolean> {
+  const { connect } = await import('node:tls');
+  const port = Number(url.port || 80);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, ...(isIP(host) ? {} : { servername: host }) });
+    const done = (answer: boolean): void => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('secureConnect', () => done(true));
+    socket.once('error', (error) => done(certificateProblem(error) !== undefined));
+  });
 }
 
 /** How a proxy refused to open the way to the portal, and what it wants: a sign-in, or not this host. */

@@ -45,6 +45,22 @@ describe('plan and apply over HTTPS', () => {
     }
   });
 
+  it('an http:// URL to the HTTPS port: said after its retries, with the scheme to check; nothing recorded', async () => {
+    const portal = await startCliPortal({ tls });
+    try {
+      const dir = await portal.writeConfig(THREE_CHANGES);
+      const plain = portal.url.replace(/^https:/, 'http:');
+      const run = await portal.run(['plan', dir], { portal: plain });
+      expect(run.code).toBe(1);
+      const host = new URL(plain).host;
+      expect(run.stderr).toContain(`GET /portals/self failed: the connection to ${host} was dropped`);
+      expect(run.stderr).toContain(`${host} speaks https:// on that port, and closed the http:// request's connection without answering: check the URL's scheme.`);
+      expect(await portal.recorded()).toBeUndefined();
+    } finally {
+      await portal.dispose();
+    }
+  });
+
   it('an untrusted certificate stops plan and apply with how to trust it; nothing reaches the portal, nothing is retried or recorded', async () => {
     const portal = await startCliPortal({ tls });
     try {
