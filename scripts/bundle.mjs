@@ -16,6 +16,7 @@ import {
   assertOnFailure,
   besideTheBundle,
   builtinsOnFirstUse,
+  characterEntitiesOnFirstUse,
   commanderWithoutChildProcess,
   emulatorOnFirstUse,
   http2OnFirstUse,
@@ -83,6 +84,7 @@ await build({
     emulatorOnFirstUse(emulatorExports),
     besideTheBundle(['undici', 'pg']),
     builtinsOnFirstUse(),
+    characterEntitiesOnFirstUse(),
   ],
 });
 

@@ -32,6 +32,12 @@ function expectShownInNoForm(output: string, value: string): void {
   for (const [name, form] of Object.entries(forms(value))) expect(output, `${name} form ${form}`).not.toContain(form);
 }
 
+/** HTML5 named references of characters beyond ASCII (as an encoder that names every character it can writes them). */
+const NAMED: Readonly<Record<string, string>> = { '\u00fc': '&uuml;', '\u2019': '&rsquo;', '\u00e9': '&eacute;', '\u00bd': '&frac12;', '\u00ba': '&ordm;', '\u00a0': '&nbsp;' };
+const namedEscaped = (text: string): string => htmlEscaped(text).replace(/[^\x20-\x7e]/g, (char) => NAMED[char] ?? char);
+/** JSON from an encoder that also escapes `&`, `<`, `>` (HTML-safe JSON). */
+const htmlSafeJson = (text: string): string => jsonEscaped(text).replace(/[&<>]/g, (char) => `\\u00${char.charCodeAt(0).toString(16)}`);
+
 const ROLE_CONFIG = `${CONFIG_HEADER}roles:\n  - { id: r7HkQ2, name: Field Analyst, description: "Edits \${env:ROLE_NOTE} data" }\n`;
 
 describe('a secret the portal quotes back, in any form', () => {
@@ -82,6 +88,54 @@ describe('a secret the portal quotes back, in any form', () => {
     expect(planned.code).toBe(1);
     expectShownInNoForm(planned.stdout + planned.stderr, PASSWORD);
     expect(planned.stderr).toContain('Invalid password "[redacted]" (sent as [redacted], [redacted], [redacted]...)');
+  });
+
+  it('a referenced value an HTML error page quotes with named references beyond ASCII (&eacute;, &rsquo;) shows as its reference', async () => {
+    const config = await portal.writeConfig(ROLE_CONFIG);
+    const note = 'M\u00fcller\u2019s caf\u00e9 \u00bd-share n\u00ba\u00a07 <ok>';
+    const body = `<!DOCTYPE html><html><body><h1>Rejected</h1><p>Description ${namedEscaped(note)} was refused.</p></body></html>`;
+    await portal.fault({ path: '/portals/self/roles', method: 'GET', status: 400, body, count: 0 });
+    for (const format of ['text', 'json']) {
+      const planned = await portal.run(['plan', config, '--format', format], { env: { ROLE_NOTE: note } });
+      expect(planned.code).toBe(1);
+      const output = planned.stdout + planned.stderr;
+      expectShownInNoForm(output, note);
+      expect(output).not.toContain(namedEscaped(note).slice(0, 12));
+      expect(output).toContain('Description ${env:ROLE_NOTE} was refused.');
+    }
+  });
+
+  it('a password the portal quotes encoded twice (percent-encoded twice, HTML-escaped inside JSON, JSON-escaped then percent-encoded) shows as [redacted]', async () => {
+    const config = await portal.writeConfig(ROLE_CONFIG);
+    const twice = [encodeURIComponent(encodeURIComponent(PASSWORD)), htmlSafeJson(htmlEscaped(PASSWORD)), encodeURIComponent(jsonEscaped(PASSWORD)), htmlEscaped(htmlEscaped(PASSWORD))];
+    const message = `Invalid password ${twice.map((form) => `"${form}"`).join(', ')}`;
+    await portal.fault({ path: '/generateToken', error: { code: 400, message }, count: 0 });
+    for (const format of ['text', 'json']) {
+      const planned = await portal.run(['plan', config, '--verbose', '--format', format], { credentials: { username: 'admin', password: PASSWORD }, env: { ROLE_NOTE: NOTE } });
+      expect(planned.code).toBe(1);
+      const output = planned.stdout + planned.stderr;
+      expectShownInNoForm(output, PASSWORD);
+      for (const form of twice) expect(output).not.toContain(form.slice(0, 12));
+      const shown = 'Invalid password "[redacted]", "[redacted]", "[redacted]", "[redacted]"';
+      expect(output).toContain(format === 'json' ? JSON.stringify(shown).slice(1, -1) : shown);
+    }
+  });
+
+  it('a referenced value quoted cut short at its start (…tail, ...tail) or at both ends shows as its reference, the ellipsis where the cut is', async () => {
+    const config = await portal.writeConfig(ROLE_CONFIG);
+    const message = `Bad description: "\u2026${NOTE.slice(-14)}" and "...${NOTE.slice(-10)}", form \u2026${formEncoded(NOTE).slice(-20)}, both "...${NOTE.slice(3, 15)}...", end "${NOTE.slice(0, 10)}..."`;
+    await portal.fault({ path: '/portals/self/roles', method: 'GET', error: { code: 400, message }, count: 0 });
+    const expected = 'Bad description: "\u2026${env:ROLE_NOTE}" and "...${env:ROLE_NOTE}", form \u2026${env:ROLE_NOTE}, both "...${env:ROLE_NOTE}...", end "${env:ROLE_NOTE}..." (code 400)';
+
+    const planned = await portal.run(['plan', config, '--verbose'], { env: { ROLE_NOTE: NOTE } });
+    expect(planned.code).toBe(1);
+    for (const tail of [NOTE.slice(-10), formEncoded(NOTE).slice(-12), NOTE.slice(3, 15)]) expect(planned.stdout + planned.stderr).not.toContain(tail);
+    expect(planned.stderr).toContain(`Error: GET /portals/self/roles failed: ${expected}\n`);
+
+    const json = await portal.run(['plan', config, '--format', 'json'], { env: { ROLE_NOTE: NOTE } });
+    expect(json.code).toBe(1);
+    for (const tail of [JSON.stringify(NOTE.slice(-10)).slice(1, -1), formEncoded(NOTE).slice(-12), JSON.stringify(NOTE.slice(3, 15)).slice(1, -1)]) expect(json.stdout + json.stderr).not.toContain(tail);
+    expect(json.stdout).toContain(JSON.stringify(`GET /portals/self/roles failed: ${expected}`));
   });
 
   it('a password inside a referenced value the portal quotes: the reference, with no part of the value around the password', async () => {
