@@ -54,6 +54,27 @@ describe('role renames that go through each other', () => {
     });
   }
 
+  it('--target on the role taking the name brings the rename it waits for, as Terraform\'s -target does, and says so; the rest is left out', async () => {
+    portal = await startCliPortal();
+    const config = await portal.writeConfig(
+      `${rolesConfig([{ id: STEWARD.id, name: ANALYST.name }, { id: ANALYST.id, name: 'Analysts' }])}organization:\n  securityPolicy: { minLength: 12 }\n`,
+      'targeted-chain',
+    );
+    const plan = await portal.run(['plan', config, '--target', `role[${STEWARD.id}]`]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`Targets: role[${STEWARD.id}] (with role[${ANALYST.id}], which they wait for; 1 more change outside them is left out of this plan)`);
+    expect(plan.stdout).toMatch(/^Plan: 0 to create, 2 to update, 0 to delete\.$/m);
+
+    const applied = await portal.run(['apply', config, '--auto-approve', '--target', `role[${STEWARD.id}]`]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((await portal.requests({ writesOnly: true })).map((request) => request.path)).toEqual([
+      `/portals/self/roles/${ANALYST.id}/update`,
+      `/portals/self/roles/${STEWARD.id}/update`,
+    ]);
+    const markdown = await portal.run(['plan', config, '--format', 'markdown']);
+    expect(markdown.stdout).not.toContain('Targets');
+  });
+
   it('a saved plan of a chain keeps its order: the JSON plan carries it, apply --plan applies it in one run', async () => {
     portal = await startCliPortal();
     const config = await portal.writeConfig(rolesConfig([{ id: STEWARD.id, name: ANALYST.name }, { id: ANALYST.id, name: 'Analysts' }]), 'saved-chain');

@@ -198,7 +198,9 @@ function namesOf(names: PlanInput['names'], address: string): { names: ResolvedN
 /** Desired versus basis gives the operations; recorded versus live gives the drift. */
 export function buildPlan(input: PlanInput): Plan {
   const candidates: PlannedOperation[] = [];
-  let outsideTargets = 0;
+  /** Changes outside the targets, and how to say their warnings should a target wait for one. */
+  const outside: PlannedOperation[] = [];
+  const outsideWarnings = new Map<string, () => void>();
   const drift: DriftEntry[] = [];
   const warnings: PlanWarning[] = [];
 
@@ -234,18 +236,15 @@ export function buildPlan(input: PlanInput): Plan {
       }
     }
 
-    if (!isTargeted(obj.address, input.targets)) {
-      // Counted, so a targeted plan does not read as the whole of what the config asks for.
-      if (!desiredInSync()) outsideTargets += 1;
-      continue;
-    }
-    if (known && kind.warnings) {
-      for (const message of kind.warnings(obj, live)) warnings.push({ address: obj.address, kind: obj.kind, message });
-    }
+    const targeted = isTargeted(obj.address, input.targets);
+    const warn = (): void => {
+      if (known && kind.warnings) for (const message of kind.warnings(obj, live)) warnings.push({ address: obj.address, kind: obj.kind, message });
+    };
+    if (targeted) warn();
     // Unknown (no live read, nothing recorded): plan the change; the portal's answer is idempotent.
     if (desiredInSync()) continue;
     const change = kind.change(obj, live);
-    candidates.push({
+    (targeted ? candidates : outside).push({
       address: obj.address,
       ...(label === undefined ? {} : { label }),
       kind: obj.kind,
@@ -259,7 +258,23 @@ export function buildPlan(input: PlanInput): Plan {
       dependsOn: [...new Set(kind.dependsOn(obj, input.objects, input.basis))].sort(),
       ...(namesOf(input.names, obj.address) ?? {}),
     });
+    if (!targeted) outsideWarnings.set(obj.address, warn);
   }
+
+  // A target brings the changes it waits for, as Terraform's -target does: sent alone, its
+  // operation would be refused (a role renamed onto a name another still holds). The rest are
+  // counted, so a targeted plan does not read as the whole of what the config asks for.
+  const waitedFor = new Map(outside.map((op) => [op.address, op]));
+  for (let index = 0; index < candidates.length; index++) {
+    for (const dep of candidates[index]?.dependsOn ?? []) {
+      const op = waitedFor.get(dep);
+      if (!op) continue;
+      waitedFor.delete(dep);
+      outsideWarnings.get(dep)?.();
+      candidates.push(op);
+    }
+  }
+  const outsideTargets = waitedFor.size;
 
   const planned = new Set(candidates.map((op) => op.address));
   for (const op of candidates) op.dependsOn = op.dependsOn.filter((dep) => planned.has(dep));

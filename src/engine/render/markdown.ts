@@ -162,7 +162,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
     head.push('', `⚠️ **Warnings (${warnings.length}):**`, '', ...warnings.map((warning) => `- ${code(warning.address)}: ${markdownMessage(warning.message)}`));
   }
   if (!plan.refreshed) head.push('', '_Planned against the recorded state (`--refresh=false`); the portal was not read._');
-  if (plan.targets.length) head.push('', `_Targets: ${plan.targets.map(code).join(', ')}${outsideTargetsNote(plan)}._`);
+  if (plan.targets.length) head.push('', `_Targets: ${plan.targets.map(code).join(', ')}${outsideTargetsNote(plan, code)}._`);
 
   const body: string[] = [];
   if (plan.operations.length) {

@@ -1,6 +1,6 @@
 /** The plan for a terminal: summary first, one line per operation, then each change as a reviewable block. */
 import type { Action } from '../../kinds/toolkit/contract.js';
-import type { DriftResolution, Plan, PlannedOperation } from '../plan/plan.js';
+import { isTargeted, type DriftResolution, type Plan, type PlannedOperation } from '../plan/plan.js';
 import { describeName, type ResolvedName } from '../read/names.js';
 import { valueLines } from './diff.js';
 import { terminalText } from './escape.js';
@@ -8,7 +8,7 @@ import type { DiffLine } from './lines.js';
 import type { ShownPlan } from '../plan/redact.js';
 import { MARK_TONE, painter, type Paint } from './style.js';
 import { DEFAULT_VALUE_STYLE, type ValueStyle } from './values.js';
-import { counted } from '../../core/words.js';
+import { counted, listed } from '../../core/words.js';
 import { unrecordedPerformed } from '../plan/unknown-outcomes.js';
 
 export const SYMBOL: Record<Action, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
@@ -97,10 +97,18 @@ function operationLine(op: PlannedOperation, paint: Paint): string {
   return `  ${mark} ${terminalText(nameOf(op))}  (${op.operation.id} ${op.operation.name})${flags ? `  [${op.destructive ? paint('red', flags) : flags}]` : ''}`;
 }
 
-/** ` (2 more changes outside them are left out of this plan)`, or '' when there are none. */
-export function outsideTargetsNote(plan: Plan): string {
+/**
+ * ` (with role[r7HkQ2], which they wait for; 2 more changes outside them are left out of this
+ * plan)`, or '' when there is neither; `shown` writes an address for the medium.
+ */
+export function outsideTargetsNote(plan: Plan, shown: (address: string) => string = terminalText): string {
+  const waitedFor = plan.operations.filter((op) => !isTargeted(op.address, plan.targets)).map((op) => shown(op.address));
   const outside = plan.summary.outsideTargets ?? 0;
-  return outside > 0 ? ` (${outside === 1 ? '1 more change outside them is' : `${outside} more changes outside them are`} left out of this plan)` : '';
+  const notes = [
+    waitedFor.length > 0 ? `with ${listed(waitedFor.slice(0, 5))}${waitedFor.length > 5 ? ` and ${waitedFor.length - 5} more` : ''}, which they wait for` : '',
+    outside > 0 ? `${outside === 1 ? '1 more change outside them is' : `${outside} more changes outside them are`} left out of this plan` : '',
+  ].filter(Boolean);
+  return notes.length > 0 ? ` (${notes.join('; ')})` : '';
 }
 
 export function renderPlanText(plan: Plan, options: TextOptions): string {
