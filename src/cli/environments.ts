@@ -4,6 +4,8 @@
  * declare no environments (a config that declares them must say which portal it means).
  */
 import { UsageError } from '../core/errors.js';
+import { didYouMean, didYouMeanAside } from '../core/suggest.js';
+import { listed } from '../core/words.js';
 import { readEnvironments, ConfigError } from '../engine/config/index.js';
 import type { FleetPlanFile } from '../engine/plan/saved-plan.js';
 import type { CommandIO } from './io.js';
@@ -48,11 +50,21 @@ export function refuseOneStateOrPortal(options: { stateName?: string; portal?: s
   if (options.portal !== undefined) throw new UsageError('--portal names one portal, but each environment of a fleet has its own (environments.<name>.portal.url); leave it out, or run one environment with --env NAME.');
 }
 
-/** The names a fleet runs over: those given, or every declared one for --all-envs (unknown names fail in their own run). */
+/**
+ * The names a fleet runs over: those given, each checked against the config's declared ones
+ * before any environment is read, locked or written (a typo must not leave the others applied
+ * alone), or every declared one for --all-envs.
+ */
 export async function fleetNames(request: EnvironmentRequest, paths: readonly string[], io: Pick<CommandIO, 'cwd' | 'env'>, options: { stateName?: string; portal?: string } = {}): Promise<string[]> {
   refuseOneStateOrPortal(options);
-  if (request.kind === 'names') return request.names;
   const declared = await readEnvironments(paths, { cwd: io.cwd, env: io.env });
+  if (request.kind === 'names') {
+    // A problem elsewhere in the base (one environment's overlay) is that environment's outcome; one hiding the declaration stops all.
+    if (!declared.known) throw new ConfigError(declared.diagnostics);
+    const unknown = declared.unknown(request.names);
+    if (unknown) throw new ConfigError([unknown]);
+    return request.names;
+  }
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   if (declared.names.length === 0) throw new UsageError('--all-envs: the config declares no environments (an environments: block in the base files).');
   return declared.names;
@@ -63,7 +75,11 @@ export function plannedEnvironments(file: FleetPlanFile, request: EnvironmentReq
   const planned = file.fleet.map((entry) => entry.environment);
   if (request.kind !== 'names') return planned;
   const missing = request.names.filter((name) => !planned.includes(name));
-  if (missing.length) throw new UsageError(`The plan file has no plan for ${missing.join(', ')}; it holds ${planned.join(', ')}.`);
+  if (missing.length === 1) throw new UsageError(`The plan file has no plan for ${missing[0]}; it holds ${planned.join(', ')}.${didYouMean(missing[0] ?? '', planned)}`);
+  if (missing.length > 1) {
+    const named = missing.map((name) => `${name}${didYouMeanAside(name, planned)}`);
+    throw new UsageError(`The plan file has no plan for ${listed(named, Number.POSITIVE_INFINITY, 'or')}; it holds ${planned.join(', ')}.`);
+  }
   return request.names;
 }
 

@@ -56,10 +56,20 @@ export function closestNames(unknown: string, candidates: readonly (string | Can
     .map(([name]) => name);
 }
 
+/** `did you mean "roles"?` (or "a" or "b"), or '' when nothing is close. */
+function suggestion(unknown: string, candidates: readonly (string | Candidate)[]): string {
+  const near = closestNames(unknown, candidates);
+  return near.length === 0 ? '' : `did you mean ${listed(near.map((name) => `"${name}"`), Number.POSITIVE_INFINITY, 'or')}?`;
+}
+
 /** ` Did you mean "roles"?` (or "a" or "b"), or '' when nothing is close. */
 export function didYouMean(unknown: string, candidates: readonly (string | Candidate)[]): string {
-  const near = closestNames(unknown, candidates);
-  if (near.length === 0) return '';
-  const quoted = near.map((name) => `"${name}"`);
-  return ` Did you mean ${listed(quoted, Number.POSITIVE_INFINITY, 'or')}?`;
+  const text = suggestion(unknown, candidates);
+  return text === '' ? '' : ` D${text.slice(1)}`;
+}
+
+/** ` (did you mean "roles"?)`, or '' when nothing is close: the suggestion beside one of several unknown names. */
+export function didYouMeanAside(unknown: string, candidates: readonly (string | Candidate)[]): string {
+  const text = suggestion(unknown, candidates);
+  return text === '' ? '' : ` (${text})`;
 }

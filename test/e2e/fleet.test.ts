@@ -166,7 +166,7 @@ describe('a fleet run', () => {
     expect(await fleet.portals.test.requests({ writesOnly: true })).toEqual([]);
   });
 
-  it('a config with environments needs one chosen; PORTALCTL_ENV chooses; an unknown name fails alone', async () => {
+  it('a config with environments needs one chosen; PORTALCTL_ENV chooses', async () => {
     const none = await fleet.run(['plan', 'config']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('The config declares environments (development, test, production): choose one with --env NAME');
@@ -176,11 +176,36 @@ describe('a fleet run', () => {
     expect(chosen.stdout).toMatch(/^Plan: 0 to create, 5 to update, 0 to delete\.$/m);
     expect(chosen.stdout).toContain('role[tStA11] — Field Analyst');
     expect(chosen.stdout).not.toContain('environment  changes');
+  });
 
-    const unknown = await fleet.run(['plan', 'config', '--env', 'development,staging']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stdout).toMatch(row('development', '4', '0', 'changes'));
-    expect(unknown.stdout).toMatch(/^staging +- +- +failed: Invalid configuration: .*No environment named staging; declared: development, test, production\./m);
+  it('an unknown name in --env (or PORTALCTL_ENV) stops the whole command before any environment is read or written', async () => {
+    const declaredAt = (message: string, value: string) =>
+      [
+        `config/environments.yaml:11:1: error: ${message} (environment/unknown)`,
+        '  11 | environments:',
+        '     | ^',
+        `  value: "${value}"; expected: one of development, test, production`,
+        'Error: invalid configuration (1 error above); nothing was changed on the portal.',
+        '',
+      ].join('\n');
+    const applied = await fleet.run(['apply', 'config', '--env', 'development,prodution', '--auto-approve']);
+    expect(applied.stderr).toBe(declaredAt('No environment named prodution; declared: development, test, production. Did you mean "production"?', 'prodution'));
+    expect(applied.stdout).toBe('');
+    expect(applied.code).toBe(1);
+
+    // Each unknown name is named, with its own suggestion; PORTALCTL_ENV is checked alike.
+    for (const command of [['plan'], ['drift'], ['apply', '--refresh-only', '--auto-approve'], ['validate']]) {
+      const several = await fleet.run([command[0] ?? '', 'config', ...command.slice(1)], { env: { PORTALCTL_ENV: 'staging,test,prodution' } });
+      expect(several.stderr, command.join(' ')).toBe(declaredAt('No environments named staging or prodution (did you mean "production"?); declared: development, test, production.', 'staging,prodution'));
+      expect(several.stdout).toBe('');
+      expect(several.code).toBe(1);
+    }
+    const json = await fleet.run(['plan', 'config', '--env', 'test,staging', '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, exitCode: 1, diagnostics: [{ code: 'environment/unknown', value: 'staging', location: { file: 'config/environments.yaml', line: 11, column: 1 } }] });
+    expect(json.code).toBe(1);
+
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests()).toEqual([]);
+    expect(await stateFiles(fleet.dir)).toEqual([]);
   });
 
   it('saves every environment\'s plan in one file, and applies the reviewed plans from it', async () => {
@@ -204,7 +229,17 @@ describe('a fleet run', () => {
     expect([...shownOne.stdout.matchAll(/^=== (\w+) ===$/gm)].map((match) => match[1])).toEqual(['production', 'test']);
     const shownNone = await fleet.run(['show', 'plan.json', '--env', 'staging']);
     expect(shownNone.code).toBe(1);
-    expect(shownNone.stderr).toContain('The plan file has no plan for staging; it holds development, test, production.');
+    expect(shownNone.stderr).toBe('Error: The plan file has no plan for staging; it holds development, test, production.\n');
+    const shownTypos = await fleet.run(['show', 'plan.json', '--env', 'tset,staging,production']);
+    expect(shownTypos.code).toBe(1);
+    expect(shownTypos.stdout).toBe('');
+    expect(shownTypos.stderr).toBe('Error: The plan file has no plan for tset (did you mean "test"?) or staging; it holds development, test, production.\n');
+    // apply --plan alike: nothing applied where one name is not in the file.
+    const appliedTypo = await fleet.run(['apply', '--plan', 'plan.json', '--env', 'development,prodution']);
+    expect(appliedTypo.code).toBe(1);
+    expect(appliedTypo.stdout).toBe('');
+    expect(appliedTypo.stderr).toBe('Error: The plan file has no plan for prodution; it holds development, test, production. Did you mean "production"?\n');
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
 
     // A reviewed plan that went stale is refused in its environment alone.
     await changePolicy(fleet.portals.development.url, 'dev-token', 20);

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import { UsageError } from '../../core/errors.js';
 import { counted } from '../../core/words.js';
 import { renderDiagnostics } from '../diagnostics.js';
-import { isFleet, refuseOneStateOrPortal, requestedEnvironments, type EnvironmentOptions } from '../environments.js';
+import { fleetNames, isFleet, refuseOneStateOrPortal, requestedEnvironments, type EnvironmentOptions } from '../environments.js';
 import type { CommandIO } from '../io.js';
 import { readConfig } from '../read-config.js';
 
@@ -70,7 +70,8 @@ export async function validateCommand(paths: readonly string[], options: Validat
   if (isFleet(request)) refusePortalOverSeveral();
   let names: string[];
   if (request.kind === 'names') {
-    names = request.names;
+    // Several: each checked before any is validated, as a fleet checks them (one alone is said in its own result).
+    names = isFleet(request) ? await fleetNames(request, paths, io, options.portal === undefined ? {} : { portal: options.portal }) : request.names;
   } else {
     // No choice, or --all-envs: every declared environment; none: the config alone, as always,
     // read once (a large organization's files are not read twice to learn it has none).

@@ -15,7 +15,8 @@
  */
 import { realpathSync } from 'node:fs';
 import type { Diagnostic } from '../../core/diagnostics.js';
-import { didYouMean } from '../../core/suggest.js';
+import { didYouMean, didYouMeanAside } from '../../core/suggest.js';
+import { listed } from '../../core/words.js';
 import { duplicateBlock } from './errors.js';
 import { isObject, type JsonObject, type JsonValue } from '../../core/json.js';
 import type { ConfigPath } from '../../kinds/toolkit/contract.js';
@@ -109,7 +110,8 @@ export async function layerDocuments(base: readonly ReadFile[], options: LayerOp
   let environment: Environment | undefined;
   if (options.environment !== undefined) {
     environment = declaration ? environmentOf(declaration, options.environment) : undefined;
-    if (!environment) diagnostics.push(unknownEnvironment(options.environment, declaration));
+    const unknown = environment ? undefined : unknownEnvironments([options.environment], declaration);
+    if (unknown) diagnostics.push(unknown);
   }
   const values = valuesOf(base, environment, diagnostics);
   // A value holding an unset variable is reported where it is used as that (not as the wrong type
@@ -257,23 +259,36 @@ function valuesOf(base: readonly ReadFile[], environment: Environment | undefine
   return values;
 }
 
-function unknownEnvironment(name: string, declaration: EnvironmentsDeclaration | undefined): Diagnostic {
+/**
+ * Environments asked for (by --env, or PORTALCTL_ENV) that the config does not declare, in one
+ * diagnostic naming each (with the nearest declared name) and the declared ones: undefined when
+ * every one is declared.
+ */
+export function unknownEnvironments(names: readonly string[], declaration: EnvironmentsDeclaration | undefined): Diagnostic | undefined {
+  const unknown = names.filter((name) => !declaration?.names.includes(name));
+  if (unknown.length === 0) return undefined;
+  const several = unknown.length > 1;
   if (!declaration) {
     // Asked for by --env or by PORTALCTL_ENV (a job-wide variable, the usual surprise): both are named.
     return {
       severity: 'error',
       code: 'environment/none-declared',
-      message: `The environment ${name} is asked for (--env, or PORTALCTL_ENV when no --env is given), but the config declares no environments.`,
-      value: name,
+      message: `The environment${several ? 's' : ''} ${listed(unknown)} ${several ? 'are' : 'is'} asked for (--env, or PORTALCTL_ENV when no --env is given), but the config declares no environments.`,
+      value: unknown.join(','),
       expected: 'an environments: block in the base config, or neither --env nor PORTALCTL_ENV',
     };
   }
+  const declared = declaration.names.join(', ') || 'none';
+  // One name keeps its suggestion at the end; several each carry their own.
+  const message = several
+    ? `No environments named ${listed(unknown.map((name) => `${name}${didYouMeanAside(name, declaration.names)}`), Number.POSITIVE_INFINITY, 'or')}; declared: ${declared}.`
+    : `No environment named ${unknown[0]}; declared: ${declared}.${didYouMean(unknown[0] ?? '', declaration.names)}`;
   return {
     severity: 'error',
     code: 'environment/unknown',
-    message: `No environment named ${name}; declared: ${declaration.names.join(', ') || 'none'}.${didYouMean(name, declaration.names)}`,
+    message,
     location: declaration.document.locate(['environments'], { key: true }),
-    value: name,
+    value: unknown.join(','),
     expected: `one of ${declaration.names.join(', ')}`,
   };
 }

@@ -14,7 +14,7 @@ import { checkSchema, DeclaredObject, extractDeclarations, type DocumentDeclarat
 import { redactor, type ReferenceRedactor } from './references.js';
 import { configSchema } from './config-schema.js';
 import { environmentOf, findEnvironments, type Environment } from './environments.js';
-import { layerDocuments, type Layered, type ReadFile } from './layers.js';
+import { layerDocuments, unknownEnvironments, type Layered, type ReadFile } from './layers.js';
 import { loadSchemaValidator } from './schema-validator.js';
 import { refusesNonFinite } from './schema-diagnostics.js';
 import { safetySettingsOf, type SafetySettings } from './safety-settings.js';
@@ -307,6 +307,10 @@ function factsOf(portal: DeclaredPortal): Partial<PortalFacts> {
 export interface DeclaredEnvironments {
   names: string[];
   get(name: string): Environment | undefined;
+  /** Whether the base was read far enough to know its environments (the file declaring them parsed). */
+  known: boolean;
+  /** The diagnostic naming those of `names` the config does not declare, or undefined when it declares every one. */
+  unknown(names: readonly string[]): Diagnostic | undefined;
   diagnostics: Diagnostic[];
 }
 
@@ -316,10 +320,14 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
   const base = await readSources(listed.files, options.cwd, limitBytes);
   const found = findEnvironments(base);
   const declaration = found.declaration;
+  const diagnostics = [...listed.diagnostics, ...base.flatMap(({ source }) => source.diagnostics), ...found.diagnostics];
   return {
     names: declaration?.names ?? [],
     get: (name) => (declaration ? environmentOf(declaration, name) : undefined),
-    diagnostics: [...listed.diagnostics, ...base.flatMap(({ source }) => source.diagnostics), ...found.diagnostics],
+    // A file that could not be read or parsed may be the one declaring them.
+    known: declaration !== undefined || !diagnostics.some((diagnostic) => diagnostic.severity === 'error'),
+    unknown: (names) => unknownEnvironments(names, declaration),
+    diagnostics,
   };
 }
 
