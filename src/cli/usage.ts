@@ -98,7 +98,10 @@ export function addHelpCommands(parent: Command): void {
  * `help [command...]` for `parent` in place of commander's: commander's prints the whole help,
  * as an error, for a command it does not know (`help nosuch`). This one says it as commander says
  * an unknown command (`unknown command 'nosuch'`, with the nearest names), and takes the words
- * of a nested command (`help state show`).
+ * of a nested command (`help state show`). Options beside the words change nothing, as beside
+ * `COMMAND --help` (commander prints that help whatever follows): `help nosuch --format json` is
+ * the unknown command, said as the JSON error document the argv's `--format json` asks for, not
+ * an unknown option of `help`.
  */
 function addHelpCommand(parent: Command): void {
   parent
@@ -106,7 +109,11 @@ function addHelpCommand(parent: Command): void {
     .command('help')
     .description('display help for command')
     .argument('[command...]', 'the command, with its subcommand if it has one (state show)')
-    .action((words: string[]) => {
+    .allowUnknownOption()
+    .action((args: string[]) => {
+      // Commander passes the first unknown option and every word after it with the operands.
+      const firstOption = args.findIndex((word) => word.startsWith('-'));
+      const words = firstOption === -1 ? args : args.slice(0, firstOption);
       let command: Command = parent;
       for (const word of words) {
         const found = command.commands.find((candidate) => candidate.name() === word || candidate.aliases().includes(word));

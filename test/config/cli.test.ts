@@ -320,6 +320,10 @@ describe('usage mistakes', () => {
       expect(result.stderr, command.join(' ')).toBe('');
     }
     expect(portalctl('state', 'help', 'show').stdout).toBe(portalctl('state', 'show', '--help').stdout);
+    // Options beside the command's words change nothing, as beside --help.
+    const withFormat = portalctl('help', 'plan', '--format', 'json');
+    expect(withFormat.stdout).toBe(portalctl('plan', '--help').stdout);
+    expect(withFormat.status).toBe(0);
     expect(portalctl('help').stdout).toBe(portalctl('--help').stdout);
     expect(portalctl('--help').stdout).toMatch(/^ {2}help \[command\.\.\.\] +display help for command$/m);
   });
@@ -335,6 +339,10 @@ describe('usage mistakes', () => {
     [['validate', '--format', 'json', '--auto-aprove'], "unknown option '--auto-aprove'\n(Did you mean --auto-approve, an option of apply?)"],
     [['plna', '--format=json'], "unknown command 'plna'\n(Did you mean plan?)"],
     [['state', 'shw', '--format', 'json'], "unknown command 'shw'\n(Did you mean show?)"],
+    // help takes no option: --format json says how to report its unknown command, as for any other.
+    [['help', 'nosuch', '--format', 'json'], "unknown command 'nosuch'"],
+    [['help', 'plna', '--format=json'], "unknown command 'plna'\n(Did you mean plan?)"],
+    [['help', 'state', 'shw', '--format', 'json'], "unknown command 'shw'\n(Did you mean show?)"],
   ])('portalctl %j: one JSON error document on stdout with the suggestion, nothing on stderr (the hint to add --help is for a person)', (args, error) => {
     const result = portalctl(...args);
     expect(result.status).toBe(1);
