@@ -348,6 +348,27 @@ describe('a fleet run', () => {
     expect(listed.stdout).toContain('role[r7HkQ2]');
   });
 
+  it('import --portal: a job-wide PORTALCTL_ENV reads no config and brings no credentials; --env on the command line brings its credentials to that portal', async () => {
+    const development = fleet.portals.development.url;
+    // No config in the working directory, and none needed: the portal and PORTALCTL_TOKEN say it all.
+    const jobWide = await fleet.run(['import', '--portal', development], { env: { PORTALCTL_ENV: 'production', PORTALCTL_TOKEN: 'dev-token' } });
+    expect(jobWide.stderr).toBe('');
+    expect(jobWide.code).toBe(0);
+    expect(jobWide.stdout).toContain(`  url: ${development}\n`);
+    // With PATH too: production's token is not sent to development's portal in place of PORTALCTL_TOKEN.
+    const withPath = await fleet.run(['import', 'config', '--portal', development], { env: { PORTALCTL_ENV: 'production', PORTALCTL_TOKEN: 'dev-token' } });
+    expect(withPath.stderr).toBe('');
+    expect(withPath.code).toBe(0);
+    // --env named on the command line: that environment's credentials, at the portal --portal names (a copy, or another address).
+    const named = await fleet.run(['import', 'config', '--env', 'production', '--portal', development], { env: { PORTALCTL_TOKEN: 'dev-token' } });
+    expect(named.stderr).toContain('Invalid token');
+    expect(named.code).toBe(1);
+    const namedWithItsToken = await fleet.run(['import', 'config', '--env', 'production', '--portal', development], { env: { PROD_PORTAL_TOKEN: 'dev-token' } });
+    expect(namedWithItsToken.stderr).toBe('');
+    expect(namedWithItsToken.code).toBe(0);
+    expect(await fleet.portals.production.requests()).toEqual([]);
+  });
+
   it('--portal and --state-name name one portal and one state: refused over several environments, nothing sent', async () => {
     for (const command of [['plan'], ['drift'], ['apply', '--auto-approve'], ['apply', '--refresh-only', '--auto-approve']]) {
       const result = await fleet.run([...command, 'config', '--all-envs', '--portal', fleet.portals.production.url]);

@@ -101,6 +101,11 @@ function declaredBesideWarning(beside: DeclaredBeside, imported: number, out: st
  * overwritten without --force; missing directories are created). With `--format json`, a report
  * on stdout: the portal, the counts, what was skipped, and the config (or where it was written).
  * The portal is `--portal`'s, else the config's (`portal.url`) when PATH or `--env` names one.
+ * Import keeps no state, so an environment means only its portal and its credentials: with
+ * `--portal` an `--env` on the command line still picks the credentials (a copy of production,
+ * reached with production's), while PORTALCTL_ENV, a job-wide choice for commands that run the
+ * config, does not: it would read a config `import --portal URL` never asked for (failing where
+ * there is none) and send an environment's credentials to a portal that is not its own.
  */
 /** Why import takes one environment, in its refusals. */
 const ONE_ENVIRONMENT = 'import reads one portal';
@@ -110,7 +115,8 @@ export async function importCommand(paths: readonly string[], options: ImportOpt
   // the portal.url of the config PATH names, and PORTALCTL_*.
   // A --force that replaces nothing was meant for a file: said before anything is read, not ignored.
   if (options.force && options.out === undefined) throw new UsageError('--force replaces the --out file, and there is none: the config goes to standard output. Name the file with --out FILE, or leave --force out; nothing was read.');
-  const request = requestedEnvironments(options, io.env);
+  const { PORTALCTL_ENV: _jobWide, ...withoutJobEnvironment } = io.env;
+  const request = requestedEnvironments(options, options.portal === undefined ? io.env : withoutJobEnvironment);
   if (isFleet(request)) throw new UsageError(`${ONE_ENVIRONMENT}: name one environment with --env NAME.`);
   const environment = singleEnvironment(request);
   const readsConfig = environment !== undefined || (paths.length > 0 && options.portal === undefined);
