@@ -69,9 +69,12 @@ async function writeWaiting(): Promise<boolean> {
   }
 }
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const recordedDescription = async (): Promise<unknown> => ((await store.read())?.resources['role[r7HkQ2]']?.value as { description?: string } | undefined)?.description;
 
 const FIRST = 'Interrupted: finishing recording the live values just read (nothing is sent to the portal), then stopping. Press Ctrl-C again to stop at once.';
+const CHECK_RECORDED_FIRST = 'Interrupted: finishing recording what the check that the portal converged read (nothing more is sent to the portal), then stopping. Press Ctrl-C again to stop at once.';
 
 describe('Ctrl-C while the live values just read are recorded', () => {
   it('apply with nothing to send, adopting what the configuration matches: the recording finishes, then it stops saying what was recorded', async () => {
@@ -148,6 +151,76 @@ describe('Ctrl-C while the live values just read are recorded', () => {
     }
     // Cut off before it committed: not recorded at all.
     expect(await store.read()).toEqual(recorded);
+    expect(await store.currentLock()).toBeUndefined();
+  });
+
+  it('apply after the check that the portal converged has read it, while it records what the check saw: that recording finishes, then it stops saying so; a second Ctrl-C stops at once', async () => {
+    // One change to send (the policy), and the hand-edited role, which the configuration now matches, adopted by the check's record.
+    await writeFile(join(config, 'portalctl.yaml'), POLICY_AND_ROLE.replace('minLength: 12', 'minLength: 14').replace('description: Edits field data', `description: ${HAND_EDIT}`));
+    const release = async (): Promise<void> => void (await fetch(`${portal.emulator.controlUrl}/faults/release`, { method: 'POST', body: '{}' }));
+    /** Starts apply and holds the check's read of the policy; once it is read, the check's record waits for the held row. */
+    const startHeldAtTheCheck = async (): Promise<{ running: ReturnType<CliPortal['start']>; row: { release: () => Promise<void> } }> => {
+      await portal.clearRequests();
+      await portal.fault({ path: '/portals/self/securityPolicy/update', method: 'POST', hold: true });
+      const running = portal.start(['apply', config, '--auto-approve'], { state });
+      await waitFor(async () => (await portal.requests({ writesOnly: true })).length === 1, 'the held write', running.done);
+      await portal.fault({ path: '/portals/self/securityPolicy', method: 'GET', hold: true });
+      await release();
+      // The write was recorded before the check began: its read is held now, and the row is free to take.
+      await waitFor(async () => (await portal.requests()).filter((entry) => entry.path === '/portals/self/securityPolicy').length === 2, 'the check to read the policy again', running.done);
+      const row = await holdStateRow();
+      await release();
+      await waitFor(writeWaiting, "the check's record to wait for the held row", running.done);
+      return { running, row };
+    };
+    const serialBefore = (await store.read())?.serial ?? 0;
+
+    const once = await startHeldAtTheCheck();
+    try {
+      once.running.child.kill('SIGINT');
+      await waitFor(() => once.running.output().stderr.includes(CHECK_RECORDED_FIRST), 'the interrupt noted', once.running.done);
+    } finally {
+      await once.row.release();
+    }
+    const result = await once.running.done;
+    expect(result.code, result.stderr).toBe(130);
+    // Its report is whole: the operation applied and the role the check's record adopted.
+    expect(result.stdout).toMatch(/\nApply finished: 1 applied, 0 failed, 0 skipped\.\nDrift resolved by adopting .*: 1\nadopted {2}role\[r7HkQ2\] — Field Analyst\n$/);
+    expect(result.stderr).toBe(`\n${CHECK_RECORDED_FIRST}\nApply was interrupted as it ended: 1 applied and recorded; the portal converged.\n`);
+    // What it says is what the state holds: the write's record, then the check's (the role adopted), the lock released.
+    expect(await recordedDescription()).toBe(HAND_EDIT);
+    expect((await store.read())?.serial).toBe(serialBefore + 2);
+    expect(await store.currentLock()).toBeUndefined();
+    const drift = await portal.run(['drift', config], { state });
+    expect(drift.code, drift.stdout).toBe(0);
+
+    // Again, a policy to send and a role edited by hand to adopt: this time a second Ctrl-C cuts the held recording off.
+    const EDITED_AGAIN = 'Edited by hand again';
+    await writeFile(join(config, 'portalctl.yaml'), POLICY_AND_ROLE.replace('minLength: 12', 'minLength: 16').replace('description: Edits field data', `description: ${EDITED_AGAIN}`));
+    const live = await portal.state();
+    const role = live.roles.find((entry) => entry.id === 'r7HkQ2');
+    if (role) role.description = EDITED_AGAIN;
+    await portal.replaceState(live);
+    const serialBeforeTwice = (await store.read())?.serial ?? 0;
+    const twice = await startHeldAtTheCheck();
+    let stopped: Awaited<typeof twice.running.done>;
+    try {
+      twice.running.child.kill('SIGINT');
+      await waitFor(() => twice.running.output().stderr.includes(CHECK_RECORDED_FIRST), 'the first interrupt noted', twice.running.done);
+      twice.running.child.kill('SIGINT');
+      stopped = await twice.running.done;
+    } finally {
+      await twice.row.release();
+    }
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(
+      new RegExp(
+        `^\\n${escapeRegExp(CHECK_RECORDED_FIRST)}\\n\\nStopped at once, while recording what the check that the portal converged read: what was applied is recorded; that recording may or may not have completed \\(run plan to see what is left\\)\\.\\n`,
+      ),
+    );
+    // Cut off before it committed: the write's record is there, the check's is not; the lock went with the session.
+    expect((await store.read())?.serial).toBe(serialBeforeTwice + 1);
+    expect(await recordedDescription()).toBe(HAND_EDIT);
     expect(await store.currentLock()).toBeUndefined();
   });
 

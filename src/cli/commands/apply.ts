@@ -77,6 +77,12 @@ const STOPPING_CHECK: GracefulStopTexts = {
   atOnce: 'Stopped at once, while ending the check that the portal converged: what was applied is recorded (run plan to see what is left).',
 };
 
+/** Once the check's reads are done, what they saw is recorded (ApplyPhase `recordingObserved`): one state write, finished before stopping. */
+const FINISHING_OBSERVED: GracefulStopTexts = {
+  first: 'Interrupted: finishing recording what the check that the portal converged read (nothing more is sent to the portal), then stopping. Press Ctrl-C again to stop at once.',
+  atOnce: 'Stopped at once, while recording what the check that the portal converged read: what was applied is recorded; that recording may or may not have completed (run plan to see what is left).',
+};
+
 /** `apply --refresh-only` over several environments sends nothing: its first Ctrl-C lets the recordings under way finish. */
 const FLEET_REFRESH_STOP: GracefulStopTexts = {
   first: 'Interrupted: finishing the recordings under way (nothing is sent to the portal), starting no other. Press Ctrl-C again to stop at once.',
@@ -132,6 +138,11 @@ function singleRunStop(io: CommandIO): RunStop {
         );
         return hook(STOPPING_CHECK, () => reading.abort());
       }
+      if (phase === 'recordingObserved') {
+        const applied = result?.applied.length ?? 0;
+        io.interruptNote?.(`${counted(applied, 'operation')} ${applied === 1 ? 'was' : 'were'} applied and recorded, and what the check that the portal converged read was recorded`);
+        return hook(FINISHING_OBSERVED);
+      }
       io.interruptNote?.(recordedBeforeWriting(recorded));
     },
     end: () => removeHook?.(),
@@ -154,7 +165,7 @@ function fleetStop(stop: AbortSignal): RunStop {
     stopRequested: () => stop.aborted,
     stopReading: reading.signal,
     onPhase: (phase) => {
-      finishing = phase === 'recording' || phase === 'adopting' || phase === 'writing';
+      finishing = phase === 'recording' || phase === 'adopting' || phase === 'writing' || phase === 'recordingObserved';
       stopReads();
     },
     end: () => stop.removeEventListener('abort', stopReads),

@@ -39,9 +39,11 @@ export type { ApplyResult, SaveInvitation };
  * `adopting`, the one state write of the live values just read (adopt-on-match, and
  * `--refresh-only`), is finished before stopping, so that what a stop says was recorded is what
  * the state holds; `writing` lets the operations in flight finish; `checking` the result
- * abandons its reads at once and reports what was applied.
+ * abandons its reads at once and reports what was applied; `recordingObserved`, the one state
+ * write of what the check's reads saw once they are done, is finished before stopping (the check
+ * is then complete, and what it found is reported).
  */
-export type ApplyPhase = 'recording' | 'reading' | 'adopting' | 'writing' | 'checking';
+export type ApplyPhase = 'recording' | 'reading' | 'adopting' | 'writing' | 'checking' | 'recordingObserved';
 
 /** What the apply changed so far: what it recorded before writing, and its execution's result once it wrote. */
 export interface ApplyProgressSoFar {
@@ -350,7 +352,11 @@ export async function applyPlan(request: ExecutionOptions & { prepared: Prepared
     return { prepared, result: { ...result, interrupted: true }, invitations: result.invitations, after: prepared, state: writer.state, adopted: [], checkStopped: true };
   }
   const observed = observedEntries(writer.state, after, conceal, notApplied(prepared, result));
-  if (observed.size > 0) await writer.update((state) => ({ ...state, resources: { ...state.resources, ...Object.fromEntries(observed) } }));
+  if (observed.size > 0) {
+    // No read is left to abandon: a stop now lets this one write finish (what a stop says was recorded is what the state holds).
+    request.onPhase?.('recordingObserved', { recorded: [], result });
+    await writer.update((state) => ({ ...state, resources: { ...state.resources, ...Object.fromEntries(observed) } }));
+  }
   // Asked to stop once the check's reads were done: its record was let finish, and the run still ends as interrupted.
   if (request.stopRequested?.()) result.interrupted = true;
   return { prepared, result, invitations: result.invitations, after, state: writer.state, adopted: adoptable };
