@@ -31,6 +31,8 @@ const FINISHING_WRITES: GracefulStopTexts = {
 interface HeldLock {
   store: StateStore;
   lock: StateLock;
+  /** Whether a state write of this store is in flight (a lock's release would wait behind it). */
+  writing: () => boolean;
 }
 
 export class InterruptHandling {
@@ -81,12 +83,23 @@ export class InterruptHandling {
     const held = this.held;
     const attempts = this.attempts;
     const signal = this.stopWaiting.signal;
+    let inFlight = 0;
+    const writing = (): boolean => inFlight > 0;
+    const counted = async <T>(work: Promise<T>): Promise<T> => {
+      inFlight += 1;
+      try {
+        return await work;
+      } finally {
+        inFlight -= 1;
+      }
+    };
     return {
       describe: () => store.describe(),
+      lockEndsWithProcess: store.lockEndsWithProcess,
       unlockCommand: (lockId) => store.unlockCommand(lockId),
       read: () => store.read(),
-      write: (state) => store.write(state),
-      importState: (state) => store.importState(state),
+      write: (state) => counted(store.write(state)),
+      importState: (state) => counted(store.importState(state)),
       history: () => store.history(),
       readSerial: (serial) => store.readSerial(serial),
       lock: async (request) => {
@@ -94,7 +107,7 @@ export class InterruptHandling {
         attempts.add(attempt);
         try {
           const lock = await attempt.lock;
-          held.add({ store, lock });
+          held.add({ store, lock, writing });
           return lock;
         } finally {
           attempts.delete(attempt);
@@ -129,15 +142,29 @@ export class InterruptHandling {
     this.releasing = true;
     // Only while the writing the first interrupt let finish still goes on can a request be cut off;
     // once it ended, the note says what it left.
-    this.stderr(this.gracefulSeen && this.graceful ? `\n${this.graceful.texts.atOnce}\n` : `\nInterrupted: ${this.note}.\n`);
-    await this.releaseLocks();
+    const cuttingShort = this.gracefulSeen && this.graceful !== undefined;
+    this.stderr(cuttingShort && this.graceful ? `\n${this.graceful.texts.atOnce}\n` : `\nInterrupted: ${this.note}.\n`);
+    await this.releaseLocks(cuttingShort);
     this.exit(INTERRUPTED_EXIT_CODE);
   }
 
-  private async releaseLocks(): Promise<void> {
+  /**
+   * Releases the locks this process holds, waiting at most RELEASE_LIMIT_MS. `atOnce` (a second
+   * interrupt cutting work short): a lock that goes with the process (a database session's) while
+   * a state write is in flight is left to go with it, since its release would wait behind that
+   * write (one the database holds up, the usual reason for the second interrupt).
+   */
+  private async releaseLocks(atOnce = false): Promise<void> {
+    if (atOnce) {
+      for (const entry of this.held) {
+        if (!entry.store.lockEndsWithProcess || !entry.writing()) continue;
+        this.held.delete(entry);
+        this.stderr(`The state lock on ${entry.store.describe()} is released by the database as this process's session ends (now).\n`);
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_LIMIT_MS)));
-    const release = async ({ store, lock }: HeldLock): Promise<void> => {
+    const release = async ({ store, lock }: Pick<HeldLock, 'store' | 'lock'>): Promise<void> => {
       try {
         await store.unlock(lock);
         this.stderr(`Released the state lock on ${store.describe()}.\n`);

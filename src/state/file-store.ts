@@ -62,6 +62,8 @@ const DEFAULT_POLL_MS = 100;
 const UNREADABLE_LOCK_GRACE_MS = 30_000;
 
 export class FileStateStore implements StateStore {
+  /** The lock file stays when the process ends: released by `unlock`, or taken over by the next run. */
+  readonly lockEndsWithProcess = false;
   readonly path: string;
   readonly backupPath: string;
   readonly lockPath: string;

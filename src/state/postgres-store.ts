@@ -115,6 +115,8 @@ interface HeldLock {
 }
 
 export class PostgresStateStore implements StateStore {
+  /** A session advisory lock: the server releases it when the lock's connection closes, as it does when the process ends. */
+  readonly lockEndsWithProcess = true;
   readonly name: string;
   readonly schema: string;
   private readonly target: PostgresTarget;

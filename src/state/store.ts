@@ -55,6 +55,12 @@ export interface StateStore {
   lock(request: LockRequest): Promise<StateLock>;
   /** Release a lock taken by `lock`; a no-op when it is already gone. */
   unlock(lock: StateLock): Promise<void>;
+  /**
+   * Whether a lock this process holds goes when the process ends without `unlock` (a database
+   * session's lock, released by the server as the connection closes), so that stopping at once
+   * need not wait for a release queued behind a write in flight. A lock file stays behind.
+   */
+  readonly lockEndsWithProcess: boolean;
   /** The command that removes lock `lockId` of this state, with the flags that name it (messages print it). */
   unlockCommand(lockId: string): string;
   /** Remove whatever lock is held (`portalctl state unlock`); with an id, only that lock. */
