@@ -83,6 +83,9 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
 /** The modes that check the server's certificate against a root certificate when there is one (require: only then, as libpq). */
 const VERIFYING_SSL_MODES = ['require', 'verify-ca', 'verify-full'];
 
+/** libpq's `sslrootcert` value for the system's trusted authorities (a file named so is written `./system`). */
+const SYSTEM_ROOT_CERTIFICATES = 'system';
+
 /**
  * libpq's root certificate when the URL names none (https://www.postgresql.org/docs/current/libpq-ssl.html):
  * PGSSLROOTCERT, else `~/.postgresql/root.crt` (`%APPDATA%\postgresql\root.crt` on Windows) when it exists.
@@ -160,8 +163,22 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
   // sslmode means what it means to libpq (require: encrypted, verify-full: also checks the certificate and host).
   if (sslmode !== null && !url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
   // libpq's root certificate when the URL names none: PGSSLROOTCERT, else ~/.postgresql/root.crt if there is one.
-  const rootCertificate = sslmode !== null && VERIFYING_SSL_MODES.includes(sslmode) && !url.searchParams.has('sslrootcert') ? defaultRootCertificate(env) : undefined;
-  if (rootCertificate !== undefined) url.searchParams.set('sslrootcert', rootCertificate);
+  const namedRootCertificate = url.searchParams.get('sslrootcert');
+  const rootCertificate = namedRootCertificate ?? (sslmode !== null && VERIFYING_SSL_MODES.includes(sslmode) ? defaultRootCertificate(env) : undefined);
+  if (rootCertificate === SYSTEM_ROOT_CERTIFICATES) {
+    // libpq 16+: the system's trusted authorities, which only verify-full makes safe (its default
+    // here; anything weaker is refused). Node checks against its own trusted authorities (plus
+    // NODE_EXTRA_CA_CERTS) when node-postgres is given no root certificate.
+    if (sslmode !== null && sslmode !== 'verify-full') {
+      const where = namedRootCertificate === null ? 'PGSSLROOTCERT=system' : 'sslrootcert=system';
+      throw new UsageError(
+        `The state URL ${shown} sets sslmode=${sslmode} with ${where}, which libpq refuses: anyone can get a certificate the system trusts for a host name of their own, so only sslmode=verify-full (the default with sslrootcert=system) checks the server. Set sslmode=verify-full or leave sslmode out.`,
+      );
+    }
+    url.searchParams.delete('sslrootcert');
+    url.searchParams.set('sslmode', 'verify-full');
+    if (!url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
+  } else if (rootCertificate !== undefined) url.searchParams.set('sslrootcert', rootCertificate);
   // allow tries a plain connection first; prefer, TLS first (node-postgres's `prefer` is TLS without verifying).
   if (sslmode === 'allow') url.searchParams.set('sslmode', 'disable');
   const tlsFallback: PostgresTarget['tlsFallback'] =

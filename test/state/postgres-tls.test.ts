@@ -4,7 +4,9 @@
  * `allow` for TLS with a verified certificate (refused here: its authority is not trusted) and
  * never falls back; the store tries the transports as libpq does. The root certificate: libpq's
  * default `~/.postgresql/root.crt` (or PGSSLROOTCERT) when the URL names none, which
- * node-postgres does not read. (The server without TLS is postgres-store.test.ts's.)
+ * node-postgres does not read. libpq's `sslrootcert=system`: the authorities Node trusts, checked
+ * through the real CLI, whose trust NODE_EXTRA_CA_CERTS extends. (The server without TLS is
+ * postgres-store.test.ts's.)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +16,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTls, type GeneratedTls } from '../../src/emulator/index.js';
 import { newState, PostgresStateStore } from '../../src/state/index.js';
+import { parsePostgresUrl } from '../../src/state/postgres-url.js';
+import { startCliPortal } from '../support/cli.js';
 import { startEmbeddedPostgres } from '../support/postgres.mjs';
 
 type TestPostgres = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
@@ -103,5 +107,49 @@ describe("the state URL's TLS settings, on a server that takes TLS only", () => 
     expect(await read('require', { HOME: await homeWith(undefined) })).toBeUndefined();
     const other = await generateTls();
     await expect(read('require', { HOME: await homeWith(other.authority) })).rejects.toThrow(/Cannot read the PostgreSQL state at .*sslmode=require.*: certificate signature failure/);
+  });
+
+  it("sslrootcert=system verifies against the authorities the system trusts, as verify-full, and refuses a weaker sslmode as libpq does", async () => {
+    const read = async (url: string, env: NodeJS.ProcessEnv): Promise<number | undefined> => {
+      const store = new PostgresStateStore({ url, name: 'system-roots', env });
+      try {
+        return (await store.read())?.serial;
+      } finally {
+        await store.close();
+      }
+    };
+    const system = (extra = ''): string => `${database.url}?sslrootcert=system${extra}`;
+    // This run's authority is not one the system trusts, and ~/.postgresql/root.crt does not count.
+    const trusted = await homeWith(tls.authority);
+    await expect(read(system(), { HOME: trusted })).rejects.toThrow(/Cannot read the PostgreSQL state at .*sslrootcert=system.*: unable to verify the first certificate/);
+    await expect(read(system('&sslmode=verify-full'), { HOME: trusted })).rejects.toThrow(/unable to verify the first certificate/);
+    for (const weaker of ['disable', 'allow', 'prefer', 'require', 'verify-ca']) {
+      await expect(read(system(`&sslmode=${weaker}`), {})).rejects.toThrow(
+        `The state URL ${system(`&sslmode=${weaker}`).replace(/:[^:@/]*@/, '@')} sets sslmode=${weaker} with sslrootcert=system, which libpq refuses: anyone can get a certificate the system trusts for a host name of their own, so only sslmode=verify-full (the default with sslrootcert=system) checks the server. Set sslmode=verify-full or leave sslmode out.`,
+      );
+    }
+    await expect(read(`${database.url}?sslmode=require`, { PGSSLROOTCERT: 'system' })).rejects.toThrow(/sets sslmode=require with PGSSLROOTCERT=system, which libpq refuses/);
+
+    // The host name is checked too (node-postgres's verify-full), against Node's own authorities.
+    const target = parsePostgresUrl(system(), {});
+    expect(new URL(target.connectionString).searchParams.get('sslmode')).toBe('verify-full');
+    expect(new URL(target.connectionString).searchParams.has('sslrootcert')).toBe(false);
+    // Through the CLI: Node trusts the authority NODE_EXTRA_CA_CERTS names.
+    const portal = await startCliPortal();
+    try {
+      const authorityFile = join(homes, `authority-${randomUUID()}.pem`);
+      await writeFile(authorityFile, tls.authority);
+      const env = { HOME: await homeWith(undefined), NODE_EXTRA_CA_CERTS: authorityFile };
+      const listed = await portal.run(['state', 'list'], { state: system(), portal: null, env });
+      expect(listed.stderr).toBe('');
+      expect(listed.code).toBe(0);
+      const shown = system().replace(/:[^:@/]*@/, '@');
+      expect(listed.stdout).toBe(`No recorded state at ${shown} state "default".\n`);
+      const untrusted = await portal.run(['state', 'list'], { state: system(), portal: null, env: { HOME: env.HOME } });
+      expect(untrusted.stderr).toBe(`Error: Cannot read the PostgreSQL state at ${shown} state "default": unable to verify the first certificate\n`);
+      expect(untrusted.code).toBe(1);
+    } finally {
+      await portal.dispose();
+    }
   });
 });
