@@ -67,7 +67,6 @@ function asTyped(value: unknown): string {
 
 /** The command line; `argv` tells whether a mistake in it is said as the JSON error document (`--format json`). */
 export function buildProgram(argv: readonly string[]): Command {
-  const json = asksForJson(argv);
   const program = new Command('portalctl')
     .description("Keep a portal organization's administrative settings as YAML in Git.")
     .version(version, '-V, --version')
@@ -83,17 +82,6 @@ export function buildProgram(argv: readonly string[]): Command {
     .option('--verbose', 'print more detail: each request, causes of errors')
     .option('--no-color', 'never colour the output')
     .configureHelp({ showGlobalOptions: true, optionDescription: describeOption, argumentDescription: describeArgument })
-    // Under --format json a mistake in the command line is the JSON error document on stdout too.
-    .configureOutput({
-      outputError: (commanderText, write) => {
-        const text = withOptionOwners(program, commanderText);
-        return json ? process.stdout.write(commandLineErrorDocument(text)) : write(text);
-      },
-    })
-    // A hint, not the whole help: 60 lines after a mistyped word bury the error and its suggestion.
-    // Not under --format json, whose reader is a script: the document is all it gets, stderr stays
-    // empty, as for every other error.
-    .showHelpAfterError(json ? false : '(add --help for usage)')
     .addHelpText(
       'after',
       `
@@ -245,7 +233,37 @@ Over several environments: the worst of theirs.`,
   program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh') => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io)));
 
   addHelpCommands(program);
+  reportMistakes(program, program, asksForJson(argv));
   return program;
+}
+
+/** Whether `command` prints its result as JSON on `--format json`. */
+function answersInJson(command: Command): boolean {
+  return command.options.some((option) => option.long === '--format' && (option.argChoices ?? []).includes('json'));
+}
+
+/**
+ * How a mistake in the command line is said, for `command` and those under it. Under --format
+ * json it is the JSON error document on stdout, for a command that answers in JSON, and where no
+ * command is known yet (an unknown command, also one given to `help`). A command with no JSON
+ * output (schema, emulator, graph, state unlock, …) takes `--format json` as any option it does
+ * not take, on stderr as `schema --format yaml` is: it has no document to answer with.
+ */
+function reportMistakes(program: Command, command: Command, argvAsksForJson: boolean): void {
+  const choosesCommand = command.commands.length > 0 || command.name() === 'help';
+  const json = argvAsksForJson && (choosesCommand || answersInJson(command));
+  command
+    .configureOutput({
+      outputError: (commanderText, write) => {
+        const text = withOptionOwners(program, commanderText);
+        return json ? process.stdout.write(commandLineErrorDocument(text)) : write(text);
+      },
+    })
+    // A hint, not the whole help: 60 lines after a mistyped word bury the error and its suggestion.
+    // Not under --format json, whose reader is a script: the document is all it gets, stderr stays
+    // empty, as for every other error.
+    .showHelpAfterError(json ? false : '(add --help for usage)');
+  for (const subcommand of command.commands) reportMistakes(program, subcommand, argvAsksForJson);
 }
 
 void buildProgram(process.argv).parseAsync(process.argv);

@@ -95,6 +95,27 @@ export function addHelpCommands(parent: Command): void {
 }
 
 /**
+ * The words of `help`'s operands that name a command: commander passes the first unknown option
+ * and every word after it with them, wherever the option stands (`help --format json nosuch`,
+ * `help nosuch --format json`). An option's value is no command word: any option of the command
+ * line that takes one (`--format json`) takes the word after it, unless written `--format=json`.
+ */
+function commandWords(args: readonly string[], parent: Command): string[] {
+  let root = parent;
+  while (root.parent) root = root.parent;
+  const takesValue = new Set(
+    [root, ...subcommandPaths(root).map(({ command }) => command)].flatMap((command) => command.options.flatMap((option) => (option.required || option.optional ? [option.long, option.short] : []))),
+  );
+  const words: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (!word.startsWith('-')) words.push(word);
+    else if (takesValue.has(word)) index++;
+  }
+  return words;
+}
+
+/**
  * `help [command...]` for `parent` in place of commander's: commander's prints the whole help,
  * as an error, for a command it does not know (`help nosuch`). This one says it as commander says
  * an unknown command (`unknown command 'nosuch'`, with the nearest names), and takes the words
@@ -111,9 +132,7 @@ function addHelpCommand(parent: Command): void {
     .argument('[command...]', 'the command, with its subcommand if it has one (state show)')
     .allowUnknownOption()
     .action((args: string[]) => {
-      // Commander passes the first unknown option and every word after it with the operands.
-      const firstOption = args.findIndex((word) => word.startsWith('-'));
-      const words = firstOption === -1 ? args : args.slice(0, firstOption);
+      const words = commandWords(args, parent);
       let command: Command = parent;
       for (const word of words) {
         const found = command.commands.find((candidate) => candidate.name() === word || candidate.aliases().includes(word));

@@ -300,6 +300,11 @@ describe('usage mistakes', () => {
     // An option most commands take: the first few and how many more, not eleven names.
     [['schema', '--format', 'yaml'], "error: unknown option '--format'\n(--format is an option of plan, apply, drift and 8 other commands)\n(add --help for usage)\n"],
     [['schema', '--formt'], "error: unknown option '--formt'\n(Did you mean --format, an option of plan, apply, drift and 8 other commands?)\n(add --help for usage)\n"],
+    // A command with no JSON output takes --format json as any option it does not take: said on stderr.
+    [['schema', '--format', 'json'], "error: unknown option '--format'\n(--format is an option of plan, apply, drift and 8 other commands)\n(add --help for usage)\n"],
+    [['emulator', '--format=json'], "error: unknown option '--format=json'\n(--format is an option of plan, apply, drift and 8 other commands)\n(add --help for usage)\n"],
+    [['state', 'unlock', '--format', 'json'], "error: unknown option '--format'\n(--format is an option of plan, apply, drift and 8 other commands)\n(add --help for usage)\n"],
+    [['graph', '--format', 'json'], "error: option '--format <format>' argument 'json' is invalid. Allowed choices are mermaid, dot.\n(add --help for usage)\n"],
     // help of a command that does not exist: said as an unknown command is, not the whole help.
     [['help', 'nosuch'], "error: unknown command 'nosuch'\n(add --help for usage)\n"],
     [['help', 'plna'], "error: unknown command 'plna'\n(Did you mean plan?)\n(add --help for usage)\n"],
@@ -324,6 +329,7 @@ describe('usage mistakes', () => {
     const withFormat = portalctl('help', 'plan', '--format', 'json');
     expect(withFormat.stdout).toBe(portalctl('plan', '--help').stdout);
     expect(withFormat.status).toBe(0);
+    expect(portalctl('help', '--format', 'json', 'plan').stdout).toBe(portalctl('plan', '--help').stdout);
     expect(portalctl('help').stdout).toBe(portalctl('--help').stdout);
     expect(portalctl('--help').stdout).toMatch(/^ {2}help \[command\.\.\.\] +display help for command$/m);
   });
@@ -343,6 +349,10 @@ describe('usage mistakes', () => {
     [['help', 'nosuch', '--format', 'json'], "unknown command 'nosuch'"],
     [['help', 'plna', '--format=json'], "unknown command 'plna'\n(Did you mean plan?)"],
     [['help', 'state', 'shw', '--format', 'json'], "unknown command 'shw'\n(Did you mean show?)"],
+    // The option before the words: the same.
+    [['help', '--format', 'json', 'nosuch'], "unknown command 'nosuch'"],
+    [['help', '--format=json', 'plna'], "unknown command 'plna'\n(Did you mean plan?)"],
+    [['help', '--format', 'json', 'state', 'shw'], "unknown command 'shw'\n(Did you mean show?)"],
   ])('portalctl %j: one JSON error document on stdout with the suggestion, nothing on stderr (the hint to add --help is for a person)', (args, error) => {
     const result = portalctl(...args);
     expect(result.status).toBe(1);
