@@ -9,7 +9,7 @@ import { defineKind, type ManagedField } from './toolkit/define.js';
 import { type JsonObject, type JsonValue } from '../core/json.js';
 import { type LiveReader } from '../core/request.js';
 import { compareVersions } from '../core/version.js';
-import { BUILT_IN_ROLE_IDS, pathId, ROLES_PATH } from './toolkit/live.js';
+import { BUILT_IN_ROLE_IDS, pathId, roleAddress, ROLES_PATH } from './toolkit/live.js';
 import { toFormValue } from '../api/encoding.js';
 import { isObject, problem } from './toolkit/support.js';
 import { oneLine, textOf } from './toolkit/discover.js';
@@ -158,7 +158,7 @@ async function unknownReferences(record: JsonObject, obj: DesiredObject, reader:
   const role = typeof roleId === 'string' ? roleId.trim() : '';
   if (role !== '' && role !== textOf(record['roleId'])?.trim() && !BUILT_IN_ROLE_IDS.has(role)) {
     const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
-    if (!roles.some((entry) => textOf(entry['id']) === role)) unknown.push(new NotOnPortalError(`role ${role}`, undefined, ['roleId']));
+    if (!roles.some((entry) => textOf(entry['id']) === role)) unknown.push(new NotOnPortalError(roleAddress(role), undefined, ['roleId']));
   }
   const known = new Set(liveGroups(record));
   const missingGroups = await Promise.all(
@@ -296,7 +296,7 @@ export const federation = defineKind({
   dependsOn(obj, all) {
     const roleId = isObject(obj.value) ? obj.value['roleId'] : undefined;
     if (typeof roleId !== 'string') return [];
-    const address = `role[${roleId}]`;
+    const address = roleAddress(roleId);
     return all.some((other) => other.address === address) ? [address] : [];
   },
 });

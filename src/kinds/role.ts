@@ -19,7 +19,7 @@ import { PortalRefusesError, type DesiredObject, type DiscoveredObject, type Rea
 import type { JsonObject, JsonValue } from '../core/json.js';
 import type { LiveReader } from '../core/request.js';
 import { defineKind } from './toolkit/define.js';
-import { pathId, ROLES_PATH } from './toolkit/live.js';
+import { pathId, roleAddress, ROLES_PATH } from './toolkit/live.js';
 import { entryFields } from './toolkit/config-entries.js';
 import { oneLine, textOf } from './toolkit/discover.js';
 import { nameField, namesFromList } from './toolkit/names.js';
@@ -66,7 +66,7 @@ export const role = defineKind({
   /** From the roles list (one memoised read serves every declared role), as import reads them. */
   live: {
     list: { path: () => ROLES_PATH, itemsField: 'roles', keyOf: (entry) => textOf(entry['id']), idOf: (obj) => obj.ids['roleId'] },
-    missing: (obj) => `role ${obj.ids['roleId']}`,
+    missing: (obj) => roleAddress(obj.ids['roleId'] ?? ''),
     refusal: async (record, obj, reader, context) => preBuilt(record, obj) ?? reservedName(record, obj) ?? nameTaken(record, obj, reader, context),
   },
   fields: { name: emptyAsBlank, description: emptyAsBlank },
@@ -96,7 +96,7 @@ function preBuilt(record: JsonObject, obj: DesiredObject): PortalRefusesError | 
   if (!changed) return undefined;
   return new PortalRefusesError(
     'role/pre-built',
-    `Role ${obj.ids['roleId']} is the pre-built ${JSON.stringify(liveName)} role, which the portal does not let anyone update; this would change its ${changed[0]}.`,
+    `${roleAddress(obj.ids['roleId'] ?? '')} is the pre-built ${JSON.stringify(liveName)} role, which the portal does not let anyone update; this would change its ${changed[0]}.`,
     'the role left as the portal has it (its fields as they are, or not declared), or a custom role of your own',
     [changed[0]],
   );
@@ -146,7 +146,7 @@ async function nameTaken(record: JsonObject, obj: DesiredObject, reader: LiveRea
   if (renamedAway) return undefined;
   return new PortalRefusesError(
     'role/name-taken',
-    `Role names are unique in the organization, ignoring case; role ${holderId} is already named ${JSON.stringify(textOf(holder['name']))}, so the portal would refuse this rename.`,
+    `Role names are unique in the organization, ignoring case; ${roleAddress(holderId)} is already named ${JSON.stringify(textOf(holder['name']))}, so the portal would refuse this rename.`,
     'a name no other role has, ignoring case, or the other role renamed in the config as well',
     ['name'],
   );

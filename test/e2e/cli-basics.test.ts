@@ -84,9 +84,9 @@ describe('CLI plan/apply/state end to end', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain('portalctl.yaml:7:53: error: item deadbeefdeadbeefdeadbeefdeadbeef does not exist on the portal, or this account cannot see it. [item[deadbeefdeadbeefdeadbeefdeadbeef].status]');
       expect(result.stderr).toContain('portalctl.yaml:11:7: error: task zzzzzz of user jsmith does not exist on the portal');
-      expect(result.stderr).toContain('portalctl.yaml:14:3: error: role nope42 does not exist on the portal');
+      expect(result.stderr).toContain('portalctl.yaml:14:3: error: role[nope42] does not exist on the portal');
       expect(result.stderr).toContain('expected: the id of an existing object: portalctl changes these, the API has no operation that creates one (portalctl import lists them)');
-      expect(result.stderr).not.toContain('role r7HkQ2 does not exist');
+      expect(result.stderr).not.toContain('role[r7HkQ2] does not exist');
       // The portal was read to find this out, so "nothing was sent" would not be true; nothing was changed.
       expect(result.stderr).toContain('Error: invalid configuration (3 errors above); nothing was changed on the portal.');
     }

@@ -59,7 +59,7 @@ describe('portal rules said before apply', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          'role-rename/portalctl.yaml:8:25: error: Role names are unique in the organization, ignoring case; role r7HkQ2 is already named "Field Analyst", so the portal would refuse this rename. [role[cAt5Ad]] (role/name-taken)',
+          'role-rename/portalctl.yaml:8:25: error: Role names are unique in the organization, ignoring case; role[r7HkQ2] is already named "Field Analyst", so the portal would refuse this rename. [role[cAt5Ad]] (role/name-taken)',
           '  8 |   - { id: cAt5Ad, name: FIELD ANALYST }',
           '    |                         ^',
           '  expected: a name no other role has, ignoring case, or the other role renamed in the config as well',
@@ -91,7 +91,7 @@ describe('portal rules said before apply', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          'role-reserved/portalctl.yaml:8:46: error: Role vW3rLv is the pre-built "Viewer" role, which the portal does not let anyone update; this would change its description. [role[vW3rLv]] (role/pre-built)',
+          'role-reserved/portalctl.yaml:8:46: error: role[vW3rLv] is the pre-built "Viewer" role, which the portal does not let anyone update; this would change its description. [role[vW3rLv]] (role/pre-built)',
           '  8 |   - { id: vW3rLv, name: Viewer, description: Reads everything }',
           '    |                                              ^',
           '  expected: the role left as the portal has it (its fields as they are, or not declared), or a custom role of your own',
@@ -132,7 +132,7 @@ describe('portal rules said before apply', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          `unknown-role/portalctl.yaml:11:13: error: role nOsUcHrOlE does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
+          `unknown-role/portalctl.yaml:11:13: error: role[nOsUcHrOlE] does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
           '  11 |     roleId: nOsUcHrOlE',
           '     |             ^',
           `  ${NOT_FOUND_EXPECTED}`,
@@ -181,7 +181,7 @@ describe('portal rules said before apply', () => {
       expect(result.code, args[0]).toBe(1);
       expect(result.stderr).toContain(
         [
-          `unknown-ids/portalctl.yaml:9:13: error: role nOsUcHrOlE does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
+          `unknown-ids/portalctl.yaml:9:13: error: role[nOsUcHrOlE] does not exist on the portal, or this account cannot see it. [federation[${FEDERATION}]] (portal/not-found)`,
           '  9 |     roleId: nOsUcHrOlE',
           '    |             ^',
           `  ${NOT_FOUND_EXPECTED}`,

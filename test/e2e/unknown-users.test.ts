@@ -45,7 +45,7 @@ describe('a user the portal does not have', () => {
       expect(result.stderr.split('user nosuchuser does not exist')).toHaveLength(2);
       expect(result.stderr).not.toContain('[user[nosuchuser].task[');
       expect(result.stderr).toContain('unknown-user/portalctl.yaml:15:7: error: task zzzzzz of user jsmith does not exist on the portal, or this account cannot see it.');
-      expect(result.stderr).toContain('unknown-user/portalctl.yaml:17:3: error: role nope42 does not exist on the portal, or this account cannot see it.');
+      expect(result.stderr).toContain('unknown-user/portalctl.yaml:17:3: error: role[nope42] does not exist on the portal, or this account cannot see it.');
       // Not the portal's own (localised) words, and not one request's failure.
       expect(result.stderr).not.toContain('User does not exist or is inaccessible');
       expect(result.stderr).not.toContain('failed:');

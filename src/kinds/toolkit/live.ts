@@ -36,3 +36,6 @@ export const BUILT_IN_ROLE_IDS: ReadonlySet<string> = new Set(['org_admin', 'org
 
 /** The organization's custom roles (paged `roles`), read once for every kind that needs them. */
 export const ROLES_PATH = '/portals/self/roles';
+
+/** A custom role as plans and messages name it: its address, `role[r7HkQ2]`. */
+export const roleAddress = (roleId: string): string => `role[${roleId}]`;
