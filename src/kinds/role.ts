@@ -199,14 +199,22 @@ function renameRing(obj: DesiredObject, ring: readonly DesiredObject[]): PortalR
   );
 }
 
-/** For import: every custom role's name and description (an empty description is left out). */
+/**
+ * For import: every custom role's name and description (an empty description is left out). The
+ * pre-built Viewer and Data Editor are a comment, not entries: no one may update them, so the
+ * config holds only roles portalctl can manage.
+ */
 async function discoverRoles(reader: LiveReader): Promise<DiscoveredObject[]> {
   const roles = (await reader.list(ROLES_PATH, 'roles')) ?? [];
   return roles.flatMap((live): DiscoveredObject[] => {
     const id = textOf(live['id']);
     const name = textOf(live['name']);
     if (id === undefined || name === undefined) return [];
+    const path = [{ container: 'role', key: id, comment: oneLine(name) }];
+    if (PRE_BUILT_NAMES.has(name.toLowerCase())) {
+      return [{ path, fields: {}, notes: [`${roleAddress(id)} ${oneLine(name)}: not imported; a pre-built role, which the portal lets no one update, so portalctl has nothing to manage in it.`] }];
+    }
     const description = textOf(live['description']);
-    return [{ path: [{ container: 'role', key: id, comment: oneLine(name) }], fields: { name, ...(description ? { description } : {}) } }];
+    return [{ path, fields: { name, ...(description ? { description } : {}) } }];
   });
 }

@@ -64,23 +64,23 @@ describe('portalctl import', () => {
   });
 
   it('counts the objects it wrote as validate and plan count them: a user with two enabled tasks is two objects', async () => {
-    // The sample organization's admin and jsmith have one enabled task each; enabling jsmith's second one makes 14 objects.
+    // The sample organization's admin and jsmith have one enabled task each; enabling jsmith's second one makes 13 objects (the pre-built Viewer is a comment, not an object).
     const enable = await portal.writeConfig(`${CONFIG_HEADER}users:\n  - username: jsmith\n    tasks:\n      - id: a1b2c3\n        enabled: true\n`, 'enable');
     expect((await portal.run(['apply', enable, '--auto-approve', '--state', join(portal.dir, 'enable.state.json')])).code).toBe(0);
     const config = await portal.writeConfig({});
     const first = await portal.run(['import', '--out', join(config, 'imported.yaml')]);
-    expect(first.stderr).toBe(`Imported 14 objects from ${portal.url} to ${join(config, 'imported.yaml')}.\n`);
+    expect(first.stderr).toBe(`Imported 13 objects from ${portal.url} to ${join(config, 'imported.yaml')}.\n`);
     expect(await readFile(join(config, 'imported.yaml'), 'utf8')).toContain('  - username: jsmith\n    tasks:\n      # Survey culverts\n      - id: a1b2c3\n        enabled: true\n      # Update road centerlines\n      - id: d4e5f6\n        enabled: true\n');
     const validated = await portal.run(['validate', join(config, 'imported.yaml')], { portal: null });
-    expect(validated.stdout).toBe('Valid: 14 managed objects in 1 file. 0 errors, 0 warnings\n');
+    expect(validated.stdout).toBe('Valid: 13 managed objects in 1 file. 0 errors, 0 warnings\n');
 
-    // Imported again beside it: every one of them is declared there already, and said so (not "14 of the 13").
+    // Imported again beside it: every one of them is declared there already, and said so (not "13 of the 12").
     const second = await portal.run(['import', '--out', join(config, 'again.yaml'), '--format', 'json']);
     const report = JSON.parse(second.stdout) as { objects: number; declaredBeside: { addresses: string[] } };
-    expect(report.objects).toBe(14);
-    expect(report.declaredBeside.addresses).toHaveLength(14);
+    expect(report.objects).toBe(13);
+    expect(report.declaredBeside.addresses).toHaveLength(13);
     expect(second.stderr).toBe(
-      `warning: config/ already declares all 14 imported objects and the portal block, in imported.yaml: a plan of config/ reads every YAML file in it and refuses each of them as declared twice. ` +
+      `warning: config/ already declares all 13 imported objects and the portal block, in imported.yaml: a plan of config/ reads every YAML file in it and refuses each of them as declared twice. ` +
         `Move ${join(config, 'again.yaml')} to a directory of its own (named alone, it plans with no changes), or delete from it what that file declares.\n`,
     );
   });
