@@ -85,10 +85,11 @@ export function githubApi(env = process.env) {
 
 /**
  * The artifact that carries a pull request's saved plan from the plan job to the apply job:
- * `<base>-pr<number>`, base `portalctl-plan[-<state-name>]` unless given. Artifact names may not
+ * `<base>-pr<number>`, base `portalctl-plan[-<state-name>][-<env>]` unless given: two plan jobs
+ * of one pull request that differ only in their environment(s) must not save under one name. Artifact names may not
  * hold `/ \ : < > | * ? "` or line breaks.
  */
-export function planArtifactName({ base = '', stateName = '', number }) {
-  const name = base || `portalctl-plan${stateName ? `-${stateName}` : ''}`;
+export function planArtifactName({ base = '', stateName = '', env = '', number }) {
+  const name = base || ['portalctl-plan', stateName, env].filter(Boolean).join('-');
   return `${name}-pr${number}`.replace(/[^A-Za-z0-9._-]+/g, '-');
 }

@@ -22,7 +22,7 @@ async function find() {
   if (!sha) return { missing: 'no commit to look up (GITHUB_SHA is not set)' };
   const pull = input('pr-number') ? { number: Number(input('pr-number')) } : await api.mergedPullRequest(sha);
   if (!pull) return { missing: `commit ${sha.slice(0, 12)} is not the merge of a pull request, so no plan was reviewed for it` };
-  const artifact = planArtifactName({ base: input('plan-artifact'), stateName: input('state-name'), number: pull.number });
+  const artifact = planArtifactName({ base: input('plan-artifact'), stateName: input('state-name'), env: input('env'), number: pull.number });
   const candidates = await api.artifactsNamed(artifact);
   // The plan of the pull request's last commit: a plan of an earlier push was not the last one reviewed.
   const saved = pull.headSha ? candidates.find((entry) => entry.workflow_run?.head_sha === pull.headSha) : candidates[0];

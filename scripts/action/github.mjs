@@ -78,7 +78,7 @@ await writeFile(input('report-file') || `portalctl-${inputs.command}.md`, body);
 
 // The plan of a pull request is kept as an artifact under a name the apply job can find.
 if (inputs.command === 'plan' && onPullRequest && result.plan) {
-  await writeOutputs({ 'plan-artifact': planArtifactName({ base: input('plan-artifact'), stateName: inputs.stateName, number: onPullRequest }) });
+  await writeOutputs({ 'plan-artifact': planArtifactName({ base: input('plan-artifact'), stateName: inputs.stateName, env: inputs.env, number: onPullRequest }) });
 }
 
 // The apply result goes back to the pull request that was merged.

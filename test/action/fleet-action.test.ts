@@ -79,6 +79,28 @@ describe('the GitHub Action over several environments', () => {
   });
 });
 
+describe('plan and apply jobs per environment on one pull request', () => {
+  it('keep each environment\'s plan under its own artifact, and the apply job of production finds production\'s', async () => {
+    const saved: Record<string, string> = {};
+    for (const name of ['test', 'production']) {
+      const plan = await runScript('github.mjs', githubEnv({ command: 'plan', env: name }), fleet.dir);
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+      saved[name] = (await readKeyValues(join(fleet.dir, 'output')))['plan-artifact'] ?? '';
+    }
+    // One name for both would make the second upload fail, or the apply job take the other environment's plan.
+    expect(saved).toEqual({ test: 'portalctl-plan-test-pr7', production: 'portalctl-plan-production-pr7' });
+
+    forge.pulls.push({ number: 7, merged_at: '2026-11-25T10:00:00Z', merge_commit_sha: 'b'.repeat(40), head: { sha: 'a'.repeat(40) } });
+    forge.artifacts.push(
+      { id: 1, name: saved['test'] ?? '', expired: false, created_at: '2026-11-25T09:00:00Z', workflow_run: { id: 501, head_sha: 'a'.repeat(40) } },
+      { id: 2, name: saved['production'] ?? '', expired: false, created_at: '2026-11-25T09:00:01Z', workflow_run: { id: 502, head_sha: 'a'.repeat(40) } },
+    );
+    const found = await runScript('github-reviewed-plan.mjs', { ...githubEnv({ env: 'production' }), GITHUB_SHA: 'b'.repeat(40), GITHUB_GRAPHQL_URL: `${forge.url}/graphql` }, fleet.dir);
+    expect(found.stdout).toContain('portalctl: the reviewed plan of pull request #7 is artifact portalctl-plan-production-pr7 of run 502.');
+    expect(await readKeyValues(join(fleet.dir, 'output'))).toMatchObject({ 'pr-number': '7', 'run-id': '502', artifact: 'portalctl-plan-production-pr7' });
+  });
+});
+
 describe('a plan over several environments that fails before planning', () => {
   it('reports the failure, not the plans file an earlier run left in the workspace', async () => {
     expect((await fleet.run(['plan', 'config', '--all-envs', '--out', 'portalctl-plan.json'])).code).toBe(0);

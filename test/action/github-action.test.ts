@@ -88,6 +88,8 @@ describe('GitHub Action script', () => {
     const reviewed = action.runs.steps.find((entry) => entry.id === 'reviewed');
     expect(reviewed?.if).toBe("inputs.command == 'apply' && inputs.reviewed-plan != 'false'");
     expect(reviewed?.run).toContain('scripts/action/github-reviewed-plan.mjs');
+    // It looks for the artifact the plan job named, which names the environment(s) too.
+    expect(reviewed?.env?.['INPUT_ENV']).toBe('${{ inputs.env }}');
     const download = action.runs.steps.find((entry) => entry.uses?.startsWith('actions/download-artifact@'));
     expect(download?.with).toMatchObject({ name: '${{ steps.reviewed.outputs.artifact }}', 'run-id': '${{ steps.reviewed.outputs.run-id }}', path: '${{ runner.temp }}/portalctl-reviewed-plan' });
     expect(step?.env?.['INPUT_REVIEWED_PLAN_DIR']).toContain("format('{0}/portalctl-reviewed-plan', runner.temp)");
