@@ -223,6 +223,16 @@ describe('a fleet run', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect([...shown.stdout.matchAll(/^=== (\w+) ===$/gm)].map((match) => match[1])).toEqual(['development', 'test', 'production']);
     expect(shown.stdout).toContain('role[r7HkQ2] — Field Analyst  (by name: role "Field Analyst" → r7HkQ2)');
+    // As markdown, nested as the fleet's own report is: each plan's headings under its environment's.
+    const markdown = await fleet.run(['show', 'plan.json', '--format', 'markdown', '--env', 'test,production']);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout.split('\n').filter((line) => line.startsWith('#'))).toEqual([
+      '### portalctl plan: 2 environments',
+      `#### test — ${fleet.portals.test.url}`,
+      '##### Changes',
+      `#### production — ${fleet.portals.production.url}`,
+      '##### Changes',
+    ]);
     // --env shows those environments' plans alone, as apply --plan applies them alone.
     const shownOne = await fleet.run(['show', 'plan.json', '--env', 'production,test']);
     expect(shownOne.code, shownOne.stderr).toBe(0);

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseSavedPlans } from '../../engine/plan/saved-plan.js';
+import { fleetMarkdownTitle, fleetSectionMarkdown } from '../../engine/render/fleet.js';
 import { renderPlan, renderPlanHeading } from '../../engine/render/plan-output.js';
 import { withFile } from '../files.js';
 import type { CommandIO } from '../io.js';
@@ -27,14 +28,23 @@ export async function showCommand(planFile: string, options: ShowOptions, io: Co
       io.stdout(`${JSON.stringify(fleet, null, 2)}\n`);
       return 0;
     }
+    const render = { color: io.color, ...(io.width ? { width: io.width } : {}), savedTo: planFile };
+    if (options.format === 'markdown') {
+      // As `plan --all-envs --format markdown` nests them: each plan's headings under its environment's.
+      const sections = fleet.fleet.map((entry) =>
+        fleetSectionMarkdown(entry.environment, entry.plan?.portal.url, entry.plan ? renderPlan(entry.plan, 'markdown', render) : `No plan: ${entry.error ?? entry.outcome}.`).join('\n'),
+      );
+      io.stdout(`${[fleetMarkdownTitle('plan', fleet.fleet.length), ...sections].join('\n\n')}\n`);
+      return 0;
+    }
     for (const entry of fleet.fleet) {
-      io.stdout(options.format === 'markdown' ? `#### ${entry.environment}\n\n` : `=== ${entry.environment} ===\n`);
+      io.stdout(`=== ${entry.environment} ===\n`);
       if (!entry.plan) {
         io.stdout(`No plan: ${entry.error ?? entry.outcome}.\n\n`);
         continue;
       }
-      if (options.format === 'text') io.stdout(renderPlanHeading(entry.plan));
-      io.stdout(`${renderPlan(entry.plan, options.format, { color: io.color, ...(io.width ? { width: io.width } : {}), savedTo: planFile })}\n`);
+      io.stdout(renderPlanHeading(entry.plan));
+      io.stdout(`${renderPlan(entry.plan, 'text', render)}\n`);
     }
     return 0;
   }

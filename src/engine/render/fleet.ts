@@ -56,7 +56,7 @@ export function fleetSummaryLine(command: string, entries: readonly FleetEntry[]
  */
 export function renderFleetMarkdown(command: string, entries: readonly FleetEntry[], sections: ReadonlyMap<string, string>): string {
   const head = [
-    `### portalctl ${command}: ${entries.length} environment${entries.length === 1 ? '' : 's'}`,
+    fleetMarkdownTitle(command, entries.length),
     '',
     `**${fleetSummaryLine(command, entries)}**`,
     '',
@@ -65,13 +65,23 @@ export function renderFleetMarkdown(command: string, entries: readonly FleetEntr
     ...rows(entries).map((row) => `| ${row.map(cell).join(' | ')} |`),
   ];
   const body: string[] = [];
-  for (const entry of entries) {
-    const section = sections.get(entry.environment) ?? '';
-    const withoutHeading = section.replace(/^### portalctl [a-z]+\n+/, '');
-    body.push('', `#### ${entry.environment}${entry.url ? ` — ${entry.url}` : ''}`, '', ...headingsUnder(withoutHeading.trimEnd()));
-  }
+  for (const entry of entries) body.push('', ...fleetSectionMarkdown(entry.environment, entry.url, sections.get(entry.environment) ?? ''));
   // Each section keeps to its share, but past ~28 environments the shares' floor adds up to more than the limit.
   return fitted(head, body, MARKDOWN_LIMIT, `run \`portalctl ${command}\` with \`--env NAME\` for one environment`);
+}
+
+/** The title of a markdown report over several environments, the level above their sections. */
+export function fleetMarkdownTitle(command: string, environments: number): string {
+  return `### portalctl ${command}: ${environments} environment${environments === 1 ? '' : 's'}`;
+}
+
+/**
+ * One environment's section of a markdown report over several: its heading (name and portal),
+ * then its own report without its title, every heading a level below the environment's.
+ */
+export function fleetSectionMarkdown(environment: string, url: string | undefined, report: string): string[] {
+  const withoutHeading = report.replace(/^### portalctl [a-z]+\n+/, '');
+  return [`#### ${environment}${url ? ` — ${url}` : ''}`, '', ...headingsUnder(withoutHeading.trimEnd())];
 }
 
 /**
