@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 
 export const DEFAULT_STATE_SCHEMA = 'portalctl';
 export const DEFAULT_STATE_NAME = 'default';
@@ -109,6 +110,44 @@ export function checkStateName(name: string): string {
   return name;
 }
 
+/**
+ * The URL parameters something reads: portalctl's own (schema, the two bounds, the password) and
+ * those node-postgres applies (libpq's names, where it knows them). Any other one would be passed
+ * over without a word, so `?query_timout=60` would leave the bound at its default: refused.
+ */
+const URL_PARAMETERS = [
+  'schema',
+  'connect_timeout',
+  'query_timeout',
+  'password',
+  'user',
+  'host',
+  'port',
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+  'sslnegotiation',
+  'ssl',
+  'uselibpqcompat',
+  'application_name',
+  'fallback_application_name',
+  'options',
+  'client_encoding',
+  'statement_timeout',
+  'lock_timeout',
+  'idle_in_transaction_session_timeout',
+];
+
+function checkUrlParameters(url: URL, shown: string): void {
+  for (const name of new Set(url.searchParams.keys())) {
+    if (URL_PARAMETERS.includes(name)) continue;
+    throw new UsageError(
+      `The state URL ${shown} sets ${name}, which portalctl does not read, so it would change nothing.${didYouMean(name, URL_PARAMETERS)} The parameters it reads: ${URL_PARAMETERS.join(', ')}.`,
+    );
+  }
+}
+
 /** A timeout parameter in seconds (a positive number), from the URL or else the environment. */
 function seconds(url: URL, parameter: string, fallback: string | undefined, defaultSeconds: number, shown: string): number {
   const text = url.searchParams.get(parameter) ?? fallback;
@@ -145,6 +184,7 @@ export function parsePostgresUrl(spec: string, env: NodeJS.ProcessEnv): Postgres
   if (!url || !/^postgres(ql)?:\/\//i.test(spec) || url.hostname === '') {
     throw new UsageError(`--state ${shown} is not a valid PostgreSQL URL; write it as postgres://user@host:port/database (the password in PGPASSWORD or .pgpass).`);
   }
+  checkUrlParameters(url, shown);
   const schema = url.searchParams.get('schema') ?? DEFAULT_STATE_SCHEMA;
   if (!SCHEMA_PATTERN.test(schema)) throw new UsageError(`The state URL's schema "${schema}" must be a plain SQL name (letters, digits, "_").`);
   const sslmode = url.searchParams.get('sslmode');

@@ -236,6 +236,24 @@ describe('PostgreSQL state through the CLI', () => {
     }
   });
 
+  it('a URL parameter portalctl does not read (a typo of query_timeout) is refused before the portal is read, not passed over', async () => {
+    await reset();
+    const typo = new URL(url);
+    typo.searchParams.set('query_timout', '60');
+    const shown = new URL(typo.toString());
+    shown.password = '';
+    const result = await portal.run(['apply', config, '--auto-approve', '--state-name', `typo-${run}`], { state: typo.toString() });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `Error: The state URL ${shown.toString()} sets query_timout, which portalctl does not read, so it would change nothing. Did you mean "query_timeout"? ` +
+        'The parameters it reads: schema, connect_timeout, query_timeout, password, user, host, port, sslmode, sslrootcert, sslcert, sslkey, sslnegotiation, ssl, uselibpqcompat, ' +
+        'application_name, fallback_application_name, options, client_encoding, statement_timeout, lock_timeout, idle_in_transaction_session_timeout.\n',
+    );
+    noSecret(result);
+    expect(await portal.requests()).toEqual([]);
+  });
+
   it('state pull to a file and push back keep lineage and serial; another lineage is refused', async () => {
     await reset();
     const name = `moved-${run}`;
