@@ -356,6 +356,15 @@ describe('a fleet run', () => {
     const listed = await fleet.run(['state', 'list', '--env', 'production', '--config', 'config']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('role[r7HkQ2]');
+    // --config without --env would be passed over, and the default state file listed (or changed) in its place.
+    const refused = 'Error: --config config names the config that declares the environment of --env; give --env NAME with it for that environment\'s state, or leave it out for the state at --state (default portalctl.state.json).\n';
+    for (const args of [['list'], ['rm', 'role[r7HkQ2]']]) {
+      const withoutEnv = await fleet.run(['state', ...args, '--config', 'config']);
+      expect(withoutEnv.stdout, args[0]).toBe('');
+      expect(withoutEnv.stderr, args[0]).toBe(refused);
+      expect(withoutEnv.code, args[0]).toBe(1);
+    }
+    expect((await fleet.run(['state', 'list', '--env', 'production', '--config', 'config'])).stdout).toContain('role[r7HkQ2]');
   });
 
   it('import --portal: a job-wide PORTALCTL_ENV reads no config and brings no credentials; --env on the command line brings its credentials to that portal', async () => {

@@ -41,7 +41,13 @@ async function stateEnvironment(options: StateOptions, io: CommandIO): Promise<E
   const request = requestedEnvironments(options, io.env);
   if (isFleet(request)) throw new UsageError('state works on one state: name one environment with --env NAME.');
   const name = singleEnvironment(request);
-  if (name === undefined) return undefined;
+  if (name === undefined) {
+    // Read only to find an environment's state: without one it would be passed over, and the state at --state shown instead.
+    if (options.config !== undefined) {
+      throw new UsageError(`--config ${options.config} names the config that declares the environment of --env; give --env NAME with it for that environment's state, or leave it out for the state at --state (default portalctl.state.json).`);
+    }
+    return undefined;
+  }
   const declared = await readEnvironments([options.config ?? '.'], { cwd: io.cwd, env: io.env });
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);
   const environment = declared.get(name);
