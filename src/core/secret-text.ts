@@ -36,23 +36,26 @@ const hex = (n: number, width: number): string => n.toString(16).padStart(width,
 const percentEncoded = (char: string): string => [...utf8.encode(char)].map((byte) => `%${hex(byte, 2)}`).join('');
 
 /**
- * Every HTML5 named character reference by the character it stands for (`é`: `&eacute;`; `&`:
- * `&amp;` and `&AMP;`), from `character-entities` (the WHATWG list), inverted on first use. The
- * few names that stand for two characters (`&NotEqualTilde;`) are left out: a secret is searched
+ * Every HTML5 named character reference of a character (`é`: `&eacute;`; `&`: `&amp;` and
+ * `&AMP;`), from `character-entities` (the WHATWG list). Each character is looked up by a native
+ * search in the table's JSON text (`"eacute":"é",`): inverting the 2,125 names into a map, or even
+ * listing them, cost a few milliseconds of every run that has a secret to search for. The few
+ * names that stand for two characters (`&NotEqualTilde;`) are never found: a secret is searched
  * for one character at a time.
  */
-let namedReferences: Map<string, string[]> | undefined;
+let referencesText: string | undefined;
 function namedReferencesOf(char: string): readonly string[] {
-  if (namedReferences === undefined) {
-    namedReferences = new Map();
-    for (const [name, value] of Object.entries(characterEntities)) {
-      if ([...value].length !== 1) continue;
-      const names = namedReferences.get(value);
-      if (names === undefined) namedReferences.set(value, [`&${name};`]);
-      else names.push(`&${name};`);
-    }
+  referencesText ??= JSON.stringify(characterEntities);
+  const names: string[] = [];
+  const wanted = `:${JSON.stringify(char)}`;
+  for (let at = referencesText.indexOf(wanted); at !== -1; at = referencesText.indexOf(wanted, at + 1)) {
+    const after = referencesText[at + wanted.length];
+    // The whole value (a longer one only begins with the character), after a name's closing quote.
+    if ((after !== ',' && after !== '}') || referencesText[at - 1] !== '"') continue;
+    const name = referencesText.slice(referencesText.lastIndexOf('"', at - 2) + 1, at - 1);
+    if (/^[A-Za-z0-9]+$/.test(name)) names.push(`&${name};`);
   }
-  return namedReferences.get(char) ?? [];
+  return names;
 }
 
 /** The ways one character may be quoted once: as it is, HTML-escaped (named or numbered), percent-encoded, JSON-escaped (hex in either case). */
@@ -88,17 +91,10 @@ const QUOTED_AGAIN: readonly ((escape: string) => string)[] = [
   (escape) => escape.replace(/[&"]/g, (char) => (char === '&' ? '&amp;' : '&quot;')),
 ];
 
-const formsCache = new Map<string, readonly string[]>();
-
 /** The ways one character may be quoted: once, or twice (each escape of it quoted again). */
 function formsOf(char: string): readonly string[] {
-  let forms = formsCache.get(char);
-  if (forms === undefined) {
-    const once = onceQuoted(char);
-    forms = [...new Set([...once, ...once.filter((form) => form !== char).flatMap((form) => QUOTED_AGAIN.map((quote) => quote(form)))])];
-    formsCache.set(char, forms);
-  }
-  return forms;
+  const once = onceQuoted(char);
+  return [...new Set([...once, ...once.filter((form) => form !== char).flatMap((form) => QUOTED_AGAIN.map((quote) => quote(form)))])];
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
@@ -126,13 +122,27 @@ interface CharPiece {
   /** Its forms by their first character: a place is tried with those alone. */
   formsFrom: ReadonlyMap<string, readonly string[]>;
   longest: number;
+  /** Its forms as one group of a regular expression. */
+  pattern: string;
 }
 
+/**
+ * Made once per character, pattern included: a referenced file (a PEM certificate) repeats a few
+ * characters hundreds of times, and making their sixty-odd forms and pattern again for each was
+ * most of a run's redaction cost.
+ */
+const charPieces = new Map<string, CharPiece>();
+
 function charPiece(char: string): CharPiece {
-  const forms = formsOf(char);
-  const formsFrom = new Map<string, string[]>();
-  for (const form of forms) formsFrom.set(form[0] as string, [...(formsFrom.get(form[0] as string) ?? []), form]);
-  return { char, forms, formsFrom, longest: Math.max(...forms.map((form) => form.length)) };
+  let piece = charPieces.get(char);
+  if (piece === undefined) {
+    const forms = formsOf(char);
+    const formsFrom = new Map<string, string[]>();
+    for (const form of forms) formsFrom.set(form[0] as string, [...(formsFrom.get(form[0] as string) ?? []), form]);
+    piece = { char, forms, formsFrom, longest: Math.max(...forms.map((form) => form.length)), pattern: `(?:${forms.map(escapeRegExp).join('|')})` };
+    charPieces.set(char, piece);
+  }
+  return piece;
 }
 
 function piecesOf(value: string): Piece[] {
@@ -155,7 +165,7 @@ function piecesOf(value: string): Piece[] {
 function piecePattern(piece: Piece): string {
   if ('literal' in piece) return escapeRegExp(piece.literal);
   if ('whitespace' in piece) return `${whitespaceForms().form}+`;
-  return `(?:${piece.forms.map(escapeRegExp).join('|')})`;
+  return piece.pattern;
 }
 
 /** The longest text a piece may be quoted as (a whitespace run as long as it is in the secret). */
@@ -198,8 +208,6 @@ interface Entries {
   afterBlank: { index: number; covered: number; opening: (char: string) => boolean }[];
   /** The longest escape of any of its characters: how much of one a cut may leave before the quote. */
   longestEscape: number;
-  /** Whether any entry begins at a place (sticky): most places after an ellipsis are passed over with one test. */
-  opens: RegExp;
 }
 
 function openingOf(piece: Piece | undefined): (char: string) => boolean {
@@ -249,12 +257,10 @@ function entriesOf(secret: CompiledSecret): Entries {
       afterBlank.push({ index: index + 1, covered: piece.whitespace, opening: openingOf(secret.pieces[index + 1]) });
     }
   });
-  const texts = [...new Set([...byFirst.values()].flatMap((list) => list.map((entry) => entry.text)))];
   secret.entries = {
     byFirst,
     afterBlank,
     longestEscape: Math.max(0, ...secret.pieces.map((piece) => ('char' in piece ? piece.longest : 0))),
-    opens: new RegExp(texts.length === 0 ? '(?!)' : texts.map(escapeRegExp).join('|'), 'y'),
   };
   return secret.entries;
 }
@@ -311,10 +317,8 @@ const ESCAPE_CHARACTER = /[A-Za-z0-9&#;%\\"/]/;
  */
 function tailEnd(secret: CompiledSecret, text: string, at: number, cut: number): number {
   let longest = -1;
-  const { byFirst, afterBlank, longestEscape, opens } = entriesOf(secret);
+  const { byFirst, afterBlank, longestEscape } = entriesOf(secret);
   for (let begin = at; begin === at || (begin - at < longestEscape && ESCAPE_CHARACTER.test(text[begin - 1] ?? '')); begin += 1) {
-    opens.lastIndex = begin;
-    if (!opens.test(text)) continue;
     for (const entry of byFirst.get(text[begin] ?? '') ?? []) {
       if (!text.startsWith(entry.text, begin)) continue;
       if (begin === at || (entry.whole && cutEscapeEnds(secret.pieces[entry.index - 1], text.slice(at, begin)))) {
