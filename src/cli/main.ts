@@ -6,18 +6,23 @@ import { Argument, Command, Option } from 'commander';
 import { asksForJson, commandLineErrorDocument, reportError } from './exit.js';
 import { parseDuration, parsePositiveInt, requestTimeoutMs } from './flag-values.js';
 import { processIO, type CommandIO } from './io.js';
-import { addHelpCommands, withOptionOwners } from './usage.js';
+import { addHelpCommands, refuseUnreadGlobalOptions, type GlobalOptionKey, type UnreadGlobalOptions, withOptionOwners } from './usage.js';
 import { version } from './version.js';
 import type { EmulatorCommandOptions } from './commands/emulator.js';
 
 type Runner = (io: CommandIO) => Promise<number>;
 
-async function run(program: Command, runner: Runner, { interrupts = true, command }: { interrupts?: boolean; command?: Command } = {}): Promise<void> {
+async function run(
+  program: Command,
+  runner: Runner,
+  { interrupts = true, command, unread }: { interrupts?: boolean; command?: Command; unread?: UnreadGlobalOptions } = {},
+): Promise<void> {
   const globals = program.opts<{ verbose?: boolean; color?: boolean }>();
   // Every command but the emulator (which stops itself on SIGINT) says what an interrupt left behind.
   const io = processIO({ color: globals.color, interrupts });
   try {
     checkGlobalFlagValues(program);
+    if (command) await refuseUnreadGlobalOptions(program, command, unread, io.env);
     process.exitCode = await runner(io);
   } catch (error) {
     // Under --format json an error is JSON on stdout too, so a script reads one document either way.
@@ -105,6 +110,20 @@ Over several environments: the worst of theirs.`,
   /** For the commands that only read the config: nothing is planned from a config with a hole in it. */
   const allowUnsetEnvOption = () =>
     new Option('--allow-unset-env', "an unset ${env:NAME}, or a ${file:path} whose file is absent, is a warning and the fields that use it are not checked (without the environments' variables and secrets, e.g. in a pre-commit hook)");
+  /** The shared options each command does not read, refused when given (usage.ts, refuseUnreadGlobalOptions). */
+  const everyShared: GlobalOptionKey[] = ['portal', 'state', 'stateName', 'env', 'allEnvs', 'envParallelism', 'lockTimeout', 'requestTimeout', 'insecure'];
+  const readsOnlyConfig: UnreadGlobalOptions = { options: ['state', 'stateName', 'envParallelism', 'lockTimeout', 'requestTimeout', 'insecure'], because: 'reads only the config (no network, no state)' };
+  const unread = {
+    show: { options: ['portal', 'state', 'stateName', 'envParallelism', 'lockTimeout', 'requestTimeout', 'insecure'], because: 'reads only the plan file (no portal, no state)' },
+    graph: { options: ['envParallelism', 'lockTimeout'], because: 'plans in one environment and takes no lock' },
+    import: { options: ['state', 'stateName', 'envParallelism', 'lockTimeout'], because: 'keeps no state and reads one portal' },
+    state: { options: ['portal', 'requestTimeout', 'insecure', 'envParallelism'], because: 'reads and writes only the state of one environment, never the portal' },
+    validate: readsOnlyConfig,
+    config: readsOnlyConfig,
+    schema: { options: everyShared, because: 'reads no config, portal or state' },
+    completion: { options: everyShared, because: 'reads no config, portal or state' },
+    emulator: { options: everyShared, because: 'serves a portal of its own and reads no config or state' },
+  } satisfies Record<string, UnreadGlobalOptions>;
   /** A command that reads a config from the given paths. */
   const configCommand = (name: string, description: string) =>
     program.command(name).description(description).argument('[paths...]', 'config files or directories (default: the current directory)');
@@ -145,7 +164,7 @@ Over several environments: the worst of theirs.`,
     .argument('<planfile>', 'the saved plan')
     .addOption(formatOption(['text', 'markdown', 'json']))
     .action((planfile: string, _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command }),
+      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command , unread: unread.show }),
     );
 
   configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
@@ -153,7 +172,7 @@ Over several environments: the worst of theirs.`,
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io), { command }),
+      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.graph }),
     );
 
   program
@@ -165,7 +184,7 @@ Over several environments: the worst of theirs.`,
     .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')
     .addOption(formatOption(['yaml', 'json'], 'yaml: the config; json: a report of what was imported, with the config (or the --out file) in it'))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command }),
+      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.import }),
     );
 
   const stateGroup = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
@@ -176,7 +195,7 @@ Over several environments: the worst of theirs.`,
   const stateAction = (action: string) => (args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const positional = args.slice(0, -2).flatMap((value) => (Array.isArray(value) ? (value as string[]) : value === undefined ? [] : [String(value)]));
-    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io), { command });
+    return run(program, async (io) => (await import('./commands/state.js')).stateCommand(action, positional, command.optsWithGlobals(), io), { command, unread: unread.state });
   };
   state.command('show').description('print the recorded state as JSON, or the resource at ADDRESS').argument('[address]').option('--serial <n>', 'an earlier serial from the history')
     .addOption(formatOption(['text', 'json'])).action((...args: unknown[]) => stateAction('show')(args));
@@ -201,20 +220,20 @@ Over several environments: the worst of theirs.`,
     .addOption(formatOption(['text', 'json']))
     .addOption(allowUnsetEnvOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command }),
+      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.validate }),
     );
 
   configCommand('config', 'print the effective config (with --env: the environment\'s overlays merged, its values in place), each value with where it was written')
     .addOption(formatOption(['yaml', 'json']))
     .addOption(allowUnsetEnvOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command }),
+      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.config }),
     );
 
   program
     .command('schema')
     .description('print the JSON Schema of the config')
-    .action(() => run(program, async (io) => (await import('./commands/schema.js')).schemaCommand(io)));
+    .action((_opts: unknown, command: Command) => run(program, async (io) => (await import('./commands/schema.js')).schemaCommand(io), { command, unread: unread.schema }));
 
   program
     .command('emulator')
@@ -226,11 +245,11 @@ Over several environments: the worst of theirs.`,
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM; with --tls-key)')
     .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
     .option('--tls-ca-out <file>', "with --tls: where to write the test authority's certificate, for NODE_EXTRA_CA_CERTS (default: portalctl-emulator-ca.pem)")
-    .action((opts: EmulatorCommandOptions) =>
-      run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false }),
+    .action((opts: EmulatorCommandOptions, command: Command) =>
+      run(program, async (io) => (await import('./commands/emulator.js')).emulatorCommand(opts, io), { interrupts: false, command, unread: unread.emulator }),
     );
 
-  program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh') => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io)));
+  program.command('completion').description('print a shell completion script').addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh'])).action((shell: 'bash' | 'zsh', _opts: unknown, command: Command) => run(program, async (io) => (await import('./commands/completion.js')).completionCommand(program, shell, io), { command, unread: unread.completion }));
 
   addHelpCommands(program);
   reportMistakes(program, program, asksForJson(argv));

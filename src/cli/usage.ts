@@ -4,6 +4,7 @@
  * near is commander's own rule, so that every "Did you mean" of the command line means the same.
  */
 import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
 import { listed } from '../core/words.js';
 
 /** Commander's limits: at most this many edits, and more than 40% of the longer word kept. */
@@ -146,4 +147,45 @@ function addHelpCommand(parent: Command): void {
       }
       command.help();
     });
+}
+
+/** The shared options a command may not read (commander's keys): --verbose and --no-color mean something to every command. */
+export type GlobalOptionKey = 'portal' | 'state' | 'stateName' | 'env' | 'allEnvs' | 'envParallelism' | 'lockTimeout' | 'requestTimeout' | 'insecure';
+
+/** The shared options a command does not read, and what it does instead (`reads only the plan file`). */
+export interface UnreadGlobalOptions {
+  options: readonly GlobalOptionKey[];
+  because: string;
+}
+
+/** Whether the command line (not a default) gave `key`. */
+const given = (program: Command, key: GlobalOptionKey): boolean => program.getOptionValueSource(key) === 'cli';
+
+/**
+ * A shared option the command does not read is refused before anything is read: taken and
+ * ignored, it would let the user believe it did something (`show --state`, `validate
+ * --lock-timeout`). `--env-parallelism` means something only where environments run at once: a
+ * command that runs a fleet (it reads the option) refuses it for one environment or none.
+ */
+export async function refuseUnreadGlobalOptions(program: Command, command: Command, unread: UnreadGlobalOptions | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  const path = commandPath(command);
+  const flagOf = (key: GlobalOptionKey): string => program.options.find((option) => option.attributeName() === key)?.long ?? key;
+  const refused = (unread?.options ?? []).filter((key) => given(program, key)).map(flagOf);
+  if (refused.length > 0) {
+    const [verb, pronoun] = refused.length === 1 ? ['has', 'it'] : ['have', 'them'];
+    throw new UsageError(`\`${path}\` ${unread?.because ?? ''}, so ${listed(refused)} ${verb} nothing to do there: leave ${pronoun} out.`);
+  }
+  if (given(program, 'envParallelism')) {
+    const { isFleet, requestedEnvironments } = await import('./environments.js');
+    if (!isFleet(requestedEnvironments(program.opts(), env))) {
+      throw new UsageError('--env-parallelism sets how many environments of --env a,b or --all-envs run at once, but this run is in one environment or none: leave it out.');
+    }
+  }
+}
+
+/** The words that run `command` (`state show`). */
+function commandPath(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
 }

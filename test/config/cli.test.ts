@@ -376,4 +376,28 @@ describe('usage mistakes', () => {
     expect(result.stderr).toBe(stderr);
     expect(result.stdout).toBe('');
   });
+
+  const leaveOut = (command: string, because: string, flags: string) =>
+    `Error: \`${command}\` ${because}, so ${flags} ${flags.includes(' and ') ? 'have' : 'has'} nothing to do there: leave ${flags.includes(' and ') ? 'them' : 'it'} out.\n`;
+  const oneOrNone = 'Error: --env-parallelism sets how many environments of --env a,b or --all-envs run at once, but this run is in one environment or none: leave it out.\n';
+  it.each([
+    [['show', 'plan.json', '--state', 'other.json'], leaveOut('show', 'reads only the plan file (no portal, no state)', '--state')],
+    [['show', 'plan.json', '--portal', 'https://gis.example.com/portal/sharing/rest'], leaveOut('show', 'reads only the plan file (no portal, no state)', '--portal')],
+    [['validate', 'examples/minimal', '--state', 'other.json'], leaveOut('validate', 'reads only the config (no network, no state)', '--state')],
+    [['validate', 'examples/minimal', '--env-parallelism', '2'], leaveOut('validate', 'reads only the config (no network, no state)', '--env-parallelism')],
+    [['config', 'examples/minimal', '--lock-timeout', '5m', '--state-name', 'prod'], leaveOut('config', 'reads only the config (no network, no state)', '--state-name and --lock-timeout')],
+    [['graph', 'examples/minimal', '--lock-timeout', '5m'], leaveOut('graph', 'plans in one environment and takes no lock', '--lock-timeout')],
+    [['import', '--state', 'other.json'], leaveOut('import', 'keeps no state and reads one portal', '--state')],
+    [['state', 'list', '--portal', 'https://gis.example.com/portal/sharing/rest'], leaveOut('state list', 'reads and writes only the state of one environment, never the portal', '--portal')],
+    [['schema', '--insecure'], leaveOut('schema', 'reads no config, portal or state', '--insecure')],
+    // --env-parallelism where environments could run at once, but this run has one or none.
+    [['plan', 'examples/minimal', '--env-parallelism', '2'], oneOrNone],
+    [['apply', 'examples/environments', '--env', 'staging', '--env-parallelism', '2'], oneOrNone],
+    [['drift', 'examples/minimal', '--env-parallelism', '2'], oneOrNone],
+  ])('portalctl %j: a shared option the command does not read is refused before anything is read, not taken and ignored', (args, stderr) => {
+    const result = portalctl(...args);
+    expect(result.stderr).toBe(stderr);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+  });
 });

@@ -51,7 +51,7 @@ const writes = (): string[] => server.requests.filter((request) => request.metho
 
 describe('a portal that answers only with the documented samples', () => {
   it('imports; the imported config validates and plans empty; nothing is written', async () => {
-    const imported = await run(['import', '--portal', server.url, ...state()]);
+    const imported = await run(['import', '--portal', server.url]);
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
     // What the documented answers hold, in config form.

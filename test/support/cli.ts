@@ -151,8 +151,12 @@ export async function startCliPortal(options: { data?: string | EmulatorState; t
     control(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   const argv = (args: readonly string[], runOptions: RunOptions): string[] => {
-    const portal = runOptions.portal === undefined ? emulator.url : runOptions.portal;
-    const state = runOptions.state === undefined ? statePath : runOptions.state;
+    // The CLI refuses a shared option its command does not read (show --state, state list --portal): given only where read.
+    const command = args[0] ?? '';
+    const readsPortal = !['show', 'state', 'schema', 'completion', 'emulator'].includes(command);
+    const readsState = !['show', 'validate', 'config', 'import', 'schema', 'completion', 'emulator'].includes(command);
+    const portal = runOptions.portal === undefined ? (readsPortal ? emulator.url : null) : runOptions.portal;
+    const state = runOptions.state === undefined ? (readsState ? statePath : null) : runOptions.state;
     return [CLI, ...args, ...(portal === null ? [] : ['--portal', portal]), ...(state === null ? [] : ['--state', state])];
   };
 
