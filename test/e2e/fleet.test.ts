@@ -63,6 +63,21 @@ describe('a fleet run', () => {
     expect(again.code, again.stdout).toBe(0);
   });
 
+  it('apply --plan against other states than the plans were made with: nothing applied, advised --state alone (a fleet refuses --state-name)', async () => {
+    expect((await fleet.run(['plan', 'config', '--env', 'development,test', '--out', 'plan.json'])).code).toBe(0);
+    const applied = await fleet.run(['apply', '--plan', 'plan.json', '--state', 'states/']);
+    expect(applied.code).toBe(1);
+    for (const environment of ['development', 'test']) {
+      const made = join(fleet.dir, `portalctl.${environment}.state.json`);
+      const other = join(fleet.dir, 'states', `portalctl.${environment}.state.json`);
+      expect(applied.stdout).toContain(
+        `The saved plan was made against the state file ${made}, not file ${other}: apply it with the --state it was made with (each environment's state name is its environments.<name>.state); nothing was applied.`,
+      );
+    }
+    expect(`${applied.stdout}${applied.stderr}`).not.toContain('--state-name');
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
+  });
+
   it('--state DIR/ keeps each environment\'s state file in that directory, under its default name', async () => {
     const result = await fleet.run(['apply', 'config', '--env', 'development,test', '--auto-approve', '--state', 'states/']);
     expect(result.code, result.stderr).toBe(0);

@@ -198,7 +198,9 @@ async function applyOne(paths: string[], options: ApplyOptions, io: CommandIO, r
       if (!client) throw new Error('apply always reads the portal');
       // Checked against another state, a plan made against none passed as current and its records went there.
       if (saved?.about && saved.about.state !== about?.state) {
-        throw new UsageError(`The saved plan was made against the state ${saved.about.state}, not ${about?.state ?? 'this one'}: apply it with the --state (and --state-name) it was made with; nothing was applied.`);
+        // A fleet refuses --state-name: each environment's state name is its own, from the config.
+        const withState = run.stop ? "the --state it was made with (each environment's state name is its environments.<name>.state)" : 'the --state (and --state-name) it was made with';
+        throw new UsageError(`The saved plan was made against the state ${saved.about.state}, not ${about?.state ?? 'this one'}: apply it with ${withState}; nothing was applied.`);
       }
       assertTargetsMatch(options.target ?? [], config);
       // Applied with its own config, a saved plan is about the paths it was made from, not the files they held.
