@@ -102,6 +102,7 @@ export class InterruptHandling {
       importState: (state) => counted(store.importState(state)),
       history: () => store.history(),
       readSerial: (serial) => store.readSerial(serial),
+      leftCopyHint: () => store.leftCopyHint(),
       lock: async (request) => {
         const attempt = { store, lock: store.lock({ ...request, signal }) };
         attempts.add(attempt);

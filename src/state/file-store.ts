@@ -314,6 +314,11 @@ export class FileStateStore implements StateStore {
     return entries;
   }
 
+  async leftCopyHint(): Promise<string | undefined> {
+    if ((await readTextIfExists(this.backupPath)) === undefined) return undefined;
+    return `The previous version is kept in ${this.backupPath}; inspect it and copy it over ${this.path} if it is valid.`;
+  }
+
   async readSerial(serial: number): Promise<StateDocument | undefined> {
     const record = await this.readHistoryRecord(serial);
     if (!record) return undefined;

@@ -439,6 +439,11 @@ export class PostgresStateStore implements StateStore {
     });
   }
 
+  /** A database keeps no copy beside its state: its history is all there is. */
+  leftCopyHint(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
+
   async readSerial(serial: number): Promise<StateDocument | undefined> {
     return this.withClient('read the history of', async (client) => {
       if (!(await this.ensureSchema(client, false))) return undefined;

@@ -51,6 +51,8 @@ export interface StateStore {
   history(): Promise<HistoryEntry[]>;
   /** The state as it was at `serial`, when that serial is still kept. */
   readSerial(serial: number): Promise<StateDocument | undefined>;
+  /** Where to look when there is no recorded state but a copy of one is left (a file's `.backup`), as a sentence; undefined when there is none. */
+  leftCopyHint(): Promise<string | undefined>;
   /** Take the lock, waiting up to `timeoutMs`; throws StateLockedError naming the holder. */
   lock(request: LockRequest): Promise<StateLock>;
   /** Release a lock taken by `lock`; a no-op when it is already gone. */

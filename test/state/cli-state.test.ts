@@ -124,17 +124,31 @@ describe('file state through the CLI', () => {
     const place = join(portal.dir, 'removed', 'portalctl.state.json');
     const applied = await portal.run(['apply', config, '--auto-approve'], { state: place });
     expect(applied.code, applied.stderr).toBe(0);
+    // Removed with a copy left beside it, as a later write keeps the version before as the backup.
+    await writeFile(`${place}.backup`, await readFile(place, 'utf8'));
     await rm(place);
     const history = await portal.run(['state', 'history'], { state: place });
     expect(history.stdout).toMatch(/\n1\t/);
+    // The copy beside it is the one to restore from: named.
+    const backup = `The previous version is kept in ${place}.backup; inspect it and copy it over ${place} if it is valid.`;
     const shown = await portal.run(['state', 'show', '--serial', '1'], { state: place });
     expect(shown.code).toBe(1);
     expect(shown.stderr).toBe(
+      `Error: Serial 1 is listed in the history at file ${place}, but there is no state there to rebuild it from: the history holds what each write changed, undone from the current state. ${backup}\n`,
+    );
+    // A serial the history does not list: there is no recorded state at all, not a serial missing from one.
+    const unlisted = await portal.run(['state', 'show', '--serial', '99'], { state: place });
+    expect(unlisted.code).toBe(1);
+    expect(unlisted.stderr).toBe(`Error: No recorded state at file ${place}, so no serial 99 to show. ${backup}\n`);
+    await rm(`${place}.backup`);
+    const noCopy = await portal.run(['state', 'show', '--serial', '1'], { state: place });
+    expect(noCopy.stderr).toBe(
       `Error: Serial 1 is listed in the history at file ${place}, but there is no state there to rebuild it from: the history holds what each write changed, undone from the current state. ` +
         'Restore the state from a copy to see its earlier serials.\n',
     );
-    const unlisted = await portal.run(['state', 'show', '--serial', '99'], { state: place });
-    expect(unlisted.stderr).toBe(`Error: Serial 99 is not kept at file ${place}; \`portalctl state history\` lists the kept ones.\n`);
+    const never = await portal.run(['state', 'show', '--serial', '2'], { state: join(portal.dir, 'never', 'portalctl.state.json') });
+    expect(never.code).toBe(1);
+    expect(never.stderr).toBe(`Error: No recorded state at file ${join(portal.dir, 'never', 'portalctl.state.json')}, so no serial 2 to show.\n`);
   });
 
   it('history, show --serial, rm and mv with --dry-run on a file; --state-name is for PostgreSQL only', async () => {

@@ -103,12 +103,16 @@ async function runAction(action: string, args: readonly string[], options: State
         const serial = parsePositiveInt(options.serial, '--serial');
         const old = await store.readSerial(serial);
         if (!old) {
-          // Listed, but with no state to undo the later changes from (its file or row removed).
-          if ((await store.history()).some((entry) => entry.serial === serial) && !(await store.read())) {
-            throw new StateError(
-              `Serial ${serial} is listed in the history at ${store.describe()}, but there is no state there to rebuild it from: ` +
-                'the history holds what each write changed, undone from the current state. Restore the state from a copy to see its earlier serials.',
-            );
+          if (!(await store.read())) {
+            const copy = await store.leftCopyHint();
+            // Listed, but with no state to undo the later changes from (its file or row removed).
+            if ((await store.history()).some((entry) => entry.serial === serial)) {
+              throw new StateError(
+                `Serial ${serial} is listed in the history at ${store.describe()}, but there is no state there to rebuild it from: ` +
+                  `the history holds what each write changed, undone from the current state. ${copy ?? 'Restore the state from a copy to see its earlier serials.'}`,
+              );
+            }
+            throw new StateError(`No recorded state at ${store.describe()}, so no serial ${serial} to show.${copy ? ` ${copy}` : ''}`);
           }
           throw new StateError(`Serial ${serial} is not kept at ${store.describe()}; \`portalctl state history\` lists the kept ones.`);
         }
