@@ -63,6 +63,8 @@ export async function fleetNames(request: EnvironmentRequest, paths: readonly st
     if (!declared.known) throw new ConfigError(declared.diagnostics);
     const unknown = declared.unknown(request.names);
     if (unknown) throw new ConfigError([unknown]);
+    // Two environments keeping one state: a problem of the fleet, said once, not by each environment as its outcome.
+    if (declared.betweenEnvironments.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.betweenEnvironments);
     return request.names;
   }
   if (declared.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(declared.diagnostics);

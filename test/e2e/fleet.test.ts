@@ -78,6 +78,21 @@ describe('a fleet run', () => {
     for (const portal of Object.values(fleet.portals)) expect(await portal.requests({ writesOnly: true })).toEqual([]);
   });
 
+  it('two environments keeping one state: said once for the fleet, before any environment is read, not once by each', async () => {
+    const file = join(fleet.dir, 'config', 'environments.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('    state: prod', '    state: test'));
+    for (const request of [['--env', 'development,test,production'], ['--all-envs']]) {
+      const planned = await fleet.run(['plan', 'config', ...request]);
+      expect(planned.code).toBe(1);
+      const said = `${planned.stdout}${planned.stderr}`.match(/environment\/shared-state/g) ?? [];
+      expect(said).toHaveLength(1);
+      expect(`${planned.stdout}${planned.stderr}`).toContain(
+        "config/environments.yaml:38:12: error: Environments test and production keep the same state, test: each would find the other's records there (refused as another portal's, or taken for its own). (environment/shared-state)",
+      );
+    }
+    for (const portal of Object.values(fleet.portals)) expect(await portal.requests()).toEqual([]);
+  });
+
   it('--state DIR/ keeps each environment\'s state file in that directory, under its default name', async () => {
     const result = await fleet.run(['apply', 'config', '--env', 'development,test', '--auto-approve', '--state', 'states/']);
     expect(result.code, result.stderr).toBe(0);

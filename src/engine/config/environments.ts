@@ -50,8 +50,14 @@ export interface EnvironmentsDeclaration {
 }
 
 /** Finds the `environments:` block; declared in two files, the second is an error. */
-export function findEnvironments(documents: readonly { source: ParsedSource; file: string }[]): { declaration?: EnvironmentsDeclaration; diagnostics: Diagnostic[] } {
+export function findEnvironments(documents: readonly { source: ParsedSource; file: string }[]): {
+  declaration?: EnvironmentsDeclaration;
+  diagnostics: Diagnostic[];
+  /** Those of `diagnostics` that concern several environments together (two keeping one state), not one of them. */
+  betweenEnvironments: Diagnostic[];
+} {
   const diagnostics: Diagnostic[] = [];
+  const betweenEnvironments: Diagnostic[] = [];
   let declaration: EnvironmentsDeclaration | undefined;
   for (const { source, file } of documents) {
     const block = isObject(source.data) ? source.data['environments'] : undefined;
@@ -63,9 +69,10 @@ export function findEnvironments(documents: readonly { source: ParsedSource; fil
       continue;
     }
     declaration = { document: source, file, names: Object.keys(block) };
-    diagnostics.push(...sharedStates(source, block), ...escapingOverlays(source, file, block));
+    betweenEnvironments.push(...sharedStates(source, block));
+    diagnostics.push(...betweenEnvironments, ...escapingOverlays(source, file, block));
   }
-  return declaration ? { declaration, diagnostics } : { diagnostics };
+  return declaration ? { declaration, diagnostics, betweenEnvironments } : { diagnostics, betweenEnvironments };
 }
 
 /**

@@ -312,6 +312,8 @@ export interface DeclaredEnvironments {
   /** The diagnostic naming those of `names` the config does not declare, or undefined when it declares every one. */
   unknown(names: readonly string[]): Diagnostic | undefined;
   diagnostics: Diagnostic[];
+  /** Those of `diagnostics` that concern several environments together (two keeping one state): a run over several says them once, not in each. */
+  betweenEnvironments: Diagnostic[];
 }
 
 export async function readEnvironments(paths: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<DeclaredEnvironments> {
@@ -328,6 +330,7 @@ export async function readEnvironments(paths: readonly string[], options: { cwd:
     known: declaration !== undefined || !diagnostics.some((diagnostic) => diagnostic.severity === 'error'),
     unknown: (names) => unknownEnvironments(names, declaration),
     diagnostics,
+    betweenEnvironments: found.betweenEnvironments,
   };
 }
 
