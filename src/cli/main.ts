@@ -164,7 +164,7 @@ Over several environments: the worst of theirs.`,
     .argument('<planfile>', 'the saved plan')
     .addOption(formatOption(['text', 'markdown', 'json']))
     .action((planfile: string, _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command , unread: unread.show }),
+      run(program, async (io) => (await import('./commands/show.js')).showCommand(planfile, command.optsWithGlobals(), io), { command, unread: unread.show }),
     );
 
   configCommand('graph', 'print the operations of the plan and their dependencies as a graph (Mermaid or DOT)')
@@ -172,7 +172,7 @@ Over several environments: the worst of theirs.`,
     .addOption(refreshOption())
     .addOption(targetOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.graph }),
+      run(program, async (io) => (await import('./commands/graph.js')).graphCommand(paths, command.optsWithGlobals(), io), { command, unread: unread.graph }),
     );
 
   program
@@ -184,7 +184,7 @@ Over several environments: the worst of theirs.`,
     .option('--by-name', 'write roles, groups, items, the federation, collaborations and workspaces by name instead of id (the same config then fits portals whose ids differ)')
     .addOption(formatOption(['yaml', 'json'], 'yaml: the config; json: a report of what was imported, with the config (or the --out file) in it'))
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.import }),
+      run(program, async (io) => (await import('./commands/import.js')).importCommand(paths, command.optsWithGlobals(), io), { command, unread: unread.import }),
     );
 
   const stateGroup = program.command('state').description('inspect, move or repair the recorded state (file or PostgreSQL)');
@@ -220,14 +220,14 @@ Over several environments: the worst of theirs.`,
     .addOption(formatOption(['text', 'json']))
     .addOption(allowUnsetEnvOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.validate }),
+      run(program, async (io) => (await import('./commands/validate.js')).validateCommand(paths, command.optsWithGlobals(), io), { command, unread: unread.validate }),
     );
 
   configCommand('config', 'print the effective config (with --env: the environment\'s overlays merged, its values in place), each value with where it was written')
     .addOption(formatOption(['yaml', 'json']))
     .addOption(allowUnsetEnvOption())
     .action((paths: string[], _opts: unknown, command: Command) =>
-      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command , unread: unread.config }),
+      run(program, async (io) => (await import('./commands/config.js')).configCommand(paths, command.optsWithGlobals(), io), { command, unread: unread.config }),
     );
 
   program
